@@ -1,0 +1,184 @@
+//! The fake catalogue: the `tool-search-e2e-fixture` plugin of the reference run
+//! (qa-lab-reference §1) at any size, plus a handful of core tools.
+//!
+//! Everything here is a pure function of its inputs, so two runs give the same bytes.
+
+use serde_json::{json, Value};
+
+use super::{Executor, ToolEntry, ToolSource};
+
+/// The plugin id of the reference run.
+pub const FIXTURE_PLUGIN_ID: &str = "tool-search-e2e-fixture";
+/// The marker of every successful fake call.
+pub const FAKE_OK: &str = "FAKE_PLUGIN_OK";
+
+/// Name of fake tool `index` (1-based) in a plugin of `size` tools: zero-padded to at least two digits,
+/// and to the width of `size`, so names sort in numeric order.
+pub fn fake_tool_name(index: usize, size: usize) -> String {
+    let width = size.to_string().len().max(2);
+    format!("fake_plugin_tool_{index:0width$}")
+}
+
+/// The three-sentence description of a fake tool.
+pub fn fake_tool_description(index: usize) -> String {
+    format!(
+        "Fake plugin tool {index}. It proves that a large catalogue owned by a plugin can stay out of the \
+         prompt and still be called through the compact bridge. Its description is deliberately \
+         non-trivial so that a regression in prompt size is measurable."
+    )
+}
+
+/// The strict `marker` input schema every fake tool declares.
+pub fn fake_tool_parameters() -> Value {
+    json!({
+        "type": "object",
+        "properties": {
+            "marker": {
+                "type": "string",
+                "description": "Lane marker supplied by the scripted model."
+            }
+        },
+        "required": ["marker"],
+        "additionalProperties": false
+    })
+}
+
+/// The fake plugin's tools, `fake_plugin_tool_01..size`, sorted by name.
+pub fn fake_plugin_tools(plugin: &str, size: usize) -> Vec<ToolEntry> {
+    (1..=size)
+        .map(|i| {
+            ToolEntry::new(
+                ToolSource::Openclaw,
+                plugin,
+                fake_tool_name(i, size),
+                fake_tool_description(i),
+                fake_tool_parameters(),
+                Executor::FakePlugin { plugin: plugin.to_string() },
+            )
+            .with_label(format!("Fake plugin tool {i}"))
+        })
+        .collect()
+}
+
+/// What running a fake tool returns: `(text, details)`.
+pub fn fake_tool_result(name: &str, input: &Value) -> (String, Value) {
+    let text = format!("{FAKE_OK} {name} {}", serde_json::to_string(input).unwrap_or_default());
+    let details = json!({ "status": "ok", "tool": name, "input": input });
+    (text, details)
+}
+
+/// A small set of core tools in the spirit of OpenClaw's own. `session_status` is direct-only.
+pub fn core_tools() -> Vec<ToolEntry> {
+    let core = |name: &str, description: &str, parameters: Value| {
+        ToolEntry::new(ToolSource::Openclaw, "core", name, description, parameters, Executor::CoreEcho)
+    };
+    vec![
+        core(
+            "exec",
+            "Run a shell command in the workspace and return its output.",
+            json!({
+                "type": "object",
+                "properties": {
+                    "command": { "type": "string", "description": "The shell command line to execute." },
+                    "timeoutSeconds": { "type": "integer", "description": "Kill the process after this many seconds." }
+                },
+                "required": ["command"]
+            }),
+        ),
+        core(
+            "read",
+            "Read a text file from the workspace.",
+            json!({
+                "type": "object",
+                "properties": {
+                    "path": { "type": "string", "description": "Path of the file to read." },
+                    "offset": { "type": "integer", "description": "First line to return." },
+                    "limit": { "type": "integer", "description": "How many lines to return." }
+                },
+                "required": ["path"]
+            }),
+        ),
+        core(
+            "web_search",
+            "Search the web and return the top results with titles and links.",
+            json!({
+                "type": "object",
+                "properties": {
+                    "query": { "type": "string", "description": "What to look up." },
+                    "count": { "type": "integer", "description": "How many results to return." }
+                },
+                "required": ["query"]
+            }),
+        ),
+        core(
+            "web_fetch",
+            "Fetch a URL and return its readable text.",
+            json!({
+                "type": "object",
+                "properties": {
+                    "url": { "type": "string", "description": "The http or https URL to fetch." }
+                },
+                "required": ["url"]
+            }),
+        ),
+        core(
+            "message",
+            "Send a message to a chat channel or a person.",
+            json!({
+                "type": "object",
+                "properties": {
+                    "to": { "type": "string", "description": "Recipient or channel." },
+                    "text": { "type": "string", "description": "Message text." }
+                },
+                "required": ["to", "text"]
+            }),
+        ),
+        core(
+            "cron",
+            "Schedule a reminder or a recurring job.",
+            json!({
+                "type": "object",
+                "properties": {
+                    "schedule": { "type": "string", "description": "Cron expression or ISO time." },
+                    "task": { "type": "string", "description": "What to do when it fires." }
+                },
+                "required": ["schedule", "task"]
+            }),
+        ),
+        core(
+            "session_status",
+            "Report the current session's model, usage and status.",
+            json!({ "type": "object", "properties": {}, "additionalProperties": false }),
+        )
+        .direct_only(),
+    ]
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn names_are_zero_padded_and_sorted() {
+        let tools = fake_plugin_tools(FIXTURE_PLUGIN_ID, 36);
+        assert_eq!(tools.len(), 36);
+        assert_eq!(tools[0].name, "fake_plugin_tool_01");
+        assert_eq!(tools[16].id, "openclaw:tool-search-e2e-fixture:fake_plugin_tool_17");
+        let big = fake_plugin_tools(FIXTURE_PLUGIN_ID, 1000);
+        assert_eq!(big[0].name, "fake_plugin_tool_0001");
+        assert_eq!(big[999].name, "fake_plugin_tool_1000");
+        assert!(big.windows(2).all(|w| w[0].name < w[1].name));
+    }
+
+    #[test]
+    fn result_has_marker_and_details() {
+        let (text, details) = fake_tool_result("fake_plugin_tool_17", &json!({"marker": "normal"}));
+        assert_eq!(text, r#"FAKE_PLUGIN_OK fake_plugin_tool_17 {"marker":"normal"}"#);
+        assert_eq!(details, json!({"status":"ok","tool":"fake_plugin_tool_17","input":{"marker":"normal"}}));
+    }
+
+    #[test]
+    fn generation_is_deterministic() {
+        assert_eq!(fake_plugin_tools("p", 50), fake_plugin_tools("p", 50));
+    }
+}

@@ -1,0 +1,144 @@
+//! The tool catalogue: what a tool *is* before any mode decides how the model sees it.
+//!
+//! A [`ToolEntry`] carries the id, source and schemas the spec (§3) asks for, plus an
+//! [`Executor`] that says, as data, what running it means. The gateway owns execution;
+//! the engine only indexes and looks entries up.
+
+pub mod fake;
+pub mod policy;
+
+use serde::{Deserialize, Serialize};
+use serde_json::Value;
+
+pub use policy::ToolPolicy;
+
+/// Where a tool comes from (spec §3). Serialised lower-case, as on the wire.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize, Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum ToolSource {
+    Openclaw,
+    Mcp,
+    Client,
+}
+
+impl ToolSource {
+    pub fn as_str(self) -> &'static str {
+        match self {
+            ToolSource::Openclaw => "openclaw",
+            ToolSource::Mcp => "mcp",
+            ToolSource::Client => "client",
+        }
+    }
+
+    /// Only OpenClaw's own tools (core and plugins) have schemas we trust enough to
+    /// walk for search text, render as signatures and validate against.
+    pub fn is_trusted(self) -> bool {
+        self == ToolSource::Openclaw
+    }
+}
+
+/// Whether a tool may be hidden behind Tool Search.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum CatalogMode {
+    /// Catalogued (hidden) when Tool Search is on.
+    #[default]
+    Default,
+    /// Always visible to the model, never catalogued.
+    DirectOnly,
+}
+
+/// What executing a tool means in the embedded gateway. Data, so entries stay comparable:
+/// "the same executor" (spec §6) is `==` on this value.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(tag = "kind", rename_all = "kebab-case")]
+pub enum Executor {
+    /// The fake plugin: returns `FAKE_PLUGIN_OK <name> <input JSON>` and details `{status, tool, input}`.
+    FakePlugin { plugin: String },
+    /// A core tool stand-in: echoes its input back as details.
+    CoreEcho,
+    /// An MCP server's tool, run with `tools/call` on that server.
+    Mcp { server: String },
+    /// A client tool: never executed by the gateway; the call is handed back to the caller.
+    Client,
+}
+
+/// One tool, as the gateway lists it before policy and mode are applied.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct ToolEntry {
+    /// `<source>:<sourceName>:<name>`.
+    pub id: String,
+    pub source: ToolSource,
+    /// `core` for core tools, the plugin id for plugin tools, the server name for MCP, `client` for client tools.
+    pub source_name: String,
+    pub name: String,
+    pub label: String,
+    pub description: String,
+    /// The raw JSON schema of the input, exactly as the tool declared it.
+    pub parameters: Value,
+    /// Declared output schema; only kept for trusted (`openclaw`) tools.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub output_schema: Option<Value>,
+    #[serde(default)]
+    pub catalog_mode: CatalogMode,
+    pub executor: Executor,
+}
+
+impl ToolEntry {
+    /// Builds an entry and derives its id from source, source name and tool name.
+    pub fn new(
+        source: ToolSource,
+        source_name: impl Into<String>,
+        name: impl Into<String>,
+        description: impl Into<String>,
+        parameters: Value,
+        executor: Executor,
+    ) -> Self {
+        let source_name = source_name.into();
+        let name = name.into();
+        ToolEntry {
+            id: entry_id(source, &source_name, &name),
+            source,
+            label: name.clone(),
+            source_name,
+            name,
+            description: description.into(),
+            parameters,
+            output_schema: None,
+            catalog_mode: CatalogMode::Default,
+            executor,
+        }
+    }
+
+    pub fn with_label(mut self, label: impl Into<String>) -> Self {
+        self.label = label.into();
+        self
+    }
+
+    /// Output schemas of untrusted sources are dropped (spec §3).
+    pub fn with_output_schema(mut self, schema: Value) -> Self {
+        self.output_schema = self.source.is_trusted().then_some(schema);
+        self
+    }
+
+    pub fn direct_only(mut self) -> Self {
+        self.catalog_mode = CatalogMode::DirectOnly;
+        self
+    }
+
+    /// The OpenAI Responses `tools[]` entry for direct exposure.
+    pub fn function_declaration(&self) -> Value {
+        serde_json::json!({
+            "type": "function",
+            "name": self.name,
+            "description": self.description,
+            "parameters": self.parameters,
+        })
+    }
+}
+
+/// `<source>:<sourceName>:<toolName>` (spec §3).
+pub fn entry_id(source: ToolSource, source_name: &str, name: &str) -> String {
+    format!("{}:{}:{}", source.as_str(), source_name, name)
+}

@@ -1,0 +1,136 @@
+//! One run's view of Tool Search: the catalogue plus the counters the telemetry reports,
+//! and `call`, which re-checks the entry and hands execution back to the gateway.
+
+use std::future::Future;
+use std::pin::Pin;
+use std::sync::atomic::{AtomicU64, Ordering};
+use std::sync::Arc;
+
+use serde::Serialize;
+use serde_json::{json, Value};
+
+use super::{DescribeItem, EngineError, SearchItem, ToolCatalog};
+use crate::catalog::{ToolEntry, ToolSource};
+
+/// What executing a tool produced: the result object `{content, details?}`.
+#[derive(Debug, Clone, PartialEq)]
+pub struct CallOutcome {
+    pub result: Value,
+}
+
+/// The gateway's normal execution path (policy → approval → hooks → execute → logging).
+/// `call_id` is the derived target call id (spec §6).
+pub trait ToolRunner: Send + Sync {
+    fn run<'a>(
+        &'a self,
+        entry: &'a ToolEntry,
+        args: Value,
+        call_id: String,
+    ) -> Pin<Box<dyn Future<Output = Result<CallOutcome, EngineError>> + Send + 'a>>;
+}
+
+/// Counts per source, as telemetry reports them.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize)]
+pub struct SourceCounts {
+    pub openclaw: usize,
+    pub mcp: usize,
+    pub client: usize,
+}
+
+/// `{catalogSize, sources, searchCount, describeCount, callCount}` (spec §9).
+#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct Telemetry {
+    pub catalog_size: usize,
+    pub sources: SourceCounts,
+    pub search_count: u64,
+    pub describe_count: u64,
+    pub call_count: u64,
+}
+
+/// The catalogue of one run and its counters. Cheap to clone (shared).
+#[derive(Clone)]
+pub struct ToolSearchRun {
+    catalog: Arc<ToolCatalog>,
+    counters: Arc<Counters>,
+}
+
+#[derive(Default)]
+struct Counters {
+    search: AtomicU64,
+    describe: AtomicU64,
+    call: AtomicU64,
+    sequence: AtomicU64,
+}
+
+impl ToolSearchRun {
+    pub fn new(catalog: ToolCatalog) -> Self {
+        ToolSearchRun { catalog: Arc::new(catalog), counters: Arc::default() }
+    }
+
+    pub fn catalog(&self) -> &ToolCatalog {
+        &self.catalog
+    }
+
+    /// `search(query, {limit})`: validates the limit, counts, and ranks.
+    pub fn search(&self, query: &str, limit: Option<&Value>) -> Result<Vec<SearchItem>, EngineError> {
+        let limit = self.catalog.resolve_limit(limit)?;
+        if query.trim().is_empty() {
+            return Ok(Vec::new());
+        }
+        self.counters.search.fetch_add(1, Ordering::SeqCst);
+        Ok(self.catalog.search(query, limit))
+    }
+
+    /// `describe(id)`: counts even when the lookup fails (spec §5).
+    pub fn describe(&self, id: &str, recovery_hint: &str) -> Result<DescribeItem, EngineError> {
+        self.counters.describe.fetch_add(1, Ordering::SeqCst);
+        self.catalog.describe(id, recovery_hint)
+    }
+
+    /// `call(id, args)`: looks the entry up again, validates, executes through `runner`, and
+    /// returns the envelope `{tool: {id, name, source}, result}`.
+    pub async fn call(
+        &self,
+        id: &str,
+        args: Value,
+        parent_call_id: &str,
+        current: &[ToolEntry],
+        runner: &dyn ToolRunner,
+    ) -> Result<Value, EngineError> {
+        let entry = self.catalog.lookup(id)?;
+        let still_there = current.iter().any(|e| e.id == entry.id && e.executor == entry.executor);
+        if !still_there {
+            return Err(EngineError::Unavailable { id: entry.id.clone() });
+        }
+        self.counters.call.fetch_add(1, Ordering::SeqCst);
+        if entry.source.is_trusted() {
+            self.catalog.validate_input(entry, &args)?;
+        }
+        let seq = self.counters.sequence.fetch_add(1, Ordering::SeqCst) + 1;
+        let call_id = format!("tool_search_code:{parent_call_id}:{}:{seq}", entry.name);
+        let outcome = runner.run(entry, args, call_id).await?;
+        Ok(json!({
+            "tool": { "id": entry.id, "name": entry.name, "source": entry.source },
+            "result": outcome.result,
+        }))
+    }
+
+    pub fn telemetry(&self) -> Telemetry {
+        let mut sources = SourceCounts::default();
+        for e in self.catalog.entries() {
+            match e.source {
+                ToolSource::Openclaw => sources.openclaw += 1,
+                ToolSource::Mcp => sources.mcp += 1,
+                ToolSource::Client => sources.client += 1,
+            }
+        }
+        Telemetry {
+            catalog_size: self.catalog.len(),
+            sources,
+            search_count: self.counters.search.load(Ordering::SeqCst),
+            describe_count: self.counters.describe.load(Ordering::SeqCst),
+            call_count: self.counters.call.load(Ordering::SeqCst),
+        }
+    }
+}
