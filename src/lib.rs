@@ -5,4 +5,5 @@
 //! OpenAI provider, [`gateway`] the embedded gateway, [`harness`] scenarios, lanes, claims and reports.
 
 pub mod catalog;
+pub mod config;
 pub mod engine;

@@ -1,0 +1,263 @@
+//! The gateway config: an OpenClaw-compatible JSON5 file, of which the embedded gateway reads
+//! the parts it needs. `tools.toolSearch` is resolved here with the clamps of spec §2.
+//!
+//! Unknown keys inside `tools` and `tools.toolSearch` are errors that name the key, because a
+//! typo there silently changes what the model sees.
+
+mod tool_search;
+
+use std::collections::BTreeMap;
+use std::path::{Path, PathBuf};
+
+use serde::Deserialize;
+use thiserror::Error;
+
+use crate::catalog::ToolPolicy;
+pub use tool_search::{SandboxBackend, ToolSearchMode, ToolSearchSettings};
+
+#[derive(Debug, Error)]
+pub enum ConfigError {
+    #[error("cannot read gateway config {path}: {source}")]
+    Read { path: PathBuf, source: std::io::Error },
+    #[error("gateway config {origin}: {message}")]
+    Parse { origin: String, message: String },
+    #[error("gateway config {origin}: {field}: {message}")]
+    Invalid { origin: String, field: String, message: String },
+}
+
+/// The subset of an OpenClaw config the embedded gateway understands.
+#[derive(Debug, Clone, Default, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct GatewayConfig {
+    #[serde(default)]
+    pub models: ModelsConfig,
+    #[serde(default)]
+    pub agents: AgentsConfig,
+    #[serde(default)]
+    pub tools: ToolsConfig,
+    /// Our extension: which tools the embedded gateway loads (OpenClaw loads plugins instead).
+    #[serde(default)]
+    pub catalog: CatalogConfig,
+    /// Everything else an OpenClaw config may carry (gateway, plugins, logging, …); kept, not used.
+    #[serde(flatten)]
+    pub other: BTreeMap<String, serde_json::Value>,
+}
+
+#[derive(Debug, Clone, Default, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct ModelsConfig {
+    #[serde(default)]
+    pub providers: BTreeMap<String, ProviderConfig>,
+    #[serde(flatten)]
+    pub other: BTreeMap<String, serde_json::Value>,
+}
+
+#[derive(Debug, Clone, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct ProviderConfig {
+    pub base_url: String,
+    #[serde(default)]
+    pub api_key: Option<String>,
+    #[serde(default)]
+    pub api: Option<String>,
+    #[serde(flatten)]
+    pub other: BTreeMap<String, serde_json::Value>,
+}
+
+#[derive(Debug, Clone, Default, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct AgentsConfig {
+    #[serde(default)]
+    pub defaults: AgentDefaults,
+    /// Agent ids the gateway accepts besides `main`.
+    #[serde(default)]
+    pub list: Vec<AgentEntry>,
+}
+
+#[derive(Debug, Clone, Default, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct AgentDefaults {
+    #[serde(default)]
+    pub model: Option<ModelRef>,
+    #[serde(flatten)]
+    pub other: BTreeMap<String, serde_json::Value>,
+}
+
+#[derive(Debug, Clone, Deserialize)]
+pub struct ModelRef {
+    pub primary: String,
+}
+
+#[derive(Debug, Clone, Deserialize)]
+pub struct AgentEntry {
+    pub id: String,
+}
+
+/// `tools`: policy plus Tool Search.
+#[derive(Debug, Clone, Default, Deserialize)]
+#[serde(rename_all = "camelCase", deny_unknown_fields)]
+pub struct ToolsConfig {
+    #[serde(default)]
+    pub tool_search: Option<serde_json::Value>,
+    #[serde(default)]
+    pub allow: Option<Vec<String>>,
+    #[serde(default)]
+    pub deny: Vec<String>,
+    #[serde(default)]
+    pub also_allow: Vec<String>,
+}
+
+/// `catalog` (our extension): the fake plugin and the stand-in core tools.
+#[derive(Debug, Clone, Deserialize)]
+#[serde(rename_all = "camelCase", deny_unknown_fields)]
+pub struct CatalogConfig {
+    #[serde(default)]
+    pub fake_plugin: Option<FakePluginConfig>,
+    #[serde(default = "yes")]
+    pub core_tools: bool,
+}
+
+impl Default for CatalogConfig {
+    fn default() -> Self {
+        CatalogConfig { fake_plugin: None, core_tools: true }
+    }
+}
+
+fn yes() -> bool {
+    true
+}
+
+#[derive(Debug, Clone, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct FakePluginConfig {
+    pub id: String,
+    pub size: usize,
+}
+
+/// A loaded config with its Tool Search settings resolved.
+#[derive(Debug, Clone)]
+pub struct LoadedConfig {
+    pub raw: GatewayConfig,
+    pub tool_search: ToolSearchSettings,
+    pub policy: ToolPolicy,
+}
+
+impl LoadedConfig {
+    /// The provider and model named by `agents.defaults.model.primary` (`<provider>/<model>`).
+    /// Without one, the only configured provider and the model `qa`.
+    pub fn primary_model(&self) -> Option<(&ProviderConfig, String)> {
+        match &self.raw.agents.defaults.model {
+            Some(ModelRef { primary }) => {
+                let (provider, model) = primary.split_once('/')?;
+                Some((self.raw.models.providers.get(provider)?, model.to_string()))
+            }
+            None => {
+                let mut providers = self.raw.models.providers.values();
+                let only = providers.next()?;
+                providers.next().is_none().then(|| (only, "qa".to_string()))
+            }
+        }
+    }
+}
+
+/// Reads and resolves a JSON5 gateway config file.
+pub fn load_file(path: &Path) -> Result<LoadedConfig, ConfigError> {
+    let text = std::fs::read_to_string(path).map_err(|source| ConfigError::Read { path: path.to_path_buf(), source })?;
+    parse(&text, &path.display().to_string())
+}
+
+/// Parses and resolves a JSON5 gateway config; `origin` names it in errors.
+pub fn parse(text: &str, origin: &str) -> Result<LoadedConfig, ConfigError> {
+    let raw: GatewayConfig =
+        json5::from_str(text).map_err(|e| ConfigError::Parse { origin: origin.to_string(), message: e.to_string() })?;
+    let tool_search = ToolSearchSettings::resolve(raw.tools.tool_search.as_ref()).map_err(|(field, message)| {
+        ConfigError::Invalid { origin: origin.to_string(), field, message }
+    })?;
+    if raw.agents.defaults.model.is_some() || !raw.models.providers.is_empty() {
+        validate_model_ref(&raw, origin)?;
+    }
+    let policy = ToolPolicy {
+        allow: raw.tools.allow.clone(),
+        deny: raw.tools.deny.clone(),
+        also_allow: raw.tools.also_allow.clone(),
+    };
+    Ok(LoadedConfig { raw, tool_search, policy })
+}
+
+fn validate_model_ref(raw: &GatewayConfig, origin: &str) -> Result<(), ConfigError> {
+    let invalid = |message: String| ConfigError::Invalid {
+        origin: origin.to_string(),
+        field: "agents.defaults.model.primary".into(),
+        message,
+    };
+    match &raw.agents.defaults.model {
+        Some(ModelRef { primary }) => {
+            let Some((provider, _)) = primary.split_once('/') else {
+                return Err(invalid(format!("expected \"<provider>/<model>\", got {primary:?}")));
+            };
+            if !raw.models.providers.contains_key(provider) {
+                return Err(invalid(format!("names provider {provider:?}, which models.providers does not define")));
+            }
+            Ok(())
+        }
+        None if raw.models.providers.len() > 1 => {
+            Err(invalid("several providers are configured; say which one to use".into()))
+        }
+        None => Ok(()),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn minimal_config_loads() {
+        let cfg = parse(
+            r#"{ models: { providers: { mock: { baseUrl: "http://127.0.0.1:1/v1" } } },
+                 agents: { defaults: { model: { primary: "mock/qa" } } },
+                 tools: { toolSearch: { mode: "tools" }, alsoAllow: ["tool_search"] },
+                 gateway: { mode: "local" } }"#,
+            "test.json5",
+        )
+        .unwrap();
+        assert_eq!(cfg.tool_search.mode, Some(ToolSearchMode::Tools));
+        let (provider, model) = cfg.primary_model().unwrap();
+        assert_eq!(provider.base_url, "http://127.0.0.1:1/v1");
+        assert_eq!(model, "qa");
+        assert_eq!(cfg.policy.also_allow, vec!["tool_search".to_string()]);
+    }
+
+    #[test]
+    fn malformed_json5_names_the_origin() {
+        let err = parse("{ tools: ", "lane.json5").unwrap_err().to_string();
+        assert!(err.starts_with("gateway config lane.json5: "), "{err}");
+    }
+
+    #[test]
+    fn unknown_tools_key_is_an_error() {
+        let err = parse("{ tools: { toolSerch: true } }", "x.json5").unwrap_err().to_string();
+        assert!(err.contains("toolSerch"), "{err}");
+    }
+
+    #[test]
+    fn unknown_tool_search_key_names_the_field() {
+        let err = parse("{ tools: { toolSearch: { mode: \"code\", limit: 3 } } }", "x.json5").unwrap_err();
+        assert_eq!(
+            err.to_string(),
+            "gateway config x.json5: tools.toolSearch.limit: unknown key; expected one of enabled, mode, \
+             codeTimeoutMs, searchDefaultLimit, maxSearchLimit, sandbox, nodePath"
+        );
+    }
+
+    #[test]
+    fn model_ref_to_a_missing_provider_is_an_error() {
+        let err = parse(
+            r#"{ models: { providers: { mock: { baseUrl: "x" } } }, agents: { defaults: { model: { primary: "other/qa" } } } }"#,
+            "x.json5",
+        )
+        .unwrap_err()
+        .to_string();
+        assert!(err.contains("agents.defaults.model.primary"), "{err}");
+    }
+}

@@ -1,0 +1,168 @@
+//! `tools.toolSearch` resolution (spec §2): boolean or object, positive-integer rule, clamps.
+
+use serde::{Deserialize, Serialize};
+use serde_json::Value;
+
+/// Which compact surface Tool Search exposes.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum ToolSearchMode {
+    Code,
+    Tools,
+    Directory,
+}
+
+impl ToolSearchMode {
+    pub fn as_str(self) -> &'static str {
+        match self {
+            ToolSearchMode::Code => "code",
+            ToolSearchMode::Tools => "tools",
+            ToolSearchMode::Directory => "directory",
+        }
+    }
+}
+
+/// Which isolated runtime runs `tool_search_code` (our extension to the config).
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum SandboxBackend {
+    #[default]
+    Quickjs,
+    Node,
+}
+
+/// The resolved settings. `mode == None` means Tool Search is off (direct exposure).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct ToolSearchSettings {
+    pub mode: Option<ToolSearchMode>,
+    pub code_timeout_ms: u64,
+    pub search_default_limit: usize,
+    pub max_search_limit: usize,
+    pub sandbox: SandboxBackend,
+    pub node_path: Option<String>,
+}
+
+pub const DEFAULT_MAX_SEARCH_LIMIT: u64 = 20;
+pub const DEFAULT_SEARCH_LIMIT: u64 = 8;
+pub const DEFAULT_CODE_TIMEOUT_MS: u64 = 10_000;
+
+const KEYS: [&str; 7] =
+    ["enabled", "mode", "codeTimeoutMs", "searchDefaultLimit", "maxSearchLimit", "sandbox", "nodePath"];
+
+impl Default for ToolSearchSettings {
+    fn default() -> Self {
+        ToolSearchSettings {
+            mode: None,
+            code_timeout_ms: DEFAULT_CODE_TIMEOUT_MS,
+            search_default_limit: DEFAULT_SEARCH_LIMIT as usize,
+            max_search_limit: DEFAULT_MAX_SEARCH_LIMIT as usize,
+            sandbox: SandboxBackend::Quickjs,
+            node_path: None,
+        }
+    }
+}
+
+type FieldError = (String, String);
+
+fn field_error(key: &str, message: impl Into<String>) -> FieldError {
+    (format!("tools.toolSearch.{key}"), message.into())
+}
+
+impl ToolSearchSettings {
+    /// Resolves the raw `tools.toolSearch` value. Unset and `false` mean off; `true` means code mode.
+    /// Errors are `(field path, message)`.
+    pub fn resolve(raw: Option<&Value>) -> Result<Self, FieldError> {
+        let mut settings = ToolSearchSettings::default();
+        let object = match raw {
+            None | Some(Value::Null) | Some(Value::Bool(false)) => return Ok(settings),
+            Some(Value::Bool(true)) => {
+                settings.mode = Some(ToolSearchMode::Code);
+                return Ok(settings);
+            }
+            Some(Value::Object(object)) => object,
+            Some(other) => {
+                return Err(("tools.toolSearch".into(), format!("expected true, false or an object, got {other}")))
+            }
+        };
+        if let Some(key) = object.keys().find(|k| !KEYS.contains(&k.as_str())) {
+            return Err(field_error(key, format!("unknown key; expected one of {}", KEYS.join(", "))));
+        }
+        let enabled = match object.get("enabled") {
+            None => !object.is_empty(),
+            Some(Value::Bool(b)) => *b,
+            Some(other) => return Err(field_error("enabled", format!("expected true or false, got {other}"))),
+        };
+        let mode = match object.get("mode") {
+            None => ToolSearchMode::Code,
+            Some(v) => serde_json::from_value(v.clone())
+                .map_err(|_| field_error("mode", format!("expected \"code\", \"tools\" or \"directory\", got {v}")))?,
+        };
+        settings.sandbox = match object.get("sandbox") {
+            None => SandboxBackend::Quickjs,
+            Some(v) => serde_json::from_value(v.clone())
+                .map_err(|_| field_error("sandbox", format!("expected \"quickjs\" or \"node\", got {v}")))?,
+        };
+        settings.node_path = match object.get("nodePath") {
+            None => None,
+            Some(Value::String(s)) => Some(s.clone()),
+            Some(other) => return Err(field_error("nodePath", format!("expected a path string, got {other}"))),
+        };
+        let max = positive(object.get("maxSearchLimit")).unwrap_or(DEFAULT_MAX_SEARCH_LIMIT).clamp(1, 50);
+        let default_limit = positive(object.get("searchDefaultLimit")).unwrap_or(DEFAULT_SEARCH_LIMIT).clamp(1, max);
+        let timeout = positive(object.get("codeTimeoutMs")).unwrap_or(DEFAULT_CODE_TIMEOUT_MS).clamp(1_000, 60_000);
+        settings.mode = enabled.then_some(mode);
+        settings.max_search_limit = max as usize;
+        settings.search_default_limit = default_limit as usize;
+        settings.code_timeout_ms = timeout;
+        Ok(settings)
+    }
+}
+
+/// A value counts only when it is a positive integer (spec §2); anything else means "use the default".
+fn positive(value: Option<&Value>) -> Option<u64> {
+    value.and_then(Value::as_u64).filter(|n| *n >= 1)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use serde_json::json;
+
+    fn resolve(v: Value) -> ToolSearchSettings {
+        ToolSearchSettings::resolve(Some(&v)).unwrap()
+    }
+
+    #[test]
+    fn booleans_and_empty_object() {
+        assert_eq!(ToolSearchSettings::resolve(None).unwrap().mode, None);
+        assert_eq!(resolve(json!(false)).mode, None);
+        assert_eq!(resolve(json!(true)).mode, Some(ToolSearchMode::Code));
+        assert_eq!(resolve(json!({})).mode, None);
+        assert_eq!(resolve(json!({"mode": "tools"})).mode, Some(ToolSearchMode::Tools));
+        assert_eq!(resolve(json!({"enabled": false, "mode": "tools"})).mode, None);
+        assert_eq!(resolve(json!({"codeTimeoutMs": 5000})).mode, Some(ToolSearchMode::Code));
+    }
+
+    #[test]
+    fn clamps_and_defaults() {
+        let s = resolve(json!({"maxSearchLimit": 500, "searchDefaultLimit": 70, "codeTimeoutMs": 5}));
+        assert_eq!((s.max_search_limit, s.search_default_limit, s.code_timeout_ms), (50, 50, 1_000));
+        let s = resolve(json!({"maxSearchLimit": 5, "searchDefaultLimit": 9, "codeTimeoutMs": 120000}));
+        assert_eq!((s.max_search_limit, s.search_default_limit, s.code_timeout_ms), (5, 5, 60_000));
+        let s = resolve(json!({"maxSearchLimit": 0, "searchDefaultLimit": -3, "codeTimeoutMs": 1.5}));
+        assert_eq!((s.max_search_limit, s.search_default_limit, s.code_timeout_ms), (20, 8, 10_000));
+        let s = resolve(json!({"maxSearchLimit": "30", "searchDefaultLimit": 3}));
+        assert_eq!((s.max_search_limit, s.search_default_limit), (20, 3));
+    }
+
+    #[test]
+    fn unknown_mode_and_bad_types_are_errors() {
+        let err = ToolSearchSettings::resolve(Some(&json!({"mode": "magic"}))).unwrap_err();
+        assert_eq!(err.0, "tools.toolSearch.mode");
+        assert!(err.1.contains("\"magic\""));
+        let err = ToolSearchSettings::resolve(Some(&json!("yes"))).unwrap_err();
+        assert_eq!(err.0, "tools.toolSearch");
+        let err = ToolSearchSettings::resolve(Some(&json!({"sandbox": "v8"}))).unwrap_err();
+        assert_eq!(err.0, "tools.toolSearch.sandbox");
+    }
+}
