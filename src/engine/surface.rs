@@ -1,1 +1,287 @@
-//! placeholder
+//! What the model sees per mode (spec §7), decided once per run from the policy-filtered tools.
+//!
+//! The order of decisions matters and follows spec §2/§3: first an unavailable code runtime turns
+//! `code` into `tools`, then a control tool the policy does not allow turns compaction off, and only
+//! then is the catalogue built from what is left.
+
+use serde_json::{json, Value};
+
+use super::{SearchLimits, ToolCatalog, ToolSearchRun};
+use crate::catalog::{entry_id, CatalogMode, ToolEntry, ToolPolicy, ToolSource};
+use crate::config::ToolSearchMode;
+
+pub const TOOL_SEARCH_CODE: &str = "tool_search_code";
+pub const TOOL_SEARCH: &str = "tool_search";
+pub const TOOL_DESCRIBE: &str = "tool_describe";
+pub const TOOL_CALL: &str = "tool_call";
+
+/// Every control tool name; control tools are never catalogued.
+pub const CONTROL_TOOLS: [&str; 4] = [TOOL_SEARCH_CODE, TOOL_SEARCH, TOOL_DESCRIBE, TOOL_CALL];
+
+/// The surface actually in force for a run.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, serde::Serialize)]
+#[serde(rename_all = "lowercase")]
+pub enum SurfaceMode {
+    Direct,
+    Code,
+    Tools,
+    Directory,
+}
+
+impl SurfaceMode {
+    pub fn as_str(self) -> &'static str {
+        match self {
+            SurfaceMode::Direct => "direct",
+            SurfaceMode::Code => "code",
+            SurfaceMode::Tools => "tools",
+            SurfaceMode::Directory => "directory",
+        }
+    }
+
+    fn controls(self) -> &'static [&'static str] {
+        match self {
+            SurfaceMode::Direct => &[],
+            SurfaceMode::Code => &[TOOL_SEARCH_CODE],
+            SurfaceMode::Tools | SurfaceMode::Directory => &[TOOL_SEARCH, TOOL_DESCRIBE, TOOL_CALL],
+        }
+    }
+}
+
+impl From<ToolSearchMode> for SurfaceMode {
+    fn from(mode: ToolSearchMode) -> Self {
+        match mode {
+            ToolSearchMode::Code => SurfaceMode::Code,
+            ToolSearchMode::Tools => SurfaceMode::Tools,
+            ToolSearchMode::Directory => SurfaceMode::Directory,
+        }
+    }
+}
+
+/// Inputs to [`Surface::plan`].
+pub struct SurfacePlan<'a> {
+    /// `None`: Tool Search off.
+    pub requested: Option<ToolSearchMode>,
+    /// Every tool of the run (core, plugin, MCP, client), before policy.
+    pub tools: Vec<ToolEntry>,
+    pub policy: &'a ToolPolicy,
+    pub limits: SearchLimits,
+    /// Whether the isolated code runtime can start here; `Err` says why not.
+    pub code_runtime: Result<(), String>,
+}
+
+/// The model-visible surface of one run and, when Tool Search is on, its catalogue.
+#[derive(Clone)]
+pub struct Surface {
+    pub mode: SurfaceMode,
+    /// Tools declared to the model with their full schemas, sorted by name.
+    pub visible: Vec<ToolEntry>,
+    /// Control tools declared to the model, sorted by name.
+    pub controls: Vec<&'static str>,
+    /// The catalogue behind the controls (`None` in direct mode).
+    pub run: Option<ToolSearchRun>,
+    /// Every policy-allowed tool of the run: what a `call` may still reach.
+    pub eligible: Vec<ToolEntry>,
+    /// Why the surface differs from what was asked (fallbacks), in order.
+    pub notes: Vec<String>,
+}
+
+impl Surface {
+    pub fn plan(plan: SurfacePlan<'_>) -> Surface {
+        let mut notes = Vec::new();
+        let mut eligible: Vec<ToolEntry> = plan
+            .tools
+            .into_iter()
+            .filter(|t| !CONTROL_TOOLS.contains(&t.name.as_str()) && plan.policy.allows(&t.name, &t.id))
+            .collect();
+        eligible.sort_by(|a, b| a.name.cmp(&b.name).then_with(|| a.id.cmp(&b.id)));
+
+        let mut mode = plan.requested.map(SurfaceMode::from).unwrap_or(SurfaceMode::Direct);
+        if mode == SurfaceMode::Code {
+            if let Err(why) = &plan.code_runtime {
+                notes.push(format!("code sandbox unavailable ({why}); mode code fell back to tools"));
+                mode = SurfaceMode::Tools;
+            }
+        }
+        let denied: Vec<&str> =
+            mode.controls().iter().copied().filter(|c| !plan.policy.allows(c, &control_id(c))).collect();
+        if !denied.is_empty() {
+            notes.push(format!(
+                "control tool {} not allowed by policy; Tool Search off, all tools direct",
+                denied.join(", ")
+            ));
+            mode = SurfaceMode::Direct;
+        }
+        if mode == SurfaceMode::Direct {
+            return Surface { mode, visible: eligible.clone(), controls: Vec::new(), run: None, eligible, notes };
+        }
+
+        let keeps_visible = |t: &ToolEntry| {
+            t.catalog_mode == CatalogMode::DirectOnly || (mode == SurfaceMode::Directory && t.source == ToolSource::Client)
+        };
+        let visible: Vec<ToolEntry> = eligible.iter().filter(|t| keeps_visible(t)).cloned().collect();
+        let catalogued: Vec<ToolEntry> =
+            eligible.iter().filter(|t| t.catalog_mode != CatalogMode::DirectOnly).cloned().collect();
+        let run = ToolSearchRun::new(ToolCatalog::new(catalogued, plan.limits));
+        let mut controls = mode.controls().to_vec();
+        controls.sort_unstable();
+        Surface { mode, visible, controls, run: Some(run), eligible, notes }
+    }
+
+    /// The `tools[]` array for the provider request: controls and visible tools, sorted by name.
+    pub fn declarations(&self) -> Vec<Value> {
+        let mut named: Vec<(&str, Value)> =
+            self.controls.iter().map(|c| (*c, control_declaration(c))).collect();
+        named.extend(self.visible.iter().map(|t| (t.name.as_str(), t.function_declaration())));
+        named.sort_by(|a, b| a.0.cmp(b.0));
+        named.into_iter().map(|(_, v)| v).collect()
+    }
+
+    /// Names of every declared tool, sorted.
+    pub fn declared_names(&self) -> Vec<String> {
+        let mut names: Vec<String> =
+            self.controls.iter().map(|c| c.to_string()).chain(self.visible.iter().map(|t| t.name.clone())).collect();
+        names.sort();
+        names
+    }
+
+    /// Is this name a control tool of this surface?
+    pub fn is_control(&self, name: &str) -> bool {
+        self.controls.contains(&name)
+    }
+}
+
+/// Control tools are OpenClaw core tools for policy purposes.
+pub fn control_id(name: &str) -> String {
+    entry_id(ToolSource::Openclaw, "core", name)
+}
+
+/// The declaration of a control tool (our own descriptions).
+pub fn control_declaration(name: &str) -> Value {
+    let (description, parameters) = match name {
+        TOOL_SEARCH_CODE => (
+            "Find and run hidden tools with JavaScript. The code is the body of an async function with \
+             `openclaw.tools.search(query, {limit})`, `openclaw.tools.describe(id)` and \
+             `openclaw.tools.call(id, args)` (each returns a promise) and `console.log`. Return the value you \
+             want back; it arrives with the logs and search telemetry.",
+            json!({
+                "type": "object",
+                "properties": { "code": { "type": "string", "description": "Body of an async JavaScript function." } },
+                "required": ["code"],
+                "additionalProperties": false
+            }),
+        ),
+        TOOL_SEARCH => (
+            "Search the hidden tool catalogue. Returns candidates with an id and a compact input signature; \
+             pass `queries` to run several searches at once.",
+            json!({
+                "type": "object",
+                "properties": {
+                    "query": { "type": ["string", "null"], "description": "What the tool should do, in a few words." },
+                    "limit": { "type": ["integer", "null"], "minimum": 1, "description": "Most candidates to return." },
+                    "queries": {
+                        "type": ["array", "null"],
+                        "maxItems": 16,
+                        "items": {
+                            "type": "object",
+                            "properties": {
+                                "query": { "type": "string", "minLength": 1, "maxLength": 512 },
+                                "limit": { "type": "integer", "minimum": 1 }
+                            },
+                            "required": ["query"],
+                            "additionalProperties": false
+                        }
+                    }
+                },
+                "additionalProperties": false
+            }),
+        ),
+        TOOL_DESCRIBE => (
+            "Show the full input schema of a catalogue tool before calling it.",
+            json!({
+                "type": "object",
+                "properties": { "id": { "type": "string", "description": "Tool id from tool_search, or its exact name." } },
+                "required": ["id"],
+                "additionalProperties": false
+            }),
+        ),
+        _ => (
+            "Call a catalogue tool by id with its arguments. The result is the envelope {tool, result}.",
+            json!({
+                "type": "object",
+                "properties": {
+                    "id": { "type": "string", "description": "Tool id from tool_search, or its exact name." },
+                    "args": { "type": "object", "description": "Arguments for the tool." }
+                },
+                "required": ["id"],
+                "additionalProperties": false
+            }),
+        ),
+    };
+    json!({ "type": "function", "name": name, "description": description, "parameters": parameters })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::catalog::fake::{core_tools, fake_plugin_tools, FIXTURE_PLUGIN_ID};
+
+    fn tools() -> Vec<ToolEntry> {
+        let mut t = core_tools();
+        t.extend(fake_plugin_tools(FIXTURE_PLUGIN_ID, 36));
+        t
+    }
+
+    fn plan(requested: Option<ToolSearchMode>, policy: &ToolPolicy, code: Result<(), String>) -> Surface {
+        Surface::plan(SurfacePlan { requested, tools: tools(), policy, limits: SearchLimits::default(), code_runtime: code })
+    }
+
+    #[test]
+    fn direct_declares_every_allowed_tool() {
+        let s = plan(None, &ToolPolicy::default(), Ok(()));
+        assert_eq!(s.mode, SurfaceMode::Direct);
+        assert_eq!(s.declarations().len(), 43);
+        assert!(s.run.is_none());
+    }
+
+    #[test]
+    fn tools_mode_declares_controls_and_direct_only() {
+        let s = plan(Some(ToolSearchMode::Tools), &ToolPolicy::default(), Ok(()));
+        assert_eq!(s.declared_names(), vec!["session_status", "tool_call", "tool_describe", "tool_search"]);
+        assert_eq!(s.run.as_ref().unwrap().catalog().len(), 42);
+    }
+
+    #[test]
+    fn unavailable_code_runtime_falls_back_to_tools_before_compaction() {
+        let s = plan(Some(ToolSearchMode::Code), &ToolPolicy::default(), Err("no isolation".into()));
+        assert_eq!(s.mode, SurfaceMode::Tools);
+        assert_eq!(s.notes, vec!["code sandbox unavailable (no isolation); mode code fell back to tools"]);
+    }
+
+    #[test]
+    fn denied_control_keeps_everything_direct() {
+        let policy = ToolPolicy { deny: vec!["tool_call".into()], ..Default::default() };
+        let s = plan(Some(ToolSearchMode::Tools), &policy, Ok(()));
+        assert_eq!(s.mode, SurfaceMode::Direct);
+        assert_eq!(s.declarations().len(), 43);
+    }
+
+    #[test]
+    fn denied_tools_never_enter_the_catalogue() {
+        let policy = ToolPolicy { deny: vec!["fake_plugin_tool_0*".into()], ..Default::default() };
+        let s = plan(Some(ToolSearchMode::Code), &policy, Ok(()));
+        let catalog = s.run.as_ref().unwrap().catalog();
+        assert_eq!(catalog.len(), 42 - 9);
+        assert!(catalog.entries().iter().all(|e| !e.name.starts_with("fake_plugin_tool_0")));
+    }
+
+    #[test]
+    fn allow_list_without_controls_in_also_allow_disables_compaction() {
+        let policy = ToolPolicy { allow: Some(vec!["*fake*".into()]), ..Default::default() };
+        let s = plan(Some(ToolSearchMode::Code), &policy, Ok(()));
+        assert_eq!(s.mode, SurfaceMode::Direct);
+        assert_eq!(s.visible.len(), 36);
+        let policy = ToolPolicy { allow: Some(vec!["*fake*".into()]), also_allow: vec!["tool_search_code".into()], ..Default::default() };
+        let s = plan(Some(ToolSearchMode::Code), &policy, Ok(()));
+        assert_eq!(s.declared_names(), vec!["tool_search_code"]);
+    }
+}
