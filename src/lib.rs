@@ -7,3 +7,4 @@
 pub mod catalog;
 pub mod config;
 pub mod engine;
+pub mod gateway;

@@ -120,3 +120,9 @@ fn search_item(e: &ToolEntry) -> SearchItem {
         output: None,
     }
 }
+
+impl ToolCatalog {
+    pub fn search_batch(&self, _raw: &Value) -> Result<Value, EngineError> {
+        Err(EngineError::InvalidInput("batch search is not available yet".into()))
+    }
+}

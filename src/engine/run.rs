@@ -134,3 +134,13 @@ impl ToolSearchRun {
         }
     }
 }
+
+impl ToolSearchRun {
+    /// The batch form of `search` (structured `tool_search` only); counts one search per query.
+    pub fn search_batch(&self, queries: &Value) -> Result<Value, EngineError> {
+        let result = self.catalog.search_batch(&serde_json::json!({ "queries": queries }))?;
+        let count = queries.as_array().map(|q| q.len() as u64).unwrap_or(0);
+        self.counters.search.fetch_add(count, Ordering::SeqCst);
+        Ok(result)
+    }
+}

@@ -1,0 +1,109 @@
+//! Turns one function call from the model into a tool output: a control tool (search, describe,
+//! call, code) or a directly visible tool.
+
+use serde_json::{json, Value};
+
+use super::execute::{result_text, GatewayRunner};
+use crate::engine::surface::{TOOL_CALL, TOOL_DESCRIBE, TOOL_SEARCH, TOOL_SEARCH_CODE};
+use crate::engine::{EngineError, Surface};
+
+/// What a function call produced for the model.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Dispatched {
+    /// The `function_call_output.output` string.
+    pub output: String,
+    pub is_error: bool,
+    /// Where the directly called tool came from (`None` for controls and unknown names).
+    pub source: Option<&'static str>,
+}
+
+impl Dispatched {
+    fn ok(output: String) -> Self {
+        Dispatched { output, is_error: false, source: None }
+    }
+
+    fn error(tool: &str, error: &EngineError) -> Self {
+        let output = json!({ "status": "error", "tool": tool, "error": error.to_string() }).to_string();
+        Dispatched { output, is_error: true, source: None }
+    }
+}
+
+const STRUCTURED_HINT: &str = "Use tool_search to find the right id, then tool_describe or tool_call with it.";
+
+/// Runs one function call of the model against the run's surface.
+pub async fn dispatch(surface: &Surface, runner: &GatewayRunner<'_>, call_id: &str, name: &str, arguments: &str) -> Dispatched {
+    let args: Value = match serde_json::from_str(arguments) {
+        Ok(v) => v,
+        Err(e) => {
+            return Dispatched::error(name, &EngineError::InvalidInput(format!("arguments are not valid JSON: {e}")))
+        }
+    };
+    let result = match (surface.is_control(name), &surface.run) {
+        (true, Some(run)) => match name {
+            TOOL_SEARCH => search(run, &args),
+            TOOL_DESCRIBE => describe(run, &args),
+            TOOL_CALL => call(run, surface, runner, call_id, &args).await,
+            TOOL_SEARCH_CODE => Err(EngineError::InvalidInput("tool_search_code has no sandbox in this build".into())),
+            _ => Err(EngineError::InvalidInput(format!("unknown control {name}"))),
+        },
+        _ => return direct(surface, runner, name, &args).await,
+    };
+    match result {
+        Ok(output) => Dispatched::ok(output),
+        Err(e) => Dispatched::error(name, &e),
+    }
+}
+
+fn pretty(value: &impl serde::Serialize) -> String {
+    serde_json::to_string_pretty(value).unwrap_or_else(|e| format!("{{\"error\": \"{e}\"}}"))
+}
+
+fn search(run: &crate::engine::ToolSearchRun, args: &Value) -> Result<String, EngineError> {
+    if let Some(queries) = args.get("queries").filter(|q| !q.is_null()) {
+        return run.search_batch(queries).map(|v| pretty(&v));
+    }
+    let query = match args.get("query") {
+        None | Some(Value::Null) => "",
+        Some(Value::String(s)) => s.as_str(),
+        Some(other) => return Err(EngineError::InvalidInput(format!("query must be a string, got {other}"))),
+    };
+    run.search(query, args.get("limit")).map(|items| pretty(&items))
+}
+
+fn describe(run: &crate::engine::ToolSearchRun, args: &Value) -> Result<String, EngineError> {
+    let id = string_arg(args, "id")?;
+    run.describe(id, STRUCTURED_HINT).map(|item| pretty(&item))
+}
+
+async fn call(
+    run: &crate::engine::ToolSearchRun,
+    surface: &Surface,
+    runner: &GatewayRunner<'_>,
+    parent: &str,
+    args: &Value,
+) -> Result<String, EngineError> {
+    let id = string_arg(args, "id")?;
+    let target_args = match args.get("args") {
+        None | Some(Value::Null) => json!({}),
+        Some(v @ Value::Object(_)) => v.clone(),
+        Some(other) => return Err(EngineError::InvalidInput(format!("args must be an object, got {other}"))),
+    };
+    run.call(id, target_args, parent, &surface.eligible, runner).await.map(|envelope| pretty(&envelope))
+}
+
+async fn direct(surface: &Surface, runner: &GatewayRunner<'_>, name: &str, args: &Value) -> Dispatched {
+    let Some(entry) = surface.visible.iter().find(|t| t.name == name) else {
+        let error = EngineError::InvalidInput(format!("Tool {name} is not available to this run."));
+        return Dispatched::error(name, &error);
+    };
+    match runner.execute(entry, args).await {
+        Ok(outcome) => Dispatched { output: result_text(&outcome.result), is_error: false, source: Some(entry.source.as_str()) },
+        Err(e) => Dispatched { source: Some(entry.source.as_str()), ..Dispatched::error(name, &e) },
+    }
+}
+
+fn string_arg<'v>(args: &'v Value, key: &str) -> Result<&'v str, EngineError> {
+    args.get(key)
+        .and_then(Value::as_str)
+        .ok_or_else(|| EngineError::InvalidInput(format!("`{key}` is required and must be a string.")))
+}

@@ -1,0 +1,170 @@
+//! HTTP surface of the embedded gateway: routes, request parsing and JSON errors.
+//!
+//! Every failure is a JSON body `{error: {type, message}}` with a 4xx/5xx status that says what
+//! was wrong; a bad request never takes the server down.
+
+use std::sync::Arc;
+
+use axum::body::Bytes;
+use axum::extract::{DefaultBodyLimit, State};
+use axum::http::{HeaderMap, StatusCode};
+use axum::response::{IntoResponse, Response};
+use axum::routing::{get, post};
+use axum::{Json, Router};
+use serde_json::{json, Value};
+
+use super::agent::{run_turn, TurnError, TurnRequest};
+use super::session_log::{session_id_for_key, SessionLog};
+use super::GatewayState;
+use crate::catalog::{Executor, ToolEntry, ToolSource};
+
+/// Largest request body accepted.
+pub const MAX_BODY_BYTES: usize = 4 * 1024 * 1024;
+pub const AGENT_HEADER: &str = "x-openclaw-agent";
+pub const SESSION_HEADER: &str = "x-openclaw-session-key";
+
+pub fn router(state: Arc<GatewayState>) -> Router {
+    Router::new()
+        .route("/v1/responses", post(responses))
+        .route("/healthz", get(|| async { Json(json!({ "ok": true })) }))
+        .fallback(|| async { error(StatusCode::NOT_FOUND, "not_found", "no such route") })
+        .layer(DefaultBodyLimit::max(MAX_BODY_BYTES))
+        .with_state(state)
+}
+
+/// `{error: {type, message}}` with a status.
+pub fn error(status: StatusCode, kind: &str, message: impl Into<String>) -> Response {
+    (status, Json(json!({ "error": { "type": kind, "message": message.into() } }))).into_response()
+}
+
+fn bad_request(message: impl Into<String>) -> Response {
+    error(StatusCode::BAD_REQUEST, "invalid_request_error", message)
+}
+
+async fn responses(State(state): State<Arc<GatewayState>>, headers: HeaderMap, body: Bytes) -> Response {
+    let request = match parse_request(&state, &headers, &body) {
+        Ok(r) => r,
+        Err(response) => return response,
+    };
+    let model = request.1;
+    let request = request.0;
+    let session_id = session_id_for_key(&request.session_key);
+    let lock = state.session_lock(&request.session_key);
+    let _turn = lock.lock().await;
+    let log = match SessionLog::open(&state.state_dir, &request.agent_id, &session_id) {
+        Ok(log) => log,
+        Err(e) => return error(StatusCode::INTERNAL_SERVER_ERROR, "server_error", format!("cannot open session log: {e}")),
+    };
+    let turn_number = state.history(&request.session_key).len() + 1;
+    match run_turn(&state, &log, request).await {
+        Ok(outcome) => {
+            let mut output = outcome.client_calls;
+            if !outcome.text.is_empty() || output.is_empty() {
+                output.insert(0, message_item(&format!("msg_{session_id}_{turn_number}"), &outcome.text));
+            }
+            Json(json!({
+                "id": format!("resp_{session_id}_{turn_number}"),
+                "object": "response",
+                "status": "completed",
+                "model": model,
+                "output": output,
+                "usage": { "input_tokens": 0, "output_tokens": 0, "total_tokens": 0 },
+            }))
+            .into_response()
+        }
+        Err(TurnError::Upstream(e)) => error(StatusCode::BAD_GATEWAY, "upstream_error", e.to_string()),
+        Err(TurnError::TooManyRounds) => {
+            error(StatusCode::BAD_GATEWAY, "upstream_error", TurnError::TooManyRounds.to_string())
+        }
+        Err(e @ TurnError::SessionLog(_)) => error(StatusCode::INTERNAL_SERVER_ERROR, "server_error", e.to_string()),
+    }
+}
+
+fn message_item(id: &str, text: &str) -> Value {
+    json!({
+        "type": "message", "id": id, "role": "assistant", "status": "completed",
+        "content": [{ "type": "output_text", "text": text, "annotations": [] }]
+    })
+}
+
+/// Validates a `/v1/responses` body; returns the turn and the model name to echo.
+fn parse_request(state: &GatewayState, headers: &HeaderMap, body: &[u8]) -> Result<(TurnRequest, String), Response> {
+    let body: Value = serde_json::from_slice(body).map_err(|e| bad_request(format!("body is not valid JSON: {e}")))?;
+    let Value::Object(fields) = &body else {
+        return Err(bad_request("body must be a JSON object"));
+    };
+    if fields.get("stream").and_then(Value::as_bool) == Some(true) {
+        return Err(bad_request("stream: true is not supported by this gateway yet; send stream: false"));
+    }
+    let input = parse_input(fields.get("input"))?;
+    let client_tools = parse_client_tools(state, fields.get("tools"))?;
+    let max_output_tokens = match fields.get("max_output_tokens") {
+        None | Some(Value::Null) => None,
+        Some(v) => Some(v.as_u64().ok_or_else(|| bad_request("max_output_tokens must be a non-negative integer"))?),
+    };
+    let model = match fields.get("model") {
+        None => "openclaw".to_string(),
+        Some(Value::String(s)) => s.clone(),
+        Some(_) => return Err(bad_request("model must be a string")),
+    };
+    let header = |name: &str| headers.get(name).and_then(|v| v.to_str().ok()).map(str::to_string);
+    let agent_id = header(AGENT_HEADER).unwrap_or_else(|| "main".into());
+    if !state.knows_agent(&agent_id) {
+        return Err(error(StatusCode::NOT_FOUND, "not_found", format!("unknown agent {agent_id:?} (header {AGENT_HEADER})")));
+    }
+    let session_key = header(SESSION_HEADER).unwrap_or_else(|| "main".into());
+    Ok((TurnRequest { agent_id, session_key, input, client_tools, max_output_tokens }, model))
+}
+
+/// `input`: a string, or an array of message items (content a string or text parts).
+fn parse_input(input: Option<&Value>) -> Result<Vec<Value>, Response> {
+    let user = |text: &str| json!({ "type": "message", "role": "user", "content": [{ "type": "input_text", "text": text }] });
+    match input {
+        Some(Value::String(text)) => Ok(vec![user(text)]),
+        Some(Value::Array(items)) if !items.is_empty() => items
+            .iter()
+            .enumerate()
+            .map(|(i, item)| {
+                let role = item.get("role").and_then(Value::as_str);
+                if !matches!(role, Some("user" | "assistant" | "developer" | "system")) {
+                    return Err(bad_request(format!("input[{i}] must be a message item with a role")));
+                }
+                match item.get("content") {
+                    Some(Value::String(_)) | Some(Value::Array(_)) => Ok(item.clone()),
+                    _ => Err(bad_request(format!("input[{i}].content must be a string or an array of parts"))),
+                }
+            })
+            .collect(),
+        Some(Value::Array(_)) => Err(bad_request("input must not be empty")),
+        Some(_) => Err(bad_request("input must be a string or an array of items")),
+        None => Err(bad_request("input is required")),
+    }
+}
+
+/// Client tools in the request (`tools[]` of type function). Their names must not collide with the gateway's.
+fn parse_client_tools(state: &GatewayState, tools: Option<&Value>) -> Result<Vec<ToolEntry>, Response> {
+    let items = match tools {
+        None | Some(Value::Null) => return Ok(Vec::new()),
+        Some(Value::Array(items)) => items,
+        Some(_) => return Err(bad_request("tools must be an array")),
+    };
+    let mut parsed: Vec<ToolEntry> = Vec::new();
+    for (i, tool) in items.iter().enumerate() {
+        let Some(name) = tool.get("name").and_then(Value::as_str).filter(|n| !n.is_empty()) else {
+            return Err(bad_request(format!("tools[{i}].name must be a non-empty string")));
+        };
+        if tool.get("type").and_then(Value::as_str) != Some("function") {
+            return Err(bad_request(format!("tools[{i}] ({name}) must have type \"function\"")));
+        }
+        if state.tools.iter().any(|t| t.name == name) || crate::engine::surface::CONTROL_TOOLS.contains(&name) {
+            return Err(bad_request(format!("tools[{i}]: client tool name {name:?} collides with a gateway tool")));
+        }
+        if parsed.iter().any(|t| t.name == name) {
+            return Err(bad_request(format!("tools[{i}]: client tool {name:?} is declared twice")));
+        }
+        let description = tool.get("description").and_then(Value::as_str).unwrap_or_default();
+        let parameters = tool.get("parameters").cloned().unwrap_or_else(|| json!({ "type": "object", "properties": {} }));
+        parsed.push(ToolEntry::new(ToolSource::Client, "client", name, description, parameters, Executor::Client));
+    }
+    Ok(parsed)
+}

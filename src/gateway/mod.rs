@@ -1,0 +1,157 @@
+//! The embedded gateway: an axum server on loopback that runs the Tool Search engine behind
+//! OpenClaw's HTTP surface (`POST /v1/responses`, `/healthz`). It knows nothing of scenarios;
+//! everything it does is decided by its JSON5 config.
+
+pub mod agent;
+pub mod dispatch;
+pub mod execute;
+pub mod http;
+pub mod prompt;
+pub mod session_log;
+pub mod upstream;
+
+use std::collections::HashMap;
+use std::net::SocketAddr;
+use std::path::PathBuf;
+use std::sync::{Arc, Mutex};
+use std::time::Duration;
+
+use serde_json::Value;
+use thiserror::Error;
+use tokio::net::TcpListener;
+use tokio::sync::oneshot;
+use tokio::task::JoinHandle;
+
+use crate::catalog::fake::{core_tools, fake_plugin_tools};
+use crate::catalog::ToolEntry;
+use crate::config::{LoadedConfig, ToolSearchMode};
+use upstream::ProviderClient;
+
+/// How long the gateway waits for one provider response.
+pub const PROVIDER_TIMEOUT: Duration = Duration::from_secs(30);
+
+#[derive(Debug, Error)]
+pub enum GatewayError {
+    #[error("gateway config has no usable provider: set models.providers.<id>.baseUrl and agents.defaults.model.primary")]
+    NoProvider,
+    #[error("cannot bind gateway on {addr}: {source}")]
+    Bind { addr: SocketAddr, source: std::io::Error },
+    #[error(transparent)]
+    Upstream(#[from] upstream::UpstreamError),
+}
+
+/// Shared state of a running gateway.
+pub struct GatewayState {
+    pub config: LoadedConfig,
+    pub state_dir: PathBuf,
+    /// Every tool the gateway offers (before policy), sorted by id.
+    pub tools: Vec<ToolEntry>,
+    pub provider: ProviderClient,
+    pub model: String,
+    /// Whether code mode can run here; `Err` says why not.
+    pub code_runtime: Result<(), String>,
+    agents: Vec<String>,
+    histories: Mutex<HashMap<String, Vec<Value>>>,
+    session_locks: Mutex<HashMap<String, Arc<tokio::sync::Mutex<()>>>>,
+}
+
+impl GatewayState {
+    pub fn new(config: LoadedConfig, state_dir: PathBuf) -> Result<Self, GatewayError> {
+        let (provider, model) = config.primary_model().ok_or(GatewayError::NoProvider)?;
+        let provider = ProviderClient::new(&provider.base_url, provider.api_key.clone(), PROVIDER_TIMEOUT)?;
+        let tools = catalog_tools(&config);
+        let mut agents = vec!["main".to_string()];
+        agents.extend(config.raw.agents.list.iter().map(|a| a.id.clone()));
+        let code_runtime = match config.tool_search.mode {
+            Some(ToolSearchMode::Code) => Err("no code sandbox backend in this build".to_string()),
+            _ => Ok(()),
+        };
+        Ok(GatewayState {
+            config,
+            state_dir,
+            tools,
+            provider,
+            model,
+            code_runtime,
+            agents,
+            histories: Mutex::default(),
+            session_locks: Mutex::default(),
+        })
+    }
+
+    pub fn knows_agent(&self, agent: &str) -> bool {
+        self.agents.iter().any(|a| a == agent)
+    }
+
+    /// Earlier items of a session (user and assistant messages), for the next turn.
+    pub fn history(&self, session_key: &str) -> Vec<Value> {
+        self.histories.lock().unwrap_or_else(|p| p.into_inner()).get(session_key).cloned().unwrap_or_default()
+    }
+
+    pub fn remember(&self, session_key: &str, items: Vec<Value>) {
+        self.histories.lock().unwrap_or_else(|p| p.into_inner()).entry(session_key.to_string()).or_default().extend(items);
+    }
+
+    /// One turn at a time per session: the lock for a session key.
+    pub fn session_lock(&self, key: &str) -> Arc<tokio::sync::Mutex<()>> {
+        self.session_locks.lock().unwrap_or_else(|p| p.into_inner()).entry(key.to_string()).or_default().clone()
+    }
+}
+
+/// The tools the config asks for: the stand-in core tools and the fake plugin.
+pub fn catalog_tools(config: &LoadedConfig) -> Vec<ToolEntry> {
+    let catalog = &config.raw.catalog;
+    let mut tools = if catalog.core_tools { core_tools() } else { Vec::new() };
+    if let Some(plugin) = &catalog.fake_plugin {
+        tools.extend(fake_plugin_tools(&plugin.id, plugin.size));
+    }
+    tools.sort_by(|a, b| a.id.cmp(&b.id));
+    tools
+}
+
+/// A gateway serving on a loopback port until stopped (or dropped).
+pub struct RunningGateway {
+    pub addr: SocketAddr,
+    pub state: Arc<GatewayState>,
+    shutdown: Option<oneshot::Sender<()>>,
+    task: JoinHandle<()>,
+}
+
+impl RunningGateway {
+    pub fn base_url(&self) -> String {
+        format!("http://{}", self.addr)
+    }
+
+    /// Stops accepting requests and waits for the server task.
+    pub async fn stop(mut self) {
+        if let Some(tx) = self.shutdown.take() {
+            let _ = tx.send(());
+        }
+        let _ = (&mut self.task).await;
+    }
+}
+
+impl Drop for RunningGateway {
+    fn drop(&mut self) {
+        if let Some(tx) = self.shutdown.take() {
+            let _ = tx.send(());
+        }
+    }
+}
+
+/// Starts the gateway on `addr` (port 0 picks a free one).
+pub async fn serve(config: LoadedConfig, state_dir: PathBuf, addr: SocketAddr) -> Result<RunningGateway, GatewayError> {
+    let state = Arc::new(GatewayState::new(config, state_dir)?);
+    let listener = TcpListener::bind(addr).await.map_err(|source| GatewayError::Bind { addr, source })?;
+    let addr = listener.local_addr().map_err(|source| GatewayError::Bind { addr, source })?;
+    let app = http::router(state.clone());
+    let (tx, rx) = oneshot::channel::<()>();
+    let task = tokio::spawn(async move {
+        let _ = axum::serve(listener, app)
+            .with_graceful_shutdown(async {
+                let _ = rx.await;
+            })
+            .await;
+    });
+    Ok(RunningGateway { addr, state, shutdown: Some(tx), task })
+}
