@@ -8,3 +8,5 @@ pub mod catalog;
 pub mod config;
 pub mod engine;
 pub mod gateway;
+pub mod harness;
+pub mod provider;

@@ -1,0 +1,69 @@
+//! The harness: scenarios, targets, the lane runner, claims and reports.
+//!
+//! [`run_suite`] is the whole regression check: one mock provider, then for each scenario and
+//! lane a fresh gateway on the chosen target, one turn, the observations, and the claims.
+
+pub mod claims;
+pub mod lane;
+pub mod report;
+pub mod scenario;
+pub mod target;
+
+use thiserror::Error;
+
+use crate::provider::MockProvider;
+use claims::{evaluate, Observed};
+use lane::run_lane;
+use report::{ScenarioReport, SuiteReport};
+use scenario::Scenario;
+use target::Target;
+
+/// Why a suite could not produce verdicts. Claim failures are not errors: they are verdicts.
+#[derive(Debug, Error)]
+pub enum HarnessError {
+    /// Bad scenario, config or usage (exit code 2).
+    #[error("{0}")]
+    Config(String),
+    /// A provider, gateway or file system that would not do its part (exit code 3).
+    #[error("{0}")]
+    Infra(String),
+}
+
+impl HarnessError {
+    pub fn infra(message: impl Into<String>) -> Self {
+        HarnessError::Infra(message.into())
+    }
+}
+
+impl From<scenario::ScenarioError> for HarnessError {
+    fn from(e: scenario::ScenarioError) -> Self {
+        HarnessError::Config(e.to_string())
+    }
+}
+
+/// Runs every scenario on `target` against one mock provider.
+pub async fn run_suite(target: &dyn Target, scenarios: &[Scenario]) -> Result<SuiteReport, HarnessError> {
+    let provider = MockProvider::start().await.map_err(|e| HarnessError::infra(format!("mock provider did not start: {e}")))?;
+    let mut reports = Vec::new();
+    for scenario in scenarios {
+        reports.push(run_scenario(target, scenario, &provider).await?);
+    }
+    Ok(SuiteReport::new(target.name(), reports))
+}
+
+/// Runs one scenario's lanes in order and evaluates its claims.
+pub async fn run_scenario(target: &dyn Target, scenario: &Scenario, provider: &MockProvider) -> Result<ScenarioReport, HarnessError> {
+    let journal = provider.journal();
+    let mut observations = Vec::new();
+    for lane in &scenario.lanes {
+        observations.push(run_lane(target, scenario, lane, &provider.base_url(), &journal).await?);
+    }
+    let observed: Vec<Observed<'_>> = scenario
+        .lanes
+        .iter()
+        .zip(&observations)
+        .map(|(lane, observation)| Observed { lane, observation, figures: observation.figures() })
+        .collect();
+    let verdicts = evaluate(scenario, &observed);
+    Ok(ScenarioReport::new(scenario, &observed, verdicts))
+}

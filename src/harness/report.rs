@@ -1,0 +1,162 @@
+//! Reports: the JSON summary (the reference run's shape, per scenario) and a readable table.
+//! Both are deterministic for a given run; timings are the only values that vary.
+
+use comfy_table::{presets::UTF8_FULL_CONDENSED, Cell, Table};
+use serde::Serialize;
+use serde_json::{Map, Value};
+
+use super::claims::{Observed, Verdict};
+use super::lane::LaneFigures;
+use super::scenario::Scenario;
+
+/// All scenarios of one run.
+#[derive(Debug, Clone, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct SuiteReport {
+    pub ok: bool,
+    pub target: String,
+    pub scenarios: Vec<ScenarioReport>,
+}
+
+/// One scenario: figures per lane, reductions against the direct lane, verdicts.
+#[derive(Debug, Clone, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct ScenarioReport {
+    pub ok: bool,
+    pub scenario: String,
+    pub target_tool: String,
+    /// Lane name → figures, in the scenario's lane order.
+    pub lanes: Map<String, Value>,
+    /// Tool Search lane name → reduction against the direct lane.
+    pub reduction: Map<String, Value>,
+    pub claims: Vec<Verdict>,
+    /// Wall time per lane in milliseconds (not deterministic; left out of snapshots).
+    pub lane_millis: Map<String, Value>,
+}
+
+/// direct − lane for the figures the reference run reduces, plus the byte ratio.
+#[derive(Debug, Clone, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct Reduction {
+    pub raw_bytes: i64,
+    pub first_request_bytes: i64,
+    pub declared_tools: i64,
+    pub system_prompt_chars: i64,
+    pub first_request_ratio: f64,
+}
+
+impl Reduction {
+    pub fn between(direct: &LaneFigures, lane: &LaneFigures) -> Self {
+        let diff = |a: usize, b: usize| a as i64 - b as i64;
+        Reduction {
+            raw_bytes: diff(direct.provider_raw_bytes, lane.provider_raw_bytes),
+            first_request_bytes: diff(direct.first_request_bytes, lane.first_request_bytes),
+            declared_tools: diff(direct.provider_declared_tool_count, lane.provider_declared_tool_count),
+            system_prompt_chars: diff(direct.provider_system_prompt_chars, lane.provider_system_prompt_chars),
+            first_request_ratio: if direct.first_request_bytes == 0 {
+                0.0
+            } else {
+                (lane.first_request_bytes as f64 / direct.first_request_bytes as f64 * 1000.0).round() / 1000.0
+            },
+        }
+    }
+}
+
+impl ScenarioReport {
+    pub fn new(scenario: &Scenario, observed: &[Observed<'_>], claims: Vec<Verdict>) -> Self {
+        let mut lanes = Map::new();
+        let mut reduction = Map::new();
+        let mut lane_millis = Map::new();
+        let direct = observed.iter().find(|o| o.lane.is_direct());
+        for o in observed {
+            lanes.insert(o.lane.name.clone(), serde_json::to_value(&o.figures).unwrap_or(Value::Null));
+            lane_millis.insert(o.lane.name.clone(), Value::from(o.observation.elapsed.as_millis() as u64));
+            if let (Some(d), false) = (direct, o.lane.is_direct()) {
+                let r = Reduction::between(&d.figures, &o.figures);
+                reduction.insert(o.lane.name.clone(), serde_json::to_value(r).unwrap_or(Value::Null));
+            }
+        }
+        ScenarioReport {
+            ok: claims.iter().all(|c| c.ok),
+            scenario: scenario.id.clone(),
+            target_tool: scenario.target_tool.clone(),
+            lanes,
+            reduction,
+            claims,
+            lane_millis,
+        }
+    }
+}
+
+impl SuiteReport {
+    pub fn new(target: &str, scenarios: Vec<ScenarioReport>) -> Self {
+        SuiteReport { ok: scenarios.iter().all(|s| s.ok), target: target.to_string(), scenarios }
+    }
+
+    pub fn to_json(&self) -> String {
+        serde_json::to_string_pretty(self).unwrap_or_default()
+    }
+
+    /// Figures per lane, then verdicts, for each scenario.
+    pub fn to_table(&self) -> String {
+        let mut out = String::new();
+        for s in &self.scenarios {
+            out.push_str(&format!("scenario {} (target {}, tool {})\n", s.scenario, self.target, s.target_tool));
+            out.push_str(&figures_table(s).to_string());
+            out.push('\n');
+            out.push_str(&claims_table(s).to_string());
+            out.push('\n');
+        }
+        let failed = self.scenarios.iter().flat_map(|s| &s.claims).filter(|c| !c.ok).count();
+        let total: usize = self.scenarios.iter().map(|s| s.claims.len()).sum();
+        out.push_str(&format!("{} passed, {} failed\n", total - failed, failed));
+        out
+    }
+}
+
+fn new_table(header: Vec<&str>) -> Table {
+    let mut table = Table::new();
+    table.load_style(UTF8_FULL_CONDENSED).set_header(header);
+    table
+}
+
+fn figures_table(s: &ScenarioReport) -> Table {
+    let mut table = new_table(vec![
+        "lane", "status", "requests", "1st req bytes", "ratio", "declared", "prompt chars", "planned", "output",
+    ]);
+    for (name, f) in &s.lanes {
+        let ratio = s.reduction.get(name).and_then(|r| r["firstRequestRatio"].as_f64()).map(|r| format!("{r:.3}"));
+        let planned: Vec<&str> = f["providerPlannedTools"].as_array().map(|p| p.iter().map(|t| t.as_str().unwrap_or("-")).collect()).unwrap_or_default();
+        table.add_row(vec![
+            Cell::new(name),
+            Cell::new(&f["status"]),
+            Cell::new(&f["providerRequestCount"]),
+            Cell::new(&f["firstRequestBytes"]),
+            Cell::new(ratio.unwrap_or_else(|| "1.000".into())),
+            Cell::new(&f["providerDeclaredToolCount"]),
+            Cell::new(&f["providerSystemPromptChars"]),
+            Cell::new(planned.join(" → ")),
+            Cell::new(f["gatewayOutputText"].as_str().unwrap_or_default()),
+        ]);
+    }
+    table
+}
+
+fn claims_table(s: &ScenarioReport) -> Table {
+    let mut table = new_table(vec!["claim", "lane", "result", "what", "detail"]);
+    for c in &s.claims {
+        let detail = if c.ok {
+            format!("{} check{} hold{}", c.checks, if c.checks == 1 { "" } else { "s" }, if c.checks == 1 { "s" } else { "" })
+        } else {
+            format!("expected {}\ngot {}", c.expected, c.actual)
+        };
+        table.add_row(vec![
+            Cell::new(&c.claim),
+            Cell::new(&c.lane),
+            Cell::new(if c.ok { "PASS" } else { "FAIL" }),
+            Cell::new(&c.title),
+            Cell::new(detail),
+        ]);
+    }
+    table
+}

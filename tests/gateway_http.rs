@@ -1,0 +1,108 @@
+//! The embedded gateway's HTTP surface against bad input and a broken provider (wiremock):
+//! clear JSON errors, a session log that keeps every earlier record, and a server that goes on serving.
+
+use serde_json::{json, Value};
+use toolsearch_qa::gateway::session_log::read_session_log;
+use wiremock::matchers::{method, path};
+use wiremock::{Mock, MockServer, ResponseTemplate};
+
+struct Fixture {
+    gateway: toolsearch_qa::gateway::RunningGateway,
+    state: tempfile::TempDir,
+    http: reqwest::Client,
+}
+
+async fn gateway_for(provider_url: &str) -> Fixture {
+    let config = format!(
+        r#"{{ models: {{ providers: {{ mock: {{ baseUrl: "{provider_url}/v1" }} }} }},
+             agents: {{ defaults: {{ model: {{ primary: "mock/qa" }} }}, list: [{{ id: "qa" }}] }},
+             tools: {{ toolSearch: {{ mode: "tools" }} }},
+             catalog: {{ fakePlugin: {{ id: "fixture", size: 5 }} }} }}"#
+    );
+    let loaded = toolsearch_qa::config::parse(&config, "test").unwrap();
+    let state = tempfile::tempdir().unwrap();
+    let gateway = toolsearch_qa::gateway::serve(loaded, state.path().to_path_buf(), ([127, 0, 0, 1], 0).into()).await.unwrap();
+    Fixture { gateway, state, http: reqwest::Client::new() }
+}
+
+impl Fixture {
+    async fn post(&self, body: String, agent: &str) -> (u16, Value) {
+        let response = self
+            .http
+            .post(format!("{}/v1/responses", self.gateway.base_url()))
+            .header("x-openclaw-agent", agent)
+            .header("x-openclaw-session-key", "s1")
+            .header("content-type", "application/json")
+            .body(body)
+            .send()
+            .await
+            .unwrap();
+        (response.status().as_u16(), response.json().await.unwrap())
+    }
+
+    fn session(&self) -> Vec<Value> {
+        read_session_log(&self.state.path().join("agents/qa/sessions/s1.jsonl")).unwrap()
+    }
+}
+
+fn turn() -> String {
+    json!({ "model": "openclaw/qa", "input": "tool search qa check target=fake_plugin_tool_3", "stream": false }).to_string()
+}
+
+#[tokio::test]
+async fn garbage_from_the_provider_is_a_502_naming_it_and_the_log_keeps_the_turn() {
+    let provider = MockServer::start().await;
+    Mock::given(method("POST")).and(path("/v1/responses")).respond_with(ResponseTemplate::new(200).set_body_string("<html>nope"))
+        .mount(&provider)
+        .await;
+    let fx = gateway_for(&provider.uri()).await;
+    let (status, body) = fx.post(turn(), "qa").await;
+    assert_eq!(status, 502);
+    assert_eq!(body["error"]["type"], "upstream_error");
+    let message = body["error"]["message"].as_str().unwrap();
+    assert!(message.starts_with(&format!("provider at {}/v1/responses answered with a body that is not JSON", provider.uri())), "{message}");
+    let kinds: Vec<String> = fx.session().iter().map(|r| r["type"].as_str().unwrap().to_string()).collect();
+    assert_eq!(kinds, ["surface", "message", "provider_request", "turn_error"]);
+}
+
+#[tokio::test]
+async fn wrong_shaped_provider_json_is_named() {
+    let provider = MockServer::start().await;
+    Mock::given(method("POST")).respond_with(ResponseTemplate::new(200).set_body_json(json!({ "choices": [] })))
+        .mount(&provider)
+        .await;
+    let fx = gateway_for(&provider.uri()).await;
+    let (status, body) = fx.post(turn(), "qa").await;
+    assert_eq!(status, 502);
+    assert!(body["error"]["message"].as_str().unwrap().ends_with("answered JSON of the wrong shape: missing array field `output`"));
+}
+
+#[tokio::test]
+async fn bad_requests_get_400_or_404_and_the_server_keeps_serving() {
+    let provider = MockServer::start().await;
+    Mock::given(method("POST"))
+        .respond_with(ResponseTemplate::new(200).set_body_json(json!({ "output": [
+            { "type": "message", "content": [{ "type": "output_text", "text": "hello" }] }
+        ] })))
+        .mount(&provider)
+        .await;
+    let fx = gateway_for(&provider.uri()).await;
+    let cases = [
+        ("{not json", "qa", 400, "body is not valid JSON"),
+        ("[1, 2]", "qa", 400, "body must be a JSON object"),
+        (r#"{"input": 5}"#, "qa", 400, "input must be a string or an array of items"),
+        (r#"{"input": []}"#, "qa", 400, "input must not be empty"),
+        (r#"{"input": "hi", "max_output_tokens": "lots"}"#, "qa", 400, "max_output_tokens must be a non-negative integer"),
+        (r#"{"input": "hi", "tools": [{"type": "function", "name": "fake_plugin_tool_01"}]}"#, "qa", 400, "collides with a gateway tool"),
+        (r#"{"input": "hi"}"#, "nobody", 404, "unknown agent \"nobody\""),
+    ];
+    for (body, agent, want_status, want_text) in cases {
+        let (status, json) = fx.post(body.to_string(), agent).await;
+        assert_eq!(status, want_status, "{body}");
+        let message = json["error"]["message"].as_str().unwrap();
+        assert!(message.contains(want_text), "{body}: {message}");
+    }
+    let (status, json) = fx.post(turn(), "qa").await;
+    assert_eq!(status, 200);
+    assert_eq!(json["output"][0]["content"][0]["text"], "hello");
+}
