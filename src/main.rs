@@ -3,17 +3,24 @@
 //! Exit codes: 0 every claim holds · 1 a claim failed · 2 usage, scenario or config error ·
 //! 3 infrastructure error (a provider or gateway that would not start or answer).
 
+use std::io::IsTerminal;
 use std::net::SocketAddr;
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
 use std::process::ExitCode;
 
 use clap::{Parser, Subcommand, ValueEnum};
-use toolsearch_qa::harness::scenario::{load_all, select};
+use toolsearch_qa::harness::junit::junit_xml;
+use toolsearch_qa::harness::report::SuiteReport;
+use toolsearch_qa::harness::scenario::{load_all, select, Lane, Scenario};
 use toolsearch_qa::harness::target::EmbeddedTarget;
-use toolsearch_qa::harness::{run_suite, HarnessError};
+use toolsearch_qa::harness::{run_suite_with_progress, HarnessError};
 
 #[derive(Parser)]
-#[command(name = "toolsearch-qa", version, about = "QA and benchmark harness for LLM-agent Tool Search gateways")]
+#[command(
+    name = "toolsearch-qa",
+    version,
+    about = "QA and benchmark harness for LLM-agent Tool Search gateways"
+)]
 struct Cli {
     #[command(subcommand)]
     command: Command,
@@ -66,6 +73,34 @@ struct SuiteArgs {
     /// Output format on stdout.
     #[arg(long, value_enum, default_value_t = Format::Table)]
     format: Format,
+    /// Keep only scenarios whose id contains this text.
+    #[arg(long, value_name = "TEXT")]
+    filter: Option<String>,
+    /// Run only shard K of N (1-based; scenarios sorted by id, every N-th one), for CI matrices.
+    #[arg(long, value_name = "K/N", value_parser = parse_shard)]
+    shard: Option<(usize, usize)>,
+    /// Also write JUnit XML here (one test case per scenario × lane × claim).
+    #[arg(long, value_name = "FILE")]
+    junit: Option<PathBuf>,
+    /// Also write summary.json and report.md into this directory (created if missing).
+    #[arg(long, value_name = "DIR")]
+    report_dir: Option<PathBuf>,
+}
+
+fn parse_shard(text: &str) -> Result<(usize, usize), String> {
+    let (k, n) = text.split_once('/').ok_or("expected K/N, e.g. 1/4")?;
+    let k: usize = k
+        .trim()
+        .parse()
+        .map_err(|_| format!("K in {text:?} is not a whole number"))?;
+    let n: usize = n
+        .trim()
+        .parse()
+        .map_err(|_| format!("N in {text:?} is not a whole number"))?;
+    if n == 0 || k == 0 || k > n {
+        return Err(format!("shard {text:?} must have 1 <= K <= N"));
+    }
+    Ok((k, n))
 }
 
 #[derive(Clone, Copy, ValueEnum)]
@@ -90,7 +125,10 @@ enum Format {
 
 fn main() -> ExitCode {
     let cli = Cli::parse();
-    let runtime = match tokio::runtime::Builder::new_multi_thread().enable_all().build() {
+    let runtime = match tokio::runtime::Builder::new_multi_thread()
+        .enable_all()
+        .build()
+    {
         Ok(rt) => rt,
         Err(e) => return fail(3, &format!("cannot start the async runtime: {e}")),
     };
@@ -99,7 +137,11 @@ fn main() -> ExitCode {
             Command::Suite(args) => suite(args).await,
             Command::List { scenario_dirs } => list(&scenario_dirs),
             Command::Provider { port } => provider(port).await,
-            Command::Gateway { config, state_dir, port } => gateway(config, state_dir, port).await,
+            Command::Gateway {
+                config,
+                state_dir,
+                port,
+            } => gateway(config, state_dir, port).await,
         }
     })
 }
@@ -119,17 +161,31 @@ fn harness_fail(error: HarnessError) -> ExitCode {
 async fn suite(args: SuiteArgs) -> ExitCode {
     let ProviderMode::MockOpenai = args.provider_mode;
     let TargetKind::Embedded = args.target;
-    let scenarios = match load_all(&args.scenario_dirs).and_then(|all| select(all, &args.scenarios)) {
+    let scenarios = match load_all(&args.scenario_dirs).and_then(|all| select(all, &args.scenarios))
+    {
         Ok(s) => s,
         Err(e) => return fail(2, &e.to_string()),
     };
-    let report = match run_suite(&EmbeddedTarget, &scenarios).await {
-        Ok(r) => r,
-        Err(e) => return harness_fail(e),
-    };
+    let scenarios = narrow(scenarios, args.filter.as_deref(), args.shard);
+    let progress = Progress::new(scenarios.iter().map(|s| s.lanes.len() as u64).sum());
+    let report =
+        match run_suite_with_progress(&EmbeddedTarget, &scenarios, &|s, l| progress.lane(s, l))
+            .await
+        {
+            Ok(r) => r,
+            Err(e) => {
+                progress.finish();
+                return harness_fail(e);
+            }
+        };
+    progress.finish();
     match args.format {
         Format::Table => print!("{}", report.to_table()),
         Format::Json => println!("{}", report.to_json()),
+    }
+    if let Err(message) = write_reports(&report, args.junit.as_deref(), args.report_dir.as_deref())
+    {
+        return fail(3, &message);
     }
     if report.ok {
         ExitCode::SUCCESS
@@ -138,12 +194,90 @@ async fn suite(args: SuiteArgs) -> ExitCode {
     }
 }
 
+/// Applies `--filter` and `--shard` (scenarios sorted by id first, so shards are stable).
+fn narrow(
+    mut scenarios: Vec<Scenario>,
+    filter: Option<&str>,
+    shard: Option<(usize, usize)>,
+) -> Vec<Scenario> {
+    if let Some(text) = filter {
+        scenarios.retain(|s| s.id.contains(text));
+    }
+    if let Some((k, n)) = shard {
+        scenarios.sort_by(|a, b| a.id.cmp(&b.id));
+        scenarios = scenarios
+            .into_iter()
+            .enumerate()
+            .filter(|(i, _)| i % n == k - 1)
+            .map(|(_, s)| s)
+            .collect();
+    }
+    scenarios
+}
+
+fn write_reports(
+    report: &SuiteReport,
+    junit: Option<&Path>,
+    report_dir: Option<&Path>,
+) -> Result<(), String> {
+    let write = |path: &Path, text: String| {
+        std::fs::write(path, text).map_err(|e| format!("cannot write {}: {e}", path.display()))
+    };
+    if let Some(path) = junit {
+        write(path, junit_xml(report)?)?;
+    }
+    if let Some(dir) = report_dir {
+        std::fs::create_dir_all(dir)
+            .map_err(|e| format!("cannot create {}: {e}", dir.display()))?;
+        write(&dir.join("summary.json"), report.to_json() + "\n")?;
+        write(&dir.join("report.md"), report.to_markdown())?;
+    }
+    Ok(())
+}
+
+/// A progress bar on stderr, only when stderr is a terminal (never in CI logs).
+struct Progress(Option<indicatif::ProgressBar>);
+
+impl Progress {
+    fn new(lanes: u64) -> Self {
+        if !std::io::stderr().is_terminal() {
+            return Progress(None);
+        }
+        let bar = indicatif::ProgressBar::new(lanes);
+        if let Ok(style) =
+            indicatif::ProgressStyle::with_template("{bar:30} {pos}/{len} lanes  {msg}")
+        {
+            bar.set_style(style);
+        }
+        Progress(Some(bar))
+    }
+
+    fn lane(&self, scenario: &Scenario, lane: &Lane) {
+        if let Some(bar) = &self.0 {
+            bar.set_message(format!("{} / {}", scenario.id, lane.name));
+            bar.inc(1);
+        }
+    }
+
+    fn finish(&self) {
+        if let Some(bar) = &self.0 {
+            bar.finish_and_clear();
+        }
+    }
+}
+
 fn list(dirs: &[PathBuf]) -> ExitCode {
     match load_all(dirs) {
         Ok(all) => {
             for s in all {
                 let lanes: Vec<&str> = s.lanes.iter().map(|l| l.name.as_str()).collect();
-                println!("{}\t{}\tlanes: {}\t({})", s.id, s.title, lanes.join(", "), s.origin);
+                println!(
+                    "{}\t{}\tlanes: {}\t({})",
+                    s.id,
+                    s.title,
+                    lanes.join(", "),
+                    s.origin
+                );
             }
             ExitCode::SUCCESS
         }
@@ -177,7 +311,11 @@ async fn gateway(config: PathBuf, state_dir: Option<PathBuf>, port: u16) -> Exit
     let addr = SocketAddr::from(([127, 0, 0, 1], port));
     match toolsearch_qa::gateway::serve(loaded, state_dir.clone(), addr).await {
         Ok(g) => {
-            println!("gateway listening: {} (state dir {})", g.base_url(), state_dir.display());
+            println!(
+                "gateway listening: {} (state dir {})",
+                g.base_url(),
+                state_dir.display()
+            );
             let _ = tokio::signal::ctrl_c().await;
             g.stop().await;
             ExitCode::SUCCESS

@@ -11,10 +11,23 @@ fn bin() -> Command {
 #[test]
 fn suite_json_passes_with_exit_zero() {
     let out = bin()
-        .args(["suite", "--provider-mode", "mock-openai", "--scenario", "tool-search-gateway-e2e", "--format", "json"])
+        .args([
+            "suite",
+            "--provider-mode",
+            "mock-openai",
+            "--scenario",
+            "tool-search-gateway-e2e",
+            "--format",
+            "json",
+        ])
         .output()
         .unwrap();
-    assert_eq!(out.status.code(), Some(0), "stderr: {}", String::from_utf8_lossy(&out.stderr));
+    assert_eq!(
+        out.status.code(),
+        Some(0),
+        "stderr: {}",
+        String::from_utf8_lossy(&out.stderr)
+    );
     let json: Value = serde_json::from_slice(&out.stdout).unwrap();
     assert_eq!(json["ok"], true);
     assert_eq!(json["target"], "embedded");
@@ -22,7 +35,11 @@ fn suite_json_passes_with_exit_zero() {
     assert_eq!(scenario["scenario"], "tool-search-gateway-e2e");
     assert_eq!(scenario["targetTool"], "fake_plugin_tool_17");
     assert_eq!(scenario["claims"].as_array().unwrap().len(), 7);
-    assert!(scenario["claims"].as_array().unwrap().iter().all(|c| c["ok"] == true));
+    assert!(scenario["claims"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .all(|c| c["ok"] == true));
 }
 
 #[test]
@@ -31,7 +48,9 @@ fn table_output_ends_with_the_count_line() {
         .args(["suite", "--scenario", "tool-search-gateway-e2e"])
         .assert()
         .code(0)
-        .stdout(predicate::str::contains("FAKE_PLUGIN_OK fake_plugin_tool_17"))
+        .stdout(predicate::str::contains(
+            "FAKE_PLUGIN_OK fake_plugin_tool_17",
+        ))
         .stdout(predicate::str::ends_with("7 passed, 0 failed\n"));
 }
 
@@ -50,7 +69,9 @@ fn list_names_the_reference_scenario() {
         .arg("list")
         .assert()
         .code(0)
-        .stdout(predicate::str::starts_with("tool-search-gateway-e2e\tTool Search gateway end to end\tlanes: direct, tools"));
+        .stdout(predicate::str::starts_with(
+            "tool-search-gateway-e2e\tTool Search gateway end to end\tlanes: direct, tools",
+        ));
 }
 
 #[test]
@@ -58,19 +79,37 @@ fn malformed_gateway_config_is_one_line_naming_the_file() {
     let dir = tempfile::tempdir().unwrap();
     let path = dir.path().join("bad.json5");
     std::fs::write(&path, "{ tools: { toolSearch: { mode: \"sideways\" } } }").unwrap();
-    let out = bin().args(["gateway", "--config"]).arg(&path).output().unwrap();
+    let out = bin()
+        .args(["gateway", "--config"])
+        .arg(&path)
+        .output()
+        .unwrap();
     assert_eq!(out.status.code(), Some(2));
     let stderr = String::from_utf8(out.stderr).unwrap();
     assert_eq!(stderr.lines().count(), 1, "{stderr}");
-    assert!(stderr.contains("bad.json5") && stderr.contains("tools.toolSearch.mode"), "{stderr}");
+    assert!(
+        stderr.contains("bad.json5") && stderr.contains("tools.toolSearch.mode"),
+        "{stderr}"
+    );
 }
 
 #[test]
 fn bad_scenario_file_in_a_scenario_dir_names_file_and_field() {
     let dir = tempfile::tempdir().unwrap();
-    std::fs::write(dir.path().join("broken.toml"), "id = \"b\"\ntitle = \"t\"\nprompt = 3\n").unwrap();
-    let out = bin().args(["list", "--scenario-dir"]).arg(dir.path()).output().unwrap();
+    std::fs::write(
+        dir.path().join("broken.toml"),
+        "id = \"b\"\ntitle = \"t\"\nprompt = 3\n",
+    )
+    .unwrap();
+    let out = bin()
+        .args(["list", "--scenario-dir"])
+        .arg(dir.path())
+        .output()
+        .unwrap();
     assert_eq!(out.status.code(), Some(2));
     let stderr = String::from_utf8(out.stderr).unwrap();
-    assert!(stderr.contains("broken.toml") && stderr.contains("prompt"), "{stderr}");
+    assert!(
+        stderr.contains("broken.toml") && stderr.contains("prompt"),
+        "{stderr}"
+    );
 }

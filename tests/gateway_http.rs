@@ -21,8 +21,18 @@ async fn gateway_for(provider_url: &str) -> Fixture {
     );
     let loaded = toolsearch_qa::config::parse(&config, "test").unwrap();
     let state = tempfile::tempdir().unwrap();
-    let gateway = toolsearch_qa::gateway::serve(loaded, state.path().to_path_buf(), ([127, 0, 0, 1], 0).into()).await.unwrap();
-    Fixture { gateway, state, http: reqwest::Client::new() }
+    let gateway = toolsearch_qa::gateway::serve(
+        loaded,
+        state.path().to_path_buf(),
+        ([127, 0, 0, 1], 0).into(),
+    )
+    .await
+    .unwrap();
+    Fixture {
+        gateway,
+        state,
+        http: reqwest::Client::new(),
+    }
 }
 
 impl Fixture {
@@ -52,7 +62,9 @@ fn turn() -> String {
 #[tokio::test]
 async fn garbage_from_the_provider_is_a_502_naming_it_and_the_log_keeps_the_turn() {
     let provider = MockServer::start().await;
-    Mock::given(method("POST")).and(path("/v1/responses")).respond_with(ResponseTemplate::new(200).set_body_string("<html>nope"))
+    Mock::given(method("POST"))
+        .and(path("/v1/responses"))
+        .respond_with(ResponseTemplate::new(200).set_body_string("<html>nope"))
         .mount(&provider)
         .await;
     let fx = gateway_for(&provider.uri()).await;
@@ -60,21 +72,38 @@ async fn garbage_from_the_provider_is_a_502_naming_it_and_the_log_keeps_the_turn
     assert_eq!(status, 502);
     assert_eq!(body["error"]["type"], "upstream_error");
     let message = body["error"]["message"].as_str().unwrap();
-    assert!(message.starts_with(&format!("provider at {}/v1/responses answered with a body that is not JSON", provider.uri())), "{message}");
-    let kinds: Vec<String> = fx.session().iter().map(|r| r["type"].as_str().unwrap().to_string()).collect();
-    assert_eq!(kinds, ["surface", "message", "provider_request", "turn_error"]);
+    assert!(
+        message.starts_with(&format!(
+            "provider at {}/v1/responses answered with a body that is not JSON",
+            provider.uri()
+        )),
+        "{message}"
+    );
+    let kinds: Vec<String> = fx
+        .session()
+        .iter()
+        .map(|r| r["type"].as_str().unwrap().to_string())
+        .collect();
+    assert_eq!(
+        kinds,
+        ["surface", "message", "provider_request", "turn_error"]
+    );
 }
 
 #[tokio::test]
 async fn wrong_shaped_provider_json_is_named() {
     let provider = MockServer::start().await;
-    Mock::given(method("POST")).respond_with(ResponseTemplate::new(200).set_body_json(json!({ "choices": [] })))
+    Mock::given(method("POST"))
+        .respond_with(ResponseTemplate::new(200).set_body_json(json!({ "choices": [] })))
         .mount(&provider)
         .await;
     let fx = gateway_for(&provider.uri()).await;
     let (status, body) = fx.post(turn(), "qa").await;
     assert_eq!(status, 502);
-    assert!(body["error"]["message"].as_str().unwrap().ends_with("answered JSON of the wrong shape: missing array field `output`"));
+    assert!(body["error"]["message"]
+        .as_str()
+        .unwrap()
+        .ends_with("answered JSON of the wrong shape: missing array field `output`"));
 }
 
 #[tokio::test]
@@ -90,11 +119,31 @@ async fn bad_requests_get_400_or_404_and_the_server_keeps_serving() {
     let cases = [
         ("{not json", "qa", 400, "body is not valid JSON"),
         ("[1, 2]", "qa", 400, "body must be a JSON object"),
-        (r#"{"input": 5}"#, "qa", 400, "input must be a string or an array of items"),
+        (
+            r#"{"input": 5}"#,
+            "qa",
+            400,
+            "input must be a string or an array of items",
+        ),
         (r#"{"input": []}"#, "qa", 400, "input must not be empty"),
-        (r#"{"input": "hi", "max_output_tokens": "lots"}"#, "qa", 400, "max_output_tokens must be a non-negative integer"),
-        (r#"{"input": "hi", "tools": [{"type": "function", "name": "fake_plugin_tool_01"}]}"#, "qa", 400, "collides with a gateway tool"),
-        (r#"{"input": "hi"}"#, "nobody", 404, "unknown agent \"nobody\""),
+        (
+            r#"{"input": "hi", "max_output_tokens": "lots"}"#,
+            "qa",
+            400,
+            "max_output_tokens must be a non-negative integer",
+        ),
+        (
+            r#"{"input": "hi", "tools": [{"type": "function", "name": "fake_plugin_tool_01"}]}"#,
+            "qa",
+            400,
+            "collides with a gateway tool",
+        ),
+        (
+            r#"{"input": "hi"}"#,
+            "nobody",
+            404,
+            "unknown agent \"nobody\"",
+        ),
     ];
     for (body, agent, want_status, want_text) in cases {
         let (status, json) = fx.post(body.to_string(), agent).await;

@@ -1,10 +1,10 @@
 //! The reference scenario end to end, in-process: real loopback HTTP between the harness, the
 //! embedded gateway and the mock provider. Figures that are known exactly are asserted exactly.
 
+use serde_json::Value;
 use toolsearch_qa::harness::run_suite;
 use toolsearch_qa::harness::scenario::{load_all, select};
 use toolsearch_qa::harness::target::EmbeddedTarget;
-use serde_json::Value;
 
 async fn reference_report() -> toolsearch_qa::harness::report::SuiteReport {
     let scenarios = select(load_all(&[]).unwrap(), &["tool-search-gateway-e2e".into()]).unwrap();
@@ -17,23 +17,52 @@ async fn every_claim_holds_with_exact_figures() {
     let scenario = &report.scenarios[0];
     let failed: Vec<_> = scenario.claims.iter().filter(|c| !c.ok).collect();
     assert!(failed.is_empty(), "failed claims: {failed:#?}");
-    let claims: Vec<(&str, &str)> = scenario.claims.iter().map(|c| (c.claim.as_str(), c.lane.as_str())).collect();
+    let claims: Vec<(&str, &str)> = scenario
+        .claims
+        .iter()
+        .map(|c| (c.claim.as_str(), c.lane.as_str()))
+        .collect();
     assert_eq!(
         claims,
-        [("C1", "direct"), ("C2", "tools"), ("C3", "direct"), ("C4", "tools"), ("C5", "tools"), ("C6", "direct"), ("C6", "tools")]
+        [
+            ("C1", "direct"),
+            ("C2", "tools"),
+            ("C3", "direct"),
+            ("C4", "tools"),
+            ("C5", "tools"),
+            ("C6", "direct"),
+            ("C6", "tools")
+        ]
     );
 
     let direct = &scenario.lanes["direct"];
     assert_eq!(direct["status"], 200);
     assert_eq!(direct["providerRequestCount"], 2);
     assert_eq!(direct["providerDeclaredToolCount"], 43);
-    assert_eq!(direct["providerPlannedTools"], serde_json::json!(["fake_plugin_tool_17", null]));
-    assert_eq!(direct["gatewayOutputText"], "FAKE_PLUGIN_OK fake_plugin_tool_17");
+    assert_eq!(
+        direct["providerPlannedTools"],
+        serde_json::json!(["fake_plugin_tool_17", null])
+    );
+    assert_eq!(
+        direct["gatewayOutputText"],
+        "FAKE_PLUGIN_OK fake_plugin_tool_17"
+    );
 
     let tools = &scenario.lanes["tools"];
     assert_eq!(tools["providerRequestCount"], 3);
-    assert_eq!(tools["providerDeclaredToolNames"], serde_json::json!(["session_status", "tool_call", "tool_describe", "tool_search"]));
-    assert_eq!(tools["providerPlannedTools"], serde_json::json!(["tool_search", "tool_call", null]));
+    assert_eq!(
+        tools["providerDeclaredToolNames"],
+        serde_json::json!([
+            "session_status",
+            "tool_call",
+            "tool_describe",
+            "tool_search"
+        ])
+    );
+    assert_eq!(
+        tools["providerPlannedTools"],
+        serde_json::json!(["tool_search", "tool_call", null])
+    );
     assert_eq!(tools["sessionLog"]["searches"], 1);
     assert_eq!(tools["sessionLog"]["calls"], 1);
     assert_eq!(tools["sessionLog"]["describes"], 0);
@@ -44,7 +73,10 @@ async fn every_claim_holds_with_exact_figures() {
     let direct_bytes = direct["firstRequestBytes"].as_u64().unwrap();
     let tools_bytes = tools["firstRequestBytes"].as_u64().unwrap();
     let reduction = &scenario.reduction["tools"];
-    assert_eq!(reduction["firstRequestBytes"].as_i64().unwrap(), direct_bytes as i64 - tools_bytes as i64);
+    assert_eq!(
+        reduction["firstRequestBytes"].as_i64().unwrap(),
+        direct_bytes as i64 - tools_bytes as i64
+    );
     assert_eq!(reduction["declaredTools"], 39);
 }
 
@@ -59,6 +91,8 @@ async fn two_runs_give_identical_figures_and_claims() {
     };
     let (a, b) = (reference_report().await, reference_report().await);
     assert_eq!(strip(&a), strip(&b));
-    let Value::Object(lanes) = &strip(&a)["scenarios"][0]["lanes"] else { panic!("lanes") };
+    let Value::Object(lanes) = &strip(&a)["scenarios"][0]["lanes"] else {
+        panic!("lanes")
+    };
     assert_eq!(lanes.len(), 2);
 }

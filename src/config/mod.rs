@@ -18,11 +18,18 @@ pub use tool_search::{SandboxBackend, ToolSearchMode, ToolSearchSettings};
 #[derive(Debug, Error)]
 pub enum ConfigError {
     #[error("cannot read gateway config {path}: {source}")]
-    Read { path: PathBuf, source: std::io::Error },
+    Read {
+        path: PathBuf,
+        source: std::io::Error,
+    },
     #[error("gateway config {origin}: {message}")]
     Parse { origin: String, message: String },
     #[error("gateway config {origin}: {field}: {message}")]
-    Invalid { origin: String, field: String, message: String },
+    Invalid {
+        origin: String,
+        field: String,
+        message: String,
+    },
 }
 
 /// The subset of an OpenClaw config the embedded gateway understands.
@@ -119,7 +126,10 @@ pub struct CatalogConfig {
 
 impl Default for CatalogConfig {
     fn default() -> Self {
-        CatalogConfig { fake_plugin: None, core_tools: true }
+        CatalogConfig {
+            fake_plugin: None,
+            core_tools: true,
+        }
     }
 }
 
@@ -162,17 +172,26 @@ impl LoadedConfig {
 
 /// Reads and resolves a JSON5 gateway config file.
 pub fn load_file(path: &Path) -> Result<LoadedConfig, ConfigError> {
-    let text = std::fs::read_to_string(path).map_err(|source| ConfigError::Read { path: path.to_path_buf(), source })?;
+    let text = std::fs::read_to_string(path).map_err(|source| ConfigError::Read {
+        path: path.to_path_buf(),
+        source,
+    })?;
     parse(&text, &path.display().to_string())
 }
 
 /// Parses and resolves a JSON5 gateway config; `origin` names it in errors.
 pub fn parse(text: &str, origin: &str) -> Result<LoadedConfig, ConfigError> {
-    let raw: GatewayConfig =
-        json5::from_str(text).map_err(|e| ConfigError::Parse { origin: origin.to_string(), message: e.to_string() })?;
-    let tool_search = ToolSearchSettings::resolve(raw.tools.tool_search.as_ref()).map_err(|(field, message)| {
-        ConfigError::Invalid { origin: origin.to_string(), field, message }
+    let raw: GatewayConfig = json5::from_str(text).map_err(|e| ConfigError::Parse {
+        origin: origin.to_string(),
+        message: e.to_string(),
     })?;
+    let tool_search = ToolSearchSettings::resolve(raw.tools.tool_search.as_ref()).map_err(
+        |(field, message)| ConfigError::Invalid {
+            origin: origin.to_string(),
+            field,
+            message,
+        },
+    )?;
     if raw.agents.defaults.model.is_some() || !raw.models.providers.is_empty() {
         validate_model_ref(&raw, origin)?;
     }
@@ -181,7 +200,11 @@ pub fn parse(text: &str, origin: &str) -> Result<LoadedConfig, ConfigError> {
         deny: raw.tools.deny.clone(),
         also_allow: raw.tools.also_allow.clone(),
     };
-    Ok(LoadedConfig { raw, tool_search, policy })
+    Ok(LoadedConfig {
+        raw,
+        tool_search,
+        policy,
+    })
 }
 
 fn validate_model_ref(raw: &GatewayConfig, origin: &str) -> Result<(), ConfigError> {
@@ -193,16 +216,20 @@ fn validate_model_ref(raw: &GatewayConfig, origin: &str) -> Result<(), ConfigErr
     match &raw.agents.defaults.model {
         Some(ModelRef { primary }) => {
             let Some((provider, _)) = primary.split_once('/') else {
-                return Err(invalid(format!("expected \"<provider>/<model>\", got {primary:?}")));
+                return Err(invalid(format!(
+                    "expected \"<provider>/<model>\", got {primary:?}"
+                )));
             };
             if !raw.models.providers.contains_key(provider) {
-                return Err(invalid(format!("names provider {provider:?}, which models.providers does not define")));
+                return Err(invalid(format!(
+                    "names provider {provider:?}, which models.providers does not define"
+                )));
             }
             Ok(())
         }
-        None if raw.models.providers.len() > 1 => {
-            Err(invalid("several providers are configured; say which one to use".into()))
-        }
+        None if raw.models.providers.len() > 1 => Err(invalid(
+            "several providers are configured; say which one to use".into(),
+        )),
         None => Ok(()),
     }
 }
@@ -236,13 +263,19 @@ mod tests {
 
     #[test]
     fn unknown_tools_key_is_an_error() {
-        let err = parse("{ tools: { toolSerch: true } }", "x.json5").unwrap_err().to_string();
+        let err = parse("{ tools: { toolSerch: true } }", "x.json5")
+            .unwrap_err()
+            .to_string();
         assert!(err.contains("toolSerch"), "{err}");
     }
 
     #[test]
     fn unknown_tool_search_key_names_the_field() {
-        let err = parse("{ tools: { toolSearch: { mode: \"code\", limit: 3 } } }", "x.json5").unwrap_err();
+        let err = parse(
+            "{ tools: { toolSearch: { mode: \"code\", limit: 3 } } }",
+            "x.json5",
+        )
+        .unwrap_err();
         assert_eq!(
             err.to_string(),
             "gateway config x.json5: tools.toolSearch.limit: unknown key; expected one of enabled, mode, \

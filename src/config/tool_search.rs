@@ -46,8 +46,15 @@ pub const DEFAULT_MAX_SEARCH_LIMIT: u64 = 20;
 pub const DEFAULT_SEARCH_LIMIT: u64 = 8;
 pub const DEFAULT_CODE_TIMEOUT_MS: u64 = 10_000;
 
-const KEYS: [&str; 7] =
-    ["enabled", "mode", "codeTimeoutMs", "searchDefaultLimit", "maxSearchLimit", "sandbox", "nodePath"];
+const KEYS: [&str; 7] = [
+    "enabled",
+    "mode",
+    "codeTimeoutMs",
+    "searchDefaultLimit",
+    "maxSearchLimit",
+    "sandbox",
+    "nodePath",
+];
 
 impl Default for ToolSearchSettings {
     fn default() -> Self {
@@ -81,35 +88,65 @@ impl ToolSearchSettings {
             }
             Some(Value::Object(object)) => object,
             Some(other) => {
-                return Err(("tools.toolSearch".into(), format!("expected true, false or an object, got {other}")))
+                return Err((
+                    "tools.toolSearch".into(),
+                    format!("expected true, false or an object, got {other}"),
+                ))
             }
         };
         if let Some(key) = object.keys().find(|k| !KEYS.contains(&k.as_str())) {
-            return Err(field_error(key, format!("unknown key; expected one of {}", KEYS.join(", "))));
+            return Err(field_error(
+                key,
+                format!("unknown key; expected one of {}", KEYS.join(", ")),
+            ));
         }
         let enabled = match object.get("enabled") {
             None => !object.is_empty(),
             Some(Value::Bool(b)) => *b,
-            Some(other) => return Err(field_error("enabled", format!("expected true or false, got {other}"))),
+            Some(other) => {
+                return Err(field_error(
+                    "enabled",
+                    format!("expected true or false, got {other}"),
+                ))
+            }
         };
         let mode = match object.get("mode") {
             None => ToolSearchMode::Code,
-            Some(v) => serde_json::from_value(v.clone())
-                .map_err(|_| field_error("mode", format!("expected \"code\", \"tools\" or \"directory\", got {v}")))?,
+            Some(v) => serde_json::from_value(v.clone()).map_err(|_| {
+                field_error(
+                    "mode",
+                    format!("expected \"code\", \"tools\" or \"directory\", got {v}"),
+                )
+            })?,
         };
         settings.sandbox = match object.get("sandbox") {
             None => SandboxBackend::Quickjs,
-            Some(v) => serde_json::from_value(v.clone())
-                .map_err(|_| field_error("sandbox", format!("expected \"quickjs\" or \"node\", got {v}")))?,
+            Some(v) => serde_json::from_value(v.clone()).map_err(|_| {
+                field_error(
+                    "sandbox",
+                    format!("expected \"quickjs\" or \"node\", got {v}"),
+                )
+            })?,
         };
         settings.node_path = match object.get("nodePath") {
             None => None,
             Some(Value::String(s)) => Some(s.clone()),
-            Some(other) => return Err(field_error("nodePath", format!("expected a path string, got {other}"))),
+            Some(other) => {
+                return Err(field_error(
+                    "nodePath",
+                    format!("expected a path string, got {other}"),
+                ))
+            }
         };
-        let max = positive(object.get("maxSearchLimit")).unwrap_or(DEFAULT_MAX_SEARCH_LIMIT).clamp(1, 50);
-        let default_limit = positive(object.get("searchDefaultLimit")).unwrap_or(DEFAULT_SEARCH_LIMIT).clamp(1, max);
-        let timeout = positive(object.get("codeTimeoutMs")).unwrap_or(DEFAULT_CODE_TIMEOUT_MS).clamp(1_000, 60_000);
+        let max = positive(object.get("maxSearchLimit"))
+            .unwrap_or(DEFAULT_MAX_SEARCH_LIMIT)
+            .clamp(1, 50);
+        let default_limit = positive(object.get("searchDefaultLimit"))
+            .unwrap_or(DEFAULT_SEARCH_LIMIT)
+            .clamp(1, max);
+        let timeout = positive(object.get("codeTimeoutMs"))
+            .unwrap_or(DEFAULT_CODE_TIMEOUT_MS)
+            .clamp(1_000, 60_000);
         settings.mode = enabled.then_some(mode);
         settings.max_search_limit = max as usize;
         settings.search_default_limit = default_limit as usize;
@@ -138,19 +175,52 @@ mod tests {
         assert_eq!(resolve(json!(false)).mode, None);
         assert_eq!(resolve(json!(true)).mode, Some(ToolSearchMode::Code));
         assert_eq!(resolve(json!({})).mode, None);
-        assert_eq!(resolve(json!({"mode": "tools"})).mode, Some(ToolSearchMode::Tools));
-        assert_eq!(resolve(json!({"enabled": false, "mode": "tools"})).mode, None);
-        assert_eq!(resolve(json!({"codeTimeoutMs": 5000})).mode, Some(ToolSearchMode::Code));
+        assert_eq!(
+            resolve(json!({"mode": "tools"})).mode,
+            Some(ToolSearchMode::Tools)
+        );
+        assert_eq!(
+            resolve(json!({"enabled": false, "mode": "tools"})).mode,
+            None
+        );
+        assert_eq!(
+            resolve(json!({"codeTimeoutMs": 5000})).mode,
+            Some(ToolSearchMode::Code)
+        );
     }
 
     #[test]
     fn clamps_and_defaults() {
-        let s = resolve(json!({"maxSearchLimit": 500, "searchDefaultLimit": 70, "codeTimeoutMs": 5}));
-        assert_eq!((s.max_search_limit, s.search_default_limit, s.code_timeout_ms), (50, 50, 1_000));
-        let s = resolve(json!({"maxSearchLimit": 5, "searchDefaultLimit": 9, "codeTimeoutMs": 120000}));
-        assert_eq!((s.max_search_limit, s.search_default_limit, s.code_timeout_ms), (5, 5, 60_000));
-        let s = resolve(json!({"maxSearchLimit": 0, "searchDefaultLimit": -3, "codeTimeoutMs": 1.5}));
-        assert_eq!((s.max_search_limit, s.search_default_limit, s.code_timeout_ms), (20, 8, 10_000));
+        let s =
+            resolve(json!({"maxSearchLimit": 500, "searchDefaultLimit": 70, "codeTimeoutMs": 5}));
+        assert_eq!(
+            (
+                s.max_search_limit,
+                s.search_default_limit,
+                s.code_timeout_ms
+            ),
+            (50, 50, 1_000)
+        );
+        let s =
+            resolve(json!({"maxSearchLimit": 5, "searchDefaultLimit": 9, "codeTimeoutMs": 120000}));
+        assert_eq!(
+            (
+                s.max_search_limit,
+                s.search_default_limit,
+                s.code_timeout_ms
+            ),
+            (5, 5, 60_000)
+        );
+        let s =
+            resolve(json!({"maxSearchLimit": 0, "searchDefaultLimit": -3, "codeTimeoutMs": 1.5}));
+        assert_eq!(
+            (
+                s.max_search_limit,
+                s.search_default_limit,
+                s.code_timeout_ms
+            ),
+            (20, 8, 10_000)
+        );
         let s = resolve(json!({"maxSearchLimit": "30", "searchDefaultLimit": 3}));
         assert_eq!((s.max_search_limit, s.search_default_limit), (20, 3));
     }

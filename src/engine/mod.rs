@@ -7,9 +7,7 @@ pub mod error;
 pub mod run;
 pub mod surface;
 
-
 pub use catalog::{DescribeItem, SearchItem, SearchLimits, ToolCatalog};
 pub use error::EngineError;
 pub use run::{CallOutcome, Telemetry, ToolRunner, ToolSearchRun};
 pub use surface::{Surface, SurfaceMode, SurfacePlan};
-

@@ -91,19 +91,30 @@ impl Surface {
         let mut eligible: Vec<ToolEntry> = plan
             .tools
             .into_iter()
-            .filter(|t| !CONTROL_TOOLS.contains(&t.name.as_str()) && plan.policy.allows(&t.name, &t.id))
+            .filter(|t| {
+                !CONTROL_TOOLS.contains(&t.name.as_str()) && plan.policy.allows(&t.name, &t.id)
+            })
             .collect();
         eligible.sort_by(|a, b| a.name.cmp(&b.name).then_with(|| a.id.cmp(&b.id)));
 
-        let mut mode = plan.requested.map(SurfaceMode::from).unwrap_or(SurfaceMode::Direct);
+        let mut mode = plan
+            .requested
+            .map(SurfaceMode::from)
+            .unwrap_or(SurfaceMode::Direct);
         if mode == SurfaceMode::Code {
             if let Err(why) = &plan.code_runtime {
-                notes.push(format!("code sandbox unavailable ({why}); mode code fell back to tools"));
+                notes.push(format!(
+                    "code sandbox unavailable ({why}); mode code fell back to tools"
+                ));
                 mode = SurfaceMode::Tools;
             }
         }
-        let denied: Vec<&str> =
-            mode.controls().iter().copied().filter(|c| !plan.policy.allows(c, &control_id(c))).collect();
+        let denied: Vec<&str> = mode
+            .controls()
+            .iter()
+            .copied()
+            .filter(|c| !plan.policy.allows(c, &control_id(c)))
+            .collect();
         if !denied.is_empty() {
             notes.push(format!(
                 "control tool {} not allowed by policy; Tool Search off, all tools direct",
@@ -112,34 +123,67 @@ impl Surface {
             mode = SurfaceMode::Direct;
         }
         if mode == SurfaceMode::Direct {
-            return Surface { mode, visible: eligible.clone(), controls: Vec::new(), run: None, eligible, notes };
+            return Surface {
+                mode,
+                visible: eligible.clone(),
+                controls: Vec::new(),
+                run: None,
+                eligible,
+                notes,
+            };
         }
 
         let keeps_visible = |t: &ToolEntry| {
-            t.catalog_mode == CatalogMode::DirectOnly || (mode == SurfaceMode::Directory && t.source == ToolSource::Client)
+            t.catalog_mode == CatalogMode::DirectOnly
+                || (mode == SurfaceMode::Directory && t.source == ToolSource::Client)
         };
-        let visible: Vec<ToolEntry> = eligible.iter().filter(|t| keeps_visible(t)).cloned().collect();
-        let catalogued: Vec<ToolEntry> =
-            eligible.iter().filter(|t| t.catalog_mode != CatalogMode::DirectOnly).cloned().collect();
+        let visible: Vec<ToolEntry> = eligible
+            .iter()
+            .filter(|t| keeps_visible(t))
+            .cloned()
+            .collect();
+        let catalogued: Vec<ToolEntry> = eligible
+            .iter()
+            .filter(|t| t.catalog_mode != CatalogMode::DirectOnly)
+            .cloned()
+            .collect();
         let run = ToolSearchRun::new(ToolCatalog::new(catalogued, plan.limits));
         let mut controls = mode.controls().to_vec();
         controls.sort_unstable();
-        Surface { mode, visible, controls, run: Some(run), eligible, notes }
+        Surface {
+            mode,
+            visible,
+            controls,
+            run: Some(run),
+            eligible,
+            notes,
+        }
     }
 
     /// The `tools[]` array for the provider request: controls and visible tools, sorted by name.
     pub fn declarations(&self) -> Vec<Value> {
-        let mut named: Vec<(&str, Value)> =
-            self.controls.iter().map(|c| (*c, control_declaration(c))).collect();
-        named.extend(self.visible.iter().map(|t| (t.name.as_str(), t.function_declaration())));
+        let mut named: Vec<(&str, Value)> = self
+            .controls
+            .iter()
+            .map(|c| (*c, control_declaration(c)))
+            .collect();
+        named.extend(
+            self.visible
+                .iter()
+                .map(|t| (t.name.as_str(), t.function_declaration())),
+        );
         named.sort_by(|a, b| a.0.cmp(b.0));
         named.into_iter().map(|(_, v)| v).collect()
     }
 
     /// Names of every declared tool, sorted.
     pub fn declared_names(&self) -> Vec<String> {
-        let mut names: Vec<String> =
-            self.controls.iter().map(|c| c.to_string()).chain(self.visible.iter().map(|t| t.name.clone())).collect();
+        let mut names: Vec<String> = self
+            .controls
+            .iter()
+            .map(|c| c.to_string())
+            .chain(self.visible.iter().map(|t| t.name.clone()))
+            .collect();
         names.sort();
         names
     }
@@ -231,8 +275,18 @@ mod tests {
         t
     }
 
-    fn plan(requested: Option<ToolSearchMode>, policy: &ToolPolicy, code: Result<(), String>) -> Surface {
-        Surface::plan(SurfacePlan { requested, tools: tools(), policy, limits: SearchLimits::default(), code_runtime: code })
+    fn plan(
+        requested: Option<ToolSearchMode>,
+        policy: &ToolPolicy,
+        code: Result<(), String>,
+    ) -> Surface {
+        Surface::plan(SurfacePlan {
+            requested,
+            tools: tools(),
+            policy,
+            limits: SearchLimits::default(),
+            code_runtime: code,
+        })
     }
 
     #[test]
@@ -246,20 +300,38 @@ mod tests {
     #[test]
     fn tools_mode_declares_controls_and_direct_only() {
         let s = plan(Some(ToolSearchMode::Tools), &ToolPolicy::default(), Ok(()));
-        assert_eq!(s.declared_names(), vec!["session_status", "tool_call", "tool_describe", "tool_search"]);
+        assert_eq!(
+            s.declared_names(),
+            vec![
+                "session_status",
+                "tool_call",
+                "tool_describe",
+                "tool_search"
+            ]
+        );
         assert_eq!(s.run.as_ref().unwrap().catalog().len(), 42);
     }
 
     #[test]
     fn unavailable_code_runtime_falls_back_to_tools_before_compaction() {
-        let s = plan(Some(ToolSearchMode::Code), &ToolPolicy::default(), Err("no isolation".into()));
+        let s = plan(
+            Some(ToolSearchMode::Code),
+            &ToolPolicy::default(),
+            Err("no isolation".into()),
+        );
         assert_eq!(s.mode, SurfaceMode::Tools);
-        assert_eq!(s.notes, vec!["code sandbox unavailable (no isolation); mode code fell back to tools"]);
+        assert_eq!(
+            s.notes,
+            vec!["code sandbox unavailable (no isolation); mode code fell back to tools"]
+        );
     }
 
     #[test]
     fn denied_control_keeps_everything_direct() {
-        let policy = ToolPolicy { deny: vec!["tool_call".into()], ..Default::default() };
+        let policy = ToolPolicy {
+            deny: vec!["tool_call".into()],
+            ..Default::default()
+        };
         let s = plan(Some(ToolSearchMode::Tools), &policy, Ok(()));
         assert_eq!(s.mode, SurfaceMode::Direct);
         assert_eq!(s.declarations().len(), 43);
@@ -267,20 +339,33 @@ mod tests {
 
     #[test]
     fn denied_tools_never_enter_the_catalogue() {
-        let policy = ToolPolicy { deny: vec!["fake_plugin_tool_0*".into()], ..Default::default() };
+        let policy = ToolPolicy {
+            deny: vec!["fake_plugin_tool_0*".into()],
+            ..Default::default()
+        };
         let s = plan(Some(ToolSearchMode::Code), &policy, Ok(()));
         let catalog = s.run.as_ref().unwrap().catalog();
         assert_eq!(catalog.len(), 42 - 9);
-        assert!(catalog.entries().iter().all(|e| !e.name.starts_with("fake_plugin_tool_0")));
+        assert!(catalog
+            .entries()
+            .iter()
+            .all(|e| !e.name.starts_with("fake_plugin_tool_0")));
     }
 
     #[test]
     fn allow_list_without_controls_in_also_allow_disables_compaction() {
-        let policy = ToolPolicy { allow: Some(vec!["*fake*".into()]), ..Default::default() };
+        let policy = ToolPolicy {
+            allow: Some(vec!["*fake*".into()]),
+            ..Default::default()
+        };
         let s = plan(Some(ToolSearchMode::Code), &policy, Ok(()));
         assert_eq!(s.mode, SurfaceMode::Direct);
         assert_eq!(s.visible.len(), 36);
-        let policy = ToolPolicy { allow: Some(vec!["*fake*".into()]), also_allow: vec!["tool_search_code".into()], ..Default::default() };
+        let policy = ToolPolicy {
+            allow: Some(vec!["*fake*".into()]),
+            also_allow: vec!["tool_search_code".into()],
+            ..Default::default()
+        };
         let s = plan(Some(ToolSearchMode::Code), &policy, Ok(()));
         assert_eq!(s.declared_names(), vec!["tool_search_code"]);
     }

@@ -45,7 +45,11 @@ pub enum TurnError {
 }
 
 /// Runs one turn. Every record before a failure stays in the session log, and the failure is logged too.
-pub async fn run_turn(state: &GatewayState, log: &SessionLog, request: TurnRequest) -> Result<TurnOutcome, TurnError> {
+pub async fn run_turn(
+    state: &GatewayState,
+    log: &SessionLog,
+    request: TurnRequest,
+) -> Result<TurnOutcome, TurnError> {
     let result = run_turn_inner(state, log, request).await;
     if let Err(error) = &result {
         log.append("turn_error", json!({ "error": error.to_string() }))?;
@@ -53,7 +57,11 @@ pub async fn run_turn(state: &GatewayState, log: &SessionLog, request: TurnReque
     result
 }
 
-async fn run_turn_inner(state: &GatewayState, log: &SessionLog, request: TurnRequest) -> Result<TurnOutcome, TurnError> {
+async fn run_turn_inner(
+    state: &GatewayState,
+    log: &SessionLog,
+    request: TurnRequest,
+) -> Result<TurnOutcome, TurnError> {
     let mut tools = state.tools.clone();
     tools.extend(request.client_tools);
     let settings = &state.config.tool_search;
@@ -69,7 +77,10 @@ async fn run_turn_inner(state: &GatewayState, log: &SessionLog, request: TurnReq
     });
     log_surface(log, &surface)?;
     for item in &request.input {
-        log.append("message", json!({ "role": "user", "text": item_text(item) }))?;
+        log.append(
+            "message",
+            json!({ "role": "user", "text": item_text(item) }),
+        )?;
     }
 
     let declarations = surface.declarations();
@@ -84,16 +95,28 @@ async fn run_turn_inner(state: &GatewayState, log: &SessionLog, request: TurnReq
     let mut outcome = None;
 
     for round in 1..=MAX_PROVIDER_ROUNDS {
-        let body = provider_body(&state.model, &input, &declarations, request.max_output_tokens);
+        let body = provider_body(
+            &state.model,
+            &input,
+            &declarations,
+            request.max_output_tokens,
+        );
         let bytes = serde_json::to_vec(&body).unwrap_or_default();
-        log.append("provider_request", request_figures(round, &body, bytes.len()))?;
+        log.append(
+            "provider_request",
+            request_figures(round, &body, bytes.len()),
+        )?;
         let items = state.provider.send(bytes).await?;
         let mut called = false;
         let mut answer = None;
         let mut client_calls = Vec::new();
         for item in items {
             match item {
-                OutputItem::FunctionCall { call_id, name, arguments } => {
+                OutputItem::FunctionCall {
+                    call_id,
+                    name,
+                    arguments,
+                } => {
                     called = true;
                     log.append("message", json!({ "role": "assistant", "toolCall": { "id": call_id, "name": name, "arguments": arguments } }))?;
                     input.push(json!({ "type": "function_call", "call_id": call_id, "name": name, "arguments": arguments }));
@@ -116,7 +139,10 @@ async fn run_turn_inner(state: &GatewayState, log: &SessionLog, request: TurnReq
             }
         }
         if !client_calls.is_empty() {
-            outcome = Some(TurnOutcome { text: answer.unwrap_or_default(), client_calls });
+            outcome = Some(TurnOutcome {
+                text: answer.unwrap_or_default(),
+                client_calls,
+            });
             break;
         }
         if let (false, Some(text)) = (called, answer) {
@@ -137,10 +163,19 @@ async fn run_turn_inner(state: &GatewayState, log: &SessionLog, request: TurnReq
 }
 
 fn client_tool<'s>(surface: &'s Surface, name: &str) -> Option<&'s ToolEntry> {
-    surface.eligible.iter().find(|t| t.name == name && t.executor == Executor::Client && surface.visible.iter().any(|v| v.id == t.id))
+    surface.eligible.iter().find(|t| {
+        t.name == name
+            && t.executor == Executor::Client
+            && surface.visible.iter().any(|v| v.id == t.id)
+    })
 }
 
-fn provider_body(model: &str, input: &[Value], tools: &[Value], max_output_tokens: Option<u64>) -> Value {
+fn provider_body(
+    model: &str,
+    input: &[Value],
+    tools: &[Value],
+    max_output_tokens: Option<u64>,
+) -> Value {
     let mut body = json!({ "model": model, "input": input });
     if !tools.is_empty() {
         body["tools"] = Value::from(tools.to_vec());
@@ -155,9 +190,15 @@ fn provider_body(model: &str, input: &[Value], tools: &[Value], max_output_token
 
 /// The per-request telemetry of spec §9: bytes of the whole request, of the tools and of the prompt.
 fn request_figures(round: usize, body: &Value, raw_bytes: usize) -> Value {
-    let tools = body.get("tools").cloned().unwrap_or(Value::Array(Vec::new()));
+    let tools = body
+        .get("tools")
+        .cloned()
+        .unwrap_or(Value::Array(Vec::new()));
     let tool_bytes = serde_json::to_vec(&tools).map(|b| b.len()).unwrap_or(0);
-    let prompt_chars = body["input"][0]["content"][0]["text"].as_str().map(|t| t.chars().count()).unwrap_or(0);
+    let prompt_chars = body["input"][0]["content"][0]["text"]
+        .as_str()
+        .map(|t| t.chars().count())
+        .unwrap_or(0);
     json!({
         "round": round,
         "rawBytes": raw_bytes,
@@ -182,7 +223,12 @@ fn log_surface(log: &SessionLog, surface: &Surface) -> std::io::Result<()> {
     )
 }
 
-fn log_tool_result(log: &SessionLog, call_id: &str, name: &str, result: &Dispatched) -> std::io::Result<()> {
+fn log_tool_result(
+    log: &SessionLog,
+    call_id: &str,
+    name: &str,
+    result: &Dispatched,
+) -> std::io::Result<()> {
     log.append(
         "toolResult",
         json!({ "toolCallId": call_id, "toolName": name, "isError": result.is_error, "source": result.source, "output": result.output }),
@@ -224,9 +270,11 @@ fn log_bridged(log: &SessionLog, parent: &str, bridged: Vec<BridgedCall>) -> std
 pub fn item_text(item: &Value) -> String {
     match item.get("content") {
         Some(Value::String(s)) => s.clone(),
-        Some(Value::Array(parts)) => {
-            parts.iter().filter_map(|p| p.get("text").and_then(Value::as_str)).collect::<Vec<_>>().join("\n")
-        }
+        Some(Value::Array(parts)) => parts
+            .iter()
+            .filter_map(|p| p.get("text").and_then(Value::as_str))
+            .collect::<Vec<_>>()
+            .join("\n"),
         _ => String::new(),
     }
 }

@@ -19,23 +19,42 @@ pub struct Dispatched {
 
 impl Dispatched {
     fn ok(output: String) -> Self {
-        Dispatched { output, is_error: false, source: None }
+        Dispatched {
+            output,
+            is_error: false,
+            source: None,
+        }
     }
 
     fn error(tool: &str, error: &EngineError) -> Self {
-        let output = json!({ "status": "error", "tool": tool, "error": error.to_string() }).to_string();
-        Dispatched { output, is_error: true, source: None }
+        let output =
+            json!({ "status": "error", "tool": tool, "error": error.to_string() }).to_string();
+        Dispatched {
+            output,
+            is_error: true,
+            source: None,
+        }
     }
 }
 
-const STRUCTURED_HINT: &str = "Use tool_search to find the right id, then tool_describe or tool_call with it.";
+const STRUCTURED_HINT: &str =
+    "Use tool_search to find the right id, then tool_describe or tool_call with it.";
 
 /// Runs one function call of the model against the run's surface.
-pub async fn dispatch(surface: &Surface, runner: &GatewayRunner<'_>, call_id: &str, name: &str, arguments: &str) -> Dispatched {
+pub async fn dispatch(
+    surface: &Surface,
+    runner: &GatewayRunner<'_>,
+    call_id: &str,
+    name: &str,
+    arguments: &str,
+) -> Dispatched {
     let args: Value = match serde_json::from_str(arguments) {
         Ok(v) => v,
         Err(e) => {
-            return Dispatched::error(name, &EngineError::InvalidInput(format!("arguments are not valid JSON: {e}")))
+            return Dispatched::error(
+                name,
+                &EngineError::InvalidInput(format!("arguments are not valid JSON: {e}")),
+            )
         }
     };
     let result = match (surface.is_control(name), &surface.run) {
@@ -43,7 +62,9 @@ pub async fn dispatch(surface: &Surface, runner: &GatewayRunner<'_>, call_id: &s
             TOOL_SEARCH => search(run, &args),
             TOOL_DESCRIBE => describe(run, &args),
             TOOL_CALL => call(run, surface, runner, call_id, &args).await,
-            TOOL_SEARCH_CODE => Err(EngineError::InvalidInput("tool_search_code has no sandbox in this build".into())),
+            TOOL_SEARCH_CODE => Err(EngineError::InvalidInput(
+                "tool_search_code has no sandbox in this build".into(),
+            )),
             _ => Err(EngineError::InvalidInput(format!("unknown control {name}"))),
         },
         _ => return direct(surface, runner, name, &args).await,
@@ -65,9 +86,14 @@ fn search(run: &crate::engine::ToolSearchRun, args: &Value) -> Result<String, En
     let query = match args.get("query") {
         None | Some(Value::Null) => "",
         Some(Value::String(s)) => s.as_str(),
-        Some(other) => return Err(EngineError::InvalidInput(format!("query must be a string, got {other}"))),
+        Some(other) => {
+            return Err(EngineError::InvalidInput(format!(
+                "query must be a string, got {other}"
+            )))
+        }
     };
-    run.search(query, args.get("limit")).map(|items| pretty(&items))
+    run.search(query, args.get("limit"))
+        .map(|items| pretty(&items))
 }
 
 fn describe(run: &crate::engine::ToolSearchRun, args: &Value) -> Result<String, EngineError> {
@@ -86,24 +112,42 @@ async fn call(
     let target_args = match args.get("args") {
         None | Some(Value::Null) => json!({}),
         Some(v @ Value::Object(_)) => v.clone(),
-        Some(other) => return Err(EngineError::InvalidInput(format!("args must be an object, got {other}"))),
+        Some(other) => {
+            return Err(EngineError::InvalidInput(format!(
+                "args must be an object, got {other}"
+            )))
+        }
     };
-    run.call(id, target_args, parent, &surface.eligible, runner).await.map(|envelope| pretty(&envelope))
+    run.call(id, target_args, parent, &surface.eligible, runner)
+        .await
+        .map(|envelope| pretty(&envelope))
 }
 
-async fn direct(surface: &Surface, runner: &GatewayRunner<'_>, name: &str, args: &Value) -> Dispatched {
+async fn direct(
+    surface: &Surface,
+    runner: &GatewayRunner<'_>,
+    name: &str,
+    args: &Value,
+) -> Dispatched {
     let Some(entry) = surface.visible.iter().find(|t| t.name == name) else {
         let error = EngineError::InvalidInput(format!("Tool {name} is not available to this run."));
         return Dispatched::error(name, &error);
     };
     match runner.execute(entry, args).await {
-        Ok(outcome) => Dispatched { output: result_text(&outcome.result), is_error: false, source: Some(entry.source.as_str()) },
-        Err(e) => Dispatched { source: Some(entry.source.as_str()), ..Dispatched::error(name, &e) },
+        Ok(outcome) => Dispatched {
+            output: result_text(&outcome.result),
+            is_error: false,
+            source: Some(entry.source.as_str()),
+        },
+        Err(e) => Dispatched {
+            source: Some(entry.source.as_str()),
+            ..Dispatched::error(name, &e)
+        },
     }
 }
 
 fn string_arg<'v>(args: &'v Value, key: &str) -> Result<&'v str, EngineError> {
-    args.get(key)
-        .and_then(Value::as_str)
-        .ok_or_else(|| EngineError::InvalidInput(format!("`{key}` is required and must be a string.")))
+    args.get(key).and_then(Value::as_str).ok_or_else(|| {
+        EngineError::InvalidInput(format!("`{key}` is required and must be a string."))
+    })
 }

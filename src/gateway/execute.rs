@@ -31,7 +31,10 @@ pub struct GatewayRunner<'a> {
 
 impl<'a> GatewayRunner<'a> {
     pub fn new(policy: &'a ToolPolicy) -> Self {
-        GatewayRunner { policy, bridged: Mutex::new(Vec::new()) }
+        GatewayRunner {
+            policy,
+            bridged: Mutex::new(Vec::new()),
+        }
     }
 
     /// Takes the bridged calls recorded since the last call of this function.
@@ -40,9 +43,16 @@ impl<'a> GatewayRunner<'a> {
     }
 
     /// Executes `entry` with `args` (policy first). Used for direct calls.
-    pub async fn execute(&self, entry: &ToolEntry, args: &Value) -> Result<CallOutcome, EngineError> {
+    pub async fn execute(
+        &self,
+        entry: &ToolEntry,
+        args: &Value,
+    ) -> Result<CallOutcome, EngineError> {
         if !self.policy.allows(&entry.name, &entry.id) {
-            return Err(EngineError::Blocked { tool: entry.name.clone(), reason: "denied by tool policy".into() });
+            return Err(EngineError::Blocked {
+                tool: entry.name.clone(),
+                reason: "denied by tool policy".into(),
+            });
         }
         run_executor(entry, args)
     }
@@ -61,9 +71,15 @@ impl ToolRunner for GatewayRunner<'_> {
                 call_id,
                 entry: entry.clone(),
                 args,
-                outcome: outcome.as_ref().map(|o| o.result.clone()).map_err(|e| e.to_string()),
+                outcome: outcome
+                    .as_ref()
+                    .map(|o| o.result.clone())
+                    .map_err(|e| e.to_string()),
             };
-            self.bridged.lock().unwrap_or_else(|p| p.into_inner()).push(record);
+            self.bridged
+                .lock()
+                .unwrap_or_else(|p| p.into_inner())
+                .push(record);
             outcome
         })
     }
@@ -73,7 +89,9 @@ fn run_executor(entry: &ToolEntry, args: &Value) -> Result<CallOutcome, EngineEr
     match &entry.executor {
         Executor::FakePlugin { .. } => {
             let (text, details) = fake_tool_result(&entry.name, args);
-            Ok(CallOutcome { result: json!({ "content": [{ "type": "text", "text": text }], "details": details }) })
+            Ok(CallOutcome {
+                result: json!({ "content": [{ "type": "text", "text": text }], "details": details }),
+            })
         }
         Executor::CoreEcho => Ok(CallOutcome {
             result: json!({
@@ -97,10 +115,18 @@ pub fn result_text(result: &Value) -> String {
     let texts: Vec<&str> = result
         .get("content")
         .and_then(Value::as_array)
-        .map(|parts| parts.iter().filter_map(|p| p.get("text").and_then(Value::as_str)).collect())
+        .map(|parts| {
+            parts
+                .iter()
+                .filter_map(|p| p.get("text").and_then(Value::as_str))
+                .collect()
+        })
         .unwrap_or_default();
     if texts.is_empty() {
-        result.get("details").map(Value::to_string).unwrap_or_else(|| result.to_string())
+        result
+            .get("details")
+            .map(Value::to_string)
+            .unwrap_or_else(|| result.to_string())
     } else {
         texts.join("\n")
     }

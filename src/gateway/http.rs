@@ -34,14 +34,22 @@ pub fn router(state: Arc<GatewayState>) -> Router {
 
 /// `{error: {type, message}}` with a status.
 pub fn error(status: StatusCode, kind: &str, message: impl Into<String>) -> Response {
-    (status, Json(json!({ "error": { "type": kind, "message": message.into() } }))).into_response()
+    (
+        status,
+        Json(json!({ "error": { "type": kind, "message": message.into() } })),
+    )
+        .into_response()
 }
 
 fn bad_request(message: impl Into<String>) -> Response {
     error(StatusCode::BAD_REQUEST, "invalid_request_error", message)
 }
 
-async fn responses(State(state): State<Arc<GatewayState>>, headers: HeaderMap, body: Bytes) -> Response {
+async fn responses(
+    State(state): State<Arc<GatewayState>>,
+    headers: HeaderMap,
+    body: Bytes,
+) -> Response {
     let request = match parse_request(&state, &headers, &body) {
         Ok(r) => r,
         Err(response) => return response,
@@ -53,14 +61,23 @@ async fn responses(State(state): State<Arc<GatewayState>>, headers: HeaderMap, b
     let _turn = lock.lock().await;
     let log = match SessionLog::open(&state.state_dir, &request.agent_id, &session_id) {
         Ok(log) => log,
-        Err(e) => return error(StatusCode::INTERNAL_SERVER_ERROR, "server_error", format!("cannot open session log: {e}")),
+        Err(e) => {
+            return error(
+                StatusCode::INTERNAL_SERVER_ERROR,
+                "server_error",
+                format!("cannot open session log: {e}"),
+            )
+        }
     };
     let turn_number = state.history(&request.session_key).len() + 1;
     match run_turn(&state, &log, request).await {
         Ok(outcome) => {
             let mut output = outcome.client_calls;
             if !outcome.text.is_empty() || output.is_empty() {
-                output.insert(0, message_item(&format!("msg_{session_id}_{turn_number}"), &outcome.text));
+                output.insert(
+                    0,
+                    message_item(&format!("msg_{session_id}_{turn_number}"), &outcome.text),
+                );
             }
             Json(json!({
                 "id": format!("resp_{session_id}_{turn_number}"),
@@ -72,11 +89,19 @@ async fn responses(State(state): State<Arc<GatewayState>>, headers: HeaderMap, b
             }))
             .into_response()
         }
-        Err(TurnError::Upstream(e)) => error(StatusCode::BAD_GATEWAY, "upstream_error", e.to_string()),
-        Err(TurnError::TooManyRounds) => {
-            error(StatusCode::BAD_GATEWAY, "upstream_error", TurnError::TooManyRounds.to_string())
+        Err(TurnError::Upstream(e)) => {
+            error(StatusCode::BAD_GATEWAY, "upstream_error", e.to_string())
         }
-        Err(e @ TurnError::SessionLog(_)) => error(StatusCode::INTERNAL_SERVER_ERROR, "server_error", e.to_string()),
+        Err(TurnError::TooManyRounds) => error(
+            StatusCode::BAD_GATEWAY,
+            "upstream_error",
+            TurnError::TooManyRounds.to_string(),
+        ),
+        Err(e @ TurnError::SessionLog(_)) => error(
+            StatusCode::INTERNAL_SERVER_ERROR,
+            "server_error",
+            e.to_string(),
+        ),
     }
 }
 
@@ -88,32 +113,60 @@ fn message_item(id: &str, text: &str) -> Value {
 }
 
 /// Validates a `/v1/responses` body; returns the turn and the model name to echo.
-fn parse_request(state: &GatewayState, headers: &HeaderMap, body: &[u8]) -> Result<(TurnRequest, String), Response> {
-    let body: Value = serde_json::from_slice(body).map_err(|e| bad_request(format!("body is not valid JSON: {e}")))?;
+fn parse_request(
+    state: &GatewayState,
+    headers: &HeaderMap,
+    body: &[u8],
+) -> Result<(TurnRequest, String), Response> {
+    let body: Value = serde_json::from_slice(body)
+        .map_err(|e| bad_request(format!("body is not valid JSON: {e}")))?;
     let Value::Object(fields) = &body else {
         return Err(bad_request("body must be a JSON object"));
     };
     if fields.get("stream").and_then(Value::as_bool) == Some(true) {
-        return Err(bad_request("stream: true is not supported by this gateway yet; send stream: false"));
+        return Err(bad_request(
+            "stream: true is not supported by this gateway yet; send stream: false",
+        ));
     }
     let input = parse_input(fields.get("input"))?;
     let client_tools = parse_client_tools(state, fields.get("tools"))?;
     let max_output_tokens = match fields.get("max_output_tokens") {
         None | Some(Value::Null) => None,
-        Some(v) => Some(v.as_u64().ok_or_else(|| bad_request("max_output_tokens must be a non-negative integer"))?),
+        Some(v) => Some(
+            v.as_u64()
+                .ok_or_else(|| bad_request("max_output_tokens must be a non-negative integer"))?,
+        ),
     };
     let model = match fields.get("model") {
         None => "openclaw".to_string(),
         Some(Value::String(s)) => s.clone(),
         Some(_) => return Err(bad_request("model must be a string")),
     };
-    let header = |name: &str| headers.get(name).and_then(|v| v.to_str().ok()).map(str::to_string);
+    let header = |name: &str| {
+        headers
+            .get(name)
+            .and_then(|v| v.to_str().ok())
+            .map(str::to_string)
+    };
     let agent_id = header(AGENT_HEADER).unwrap_or_else(|| "main".into());
     if !state.knows_agent(&agent_id) {
-        return Err(error(StatusCode::NOT_FOUND, "not_found", format!("unknown agent {agent_id:?} (header {AGENT_HEADER})")));
+        return Err(error(
+            StatusCode::NOT_FOUND,
+            "not_found",
+            format!("unknown agent {agent_id:?} (header {AGENT_HEADER})"),
+        ));
     }
     let session_key = header(SESSION_HEADER).unwrap_or_else(|| "main".into());
-    Ok((TurnRequest { agent_id, session_key, input, client_tools, max_output_tokens }, model))
+    Ok((
+        TurnRequest {
+            agent_id,
+            session_key,
+            input,
+            client_tools,
+            max_output_tokens,
+        },
+        model,
+    ))
 }
 
 /// `input`: a string, or an array of message items (content a string or text parts).
@@ -127,11 +180,15 @@ fn parse_input(input: Option<&Value>) -> Result<Vec<Value>, Response> {
             .map(|(i, item)| {
                 let role = item.get("role").and_then(Value::as_str);
                 if !matches!(role, Some("user" | "assistant" | "developer" | "system")) {
-                    return Err(bad_request(format!("input[{i}] must be a message item with a role")));
+                    return Err(bad_request(format!(
+                        "input[{i}] must be a message item with a role"
+                    )));
                 }
                 match item.get("content") {
                     Some(Value::String(_)) | Some(Value::Array(_)) => Ok(item.clone()),
-                    _ => Err(bad_request(format!("input[{i}].content must be a string or an array of parts"))),
+                    _ => Err(bad_request(format!(
+                        "input[{i}].content must be a string or an array of parts"
+                    ))),
                 }
             })
             .collect(),
@@ -142,7 +199,10 @@ fn parse_input(input: Option<&Value>) -> Result<Vec<Value>, Response> {
 }
 
 /// Client tools in the request (`tools[]` of type function). Their names must not collide with the gateway's.
-fn parse_client_tools(state: &GatewayState, tools: Option<&Value>) -> Result<Vec<ToolEntry>, Response> {
+fn parse_client_tools(
+    state: &GatewayState,
+    tools: Option<&Value>,
+) -> Result<Vec<ToolEntry>, Response> {
     let items = match tools {
         None | Some(Value::Null) => return Ok(Vec::new()),
         Some(Value::Array(items)) => items,
@@ -150,21 +210,48 @@ fn parse_client_tools(state: &GatewayState, tools: Option<&Value>) -> Result<Vec
     };
     let mut parsed: Vec<ToolEntry> = Vec::new();
     for (i, tool) in items.iter().enumerate() {
-        let Some(name) = tool.get("name").and_then(Value::as_str).filter(|n| !n.is_empty()) else {
-            return Err(bad_request(format!("tools[{i}].name must be a non-empty string")));
+        let Some(name) = tool
+            .get("name")
+            .and_then(Value::as_str)
+            .filter(|n| !n.is_empty())
+        else {
+            return Err(bad_request(format!(
+                "tools[{i}].name must be a non-empty string"
+            )));
         };
         if tool.get("type").and_then(Value::as_str) != Some("function") {
-            return Err(bad_request(format!("tools[{i}] ({name}) must have type \"function\"")));
+            return Err(bad_request(format!(
+                "tools[{i}] ({name}) must have type \"function\""
+            )));
         }
-        if state.tools.iter().any(|t| t.name == name) || crate::engine::surface::CONTROL_TOOLS.contains(&name) {
-            return Err(bad_request(format!("tools[{i}]: client tool name {name:?} collides with a gateway tool")));
+        if state.tools.iter().any(|t| t.name == name)
+            || crate::engine::surface::CONTROL_TOOLS.contains(&name)
+        {
+            return Err(bad_request(format!(
+                "tools[{i}]: client tool name {name:?} collides with a gateway tool"
+            )));
         }
         if parsed.iter().any(|t| t.name == name) {
-            return Err(bad_request(format!("tools[{i}]: client tool {name:?} is declared twice")));
+            return Err(bad_request(format!(
+                "tools[{i}]: client tool {name:?} is declared twice"
+            )));
         }
-        let description = tool.get("description").and_then(Value::as_str).unwrap_or_default();
-        let parameters = tool.get("parameters").cloned().unwrap_or_else(|| json!({ "type": "object", "properties": {} }));
-        parsed.push(ToolEntry::new(ToolSource::Client, "client", name, description, parameters, Executor::Client));
+        let description = tool
+            .get("description")
+            .and_then(Value::as_str)
+            .unwrap_or_default();
+        let parameters = tool
+            .get("parameters")
+            .cloned()
+            .unwrap_or_else(|| json!({ "type": "object", "properties": {} }));
+        parsed.push(ToolEntry::new(
+            ToolSource::Client,
+            "client",
+            name,
+            description,
+            parameters,
+            Executor::Client,
+        ));
     }
     Ok(parsed)
 }

@@ -35,7 +35,10 @@ pub enum GatewayError {
     #[error("gateway config has no usable provider: set models.providers.<id>.baseUrl and agents.defaults.model.primary")]
     NoProvider,
     #[error("cannot bind gateway on {addr}: {source}")]
-    Bind { addr: SocketAddr, source: std::io::Error },
+    Bind {
+        addr: SocketAddr,
+        source: std::io::Error,
+    },
     #[error(transparent)]
     Upstream(#[from] upstream::UpstreamError),
 }
@@ -58,7 +61,11 @@ pub struct GatewayState {
 impl GatewayState {
     pub fn new(config: LoadedConfig, state_dir: PathBuf) -> Result<Self, GatewayError> {
         let (provider, model) = config.primary_model().ok_or(GatewayError::NoProvider)?;
-        let provider = ProviderClient::new(&provider.base_url, provider.api_key.clone(), PROVIDER_TIMEOUT)?;
+        let provider = ProviderClient::new(
+            &provider.base_url,
+            provider.api_key.clone(),
+            PROVIDER_TIMEOUT,
+        )?;
         let tools = catalog_tools(&config);
         let mut agents = vec!["main".to_string()];
         agents.extend(config.raw.agents.list.iter().map(|a| a.id.clone()));
@@ -85,23 +92,42 @@ impl GatewayState {
 
     /// Earlier items of a session (user and assistant messages), for the next turn.
     pub fn history(&self, session_key: &str) -> Vec<Value> {
-        self.histories.lock().unwrap_or_else(|p| p.into_inner()).get(session_key).cloned().unwrap_or_default()
+        self.histories
+            .lock()
+            .unwrap_or_else(|p| p.into_inner())
+            .get(session_key)
+            .cloned()
+            .unwrap_or_default()
     }
 
     pub fn remember(&self, session_key: &str, items: Vec<Value>) {
-        self.histories.lock().unwrap_or_else(|p| p.into_inner()).entry(session_key.to_string()).or_default().extend(items);
+        self.histories
+            .lock()
+            .unwrap_or_else(|p| p.into_inner())
+            .entry(session_key.to_string())
+            .or_default()
+            .extend(items);
     }
 
     /// One turn at a time per session: the lock for a session key.
     pub fn session_lock(&self, key: &str) -> Arc<tokio::sync::Mutex<()>> {
-        self.session_locks.lock().unwrap_or_else(|p| p.into_inner()).entry(key.to_string()).or_default().clone()
+        self.session_locks
+            .lock()
+            .unwrap_or_else(|p| p.into_inner())
+            .entry(key.to_string())
+            .or_default()
+            .clone()
     }
 }
 
 /// The tools the config asks for: the stand-in core tools and the fake plugin.
 pub fn catalog_tools(config: &LoadedConfig) -> Vec<ToolEntry> {
     let catalog = &config.raw.catalog;
-    let mut tools = if catalog.core_tools { core_tools() } else { Vec::new() };
+    let mut tools = if catalog.core_tools {
+        core_tools()
+    } else {
+        Vec::new()
+    };
     if let Some(plugin) = &catalog.fake_plugin {
         tools.extend(fake_plugin_tools(&plugin.id, plugin.size));
     }
@@ -140,10 +166,18 @@ impl Drop for RunningGateway {
 }
 
 /// Starts the gateway on `addr` (port 0 picks a free one).
-pub async fn serve(config: LoadedConfig, state_dir: PathBuf, addr: SocketAddr) -> Result<RunningGateway, GatewayError> {
+pub async fn serve(
+    config: LoadedConfig,
+    state_dir: PathBuf,
+    addr: SocketAddr,
+) -> Result<RunningGateway, GatewayError> {
     let state = Arc::new(GatewayState::new(config, state_dir)?);
-    let listener = TcpListener::bind(addr).await.map_err(|source| GatewayError::Bind { addr, source })?;
-    let addr = listener.local_addr().map_err(|source| GatewayError::Bind { addr, source })?;
+    let listener = TcpListener::bind(addr)
+        .await
+        .map_err(|source| GatewayError::Bind { addr, source })?;
+    let addr = listener
+        .local_addr()
+        .map_err(|source| GatewayError::Bind { addr, source })?;
     let app = http::router(state.clone());
     let (tx, rx) = oneshot::channel::<()>();
     let task = tokio::spawn(async move {
@@ -153,5 +187,10 @@ pub async fn serve(config: LoadedConfig, state_dir: PathBuf, addr: SocketAddr) -
             })
             .await;
     });
-    Ok(RunningGateway { addr, state, shutdown: Some(tx), task })
+    Ok(RunningGateway {
+        addr,
+        state,
+        shutdown: Some(tx),
+        task,
+    })
 }

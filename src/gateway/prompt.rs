@@ -3,7 +3,8 @@
 
 use crate::engine::{Surface, SurfaceMode};
 
-const PREAMBLE: &str = "You are a personal assistant running inside the toolsearch-qa embedded gateway. \
+const PREAMBLE: &str =
+    "You are a personal assistant running inside the toolsearch-qa embedded gateway. \
 Use the tools below when they help; answer plainly when they do not.";
 
 const SUMMARY_CHARS: usize = 80;
@@ -38,7 +39,12 @@ pub fn system_prompt(surface: &Surface) -> String {
 /// The first sentence of a description, cut to a bounded length on a character boundary.
 fn summary(description: &str) -> String {
     let collapsed = description.split_whitespace().collect::<Vec<_>>().join(" ");
-    let first = collapsed.split_inclusive(". ").next().unwrap_or("").trim_end().to_string();
+    let first = collapsed
+        .split_inclusive(". ")
+        .next()
+        .unwrap_or("")
+        .trim_end()
+        .to_string();
     if first.chars().count() <= SUMMARY_CHARS {
         first
     } else {
@@ -53,7 +59,10 @@ mod tests {
 
     #[test]
     fn summary_takes_the_first_sentence_and_bounds_it() {
-        assert_eq!(summary("Fake plugin tool 3. It proves things."), "Fake plugin tool 3.");
+        assert_eq!(
+            summary("Fake plugin tool 3. It proves things."),
+            "Fake plugin tool 3."
+        );
         assert_eq!(summary("  many   spaces  "), "many spaces");
         assert_eq!(summary(&"x".repeat(200)).chars().count(), 80);
     }

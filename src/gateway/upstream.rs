@@ -13,7 +13,11 @@ pub enum UpstreamError {
     #[error("provider request to {url} failed: {message}")]
     Connect { url: String, message: String },
     #[error("provider at {url} answered HTTP {status}: {body}")]
-    Status { url: String, status: u16, body: String },
+    Status {
+        url: String,
+        status: u16,
+        body: String,
+    },
     #[error("provider at {url} answered with a body that is not JSON: {message}")]
     Malformed { url: String, message: String },
     #[error("provider at {url} answered JSON of the wrong shape: {message}")]
@@ -23,8 +27,14 @@ pub enum UpstreamError {
 /// One item of the provider's `output` the gateway acts on.
 #[derive(Debug, Clone, PartialEq)]
 pub enum OutputItem {
-    FunctionCall { call_id: String, name: String, arguments: String },
-    Message { text: String },
+    FunctionCall {
+        call_id: String,
+        name: String,
+        arguments: String,
+    },
+    Message {
+        text: String,
+    },
 }
 
 #[derive(Clone)]
@@ -36,12 +46,19 @@ pub struct ProviderClient {
 
 impl ProviderClient {
     /// `base_url` ends in `/v1`; requests go to `<base_url>/responses`.
-    pub fn new(base_url: &str, api_key: Option<String>, timeout: Duration) -> Result<Self, UpstreamError> {
+    pub fn new(
+        base_url: &str,
+        api_key: Option<String>,
+        timeout: Duration,
+    ) -> Result<Self, UpstreamError> {
         let url = format!("{}/responses", base_url.trim_end_matches('/'));
         let http = reqwest::Client::builder()
             .timeout(timeout)
             .build()
-            .map_err(|e| UpstreamError::Connect { url: url.clone(), message: e.to_string() })?;
+            .map_err(|e| UpstreamError::Connect {
+                url: url.clone(),
+                message: e.to_string(),
+            })?;
         Ok(ProviderClient { http, url, api_key })
     }
 
@@ -51,7 +68,11 @@ impl ProviderClient {
 
     /// Sends the exact `body` bytes and parses the output items.
     pub async fn send(&self, body: Vec<u8>) -> Result<Vec<OutputItem>, UpstreamError> {
-        let mut request = self.http.post(&self.url).header("content-type", "application/json").body(body);
+        let mut request = self
+            .http
+            .post(&self.url)
+            .header("content-type", "application/json")
+            .body(body);
         if let Some(key) = &self.api_key {
             request = request.bearer_auth(key);
         }
@@ -59,22 +80,41 @@ impl ProviderClient {
         let status = response.status();
         let text = response.text().await.map_err(|e| self.connect_error(e))?;
         if !status.is_success() {
-            return Err(UpstreamError::Status { url: self.url.clone(), status: status.as_u16(), body: clip(&text) });
+            return Err(UpstreamError::Status {
+                url: self.url.clone(),
+                status: status.as_u16(),
+                body: clip(&text),
+            });
         }
-        let json: Value = serde_json::from_str(&text)
-            .map_err(|e| UpstreamError::Malformed { url: self.url.clone(), message: e.to_string() })?;
-        parse_output(&json).map_err(|message| UpstreamError::Shape { url: self.url.clone(), message })
+        let json: Value = serde_json::from_str(&text).map_err(|e| UpstreamError::Malformed {
+            url: self.url.clone(),
+            message: e.to_string(),
+        })?;
+        parse_output(&json).map_err(|message| UpstreamError::Shape {
+            url: self.url.clone(),
+            message,
+        })
     }
 
     fn connect_error(&self, e: reqwest::Error) -> UpstreamError {
-        let message = if e.is_timeout() { "timed out".to_string() } else { e.to_string() };
-        UpstreamError::Connect { url: self.url.clone(), message }
+        let message = if e.is_timeout() {
+            "timed out".to_string()
+        } else {
+            e.to_string()
+        };
+        UpstreamError::Connect {
+            url: self.url.clone(),
+            message,
+        }
     }
 }
 
 /// Reads `output[]` of a Responses API response.
 pub fn parse_output(json: &Value) -> Result<Vec<OutputItem>, String> {
-    let items = json.get("output").and_then(Value::as_array).ok_or("missing array field `output`")?;
+    let items = json
+        .get("output")
+        .and_then(Value::as_array)
+        .ok_or("missing array field `output`")?;
     let mut parsed = Vec::new();
     for (i, item) in items.iter().enumerate() {
         match item.get("type").and_then(Value::as_str) {
@@ -92,9 +132,15 @@ pub fn parse_output(json: &Value) -> Result<Vec<OutputItem>, String> {
                 });
             }
             Some("message") => {
-                let content = item.get("content").and_then(Value::as_array).ok_or(format!("output[{i}] message has no `content` array"))?;
-                let text: String =
-                    content.iter().filter_map(|part| part.get("text").and_then(Value::as_str)).collect::<Vec<_>>().join("");
+                let content = item
+                    .get("content")
+                    .and_then(Value::as_array)
+                    .ok_or(format!("output[{i}] message has no `content` array"))?;
+                let text: String = content
+                    .iter()
+                    .filter_map(|part| part.get("text").and_then(Value::as_str))
+                    .collect::<Vec<_>>()
+                    .join("");
                 parsed.push(OutputItem::Message { text });
             }
             Some(_) => {}
@@ -138,11 +184,17 @@ mod tests {
 
     #[test]
     fn wrong_shapes_are_named() {
-        assert_eq!(parse_output(&json!({})).unwrap_err(), "missing array field `output`");
+        assert_eq!(
+            parse_output(&json!({})).unwrap_err(),
+            "missing array field `output`"
+        );
         assert_eq!(
             parse_output(&json!({"output": [{"type": "function_call", "name": "x"}]})).unwrap_err(),
             "output[0] function_call has no string `call_id`"
         );
-        assert_eq!(parse_output(&json!({"output": []})).unwrap_err(), "`output` has neither a message nor a function_call");
+        assert_eq!(
+            parse_output(&json!({"output": []})).unwrap_err(),
+            "`output` has neither a message nor a function_call"
+        );
     }
 }

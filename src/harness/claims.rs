@@ -56,7 +56,11 @@ struct Check {
 }
 
 fn check(ok: bool, expected: impl Into<String>, actual: impl Into<String>) -> Check {
-    Check { ok, expected: expected.into(), actual: actual.into() }
+    Check {
+        ok,
+        expected: expected.into(),
+        actual: actual.into(),
+    }
 }
 
 fn verdict(claim: &str, lane: &str, checks: Vec<Check>) -> Verdict {
@@ -64,7 +68,11 @@ fn verdict(claim: &str, lane: &str, checks: Vec<Check>) -> Verdict {
     let (expected, actual) = match failed.first() {
         Some(first) => (first.expected.clone(), first.actual.clone()),
         None => (
-            checks.iter().map(|c| c.expected.as_str()).collect::<Vec<_>>().join("; "),
+            checks
+                .iter()
+                .map(|c| c.expected.as_str())
+                .collect::<Vec<_>>()
+                .join("; "),
             "as expected".to_string(),
         ),
     };
@@ -87,29 +95,60 @@ pub fn evaluate(scenario: &Scenario, lanes: &[Observed<'_>]) -> Vec<Verdict> {
     for observed in lanes {
         let name = observed.lane.name.as_str();
         if observed.lane.is_direct() {
-            verdicts.push(verdict("C1", name, c1_direct_calls_target(scenario, observed)));
-            verdicts.push(verdict("C3", name, c3_direct_declares_fake_schemas(&fake, observed)));
+            verdicts.push(verdict(
+                "C1",
+                name,
+                c1_direct_calls_target(scenario, observed),
+            ));
+            verdicts.push(verdict(
+                "C3",
+                name,
+                c3_direct_declares_fake_schemas(&fake, observed),
+            ));
         } else {
-            verdicts.push(verdict("C2", name, c2_tool_search_calls_target(scenario, observed, direct)));
-            verdicts.push(verdict("C4", name, c4_only_bridge_declared(scenario, &fake, observed)));
+            verdicts.push(verdict(
+                "C2",
+                name,
+                c2_tool_search_calls_target(scenario, observed, direct),
+            ));
+            verdicts.push(verdict(
+                "C4",
+                name,
+                c4_only_bridge_declared(scenario, &fake, observed),
+            ));
             verdicts.push(verdict("C5", name, c5_smaller(observed, direct)));
         }
         verdicts.push(verdict("C6", name, c6_session_log(scenario, observed)));
     }
-    verdicts.sort_by(|a, b| a.claim.cmp(&b.claim).then_with(|| lane_index(lanes, &a.lane).cmp(&lane_index(lanes, &b.lane))));
+    verdicts.sort_by(|a, b| {
+        a.claim
+            .cmp(&b.claim)
+            .then_with(|| lane_index(lanes, &a.lane).cmp(&lane_index(lanes, &b.lane)))
+    });
     verdicts
 }
 
 fn lane_index(lanes: &[Observed<'_>], name: &str) -> usize {
-    lanes.iter().position(|l| l.lane.name == name).unwrap_or(usize::MAX)
+    lanes
+        .iter()
+        .position(|l| l.lane.name == name)
+        .unwrap_or(usize::MAX)
 }
 
 fn reached_target(scenario: &Scenario, figures: &LaneFigures) -> Vec<Check> {
     let text = &figures.gateway_output_text;
     let want = format!("{FAKE_OK} {}", scenario.target_tool);
     vec![
-        check(figures.status == 200, "gateway HTTP 200", format!("HTTP {}", figures.status)),
-        check(text.contains(&want), format!("output text contains {want:?}"), format!("output text {text:?}")),
+        check(
+            figures.status == 200,
+            "gateway HTTP 200",
+            format!("HTTP {}", figures.status),
+        ),
+        check(
+            text.contains(&want),
+            format!("output text contains {want:?}"),
+            format!("output text {text:?}"),
+        ),
     ]
 }
 
@@ -117,35 +156,77 @@ fn c1_direct_calls_target(scenario: &Scenario, o: &Observed<'_>) -> Vec<Check> {
     let f = &o.figures;
     let target = &scenario.target_tool;
     let mut checks = reached_target(scenario, f);
-    let planned = f.provider_planned_tools.iter().flatten().any(|t| t == target);
-    checks.push(check(planned, format!("mock planned {target}"), format!("planned {:?}", f.provider_planned_tools)));
+    let planned = f
+        .provider_planned_tools
+        .iter()
+        .flatten()
+        .any(|t| t == target);
+    checks.push(check(
+        planned,
+        format!("mock planned {target}"),
+        format!("planned {:?}", f.provider_planned_tools),
+    ));
     let logged = o.observation.session.iter().any(|r| {
-        r["type"] == "toolResult" && r["toolName"] == target.as_str() && r["isError"] == false && r.get("parentToolCallId").is_none()
+        r["type"] == "toolResult"
+            && r["toolName"] == target.as_str()
+            && r["isError"] == false
+            && r.get("parentToolCallId").is_none()
     });
-    checks.push(check(logged, format!("session log has a direct, successful {target} result"), format!("{logged}")));
+    checks.push(check(
+        logged,
+        format!("session log has a direct, successful {target} result"),
+        format!("{logged}"),
+    ));
     checks
 }
 
-fn c2_tool_search_calls_target(scenario: &Scenario, o: &Observed<'_>, direct: Option<&Observed<'_>>) -> Vec<Check> {
+fn c2_tool_search_calls_target(
+    scenario: &Scenario,
+    o: &Observed<'_>,
+    direct: Option<&Observed<'_>>,
+) -> Vec<Check> {
     let f = &o.figures;
     let target = &scenario.target_tool;
     let mut checks = reached_target(scenario, f);
-    let wire: Vec<String> = o.observation.requests.iter().filter_map(planned_wire_tool).collect();
-    let expected_path: Vec<String> = if f.provider_declared_tool_names.iter().any(|n| n == TOOL_SEARCH_CODE) {
+    let wire: Vec<String> = o
+        .observation
+        .requests
+        .iter()
+        .filter_map(planned_wire_tool)
+        .collect();
+    let expected_path: Vec<String> = if f
+        .provider_declared_tool_names
+        .iter()
+        .any(|n| n == TOOL_SEARCH_CODE)
+    {
         vec![TOOL_SEARCH_CODE.into()]
     } else {
         vec![TOOL_SEARCH.into(), TOOL_CALL.into()]
     };
-    checks.push(check(wire == expected_path, format!("planned on the wire {expected_path:?}"), format!("{wire:?}")));
+    checks.push(check(
+        wire == expected_path,
+        format!("planned on the wire {expected_path:?}"),
+        format!("{wire:?}"),
+    ));
     let bridged = o.observation.session.iter().any(|r| {
-        r["type"] == "toolResult" && r["toolName"] == target.as_str() && r["isError"] == false && r.get("parentToolCallId").is_some()
+        r["type"] == "toolResult"
+            && r["toolName"] == target.as_str()
+            && r["isError"] == false
+            && r.get("parentToolCallId").is_some()
     });
-    checks.push(check(bridged, format!("session log has a bridged {target} result with parentToolCallId"), format!("{bridged}")));
+    checks.push(check(
+        bridged,
+        format!("session log has a bridged {target} result with parentToolCallId"),
+        format!("{bridged}"),
+    ));
     if let Some(direct) = direct {
         let same = f.gateway_output_text == direct.figures.gateway_output_text;
         checks.push(check(
             same,
-            format!("same output text as lane {}: {:?}", direct.lane.name, direct.figures.gateway_output_text),
+            format!(
+                "same output text as lane {}: {:?}",
+                direct.lane.name, direct.figures.gateway_output_text
+            ),
             format!("{:?}", f.gateway_output_text),
         ));
     }
@@ -161,41 +242,80 @@ fn c3_direct_declares_fake_schemas(fake: &[ToolEntry], o: &Observed<'_>) -> Vec<
     let Some(first) = o.observation.requests.first() else {
         return vec![check(false, "at least one provider request", "none")];
     };
-    let declared: Vec<&Value> = first.body.get("tools").and_then(Value::as_array).map(|t| t.iter().collect()).unwrap_or_default();
+    let declared: Vec<&Value> = first
+        .body
+        .get("tools")
+        .and_then(Value::as_array)
+        .map(|t| t.iter().collect())
+        .unwrap_or_default();
     let mut missing = Vec::new();
     let mut differing = Vec::new();
     for tool in fake {
         match declared.iter().find(|d| d["name"] == tool.name.as_str()) {
             None => missing.push(tool.name.clone()),
-            Some(d) if schema_text(&d["parameters"]) != schema_text(&tool.parameters) || d["description"] != tool.description.as_str() => {
+            Some(d)
+                if schema_text(&d["parameters"]) != schema_text(&tool.parameters)
+                    || d["description"] != tool.description.as_str() =>
+            {
                 differing.push(tool.name.clone())
             }
             Some(_) => {}
         }
     }
     vec![
-        check(missing.is_empty(), format!("all {} fake tools declared", fake.len()), format!("missing {missing:?}")),
-        check(differing.is_empty(), "fake schemas byte-identical to the catalogue", format!("differing {differing:?}")),
+        check(
+            missing.is_empty(),
+            format!("all {} fake tools declared", fake.len()),
+            format!("missing {missing:?}"),
+        ),
+        check(
+            differing.is_empty(),
+            "fake schemas byte-identical to the catalogue",
+            format!("differing {differing:?}"),
+        ),
     ]
 }
 
-fn c4_only_bridge_declared(scenario: &Scenario, fake: &[ToolEntry], o: &Observed<'_>) -> Vec<Check> {
+fn c4_only_bridge_declared(
+    scenario: &Scenario,
+    fake: &[ToolEntry],
+    o: &Observed<'_>,
+) -> Vec<Check> {
     let expected = expected_bridge_names(scenario, o);
     let mut checks = Vec::new();
     for (i, request) in o.observation.requests.iter().enumerate() {
         let mut names = declared_tool_names(&request.body);
         names.sort();
-        checks.push(check(names == expected, format!("request {} declares exactly {expected:?}", i + 1), format!("{names:?}")));
+        checks.push(check(
+            names == expected,
+            format!("request {} declares exactly {expected:?}", i + 1),
+            format!("{names:?}"),
+        ));
     }
     if let Some(first) = o.observation.requests.first() {
         let without_user = strip_user_items(&first.body);
-        let leaked: Vec<&str> =
-            fake.iter().map(|t| t.name.as_str()).filter(|n| without_user.contains(n)).collect();
-        checks.push(check(leaked.is_empty(), "first request names no fake tool outside the user's message", format!("names {leaked:?}")));
-        let schema_marker = fake.first().and_then(|t| t.parameters["properties"]["marker"]["description"].as_str()).unwrap_or("");
+        let leaked: Vec<&str> = fake
+            .iter()
+            .map(|t| t.name.as_str())
+            .filter(|n| without_user.contains(n))
+            .collect();
+        checks.push(check(
+            leaked.is_empty(),
+            "first request names no fake tool outside the user's message",
+            format!("names {leaked:?}"),
+        ));
+        let schema_marker = fake
+            .first()
+            .and_then(|t| t.parameters["properties"]["marker"]["description"].as_str())
+            .unwrap_or("");
         let description_marker = "deliberately non-trivial";
-        let leaked_schema = first.raw.contains(schema_marker) || first.raw.contains(description_marker);
-        checks.push(check(!leaked_schema, "first request carries no fake schema or description", format!("leaked: {leaked_schema}")));
+        let leaked_schema =
+            first.raw.contains(schema_marker) || first.raw.contains(description_marker);
+        checks.push(check(
+            !leaked_schema,
+            "first request carries no fake schema or description",
+            format!("leaked: {leaked_schema}"),
+        ));
     } else {
         checks.push(check(false, "at least one provider request", "none"));
     }
@@ -205,16 +325,22 @@ fn c4_only_bridge_declared(scenario: &Scenario, fake: &[ToolEntry], o: &Observed
 /// The declared names a Tool Search lane must show: the controls of its configured mode plus the
 /// direct-only tools of the scenario's catalogue, sorted.
 fn expected_bridge_names(scenario: &Scenario, o: &Observed<'_>) -> Vec<String> {
-    let settings = ToolSearchSettings::resolve(Some(&o.lane.tool_search_json())).unwrap_or_default();
+    let settings =
+        ToolSearchSettings::resolve(Some(&o.lane.tool_search_json())).unwrap_or_default();
     let controls: &[&str] = match settings.mode {
         Some(ToolSearchMode::Code) => &[TOOL_SEARCH_CODE],
-        Some(ToolSearchMode::Tools | ToolSearchMode::Directory) => &[TOOL_SEARCH, TOOL_DESCRIBE, TOOL_CALL],
+        Some(ToolSearchMode::Tools | ToolSearchMode::Directory) => {
+            &[TOOL_SEARCH, TOOL_DESCRIBE, TOOL_CALL]
+        }
         None => &[],
     };
     let mut names: Vec<String> = controls.iter().map(|c| c.to_string()).collect();
     if scenario.catalog.core_tools {
         names.extend(
-            core_tools().into_iter().filter(|t| t.catalog_mode == CatalogMode::DirectOnly).map(|t| t.name),
+            core_tools()
+                .into_iter()
+                .filter(|t| t.catalog_mode == CatalogMode::DirectOnly)
+                .map(|t| t.name),
         );
     }
     names.sort();
@@ -231,10 +357,21 @@ fn strip_user_items(body: &Value) -> String {
 
 fn c5_smaller(o: &Observed<'_>, direct: Option<&Observed<'_>>) -> Vec<Check> {
     let Some(direct) = direct else {
-        return vec![check(false, "a direct lane to compare with", "none in this scenario")];
+        return vec![check(
+            false,
+            "a direct lane to compare with",
+            "none in this scenario",
+        )];
     };
-    let (ours, theirs) = (o.figures.first_request_bytes, direct.figures.first_request_bytes);
-    let ratio = if theirs == 0 { 0.0 } else { ours as f64 / theirs as f64 };
+    let (ours, theirs) = (
+        o.figures.first_request_bytes,
+        direct.figures.first_request_bytes,
+    );
+    let ratio = if theirs == 0 {
+        0.0
+    } else {
+        ours as f64 / theirs as f64
+    };
     vec![check(
         ours > 0 && ours < theirs,
         format!("first request smaller than direct's {theirs} bytes"),
@@ -248,23 +385,47 @@ fn c6_session_log(scenario: &Scenario, o: &Observed<'_>) -> Vec<Check> {
     let mut checks = Vec::new();
     let mut exact = |label: &str, want: Option<u64>, got: Option<u64>| {
         if let Some(want) = want {
-            checks.push(check(got == Some(want), format!("{label} = {want}"), format!("{label} = {got:?}")));
+            checks.push(check(
+                got == Some(want),
+                format!("{label} = {want}"),
+                format!("{label} = {got:?}"),
+            ));
         }
     };
-    exact("schemas up front", e.declared_tools.map(|n| n as u64), s.schemas_up_front.map(|n| n as u64));
-    exact("provider requests", e.provider_requests.map(|n| n as u64), Some(o.figures.provider_request_count as u64));
+    exact(
+        "schemas up front",
+        e.declared_tools.map(|n| n as u64),
+        s.schemas_up_front.map(|n| n as u64),
+    );
+    exact(
+        "provider requests",
+        e.provider_requests.map(|n| n as u64),
+        Some(o.figures.provider_request_count as u64),
+    );
     exact("searches", e.searches, Some(s.searches));
     exact("describes", e.describes, Some(s.describes));
     exact("calls", e.calls, Some(s.calls));
-    exact("catalog size", e.catalog_size.map(|n| n as u64), s.catalog_size.map(|n| n as u64));
+    exact(
+        "catalog size",
+        e.catalog_size.map(|n| n as u64),
+        s.catalog_size.map(|n| n as u64),
+    );
     let target = &scenario.target_tool;
-    checks.push(check(s.final_tool.as_deref() == Some(target), format!("final tool {target}"), format!("{:?}", s.final_tool)));
+    checks.push(check(
+        s.final_tool.as_deref() == Some(target),
+        format!("final tool {target}"),
+        format!("{:?}", s.final_tool),
+    ));
     checks.push(check(
         s.final_tool_source.as_deref() == Some("openclaw"),
         "final tool source openclaw",
         format!("{:?}", s.final_tool_source),
     ));
     let want_bridged = usize::from(!o.lane.is_direct());
-    checks.push(check(s.bridged_calls == want_bridged, format!("{want_bridged} bridged call(s)"), format!("{}", s.bridged_calls)));
+    checks.push(check(
+        s.bridged_calls == want_bridged,
+        format!("{want_bridged} bridged call(s)"),
+        format!("{}", s.bridged_calls),
+    ));
     checks
 }

@@ -82,7 +82,11 @@ pub fn turn_body(scenario: &Scenario) -> Value {
     body
 }
 
-async fn send_turn(base_url: &str, scenario: &Scenario, session_key: &str) -> Result<(u16, Value), HarnessError> {
+async fn send_turn(
+    base_url: &str,
+    scenario: &Scenario,
+    session_key: &str,
+) -> Result<(u16, Value), HarnessError> {
     let url = format!("{base_url}/v1/responses");
     let client = reqwest::Client::builder()
         .timeout(TURN_TIMEOUT)
@@ -97,9 +101,15 @@ async fn send_turn(base_url: &str, scenario: &Scenario, session_key: &str) -> Re
         .await
         .map_err(|e| HarnessError::infra(format!("POST {url}: {e}")))?;
     let status = response.status().as_u16();
-    let text = response.text().await.map_err(|e| HarnessError::infra(format!("POST {url}: reading body: {e}")))?;
-    let body = serde_json::from_str(&text)
-        .map_err(|e| HarnessError::infra(format!("POST {url} answered HTTP {status} with a non-JSON body ({e}): {text}")))?;
+    let text = response
+        .text()
+        .await
+        .map_err(|e| HarnessError::infra(format!("POST {url}: reading body: {e}")))?;
+    let body = serde_json::from_str(&text).map_err(|e| {
+        HarnessError::infra(format!(
+            "POST {url} answered HTTP {status} with a non-JSON body ({e}): {text}"
+        ))
+    })?;
     Ok((status, body))
 }
 
@@ -137,7 +147,9 @@ pub struct SessionAnswers {
 impl LaneObservation {
     pub fn figures(&self) -> LaneFigures {
         let first = self.requests.first();
-        let declared = first.map(|r| declared_tool_names(&r.body)).unwrap_or_default();
+        let declared = first
+            .map(|r| declared_tool_names(&r.body))
+            .unwrap_or_default();
         LaneFigures {
             status: self.status,
             provider_request_count: self.requests.len(),
@@ -156,31 +168,57 @@ impl LaneObservation {
 
 /// What the mock planned on the wire for one request (`plannedWireToolName ?? plannedToolName`).
 pub fn planned_wire_tool(record: &JournalRecord) -> Option<String> {
-    record.planned_wire_tool_name.clone().or_else(|| record.planned_tool_name.clone())
+    record
+        .planned_wire_tool_name
+        .clone()
+        .or_else(|| record.planned_tool_name.clone())
 }
 
 /// Names in a request's `tools[]`, in order.
 pub fn declared_tool_names(body: &Value) -> Vec<String> {
     body.get("tools")
         .and_then(Value::as_array)
-        .map(|tools| tools.iter().filter_map(|t| t.get("name").and_then(Value::as_str)).map(str::to_string).collect())
+        .map(|tools| {
+            tools
+                .iter()
+                .filter_map(|t| t.get("name").and_then(Value::as_str))
+                .map(str::to_string)
+                .collect()
+        })
         .unwrap_or_default()
 }
 
 /// `instructions` plus the text of every system/developer input item.
 pub fn system_prompt_chars(body: &Value) -> usize {
-    let instructions = body.get("instructions").and_then(Value::as_str).map(|s| s.chars().count()).unwrap_or(0);
-    let items = body.get("input").and_then(Value::as_array).map(Vec::as_slice).unwrap_or(&[]);
+    let instructions = body
+        .get("instructions")
+        .and_then(Value::as_str)
+        .map(|s| s.chars().count())
+        .unwrap_or(0);
+    let items = body
+        .get("input")
+        .and_then(Value::as_array)
+        .map(Vec::as_slice)
+        .unwrap_or(&[]);
     let system: usize = items
         .iter()
-        .filter(|i| matches!(i.get("role").and_then(Value::as_str), Some("system" | "developer")))
+        .filter(|i| {
+            matches!(
+                i.get("role").and_then(Value::as_str),
+                Some("system" | "developer")
+            )
+        })
         .map(|i| crate::gateway::agent::item_text(i).chars().count())
         .sum();
     instructions + system
 }
 
 fn output_items(response: &Value) -> &[Value] {
-    response.get("output").and_then(Value::as_array).map(Vec::as_slice).unwrap_or(&[])
+    response
+        .get("output")
+        .and_then(Value::as_array)
+        .map(Vec::as_slice)
+        .unwrap_or(&[])
 }
 
 /// Names of `function_call` items in the gateway's answer.
@@ -208,8 +246,14 @@ pub fn session_answers(records: &[Value]) -> SessionAnswers {
     for record in records {
         match record.get("type").and_then(Value::as_str) {
             Some("surface") => {
-                answers.schemas_up_front = record.get("declaredToolCount").and_then(Value::as_u64).map(|n| n as usize);
-                answers.catalog_size = record.get("catalogSize").and_then(Value::as_u64).map(|n| n as usize);
+                answers.schemas_up_front = record
+                    .get("declaredToolCount")
+                    .and_then(Value::as_u64)
+                    .map(|n| n as usize);
+                answers.catalog_size = record
+                    .get("catalogSize")
+                    .and_then(Value::as_u64)
+                    .map(|n| n as usize);
             }
             Some("telemetry") => {
                 let t = &record["telemetry"];
@@ -218,14 +262,20 @@ pub fn session_answers(records: &[Value]) -> SessionAnswers {
                 answers.calls = t["callCount"].as_u64().unwrap_or(0);
             }
             Some("toolResult") => {
-                let name = record.get("toolName").and_then(Value::as_str).unwrap_or_default();
+                let name = record
+                    .get("toolName")
+                    .and_then(Value::as_str)
+                    .unwrap_or_default();
                 let ok = record.get("isError").and_then(Value::as_bool) == Some(false);
                 if record.get("parentToolCallId").is_some() {
                     answers.bridged_calls += 1;
                 }
                 if ok && !crate::engine::surface::CONTROL_TOOLS.contains(&name) {
                     answers.final_tool = Some(name.to_string());
-                    answers.final_tool_source = record.get("source").and_then(Value::as_str).map(str::to_string);
+                    answers.final_tool_source = record
+                        .get("source")
+                        .and_then(Value::as_str)
+                        .map(str::to_string);
                 }
             }
             _ => {}

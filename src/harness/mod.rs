@@ -4,6 +4,7 @@
 //! lane a fresh gateway on the chosen target, one turn, the observations, and the claims.
 
 pub mod claims;
+pub mod junit;
 pub mod lane;
 pub mod report;
 pub mod scenario;
@@ -42,27 +43,51 @@ impl From<scenario::ScenarioError> for HarnessError {
 }
 
 /// Runs every scenario on `target` against one mock provider.
-pub async fn run_suite(target: &dyn Target, scenarios: &[Scenario]) -> Result<SuiteReport, HarnessError> {
-    let provider = MockProvider::start().await.map_err(|e| HarnessError::infra(format!("mock provider did not start: {e}")))?;
+pub async fn run_suite(
+    target: &dyn Target,
+    scenarios: &[Scenario],
+) -> Result<SuiteReport, HarnessError> {
+    run_suite_with_progress(target, scenarios, &|_, _| {}).await
+}
+
+/// [`run_suite`], calling `progress` as each lane starts.
+pub async fn run_suite_with_progress(
+    target: &dyn Target,
+    scenarios: &[Scenario],
+    progress: &(dyn Fn(&Scenario, &scenario::Lane) + Sync),
+) -> Result<SuiteReport, HarnessError> {
+    let provider = MockProvider::start()
+        .await
+        .map_err(|e| HarnessError::infra(format!("mock provider did not start: {e}")))?;
     let mut reports = Vec::new();
     for scenario in scenarios {
-        reports.push(run_scenario(target, scenario, &provider).await?);
+        reports.push(run_scenario(target, scenario, &provider, progress).await?);
     }
     Ok(SuiteReport::new(target.name(), reports))
 }
 
 /// Runs one scenario's lanes in order and evaluates its claims.
-pub async fn run_scenario(target: &dyn Target, scenario: &Scenario, provider: &MockProvider) -> Result<ScenarioReport, HarnessError> {
+pub async fn run_scenario(
+    target: &dyn Target,
+    scenario: &Scenario,
+    provider: &MockProvider,
+    progress: &(dyn Fn(&Scenario, &scenario::Lane) + Sync),
+) -> Result<ScenarioReport, HarnessError> {
     let journal = provider.journal();
     let mut observations = Vec::new();
     for lane in &scenario.lanes {
+        progress(scenario, lane);
         observations.push(run_lane(target, scenario, lane, &provider.base_url(), &journal).await?);
     }
     let observed: Vec<Observed<'_>> = scenario
         .lanes
         .iter()
         .zip(&observations)
-        .map(|(lane, observation)| Observed { lane, observation, figures: observation.figures() })
+        .map(|(lane, observation)| Observed {
+            lane,
+            observation,
+            figures: observation.figures(),
+        })
         .collect();
     let verdicts = evaluate(scenario, &observed);
     Ok(ScenarioReport::new(scenario, &observed, verdicts))

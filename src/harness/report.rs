@@ -51,12 +51,20 @@ impl Reduction {
         Reduction {
             raw_bytes: diff(direct.provider_raw_bytes, lane.provider_raw_bytes),
             first_request_bytes: diff(direct.first_request_bytes, lane.first_request_bytes),
-            declared_tools: diff(direct.provider_declared_tool_count, lane.provider_declared_tool_count),
-            system_prompt_chars: diff(direct.provider_system_prompt_chars, lane.provider_system_prompt_chars),
+            declared_tools: diff(
+                direct.provider_declared_tool_count,
+                lane.provider_declared_tool_count,
+            ),
+            system_prompt_chars: diff(
+                direct.provider_system_prompt_chars,
+                lane.provider_system_prompt_chars,
+            ),
             first_request_ratio: if direct.first_request_bytes == 0 {
                 0.0
             } else {
-                (lane.first_request_bytes as f64 / direct.first_request_bytes as f64 * 1000.0).round() / 1000.0
+                (lane.first_request_bytes as f64 / direct.first_request_bytes as f64 * 1000.0)
+                    .round()
+                    / 1000.0
             },
         }
     }
@@ -69,11 +77,20 @@ impl ScenarioReport {
         let mut lane_millis = Map::new();
         let direct = observed.iter().find(|o| o.lane.is_direct());
         for o in observed {
-            lanes.insert(o.lane.name.clone(), serde_json::to_value(&o.figures).unwrap_or(Value::Null));
-            lane_millis.insert(o.lane.name.clone(), Value::from(o.observation.elapsed.as_millis() as u64));
+            lanes.insert(
+                o.lane.name.clone(),
+                serde_json::to_value(&o.figures).unwrap_or(Value::Null),
+            );
+            lane_millis.insert(
+                o.lane.name.clone(),
+                Value::from(o.observation.elapsed.as_millis() as u64),
+            );
             if let (Some(d), false) = (direct, o.lane.is_direct()) {
                 let r = Reduction::between(&d.figures, &o.figures);
-                reduction.insert(o.lane.name.clone(), serde_json::to_value(r).unwrap_or(Value::Null));
+                reduction.insert(
+                    o.lane.name.clone(),
+                    serde_json::to_value(r).unwrap_or(Value::Null),
+                );
             }
         }
         ScenarioReport {
@@ -90,7 +107,11 @@ impl ScenarioReport {
 
 impl SuiteReport {
     pub fn new(target: &str, scenarios: Vec<ScenarioReport>) -> Self {
-        SuiteReport { ok: scenarios.iter().all(|s| s.ok), target: target.to_string(), scenarios }
+        SuiteReport {
+            ok: scenarios.iter().all(|s| s.ok),
+            target: target.to_string(),
+            scenarios,
+        }
     }
 
     pub fn to_json(&self) -> String {
@@ -101,17 +122,84 @@ impl SuiteReport {
     pub fn to_table(&self) -> String {
         let mut out = String::new();
         for s in &self.scenarios {
-            out.push_str(&format!("scenario {} (target {}, tool {})\n", s.scenario, self.target, s.target_tool));
+            out.push_str(&format!(
+                "scenario {} (target {}, tool {})\n",
+                s.scenario, self.target, s.target_tool
+            ));
             out.push_str(&figures_table(s).to_string());
             out.push('\n');
             out.push_str(&claims_table(s).to_string());
             out.push('\n');
         }
-        let failed = self.scenarios.iter().flat_map(|s| &s.claims).filter(|c| !c.ok).count();
+        let failed = self
+            .scenarios
+            .iter()
+            .flat_map(|s| &s.claims)
+            .filter(|c| !c.ok)
+            .count();
         let total: usize = self.scenarios.iter().map(|s| s.claims.len()).sum();
         out.push_str(&format!("{} passed, {} failed\n", total - failed, failed));
         out
     }
+}
+
+impl SuiteReport {
+    /// A Markdown report: figures and claims per scenario, for a CI summary page.
+    pub fn to_markdown(&self) -> String {
+        let mut out = format!(
+            "# toolsearch-qa report\n\nTarget: `{}` · result: **{}**\n",
+            self.target,
+            if self.ok { "PASS" } else { "FAIL" }
+        );
+        for s in &self.scenarios {
+            out.push_str(&format!(
+                "\n## {} (tool `{}`)\n\n",
+                s.scenario, s.target_tool
+            ));
+            out.push_str("| lane | status | requests | 1st req bytes | ratio | declared | prompt chars | planned |\n");
+            out.push_str("|---|---:|---:|---:|---:|---:|---:|---|\n");
+            for (name, f) in &s.lanes {
+                let ratio = s
+                    .reduction
+                    .get(name)
+                    .and_then(|r| r["firstRequestRatio"].as_f64())
+                    .unwrap_or(1.0);
+                out.push_str(&format!(
+                    "| {name} | {} | {} | {} | {ratio:.3} | {} | {} | {} |\n",
+                    f["status"],
+                    f["providerRequestCount"],
+                    f["firstRequestBytes"],
+                    f["providerDeclaredToolCount"],
+                    f["providerSystemPromptChars"],
+                    planned(f).join(" → ")
+                ));
+            }
+            out.push_str("\n| claim | lane | result | what | detail |\n|---|---|---|---|---|\n");
+            for c in &s.claims {
+                let detail = if c.ok {
+                    format!("{} checks", c.checks)
+                } else {
+                    format!("expected {}; got {}", c.expected, c.actual)
+                };
+                let result = if c.ok { "PASS" } else { "**FAIL**" };
+                out.push_str(&format!(
+                    "| {} | {} | {result} | {} | {} |\n",
+                    c.claim,
+                    c.lane,
+                    c.title,
+                    detail.replace('|', "\\|")
+                ));
+            }
+        }
+        out
+    }
+}
+
+fn planned(figures: &Value) -> Vec<&str> {
+    figures["providerPlannedTools"]
+        .as_array()
+        .map(|p| p.iter().map(|t| t.as_str().unwrap_or("-")).collect())
+        .unwrap_or_default()
 }
 
 fn new_table(header: Vec<&str>) -> Table {
@@ -122,11 +210,22 @@ fn new_table(header: Vec<&str>) -> Table {
 
 fn figures_table(s: &ScenarioReport) -> Table {
     let mut table = new_table(vec![
-        "lane", "status", "requests", "1st req bytes", "ratio", "declared", "prompt chars", "planned", "output",
+        "lane",
+        "status",
+        "requests",
+        "1st req bytes",
+        "ratio",
+        "declared",
+        "prompt chars",
+        "planned",
+        "output",
     ]);
     for (name, f) in &s.lanes {
-        let ratio = s.reduction.get(name).and_then(|r| r["firstRequestRatio"].as_f64()).map(|r| format!("{r:.3}"));
-        let planned: Vec<&str> = f["providerPlannedTools"].as_array().map(|p| p.iter().map(|t| t.as_str().unwrap_or("-")).collect()).unwrap_or_default();
+        let ratio = s
+            .reduction
+            .get(name)
+            .and_then(|r| r["firstRequestRatio"].as_f64())
+            .map(|r| format!("{r:.3}"));
         table.add_row(vec![
             Cell::new(name),
             Cell::new(&f["status"]),
@@ -135,7 +234,7 @@ fn figures_table(s: &ScenarioReport) -> Table {
             Cell::new(ratio.unwrap_or_else(|| "1.000".into())),
             Cell::new(&f["providerDeclaredToolCount"]),
             Cell::new(&f["providerSystemPromptChars"]),
-            Cell::new(planned.join(" → ")),
+            Cell::new(planned(f).join(" → ")),
             Cell::new(f["gatewayOutputText"].as_str().unwrap_or_default()),
         ]);
     }
@@ -146,7 +245,12 @@ fn claims_table(s: &ScenarioReport) -> Table {
     let mut table = new_table(vec!["claim", "lane", "result", "what", "detail"]);
     for c in &s.claims {
         let detail = if c.ok {
-            format!("{} check{} hold{}", c.checks, if c.checks == 1 { "" } else { "s" }, if c.checks == 1 { "s" } else { "" })
+            format!(
+                "{} check{} hold{}",
+                c.checks,
+                if c.checks == 1 { "" } else { "s" },
+                if c.checks == 1 { "s" } else { "" }
+            )
         } else {
             format!("expected {}\ngot {}", c.expected, c.actual)
         };

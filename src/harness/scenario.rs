@@ -11,7 +11,10 @@ use crate::catalog::ToolPolicy;
 #[derive(Debug, Error)]
 pub enum ScenarioError {
     #[error("cannot read scenario file {path}: {source}")]
-    Read { path: PathBuf, source: std::io::Error },
+    Read {
+        path: PathBuf,
+        source: std::io::Error,
+    },
     #[error("scenario file {origin}: {message}")]
     Parse { origin: String, message: String },
     #[error("scenario file {origin}: {message}")]
@@ -19,7 +22,11 @@ pub enum ScenarioError {
     #[error("unknown scenario {id:?}; known: {}", .known.join(", "))]
     Unknown { id: String, known: Vec<String> },
     #[error("scenario id {id:?} is defined twice: {first} and {second}")]
-    Duplicate { id: String, first: String, second: String },
+    Duplicate {
+        id: String,
+        first: String,
+        second: String,
+    },
 }
 
 /// One scenario file.
@@ -105,20 +112,27 @@ impl Lane {
 }
 
 /// The scenarios that ship with the binary.
-const BUILT_IN: &[(&str, &str)] =
-    &[("scenarios/tool-search-gateway-e2e.toml", include_str!("../../scenarios/tool-search-gateway-e2e.toml"))];
+const BUILT_IN: &[(&str, &str)] = &[(
+    "scenarios/tool-search-gateway-e2e.toml",
+    include_str!("../../scenarios/tool-search-gateway-e2e.toml"),
+)];
 
 /// Parses one scenario text; `origin` names it in errors.
 pub fn parse_scenario(text: &str, origin: &str) -> Result<Scenario, ScenarioError> {
-    let mut scenario: Scenario =
-        toml::from_str(text).map_err(|e| ScenarioError::Parse { origin: origin.to_string(), message: e.to_string().trim_end().to_string() })?;
+    let mut scenario: Scenario = toml::from_str(text).map_err(|e| ScenarioError::Parse {
+        origin: origin.to_string(),
+        message: e.to_string().trim_end().to_string(),
+    })?;
     scenario.origin = origin.to_string();
     validate(&scenario)?;
     Ok(scenario)
 }
 
 fn validate(s: &Scenario) -> Result<(), ScenarioError> {
-    let invalid = |message: String| ScenarioError::Invalid { origin: s.origin.clone(), message };
+    let invalid = |message: String| ScenarioError::Invalid {
+        origin: s.origin.clone(),
+        message,
+    };
     if s.lanes.is_empty() {
         return Err(invalid("`lanes` must list at least one lane".into()));
     }
@@ -126,8 +140,9 @@ fn validate(s: &Scenario) -> Result<(), ScenarioError> {
         if s.lanes[..i].iter().any(|l| l.name == lane.name) {
             return Err(invalid(format!("lane name {:?} is used twice", lane.name)));
         }
-        crate::config::ToolSearchSettings::resolve(Some(&lane.tool_search_json()))
-            .map_err(|(field, message)| invalid(format!("lanes[{i}] ({}): {field}: {message}", lane.name)))?;
+        crate::config::ToolSearchSettings::resolve(Some(&lane.tool_search_json())).map_err(
+            |(field, message)| invalid(format!("lanes[{i}] ({}): {field}: {message}", lane.name)),
+        )?;
     }
     if s.catalog.size == 0 {
         return Err(invalid("catalog.size must be at least 1".into()));
@@ -143,20 +158,30 @@ pub fn load_all(extra_dirs: &[PathBuf]) -> Result<Vec<Scenario>, ScenarioError> 
     }
     for dir in extra_dirs {
         for path in toml_files(dir)? {
-            let text = std::fs::read_to_string(&path).map_err(|source| ScenarioError::Read { path: path.clone(), source })?;
+            let text = std::fs::read_to_string(&path).map_err(|source| ScenarioError::Read {
+                path: path.clone(),
+                source,
+            })?;
             scenarios.push(parse_scenario(&text, &path.display().to_string())?);
         }
     }
     for (i, s) in scenarios.iter().enumerate() {
         if let Some(first) = scenarios[..i].iter().find(|o| o.id == s.id) {
-            return Err(ScenarioError::Duplicate { id: s.id.clone(), first: first.origin.clone(), second: s.origin.clone() });
+            return Err(ScenarioError::Duplicate {
+                id: s.id.clone(),
+                first: first.origin.clone(),
+                second: s.origin.clone(),
+            });
         }
     }
     Ok(scenarios)
 }
 
 fn toml_files(dir: &Path) -> Result<Vec<PathBuf>, ScenarioError> {
-    let entries = std::fs::read_dir(dir).map_err(|source| ScenarioError::Read { path: dir.to_path_buf(), source })?;
+    let entries = std::fs::read_dir(dir).map_err(|source| ScenarioError::Read {
+        path: dir.to_path_buf(),
+        source,
+    })?;
     let mut files: Vec<PathBuf> = entries
         .filter_map(Result::ok)
         .map(|e| e.path())
@@ -173,10 +198,13 @@ pub fn select(all: Vec<Scenario>, ids: &[String]) -> Result<Vec<Scenario>, Scena
     }
     ids.iter()
         .map(|id| {
-            all.iter().find(|s| &s.id == id).cloned().ok_or_else(|| ScenarioError::Unknown {
-                id: id.clone(),
-                known: all.iter().map(|s| s.id.clone()).collect(),
-            })
+            all.iter()
+                .find(|s| &s.id == id)
+                .cloned()
+                .ok_or_else(|| ScenarioError::Unknown {
+                    id: id.clone(),
+                    known: all.iter().map(|s| s.id.clone()).collect(),
+                })
         })
         .collect()
 }
@@ -188,25 +216,39 @@ mod tests {
     #[test]
     fn built_in_scenarios_load() {
         let all = load_all(&[]).unwrap();
-        let reference = all.iter().find(|s| s.id == "tool-search-gateway-e2e").unwrap();
+        let reference = all
+            .iter()
+            .find(|s| s.id == "tool-search-gateway-e2e")
+            .unwrap();
         assert_eq!(reference.catalog.size, 36);
-        assert_eq!(reference.lanes.iter().map(|l| l.name.as_str()).collect::<Vec<_>>(), ["direct", "tools"]);
+        assert_eq!(
+            reference
+                .lanes
+                .iter()
+                .map(|l| l.name.as_str())
+                .collect::<Vec<_>>(),
+            ["direct", "tools"]
+        );
         assert!(reference.lanes[0].is_direct());
         assert!(!reference.lanes[1].is_direct());
     }
 
     #[test]
     fn unknown_field_names_file_and_field() {
-        let err = parse_scenario("id = \"x\"\ntitle = \"t\"\nprompt = \"p\"\ntarget_tool = \"t\"\nbogus = 1\n", "s.toml")
-            .unwrap_err()
-            .to_string();
+        let err = parse_scenario(
+            "id = \"x\"\ntitle = \"t\"\nprompt = \"p\"\ntarget_tool = \"t\"\nbogus = 1\n",
+            "s.toml",
+        )
+        .unwrap_err()
+        .to_string();
         assert!(err.starts_with("scenario file s.toml: "), "{err}");
         assert!(err.contains("bogus"), "{err}");
     }
 
     #[test]
     fn bad_lane_mode_is_named() {
-        let text = "id='x'\ntitle='t'\nprompt='p'\ntarget_tool='t'\n[catalog]\nplugin_id='p'\nsize=3\n\
+        let text =
+            "id='x'\ntitle='t'\nprompt='p'\ntarget_tool='t'\n[catalog]\nplugin_id='p'\nsize=3\n\
                     [[lanes]]\nname='a'\ntool_search={mode='magic'}\n";
         let err = parse_scenario(text, "s.toml").unwrap_err().to_string();
         assert!(err.contains("lanes[0] (a): tools.toolSearch.mode"), "{err}");
@@ -214,7 +256,12 @@ mod tests {
 
     #[test]
     fn unknown_scenario_lists_known_ones() {
-        let err = select(load_all(&[]).unwrap(), &["nope".into()]).unwrap_err().to_string();
-        assert!(err.starts_with("unknown scenario \"nope\"; known: tool-search-gateway-e2e"), "{err}");
+        let err = select(load_all(&[]).unwrap(), &["nope".into()])
+            .unwrap_err()
+            .to_string();
+        assert!(
+            err.starts_with("unknown scenario \"nope\"; known: tool-search-gateway-e2e"),
+            "{err}"
+        );
     }
 }

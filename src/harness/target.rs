@@ -29,7 +29,10 @@ pub struct LaneSetup<'a> {
 /// A target that can start a gateway per lane.
 pub trait Target: Send + Sync {
     fn name(&self) -> &'static str;
-    fn start<'a>(&'a self, setup: &'a LaneSetup<'a>) -> BoxFuture<'a, Result<Box<dyn LaneGateway>, HarnessError>>;
+    fn start<'a>(
+        &'a self,
+        setup: &'a LaneSetup<'a>,
+    ) -> BoxFuture<'a, Result<Box<dyn LaneGateway>, HarnessError>>;
 }
 
 /// A gateway started for one lane.
@@ -49,14 +52,20 @@ impl Target for EmbeddedTarget {
         "embedded"
     }
 
-    fn start<'a>(&'a self, setup: &'a LaneSetup<'a>) -> BoxFuture<'a, Result<Box<dyn LaneGateway>, HarnessError>> {
+    fn start<'a>(
+        &'a self,
+        setup: &'a LaneSetup<'a>,
+    ) -> BoxFuture<'a, Result<Box<dyn LaneGateway>, HarnessError>> {
         Box::pin(async move {
             let config_path = setup.work_dir.join("gateway.json5");
             let config = embedded_config(setup);
-            let text = serde_json::to_string_pretty(&config).map_err(|e| HarnessError::infra(format!("config: {e}")))?;
-            std::fs::write(&config_path, text)
-                .map_err(|e| HarnessError::infra(format!("cannot write {}: {e}", config_path.display())))?;
-            let loaded = crate::config::load_file(&config_path).map_err(|e| HarnessError::Config(e.to_string()))?;
+            let text = serde_json::to_string_pretty(&config)
+                .map_err(|e| HarnessError::infra(format!("config: {e}")))?;
+            std::fs::write(&config_path, text).map_err(|e| {
+                HarnessError::infra(format!("cannot write {}: {e}", config_path.display()))
+            })?;
+            let loaded = crate::config::load_file(&config_path)
+                .map_err(|e| HarnessError::Config(e.to_string()))?;
             let state_dir = setup.work_dir.join("state");
             let addr = ([127, 0, 0, 1], 0).into();
             let gateway = crate::gateway::serve(loaded, state_dir.clone(), addr)
@@ -111,7 +120,11 @@ impl LaneGateway for EmbeddedLane {
 }
 
 /// Reads `<state>/agents/<agent>/sessions/<session>.jsonl`.
-pub fn read_jsonl_session(state_dir: &Path, agent: &str, session_key: &str) -> Result<Vec<Value>, HarnessError> {
+pub fn read_jsonl_session(
+    state_dir: &Path,
+    agent: &str,
+    session_key: &str,
+) -> Result<Vec<Value>, HarnessError> {
     let path = session_log_path(state_dir, agent, &session_id_for_key(session_key));
     read_session_log(&path).map_err(HarnessError::infra)
 }
