@@ -1,7 +1,8 @@
 //! The harness: scenarios, targets, the lane runner, claims and reports.
 //!
-//! [`run_suite`] is the whole regression check: one mock provider, then for each scenario and
-//! lane a fresh gateway on the chosen target, one turn, the observations, and the claims.
+//! [`run_suite`] is the whole regression check: for each scenario a fresh mock provider (so its
+//! journal cursors and ids do not depend on which scenarios ran before), and for each lane a fresh
+//! gateway on the chosen target, one turn, the observations, and the claims.
 
 pub mod claims;
 pub mod junit;
@@ -42,7 +43,7 @@ impl From<scenario::ScenarioError> for HarnessError {
     }
 }
 
-/// Runs every scenario on `target` against one mock provider.
+/// Runs every scenario on `target`, each against its own mock provider.
 pub async fn run_suite(
     target: &dyn Target,
     scenarios: &[Scenario],
@@ -56,12 +57,9 @@ pub async fn run_suite_with_progress(
     scenarios: &[Scenario],
     progress: &(dyn Fn(&Scenario, &scenario::Lane) + Sync),
 ) -> Result<SuiteReport, HarnessError> {
-    let provider = MockProvider::start()
-        .await
-        .map_err(|e| HarnessError::infra(format!("mock provider did not start: {e}")))?;
     let mut reports = Vec::new();
     for scenario in scenarios {
-        reports.push(run_scenario(target, scenario, &provider, progress).await?);
+        reports.push(run_scenario(target, scenario, progress).await?);
     }
     Ok(SuiteReport::new(target.name(), reports))
 }
@@ -70,9 +68,11 @@ pub async fn run_suite_with_progress(
 pub async fn run_scenario(
     target: &dyn Target,
     scenario: &Scenario,
-    provider: &MockProvider,
     progress: &(dyn Fn(&Scenario, &scenario::Lane) + Sync),
 ) -> Result<ScenarioReport, HarnessError> {
+    let provider = MockProvider::start()
+        .await
+        .map_err(|e| HarnessError::infra(format!("mock provider did not start: {e}")))?;
     let journal = provider.journal();
     let mut observations = Vec::new();
     for lane in &scenario.lanes {
