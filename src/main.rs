@@ -85,6 +85,15 @@ struct SuiteArgs {
     /// Also write summary.json and report.md into this directory (created if missing).
     #[arg(long, value_name = "DIR")]
     report_dir: Option<PathBuf>,
+    /// Committed snapshots to compare payloads and session logs with; a changed one fails the run.
+    #[arg(long, value_name = "DIR", default_value = "snapshots")]
+    snapshot_dir: PathBuf,
+    /// Write `.snap.new` files for changed or missing snapshots (review with `cargo insta review`).
+    #[arg(long)]
+    update_snapshots: bool,
+    /// Do not compare snapshots.
+    #[arg(long, conflicts_with = "update_snapshots")]
+    no_snapshots: bool,
 }
 
 fn parse_shard(text: &str) -> Result<(usize, usize), String> {
@@ -168,7 +177,7 @@ async fn suite(args: SuiteArgs) -> ExitCode {
     };
     let scenarios = narrow(scenarios, args.filter.as_deref(), args.shard);
     let progress = Progress::new(scenarios.iter().map(|s| s.lanes.len() as u64).sum());
-    let report =
+    let mut report =
         match run_suite_with_progress(&EmbeddedTarget, &scenarios, &|s, l| progress.lane(s, l))
             .await
         {
@@ -179,6 +188,14 @@ async fn suite(args: SuiteArgs) -> ExitCode {
             }
         };
     progress.finish();
+    if !args.no_snapshots {
+        if let Err(e) = report.check_snapshots(&args.snapshot_dir, args.update_snapshots) {
+            return fail(
+                3,
+                &format!("snapshots in {}: {e}", args.snapshot_dir.display()),
+            );
+        }
+    }
     match args.format {
         Format::Table => print!("{}", report.to_table()),
         Format::Json => println!("{}", report.to_json()),

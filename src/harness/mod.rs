@@ -9,6 +9,7 @@ pub mod junit;
 pub mod lane;
 pub mod report;
 pub mod scenario;
+pub mod snapshot;
 pub mod target;
 
 use thiserror::Error;
@@ -90,5 +91,11 @@ pub async fn run_scenario(
         })
         .collect();
     let verdicts = evaluate(scenario, &observed);
-    Ok(ScenarioReport::new(scenario, &observed, verdicts))
+    let snapshots = observations
+        .iter()
+        .flat_map(|o| snapshot::lane_snapshots(&scenario.id, o))
+        .collect();
+    Ok(ScenarioReport::new(
+        scenario, &observed, verdicts, snapshots,
+    ))
 }

@@ -32,6 +32,22 @@ pub struct ScenarioReport {
     pub claims: Vec<Verdict>,
     /// Wall time per lane in milliseconds (not deterministic; left out of snapshots).
     pub lane_millis: Map<String, Value>,
+    /// Snapshot comparison per lane snapshot (empty when snapshots were not checked).
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub snapshots: Vec<SnapshotStatus>,
+    /// The redacted snapshot contents `(name, content)` of this run.
+    #[serde(skip)]
+    pub snapshot_contents: Vec<(String, String)>,
+}
+
+/// How one snapshot compared with the committed file.
+#[derive(Debug, Clone, Serialize)]
+pub struct SnapshotStatus {
+    pub name: String,
+    /// `same`, `changed`, `missing`, or `written` (a `.snap.new` was written).
+    pub status: String,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub diff: Option<String>,
 }
 
 /// direct − lane for the figures the reference run reduces, plus the byte ratio.
@@ -71,7 +87,12 @@ impl Reduction {
 }
 
 impl ScenarioReport {
-    pub fn new(scenario: &Scenario, observed: &[Observed<'_>], claims: Vec<Verdict>) -> Self {
+    pub fn new(
+        scenario: &Scenario,
+        observed: &[Observed<'_>],
+        claims: Vec<Verdict>,
+        snapshot_contents: Vec<(String, String)>,
+    ) -> Self {
         let mut lanes = Map::new();
         let mut reduction = Map::new();
         let mut lane_millis = Map::new();
@@ -101,6 +122,8 @@ impl ScenarioReport {
             reduction,
             claims,
             lane_millis,
+            snapshots: Vec::new(),
+            snapshot_contents,
         }
     }
 }
@@ -112,6 +135,39 @@ impl SuiteReport {
             target: target.to_string(),
             scenarios,
         }
+    }
+
+    /// Compares every lane snapshot with `dir`; with `update`, writes `.snap.new` files for the
+    /// changed and missing ones. A changed snapshot fails the scenario.
+    pub fn check_snapshots(&mut self, dir: &std::path::Path, update: bool) -> std::io::Result<()> {
+        use super::snapshot::{compare, write_pending, SnapshotCheck};
+        for scenario in &mut self.scenarios {
+            let mut statuses = Vec::new();
+            for (name, content) in &scenario.snapshot_contents {
+                let check = compare(dir, name, content);
+                let pending = !matches!(check, SnapshotCheck::Same) && update;
+                if pending {
+                    write_pending(dir, name, content)?;
+                }
+                let (status, diff) = match check {
+                    SnapshotCheck::Same => ("same", None),
+                    _ if pending => ("written", None),
+                    SnapshotCheck::Missing { .. } => ("missing", None),
+                    SnapshotCheck::Changed { diff, .. } => ("changed", Some(diff)),
+                };
+                statuses.push(SnapshotStatus {
+                    name: name.clone(),
+                    status: status.into(),
+                    diff,
+                });
+            }
+            if statuses.iter().any(|s| s.status == "changed") {
+                scenario.ok = false;
+            }
+            scenario.snapshots = statuses;
+        }
+        self.ok = self.scenarios.iter().all(|s| s.ok);
+        Ok(())
     }
 
     pub fn to_json(&self) -> String {

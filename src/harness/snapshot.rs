@@ -1,0 +1,172 @@
+//! Snapshots of what reached the provider and what the session log says, per scenario lane.
+//!
+//! Files live in the top-level `snapshots/` folder in insta's `.snap` format, so `cargo test`
+//! (through insta) and `toolsearch-qa suite` compare against the same files, and
+//! `cargo insta review` accepts the `.snap.new` files either of them writes.
+//! Only ports, temp paths, timestamps and random ids are redacted; every other byte is kept.
+
+use std::path::{Path, PathBuf};
+use std::sync::OnceLock;
+
+use regex::Regex;
+use serde_json::Value;
+use similar::TextDiff;
+
+use super::lane::LaneObservation;
+
+/// The two snapshots of a lane: `(name, content)`.
+pub fn lane_snapshots(scenario: &str, observation: &LaneObservation) -> Vec<(String, String)> {
+    let requests: Vec<Value> = observation
+        .requests
+        .iter()
+        .map(|r| r.body.clone())
+        .collect();
+    let provider = pretty(&Value::Array(requests));
+    let session = pretty(&Value::Array(observation.session.clone()));
+    vec![
+        (
+            format!("{scenario}__{}__provider", observation.lane),
+            redact(&provider),
+        ),
+        (
+            format!("{scenario}__{}__session", observation.lane),
+            redact(&session),
+        ),
+    ]
+}
+
+fn pretty(value: &Value) -> String {
+    serde_json::to_string_pretty(value).unwrap_or_default()
+}
+
+fn patterns() -> &'static [(Regex, &'static str)] {
+    static PATTERNS: OnceLock<Vec<(Regex, &'static str)>> = OnceLock::new();
+    PATTERNS.get_or_init(|| {
+        let temp = regex::escape(std::env::temp_dir().to_string_lossy().trim_end_matches('/'));
+        [
+            (r#""ts": \d+"#.to_string(), r#""ts": "[ts]""#),
+            (
+                r#""(created_at|createdAt|timestamp)": \d+"#.to_string(),
+                r#""$1": "[ts]""#,
+            ),
+            (
+                r"(127\.0\.0\.1|localhost|\[::1\]):\d+".to_string(),
+                "$1:[port]",
+            ),
+            (format!(r"{temp}/[A-Za-z0-9._-]+"), "[tmp]"),
+            (
+                r"\b(resp|msg|fc|call)_[0-9a-f]{16,}\b".to_string(),
+                "${1}_[id]",
+            ),
+        ]
+        .into_iter()
+        .filter_map(|(p, r)| Regex::new(&p).ok().map(|re| (re, r)))
+        .collect()
+    })
+}
+
+/// Redacts ports, temp paths, timestamps and random (long hex) ids.
+pub fn redact(text: &str) -> String {
+    patterns().iter().fold(text.to_string(), |acc, (re, with)| {
+        re.replace_all(&acc, *with).into_owned()
+    })
+}
+
+/// The outcome of comparing one snapshot with its committed file.
+#[derive(Debug, Clone, PartialEq)]
+pub enum SnapshotCheck {
+    Same,
+    Missing { path: PathBuf },
+    Changed { path: PathBuf, diff: String },
+}
+
+/// `<dir>/<name>.snap`
+pub fn snapshot_path(dir: &Path, name: &str) -> PathBuf {
+    dir.join(format!("{name}.snap"))
+}
+
+/// The content of an insta `.snap` file (what follows the `---` header).
+pub fn read_snapshot(path: &Path) -> Option<String> {
+    let text = std::fs::read_to_string(path).ok()?;
+    let body = text.strip_prefix("---\n")?;
+    let end = body.find("\n---\n")?;
+    Some(body[end + 5..].trim_end().to_string())
+}
+
+/// Compares `content` with the committed snapshot `name` in `dir`.
+pub fn compare(dir: &Path, name: &str, content: &str) -> SnapshotCheck {
+    let path = snapshot_path(dir, name);
+    match read_snapshot(&path) {
+        None => SnapshotCheck::Missing { path },
+        Some(old) if old == content.trim_end() => SnapshotCheck::Same,
+        Some(old) => {
+            let (old, new) = (format!("{old}\n"), format!("{}\n", content.trim_end()));
+            let diff = TextDiff::from_lines(old.as_str(), new.as_str())
+                .unified_diff()
+                .context_radius(3)
+                .header(&format!("{} (committed)", path.display()), "this run")
+                .to_string();
+            SnapshotCheck::Changed { path, diff }
+        }
+    }
+}
+
+/// Writes `<dir>/<name>.snap.new` for `cargo insta review`.
+pub fn write_pending(dir: &Path, name: &str, content: &str) -> std::io::Result<PathBuf> {
+    std::fs::create_dir_all(dir)?;
+    let path = dir.join(format!("{name}.snap.new"));
+    std::fs::write(
+        &path,
+        format!(
+            "---\nsource: tests/snapshots.rs\nexpression: content\n---\n{}\n",
+            content.trim_end()
+        ),
+    )?;
+    Ok(path)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn redacts_only_volatile_values() {
+        let tmp = std::env::temp_dir().join("tsqa-lane-abc123");
+        let text = format!(
+            "{{\"ts\": 1764440000000, \"url\": \"http://127.0.0.1:40123/v1\", \"dir\": \"{}/state\", \"id\": \"call_0123456789abcdef01\", \"n\": 17}}",
+            tmp.display()
+        );
+        assert_eq!(
+            redact(&text),
+            "{\"ts\": \"[ts]\", \"url\": \"http://127.0.0.1:[port]/v1\", \"dir\": \"[tmp]/state\", \"id\": \"call_[id]\", \"n\": 17}"
+        );
+        assert_eq!(
+            redact("call_1 fc_2 FAKE_PLUGIN_OK"),
+            "call_1 fc_2 FAKE_PLUGIN_OK"
+        );
+    }
+
+    #[test]
+    fn compare_reads_insta_files_and_diffs() {
+        let dir = tempfile::tempdir().unwrap();
+        assert!(matches!(
+            compare(dir.path(), "a", "x"),
+            SnapshotCheck::Missing { .. }
+        ));
+        std::fs::write(
+            dir.path().join("a.snap"),
+            "---\nsource: tests/snapshots.rs\nexpression: content\n---\nline1\nline2\n",
+        )
+        .unwrap();
+        assert_eq!(
+            compare(dir.path(), "a", "line1\nline2"),
+            SnapshotCheck::Same
+        );
+        let SnapshotCheck::Changed { diff, .. } = compare(dir.path(), "a", "line1\nline3") else {
+            panic!("changed")
+        };
+        assert!(diff.contains("-line2\n+line3"), "{diff}");
+        let pending = write_pending(dir.path(), "a", "line1\nline3").unwrap();
+        assert_eq!(read_snapshot(&pending).unwrap(), "line1\nline3");
+    }
+}

@@ -1,0 +1,40 @@
+//! Snapshot tests: for every built-in scenario and lane, the provider request payloads of each
+//! turn and the session log, redacted only for ports, temp paths, timestamps and random ids.
+//! Drift fails `cargo test`; `cargo insta review` accepts or rejects the new versions.
+
+use toolsearch_qa::harness::run_suite;
+use toolsearch_qa::harness::scenario::load_all;
+use toolsearch_qa::harness::target::EmbeddedTarget;
+
+#[tokio::test]
+async fn payloads_and_session_logs_match_the_committed_snapshots() {
+    let scenarios = load_all(&[]).unwrap();
+    let report = run_suite(&EmbeddedTarget, &scenarios).await.unwrap();
+    let mut names = Vec::new();
+    for scenario in &report.scenarios {
+        for (name, content) in &scenario.snapshot_contents {
+            names.push(name.clone());
+            insta::with_settings!({ snapshot_path => "../snapshots", prepend_module_to_snapshot => false, omit_expression => true }, {
+                insta::assert_snapshot!(name.as_str(), content);
+            });
+        }
+    }
+    assert_eq!(
+        names.len(),
+        scenarios.iter().map(|s| s.lanes.len() * 2).sum::<usize>()
+    );
+}
+
+#[tokio::test]
+async fn two_runs_give_identical_snapshots() {
+    let scenarios = load_all(&[]).unwrap();
+    let a = run_suite(&EmbeddedTarget, &scenarios).await.unwrap();
+    let b = run_suite(&EmbeddedTarget, &scenarios).await.unwrap();
+    let contents = |r: &toolsearch_qa::harness::report::SuiteReport| {
+        r.scenarios
+            .iter()
+            .flat_map(|s| s.snapshot_contents.clone())
+            .collect::<Vec<_>>()
+    };
+    assert_eq!(contents(&a), contents(&b));
+}
