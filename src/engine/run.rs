@@ -21,6 +21,9 @@ pub struct CallOutcome {
 /// The gateway's normal execution path (policy → approval → hooks → execute → logging).
 /// `call_id` is the derived target call id (spec §6).
 pub trait ToolRunner: Send + Sync {
+    /// Is this exact entry (same id, same executor) still available in the run right now?
+    fn is_available(&self, entry: &ToolEntry) -> bool;
+
     fn run<'a>(
         &'a self,
         entry: &'a ToolEntry,
@@ -102,14 +105,10 @@ impl ToolSearchRun {
         id: &str,
         args: Value,
         parent_call_id: &str,
-        current: &[ToolEntry],
         runner: &dyn ToolRunner,
     ) -> Result<Value, EngineError> {
         let entry = self.catalog.lookup(id)?;
-        let still_there = current
-            .iter()
-            .any(|e| e.id == entry.id && e.executor == entry.executor);
-        if !still_there {
+        if !runner.is_available(entry) {
             return Err(EngineError::Unavailable {
                 id: entry.id.clone(),
             });

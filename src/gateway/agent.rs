@@ -1,6 +1,8 @@
 //! The agent loop of one turn: plan the surface, talk to the provider until it answers with a
 //! message, execute its function calls in between, and write every step to the session log.
 
+use std::sync::Arc;
+
 use serde_json::{json, Value};
 use thiserror::Error;
 
@@ -91,7 +93,7 @@ async fn run_turn_inner(
     })];
     input.extend(state.history(&request.session_key));
     input.extend(request.input.iter().cloned());
-    let runner = GatewayRunner::new(&state.config.policy);
+    let runner = GatewayRunner::new(Arc::new(state.config.policy.clone()), Arc::new(surface.eligible.clone()));
     let mut outcome = None;
 
     for round in 1..=MAX_PROVIDER_ROUNDS {

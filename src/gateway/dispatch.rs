@@ -43,7 +43,7 @@ const STRUCTURED_HINT: &str =
 /// Runs one function call of the model against the run's surface.
 pub async fn dispatch(
     surface: &Surface,
-    runner: &GatewayRunner<'_>,
+    runner: &GatewayRunner,
     call_id: &str,
     name: &str,
     arguments: &str,
@@ -61,7 +61,7 @@ pub async fn dispatch(
         (true, Some(run)) => match name {
             TOOL_SEARCH => search(run, &args),
             TOOL_DESCRIBE => describe(run, &args),
-            TOOL_CALL => call(run, surface, runner, call_id, &args).await,
+            TOOL_CALL => call(run, runner, call_id, &args).await,
             TOOL_SEARCH_CODE => Err(EngineError::InvalidInput(
                 "tool_search_code has no sandbox in this build".into(),
             )),
@@ -103,8 +103,7 @@ fn describe(run: &crate::engine::ToolSearchRun, args: &Value) -> Result<String, 
 
 async fn call(
     run: &crate::engine::ToolSearchRun,
-    surface: &Surface,
-    runner: &GatewayRunner<'_>,
+    runner: &GatewayRunner,
     parent: &str,
     args: &Value,
 ) -> Result<String, EngineError> {
@@ -118,14 +117,14 @@ async fn call(
             )))
         }
     };
-    run.call(id, target_args, parent, &surface.eligible, runner)
+    run.call(id, target_args, parent, runner)
         .await
         .map(|envelope| pretty(&envelope))
 }
 
 async fn direct(
     surface: &Surface,
-    runner: &GatewayRunner<'_>,
+    runner: &GatewayRunner,
     name: &str,
     args: &Value,
 ) -> Dispatched {

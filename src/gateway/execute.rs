@@ -6,7 +6,7 @@
 
 use std::future::Future;
 use std::pin::Pin;
-use std::sync::Mutex;
+use std::sync::{Arc, Mutex};
 
 use serde_json::{json, Value};
 
@@ -23,18 +23,19 @@ pub struct BridgedCall {
     pub outcome: Result<Value, String>,
 }
 
-/// Runs tools for one turn and remembers the bridged ones.
-pub struct GatewayRunner<'a> {
-    policy: &'a ToolPolicy,
-    bridged: Mutex<Vec<BridgedCall>>,
+/// Runs tools for one turn and remembers the bridged ones. Cheap to clone: a code-mode bridge
+/// holds a clone for as long as the sandbox runs.
+#[derive(Clone)]
+pub struct GatewayRunner {
+    policy: Arc<ToolPolicy>,
+    /// The run's policy-allowed tools: what a bridged call may still reach.
+    available: Arc<Vec<ToolEntry>>,
+    bridged: Arc<Mutex<Vec<BridgedCall>>>,
 }
 
-impl<'a> GatewayRunner<'a> {
-    pub fn new(policy: &'a ToolPolicy) -> Self {
-        GatewayRunner {
-            policy,
-            bridged: Mutex::new(Vec::new()),
-        }
+impl GatewayRunner {
+    pub fn new(policy: Arc<ToolPolicy>, available: Arc<Vec<ToolEntry>>) -> Self {
+        GatewayRunner { policy, available, bridged: Arc::default() }
     }
 
     /// Takes the bridged calls recorded since the last call of this function.
@@ -43,22 +44,19 @@ impl<'a> GatewayRunner<'a> {
     }
 
     /// Executes `entry` with `args` (policy first). Used for direct calls.
-    pub async fn execute(
-        &self,
-        entry: &ToolEntry,
-        args: &Value,
-    ) -> Result<CallOutcome, EngineError> {
+    pub async fn execute(&self, entry: &ToolEntry, args: &Value) -> Result<CallOutcome, EngineError> {
         if !self.policy.allows(&entry.name, &entry.id) {
-            return Err(EngineError::Blocked {
-                tool: entry.name.clone(),
-                reason: "denied by tool policy".into(),
-            });
+            return Err(EngineError::Blocked { tool: entry.name.clone(), reason: "denied by tool policy".into() });
         }
         run_executor(entry, args)
     }
 }
 
-impl ToolRunner for GatewayRunner<'_> {
+impl ToolRunner for GatewayRunner {
+    fn is_available(&self, entry: &ToolEntry) -> bool {
+        self.available.iter().any(|e| e.id == entry.id && e.executor == entry.executor)
+    }
+
     fn run<'b>(
         &'b self,
         entry: &'b ToolEntry,
@@ -71,15 +69,9 @@ impl ToolRunner for GatewayRunner<'_> {
                 call_id,
                 entry: entry.clone(),
                 args,
-                outcome: outcome
-                    .as_ref()
-                    .map(|o| o.result.clone())
-                    .map_err(|e| e.to_string()),
+                outcome: outcome.as_ref().map(|o| o.result.clone()).map_err(|e| e.to_string()),
             };
-            self.bridged
-                .lock()
-                .unwrap_or_else(|p| p.into_inner())
-                .push(record);
+            self.bridged.lock().unwrap_or_else(|p| p.into_inner()).push(record);
             outcome
         })
     }
