@@ -1,0 +1,115 @@
+//! The mock OpenAI provider: a loopback Responses API whose "model" is a deterministic script.
+//!
+//! Targets (the embedded gateway or a real OpenClaw gateway) are pointed at [`MockProvider::base_url`];
+//! every `POST /v1/responses` is answered by the scripted model ([`model`]) and recorded in the
+//! [`Journal`], which is how the harness observes what a target sent. Built on wiremock: one
+//! custom responder serves all routes (see [`routes`]).
+//!
+//! Routes: `POST /v1/responses` (JSON, or Server-Sent Events when `"stream": true`),
+//! `GET /v1/models`, `GET /healthz`, `GET /debug/requests[?after=N]`, `GET /debug/request-cursor`,
+//! `GET /debug/last-request` (`null` when nothing was recorded). Anything else → 404 JSON error;
+//! a body that is not a JSON object with a readable `input` → 400 `invalid_request_error`
+//! (journaled with outcome `invalid-request`).
+
+pub mod input;
+pub mod journal;
+pub mod model;
+mod routes;
+pub mod wire;
+
+use std::net::{Ipv4Addr, SocketAddr, TcpListener};
+use std::sync::Arc;
+
+use thiserror::Error;
+use wiremock::matchers::any;
+use wiremock::{Mock, MockServer};
+
+pub use journal::{Journal, JournalRecord, RequestKind};
+pub use model::{Outcome, ScriptedTurn};
+pub use routes::MOCK_MODEL;
+
+/// Why the mock provider could not start.
+#[derive(Debug, Error)]
+pub enum ProviderError {
+    /// The loopback port could not be bound or prepared.
+    #[error("mock provider: cannot listen on 127.0.0.1:{port} ({source}); pick another port or use port 0")]
+    Bind {
+        port: u16,
+        #[source]
+        source: std::io::Error,
+    },
+}
+
+/// How to start the mock provider.
+#[derive(Debug, Clone, Default)]
+pub struct ProviderOptions {
+    /// Loopback port; `None` (or 0) picks a free one.
+    pub port: Option<u16>,
+    /// Explicit turns replacing the directive logic. Rule: the request with n tool outputs after the
+    /// last user message (the n-th request since the user last spoke, 0-based) gets turn n; past the
+    /// end the reply is the text `SCRIPT_EXHAUSTED`.
+    pub script: Option<Vec<ScriptedTurn>>,
+}
+
+/// A running mock provider; it stops when dropped.
+pub struct MockProvider {
+    server: MockServer,
+    journal: Journal,
+}
+
+impl MockProvider {
+    /// Starts on 127.0.0.1 with a free port.
+    pub async fn start() -> Result<MockProvider, ProviderError> {
+        Self::start_with(ProviderOptions::default()).await
+    }
+
+    /// Starts on 127.0.0.1:`port` (the CLI `provider` command).
+    pub async fn start_on(port: u16) -> Result<MockProvider, ProviderError> {
+        Self::start_with(ProviderOptions {
+            port: Some(port),
+            script: None,
+        })
+        .await
+    }
+
+    /// Starts with explicit options.
+    pub async fn start_with(options: ProviderOptions) -> Result<MockProvider, ProviderError> {
+        let port = options.port.unwrap_or(0);
+        let listener = bind_loopback(port)?;
+        let server = MockServer::builder()
+            .listener(listener)
+            .disable_request_recording()
+            .start()
+            .await;
+        let journal = Journal::new();
+        let router = routes::Router {
+            journal: journal.clone(),
+            script: options.script.map(Arc::new),
+        };
+        server.register(Mock::given(any()).respond_with(router)).await;
+        Ok(MockProvider { server, journal })
+    }
+
+    /// `http://127.0.0.1:PORT/v1`: the base URL a Responses client is configured with.
+    pub fn base_url(&self) -> String {
+        format!("http://{}/v1", self.address())
+    }
+
+    /// The bound loopback address.
+    pub fn address(&self) -> SocketAddr {
+        *self.server.address()
+    }
+
+    /// The shared request journal (a cheap clone).
+    pub fn journal(&self) -> Journal {
+        self.journal.clone()
+    }
+}
+
+/// Binds here rather than in wiremock, which panics on bind failure.
+fn bind_loopback(port: u16) -> Result<TcpListener, ProviderError> {
+    let bind_error = |source| ProviderError::Bind { port, source };
+    let listener = TcpListener::bind((Ipv4Addr::LOCALHOST, port)).map_err(bind_error)?;
+    listener.set_nonblocking(true).map_err(bind_error)?;
+    Ok(listener)
+}

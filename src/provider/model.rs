@@ -1,0 +1,376 @@
+//! The scripted "model": decides each provider reply from the request alone.
+//!
+//! It follows the QA Lab mock (qa-lab-reference §2): a `tool search qa check target=<name>` directive
+//! walks the tool-search path to the target and ends with `FAKE_PLUGIN_OK <name>`; the
+//! `tool search qa failure target=<name>` directive calls the target with schema-violating arguments
+//! and reports the error it got back. An explicit script, when set, replaces the directive logic.
+//! Decisions are pure functions of the request, so the same request always gets the same reply.
+
+use serde::{Deserialize, Serialize};
+use serde_json::{json, Value};
+
+use super::input::{ParsedInput, ToolOutput};
+
+/// Marker the fake plugin tool echoes back on success.
+pub const SUCCESS_MARKER: &str = "FAKE_PLUGIN_OK";
+/// Prefix of the text answer after a denied call (failure directive).
+pub const DENIED_MARKER: &str = "FAKE_PLUGIN_DENIED";
+/// Prefix of the text answer when the failure directive's call unexpectedly succeeded.
+pub const NOT_DENIED_MARKER: &str = "FAKE_PLUGIN_NOT_DENIED";
+/// Prefix of the text answer when the check path cannot go on without repeating a dispatcher.
+pub const GAVE_UP_MARKER: &str = "TOOL_SEARCH_QA_GAVE_UP";
+/// Text answer when there is no directive.
+pub const PLAIN_TEXT: &str = "Mock provider reply: no tool search directive found.";
+/// Text answer when a script has fewer turns than the session asked for.
+pub const SCRIPT_EXHAUSTED_TEXT: &str = "SCRIPT_EXHAUSTED";
+
+const CHECK_DIRECTIVE: &str = "tool search qa check target=";
+const FAILURE_DIRECTIVE: &str = "tool search qa failure target=";
+const CODE_TOOL: &str = "tool_search_code";
+const SEARCH_TOOL: &str = "tool_search";
+const CALL_TOOL: &str = "tool_call";
+const MAX_TOOL_DEPTH: usize = 6;
+const QUOTE_LIMIT: usize = 600;
+
+/// One turn of an explicit script (scenario files): what the n-th request of a session gets.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum ScriptedTurn {
+    /// Call a tool by its wire name; `tool_call` arguments `{id, args}` are journaled as the target.
+    ToolCall { name: String, arguments: Value },
+    /// Answer with text.
+    Text(String),
+}
+
+/// What the model decided, journaled as a kebab-case word.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Outcome {
+    /// A tool call on the directive path.
+    ToolCall,
+    /// `FAKE_PLUGIN_OK <target>` after a successful result.
+    FinalText,
+    /// No directive: a plain text answer.
+    PlainText,
+    /// Failure directive: the error that came back, quoted.
+    DeniedReport,
+    /// Failure directive: the call succeeded although its arguments were invalid.
+    NotDenied,
+    /// Check directive: a result that neither succeeded nor offers a next step.
+    GaveUp,
+    /// A scripted tool call.
+    ScriptedToolCall,
+    /// A scripted text answer.
+    ScriptedText,
+    /// The script had no turn for this request.
+    ScriptExhausted,
+    /// The body could not be read (400).
+    InvalidRequest,
+}
+
+impl Outcome {
+    /// The journal spelling.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Outcome::ToolCall => "tool-call",
+            Outcome::FinalText => "final-text",
+            Outcome::PlainText => "plain-text",
+            Outcome::DeniedReport => "denied-report",
+            Outcome::NotDenied => "not-denied",
+            Outcome::GaveUp => "gave-up",
+            Outcome::ScriptedToolCall => "scripted-tool-call",
+            Outcome::ScriptedText => "scripted-text",
+            Outcome::ScriptExhausted => "script-exhausted",
+            Outcome::InvalidRequest => "invalid-request",
+        }
+    }
+}
+
+/// The reply to put on the wire.
+#[derive(Debug, Clone, PartialEq)]
+pub enum Reply {
+    /// One function call.
+    ToolCall { name: String, arguments: Value },
+    /// One assistant message.
+    Text(String),
+}
+
+/// A decision plus what the journal says about it.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Decision {
+    pub reply: Reply,
+    pub planned_tool_name: Option<String>,
+    pub planned_wire_tool_name: Option<String>,
+    pub planned_tool_args: Option<Value>,
+    pub outcome: Outcome,
+}
+
+impl Decision {
+    fn text(text: String, outcome: Outcome) -> Self {
+        Decision {
+            reply: Reply::Text(text),
+            planned_tool_name: None,
+            planned_wire_tool_name: None,
+            planned_tool_args: None,
+            outcome,
+        }
+    }
+
+    /// A call put on the wire as `name`; a `tool_call` dispatcher is journaled as its target.
+    fn call(name: &str, arguments: Value, outcome: Outcome) -> Self {
+        let dispatched = (name == CALL_TOOL)
+            .then(|| arguments.get("id").and_then(Value::as_str).map(str::to_string))
+            .flatten();
+        let (planned, wire, args) = match dispatched {
+            Some(target) => (
+                target,
+                Some(CALL_TOOL.to_string()),
+                arguments.get("args").cloned().unwrap_or_else(|| json!({})),
+            ),
+            None => (name.to_string(), None, arguments.clone()),
+        };
+        Decision {
+            reply: Reply::ToolCall {
+                name: name.to_string(),
+                arguments,
+            },
+            planned_tool_name: Some(planned),
+            planned_wire_tool_name: wire,
+            planned_tool_args: Some(args),
+            outcome,
+        }
+    }
+}
+
+/// The directive found in the input text.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Directive {
+    /// Reach the target and report success.
+    Check(String),
+    /// Call the target with invalid arguments and report the error.
+    Failure(String),
+}
+
+/// Arguments that violate the fake tool's schema (missing `marker`, unknown `markr`).
+pub fn denied_args() -> Value {
+    json!({"markr": "denied"})
+}
+
+fn normal_args() -> Value {
+    json!({"marker": "normal"})
+}
+
+/// Decides the reply to one request. `tools` is the body's `tools` value.
+pub fn decide(parsed: &ParsedInput, tools: Option<&Value>, script: Option<&[ScriptedTurn]>) -> Decision {
+    if let Some(script) = script {
+        return scripted(parsed, script);
+    }
+    let declared = |name: &str| is_declared(name, tools, &parsed.instructions);
+    match find_directive(&parsed.all_input_text) {
+        Some(Directive::Check(target)) => check(&target, parsed.latest_tool_output(), &declared),
+        Some(Directive::Failure(target)) => failure(&target, parsed.latest_tool_output(), &declared),
+        None => Decision::text(PLAIN_TEXT.to_string(), Outcome::PlainText),
+    }
+}
+
+/// Script rule: the n-th turn (0-based) goes to the request with n tool outputs after the last user
+/// message, i.e. the n-th request since the user last spoke. Stateless, so lanes may share a provider.
+fn scripted(parsed: &ParsedInput, script: &[ScriptedTurn]) -> Decision {
+    match script.get(parsed.tool_outputs.len()) {
+        Some(ScriptedTurn::ToolCall { name, arguments }) => {
+            Decision::call(name, arguments.clone(), Outcome::ScriptedToolCall)
+        }
+        Some(ScriptedTurn::Text(text)) => Decision::text(text.clone(), Outcome::ScriptedText),
+        None => Decision::text(SCRIPT_EXHAUSTED_TEXT.to_string(), Outcome::ScriptExhausted),
+    }
+}
+
+fn check(target: &str, output: Option<&ToolOutput>, declared: &dyn Fn(&str) -> bool) -> Decision {
+    let Some(output) = output else {
+        return if declared(CODE_TOOL) {
+            Decision::call(CODE_TOOL, code_args(target, &normal_args()), Outcome::ToolCall)
+        } else if !declared(target) && declared(SEARCH_TOOL) {
+            Decision::call(SEARCH_TOOL, json!({"query": target, "limit": 1}), Outcome::ToolCall)
+        } else {
+            Decision::call(target, normal_args(), Outcome::ToolCall)
+        };
+    };
+    let succeeded = output.text.contains(SUCCESS_MARKER);
+    if succeeded && output.text.contains(target) {
+        return Decision::text(format!("{SUCCESS_MARKER} {target}"), Outcome::FinalText);
+    }
+    let from_search = matches!(output.tool_name.as_deref(), None | Some(SEARCH_TOOL));
+    match candidate_id(&output.text, target).filter(|_| from_search && !succeeded) {
+        Some(id) => Decision::call(CALL_TOOL, json!({"id": id, "args": normal_args()}), Outcome::ToolCall),
+        None => Decision::text(
+            format!("{GAVE_UP_MARKER} {target}: {}", quote(&output.text)),
+            Outcome::GaveUp,
+        ),
+    }
+}
+
+fn failure(target: &str, output: Option<&ToolOutput>, declared: &dyn Fn(&str) -> bool) -> Decision {
+    let Some(output) = output else {
+        return if declared(CODE_TOOL) {
+            Decision::call(CODE_TOOL, code_args(target, &denied_args()), Outcome::ToolCall)
+        } else if !declared(target) && declared(CALL_TOOL) {
+            Decision::call(CALL_TOOL, json!({"id": target, "args": denied_args()}), Outcome::ToolCall)
+        } else {
+            Decision::call(target, denied_args(), Outcome::ToolCall)
+        };
+    };
+    if output.text.contains(SUCCESS_MARKER) {
+        let text = format!("{NOT_DENIED_MARKER} {target}: {}", quote(&output.text));
+        return Decision::text(text, Outcome::NotDenied);
+    }
+    let text = format!("{DENIED_MARKER} {target}: {}", quote(&output.text));
+    Decision::text(text, Outcome::DeniedReport)
+}
+
+/// `tool_search_code` arguments: search the target, pick the exact-name hit, call it with `args`.
+pub fn code_args(target: &str, args: &Value) -> Value {
+    let name = Value::String(target.to_string()).to_string();
+    let code = format!(
+        "const found = await openclaw.tools.search({name}, {{ limit: 1 }});\n\
+         const hits = Array.isArray(found) ? found : (found && found.results) || [];\n\
+         const hit = hits.find((item) => item && item.name === {name});\n\
+         if (!hit) throw new Error(\"target tool not found\");\n\
+         return await openclaw.tools.call(hit.id, {args});"
+    );
+    json!({ "code": code })
+}
+
+/// Finds the last directive in `text` (case-insensitive); the target keeps its spelling.
+pub fn find_directive(text: &str) -> Option<Directive> {
+    let lower = text.to_ascii_lowercase();
+    let check = lower.rfind(CHECK_DIRECTIVE).map(|at| (at, CHECK_DIRECTIVE.len(), true));
+    let failure = lower.rfind(FAILURE_DIRECTIVE).map(|at| (at, FAILURE_DIRECTIVE.len(), false));
+    let (at, len, is_check) = match (check, failure) {
+        (Some(c), Some(f)) => std::cmp::max_by_key(c, f, |found| found.0),
+        (found, None) | (None, found) => found?,
+    };
+    let rest = &text[at + len..];
+    let end = rest
+        .find(|ch: char| !(ch.is_ascii_alphanumeric() || matches!(ch, '_' | '-' | '.' | ':')))
+        .unwrap_or(rest.len());
+    let target = rest[..end].trim_end_matches(['.', ':']).to_string();
+    if target.is_empty() {
+        return None;
+    }
+    Some(if is_check {
+        Directive::Check(target)
+    } else {
+        Directive::Failure(target)
+    })
+}
+
+/// A tool is declared when a `tools` entry (any depth ≤ 6) is named so, or `instructions` names it
+/// as a whole word.
+pub fn is_declared(name: &str, tools: Option<&Value>, instructions: &str) -> bool {
+    tools.is_some_and(|tools| has_name(tools, name, 0)) || mentions_word(instructions, name)
+}
+
+fn has_name(value: &Value, name: &str, depth: usize) -> bool {
+    if depth > MAX_TOOL_DEPTH {
+        return false;
+    }
+    match value {
+        Value::Array(items) => items.iter().any(|item| has_name(item, name, depth + 1)),
+        Value::Object(object) => {
+            object.get("name").and_then(Value::as_str) == Some(name)
+                || object.values().any(|child| has_name(child, name, depth + 1))
+        }
+        _ => false,
+    }
+}
+
+fn is_word_char(ch: char) -> bool {
+    ch.is_alphanumeric() || ch == '_'
+}
+
+fn mentions_word(text: &str, word: &str) -> bool {
+    if word.is_empty() {
+        return false;
+    }
+    text.match_indices(word).any(|(at, _)| {
+        let before = text[..at].chars().next_back();
+        let after = text[at + word.len()..].chars().next();
+        !before.is_some_and(is_word_char) && !after.is_some_and(is_word_char)
+    })
+}
+
+/// The id of the first object (depth ≤ 6) in a JSON tool output whose `name` is `target`.
+fn candidate_id(output: &str, target: &str) -> Option<String> {
+    let value: Value = serde_json::from_str(output).ok()?;
+    find_candidate(&value, target, 0)
+}
+
+fn find_candidate(value: &Value, target: &str, depth: usize) -> Option<String> {
+    if depth > MAX_TOOL_DEPTH {
+        return None;
+    }
+    match value {
+        Value::Array(items) => items.iter().find_map(|item| find_candidate(item, target, depth + 1)),
+        Value::Object(object) => {
+            let named = object.get("name").and_then(Value::as_str) == Some(target);
+            let id = object.get("id").and_then(Value::as_str);
+            match (named, id) {
+                (true, Some(id)) => Some(id.to_string()),
+                _ => object.values().find_map(|child| find_candidate(child, target, depth + 1)),
+            }
+        }
+        _ => None,
+    }
+}
+
+/// Whitespace-collapsed tool output, cut to a bounded length on a char boundary.
+fn quote(text: &str) -> String {
+    let collapsed = text.split_whitespace().collect::<Vec<_>>().join(" ");
+    match collapsed.char_indices().nth(QUOTE_LIMIT) {
+        Some((cut, _)) => format!("{}…", &collapsed[..cut]),
+        None => collapsed,
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn directive_is_case_insensitive_and_last_wins() {
+        assert_eq!(
+            find_directive("x TOOL Search QA check target=fake_plugin_tool_17. ok"),
+            Some(Directive::Check("fake_plugin_tool_17".into()))
+        );
+        assert_eq!(
+            find_directive("tool search qa check target=a\ntool search qa failure target=b"),
+            Some(Directive::Failure("b".into()))
+        );
+        assert_eq!(find_directive("tool search qa check target= "), None);
+        assert_eq!(find_directive("hello"), None);
+    }
+
+    #[test]
+    fn declared_by_nested_tools_or_whole_word_instructions() {
+        let tools = json!([{"type": "function", "function": {"name": "deep_tool"}}, {"name": "flat"}]);
+        assert!(is_declared("deep_tool", Some(&tools), ""));
+        assert!(is_declared("flat", Some(&tools), ""));
+        assert!(!is_declared("tool_search", Some(&tools), "use tool_search_code here"));
+        assert!(is_declared("tool_search", None, "use tool_search, then call"));
+        let too_deep = json!([[[[[[[{"name": "hidden"}]]]]]]]);
+        assert!(!is_declared("hidden", Some(&too_deep), ""));
+    }
+
+    #[test]
+    fn quote_collapses_and_cuts() {
+        assert_eq!(quote(" a \n b "), "a b");
+        let long = "é".repeat(700);
+        assert_eq!(quote(&long).chars().count(), QUOTE_LIMIT + 1);
+    }
+
+    #[test]
+    fn candidate_id_finds_exact_name() {
+        let output = r#"[{"id":"openclaw:p:other","name":"other"},{"id":"openclaw:p:t","name":"t"}]"#;
+        assert_eq!(candidate_id(output, "t"), Some("openclaw:p:t".into()));
+        assert_eq!(candidate_id("not json", "t"), None);
+    }
+}

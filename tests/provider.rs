@@ -1,0 +1,419 @@
+//! The mock OpenAI provider driven over real loopback HTTP.
+
+use serde_json::{json, Value};
+use toolsearch_qa::provider::model::{code_args, denied_args};
+use toolsearch_qa::provider::{MockProvider, ProviderError, ProviderOptions, ScriptedTurn};
+
+const TARGET: &str = "fake_plugin_tool_17";
+const TARGET_ID: &str = "openclaw:tool-search-e2e-fixture:fake_plugin_tool_17";
+
+fn user(text: &str) -> Value {
+    json!({"type": "message", "role": "user", "content": [{"type": "input_text", "text": text}]})
+}
+
+fn call_item(call_id: &str, name: &str, arguments: &Value) -> Value {
+    json!({"type": "function_call", "call_id": call_id, "name": name, "arguments": arguments.to_string()})
+}
+
+fn output_item(call_id: &str, output: &str) -> Value {
+    json!({"type": "function_call_output", "call_id": call_id, "output": output})
+}
+
+fn function(name: &str) -> Value {
+    json!({"type": "function", "name": name, "description": "d", "parameters": {"type": "object"}})
+}
+
+fn body(tools: &[&str], input: Vec<Value>) -> Value {
+    let tools: Vec<Value> = tools.iter().map(|name| function(name)).collect();
+    json!({"model": "openclaw/qa", "input": input, "tools": tools, "stream": false})
+}
+
+fn check_prompt() -> Value {
+    user(&format!("tool search qa check target={TARGET}"))
+}
+
+async fn post_raw(provider: &MockProvider, raw: &str) -> (u16, String) {
+    let response = reqwest::Client::new()
+        .post(format!("{}/responses", provider.base_url()))
+        .header("content-type", "application/json")
+        .body(raw.to_string())
+        .send()
+        .await
+        .unwrap();
+    let status = response.status().as_u16();
+    (status, response.text().await.unwrap())
+}
+
+async fn post(provider: &MockProvider, body: &Value) -> Value {
+    let (status, text) = post_raw(provider, &body.to_string()).await;
+    assert_eq!(status, 200, "{text}");
+    serde_json::from_str(&text).unwrap()
+}
+
+async fn get(provider: &MockProvider, path: &str) -> (u16, Value) {
+    let url = provider.base_url().replace("/v1", "") + path;
+    let response = reqwest::get(url).await.unwrap();
+    let status = response.status().as_u16();
+    (status, response.json().await.unwrap())
+}
+
+/// The single output item, asserted to be a function call; returns (name, parsed arguments).
+fn called(response: &Value) -> (String, Value) {
+    let output = response["output"].as_array().unwrap();
+    assert_eq!(output.len(), 1);
+    assert_eq!(output[0]["type"], "function_call");
+    let arguments = serde_json::from_str(output[0]["arguments"].as_str().unwrap()).unwrap();
+    (output[0]["name"].as_str().unwrap().to_string(), arguments)
+}
+
+fn text_of(response: &Value) -> String {
+    assert_eq!(response["output"][0]["type"], "message");
+    response["output"][0]["content"][0]["text"].as_str().unwrap().to_string()
+}
+
+#[tokio::test]
+async fn direct_lane_calls_target_then_reports_success() {
+    let provider = MockProvider::start().await.unwrap();
+    let first = post(&provider, &body(&[TARGET, "exec"], vec![check_prompt()])).await;
+    assert_eq!(called(&first), (TARGET.to_string(), json!({"marker": "normal"})));
+    let call_id = first["output"][0]["call_id"].as_str().unwrap().to_string();
+    let result = format!("FAKE_PLUGIN_OK {TARGET} {{\"marker\":\"normal\"}}");
+    let input = vec![check_prompt(), call_item(&call_id, TARGET, &json!({"marker": "normal"})), output_item(&call_id, &result)];
+    let second = post(&provider, &body(&[TARGET, "exec"], input)).await;
+    assert_eq!(text_of(&second), format!("FAKE_PLUGIN_OK {TARGET}"));
+
+    let records = provider.journal().all();
+    assert_eq!(records.len(), 2);
+    let first_record = serde_json::to_value(&records[0]).unwrap();
+    assert_eq!(first_record["cursor"], 1);
+    assert_eq!(first_record["requestKind"], "agent-initial");
+    assert_eq!(first_record["plannedToolName"], TARGET);
+    assert_eq!(first_record["plannedWireToolName"], Value::Null);
+    assert_eq!(first_record["plannedToolArgs"], json!({"marker": "normal"}));
+    assert_eq!(first_record["outcome"], "tool-call");
+    assert_eq!(first_record["toolOutput"], Value::Null);
+    let second_record = serde_json::to_value(&records[1]).unwrap();
+    assert_eq!(second_record["requestKind"], "tool-continuation");
+    assert_eq!(second_record["toolOutput"], result.as_str());
+    assert_eq!(second_record["outcome"], "final-text");
+    assert_eq!(second_record["plannedToolName"], Value::Null);
+}
+
+#[tokio::test]
+async fn code_lane_sends_search_and_call_code() {
+    let provider = MockProvider::start().await.unwrap();
+    let response = post(&provider, &body(&["tool_search_code"], vec![check_prompt()])).await;
+    let (name, arguments) = called(&response);
+    assert_eq!(name, "tool_search_code");
+    assert_eq!(arguments, code_args(TARGET, &json!({"marker": "normal"})));
+    let code = arguments["code"].as_str().unwrap();
+    for needle in [
+        "openclaw.tools.search(\"fake_plugin_tool_17\", { limit: 1 })",
+        "item.name === \"fake_plugin_tool_17\"",
+        "throw new Error(\"target tool not found\")",
+        "return await openclaw.tools.call(hit.id, {\"marker\":\"normal\"});",
+    ] {
+        assert!(code.contains(needle), "missing {needle} in {code}");
+    }
+    let record = provider.journal().last().unwrap();
+    assert_eq!(record.planned_tool_name.as_deref(), Some("tool_search_code"));
+    assert_eq!(record.planned_wire_tool_name, None);
+
+    let envelope = format!("{{\"ok\":true,\"value\":{{\"result\":{{\"content\":[{{\"type\":\"text\",\"text\":\"FAKE_PLUGIN_OK {TARGET}\"}}]}}}}}}");
+    let input = vec![check_prompt(), call_item("c1", "tool_search_code", &arguments), output_item("c1", &envelope)];
+    let done = post(&provider, &body(&["tool_search_code"], input)).await;
+    assert_eq!(text_of(&done), format!("FAKE_PLUGIN_OK {TARGET}"));
+}
+
+#[tokio::test]
+async fn code_lane_error_is_not_retried() {
+    let provider = MockProvider::start().await.unwrap();
+    let input = vec![
+        check_prompt(),
+        call_item("c1", "tool_search_code", &json!({"code": "x"})),
+        output_item("c1", "Error:  target tool not found\n"),
+    ];
+    let response = post(&provider, &body(&["tool_search_code"], input)).await;
+    assert_eq!(text_of(&response), format!("TOOL_SEARCH_QA_GAVE_UP {TARGET}: Error: target tool not found"));
+    assert_eq!(provider.journal().last().unwrap().outcome, "gave-up");
+}
+
+#[tokio::test]
+async fn tools_lane_searches_then_dispatches_then_answers() {
+    let provider = MockProvider::start().await.unwrap();
+    let tools = ["tool_call", "tool_describe", "tool_search"];
+    let first = post(&provider, &body(&tools, vec![check_prompt()])).await;
+    assert_eq!(called(&first), ("tool_search".to_string(), json!({"query": TARGET, "limit": 1})));
+
+    let hits = serde_json::to_string_pretty(&json!([{"id": TARGET_ID, "source": "openclaw", "name": TARGET, "input": "{ marker: string }"}])).unwrap();
+    let mut input = vec![check_prompt(), call_item("s1", "tool_search", &json!({"query": TARGET, "limit": 1})), output_item("s1", &hits)];
+    let second = post(&provider, &body(&tools, input.clone())).await;
+    let dispatch = json!({"id": TARGET_ID, "args": {"marker": "normal"}});
+    assert_eq!(called(&second), ("tool_call".to_string(), dispatch.clone()));
+    let record = provider.journal().last().unwrap();
+    assert_eq!(record.planned_tool_name.as_deref(), Some(TARGET_ID));
+    assert_eq!(record.planned_wire_tool_name.as_deref(), Some("tool_call"));
+    assert_eq!(record.planned_tool_args, Some(json!({"marker": "normal"})));
+
+    let envelope = format!("{{\"tool\":{{\"id\":\"{TARGET_ID}\",\"name\":\"{TARGET}\"}},\"result\":{{\"content\":[{{\"type\":\"text\",\"text\":\"FAKE_PLUGIN_OK {TARGET}\"}}]}}}}");
+    input.push(call_item("t1", "tool_call", &dispatch));
+    input.push(output_item("t1", &envelope));
+    let third = post(&provider, &body(&tools, input)).await;
+    assert_eq!(text_of(&third), format!("FAKE_PLUGIN_OK {TARGET}"));
+    assert_eq!(provider.journal().cursor(), 3);
+}
+
+#[tokio::test]
+async fn declared_by_instructions_and_direct_target_wins_over_search() {
+    let provider = MockProvider::start().await.unwrap();
+    let mut by_instructions = body(&[], vec![check_prompt()]);
+    by_instructions["instructions"] = json!("You may use tool_search.");
+    let response = post(&provider, &by_instructions).await;
+    assert_eq!(called(&response).0, "tool_search");
+
+    let mut partial_word = body(&[], vec![check_prompt()]);
+    partial_word["instructions"] = json!("Use tool_search_code_v2 only.");
+    let response = post(&provider, &partial_word).await;
+    assert_eq!(called(&response), (TARGET.to_string(), json!({"marker": "normal"})));
+
+    let response = post(&provider, &body(&["tool_search", TARGET], vec![check_prompt()])).await;
+    assert_eq!(called(&response).0, TARGET);
+}
+
+#[tokio::test]
+async fn failure_directive_sends_invalid_args_and_quotes_the_error() {
+    let provider = MockProvider::start().await.unwrap();
+    let prompt = user(&format!("tool search qa failure target={TARGET}"));
+    let direct = post(&provider, &body(&[TARGET], vec![prompt.clone()])).await;
+    assert_eq!(called(&direct), (TARGET.to_string(), denied_args()));
+
+    let tools = ["tool_call", "tool_describe", "tool_search"];
+    let dispatched = post(&provider, &body(&tools, vec![prompt.clone()])).await;
+    assert_eq!(called(&dispatched), ("tool_call".to_string(), json!({"id": TARGET, "args": denied_args()})));
+    let record = provider.journal().last().unwrap();
+    assert_eq!(record.planned_tool_name.as_deref(), Some(TARGET));
+    assert_eq!(record.planned_wire_tool_name.as_deref(), Some("tool_call"));
+
+    let code = post(&provider, &body(&["tool_search_code"], vec![prompt.clone()])).await;
+    assert_eq!(called(&code).1, code_args(TARGET, &denied_args()));
+
+    let error = "Invalid input for fake_plugin_tool_17:\n  missing required property marker";
+    let input = vec![prompt.clone(), call_item("c1", "tool_call", &json!({})), output_item("c1", error)];
+    let report = post(&provider, &body(&tools, input)).await;
+    assert_eq!(
+        text_of(&report),
+        format!("FAKE_PLUGIN_DENIED {TARGET}: Invalid input for fake_plugin_tool_17: missing required property marker")
+    );
+    assert_eq!(provider.journal().last().unwrap().outcome, "denied-report");
+
+    let input = vec![prompt, call_item("c1", TARGET, &json!({})), output_item("c1", "FAKE_PLUGIN_OK x")];
+    let wrong = post(&provider, &body(&[TARGET], input)).await;
+    assert_eq!(text_of(&wrong), format!("FAKE_PLUGIN_NOT_DENIED {TARGET}: FAKE_PLUGIN_OK x"));
+}
+
+#[tokio::test]
+async fn no_directive_and_string_input_get_plain_text() {
+    let provider = MockProvider::start().await.unwrap();
+    let response = post(&provider, &json!({"model": "m", "input": "hello there"})).await;
+    assert_eq!(text_of(&response), "Mock provider reply: no tool search directive found.");
+    assert_eq!(response["model"], "m");
+    assert_eq!(response["status"], "completed");
+    assert_eq!(response["object"], "response");
+    let record = provider.journal().last().unwrap();
+    assert_eq!(record.prompt, "hello there");
+    assert_eq!(record.outcome, "plain-text");
+}
+
+/// Parses an SSE body into (event line, data JSON) frames.
+fn frames(text: &str) -> Vec<(String, Value)> {
+    text.split("\n\n")
+        .filter(|frame| !frame.trim().is_empty())
+        .map(|frame| {
+            let event = frame.lines().find_map(|line| line.strip_prefix("event: ")).unwrap().to_string();
+            let data = frame.lines().find_map(|line| line.strip_prefix("data: ")).unwrap();
+            (event, serde_json::from_str(data).unwrap())
+        })
+        .collect()
+}
+
+async fn stream(provider: &MockProvider, body: &Value) -> Vec<(String, Value)> {
+    let response = reqwest::Client::new()
+        .post(format!("{}/responses", provider.base_url()))
+        .json(body)
+        .send()
+        .await
+        .unwrap();
+    assert_eq!(response.status().as_u16(), 200);
+    assert_eq!(response.headers()["content-type"], "text/event-stream");
+    frames(&response.text().await.unwrap())
+}
+
+fn check_framing(frames: &[(String, Value)], expected: &[&str]) {
+    let types: Vec<&str> = frames.iter().map(|(_, data)| data["type"].as_str().unwrap()).collect();
+    assert_eq!(types, expected);
+    for (index, (event, data)) in frames.iter().enumerate() {
+        assert_eq!(data["sequence_number"], index);
+        assert_eq!(event, data["type"].as_str().unwrap());
+    }
+}
+
+#[tokio::test]
+async fn streamed_tool_call_and_text_are_framed_in_order() {
+    let provider = MockProvider::start().await.unwrap();
+    let mut request = body(&[TARGET], vec![check_prompt()]);
+    request["stream"] = json!(true);
+    let call_frames = stream(&provider, &request).await;
+    check_framing(
+        &call_frames,
+        &[
+            "response.created",
+            "response.in_progress",
+            "response.output_item.added",
+            "response.function_call_arguments.delta",
+            "response.function_call_arguments.done",
+            "response.output_item.done",
+            "response.completed",
+        ],
+    );
+    assert_eq!(call_frames[4].1["arguments"], "{\"marker\":\"normal\"}");
+    let completed = &call_frames[6].1["response"];
+    assert_eq!(completed["status"], "completed");
+    assert_eq!(completed["output"][0]["name"], TARGET);
+    assert_eq!(completed["output"][0], call_frames[5].1["item"]);
+
+    let text_frames = stream(&provider, &json!({"input": "hi", "stream": true})).await;
+    check_framing(
+        &text_frames,
+        &[
+            "response.created",
+            "response.in_progress",
+            "response.output_item.added",
+            "response.content_part.added",
+            "response.output_text.delta",
+            "response.output_text.done",
+            "response.content_part.done",
+            "response.output_item.done",
+            "response.completed",
+        ],
+    );
+    let text = "Mock provider reply: no tool search directive found.";
+    assert_eq!(text_frames[4].1["delta"], text);
+    assert_eq!(text_frames[8].1["response"]["output"][0]["content"][0]["text"], text);
+}
+
+#[tokio::test]
+async fn journal_keeps_raw_bytes_and_debug_routes_page_it() {
+    let provider = MockProvider::start().await.unwrap();
+    let raw = "{ \"instructions\": \"sys é\",\n  \"input\": [{\"role\":\"system\",\"content\":\"rules\"}, {\"role\":\"user\",\"content\":\"one\"}] }";
+    assert_eq!(post_raw(&provider, raw).await.0, 200);
+    assert_eq!(post_raw(&provider, "{\"input\":\"two\"}").await.0, 200);
+    let journal = provider.journal();
+    assert_eq!(journal.cursor(), 2);
+    let first = &journal.all()[0];
+    assert_eq!(first.raw, raw);
+    assert_eq!(first.raw_byte_length, raw.len());
+    assert_eq!(first.raw_byte_length, 111);
+    assert_eq!(first.body["instructions"], "sys é");
+    assert_eq!(first.prompt, "one");
+    assert_eq!(first.all_input_text, "sys é\nrules\none");
+
+    let (status, all) = get(&provider, "/debug/requests").await;
+    assert_eq!(status, 200);
+    assert_eq!(all.as_array().unwrap().len(), 2);
+    assert_eq!(all[0]["rawByteLength"], 111);
+    let (_, after) = get(&provider, "/debug/requests?after=1").await;
+    assert_eq!(after.as_array().unwrap().len(), 1);
+    assert_eq!(after[0]["cursor"], 2);
+    assert_eq!(after[0]["prompt"], "two");
+    assert_eq!(journal.since(1).len(), 1);
+    assert_eq!(journal.since(2).len(), 0);
+    assert_eq!(get(&provider, "/debug/request-cursor").await.1, json!({"cursor": 2}));
+    assert_eq!(get(&provider, "/debug/last-request").await.1["cursor"], 2);
+    let (status, bad) = get(&provider, "/debug/requests?after=x").await;
+    assert_eq!(status, 400);
+    assert_eq!(bad["error"]["type"], "invalid_request_error");
+}
+
+#[tokio::test]
+async fn unknown_routes_and_bad_bodies_are_json_errors() {
+    let provider = MockProvider::start().await.unwrap();
+    assert_eq!(get(&provider, "/debug/last-request").await, (200, Value::Null));
+    let (status, body) = get(&provider, "/nope").await;
+    assert_eq!(status, 404);
+    assert_eq!(body, json!({"error": {"type": "not_found_error", "message": "no route for GET /nope"}}));
+    let (status, text) = post_raw(&provider, "{not json").await;
+    assert_eq!(status, 400);
+    let error: Value = serde_json::from_str(&text).unwrap();
+    assert_eq!(error["error"]["type"], "invalid_request_error");
+    assert!(error["error"]["message"].as_str().unwrap().starts_with("request body is not valid JSON"));
+    let (status, text) = post_raw(&provider, "{\"input\": 5}").await;
+    assert_eq!(status, 400);
+    assert_eq!(
+        serde_json::from_str::<Value>(&text).unwrap(),
+        json!({"error": {"type": "invalid_request_error", "message": "`input` must be a string or an array of items"}})
+    );
+    let records = provider.journal().all();
+    assert_eq!(records.len(), 2);
+    assert_eq!(records[0].outcome, "invalid-request");
+    assert_eq!(records[0].raw, "{not json");
+    assert_eq!(records[0].body, Value::Null);
+    assert_eq!(get(&provider, "/healthz").await, (200, json!({"ok": true, "status": "ok"})));
+    assert_eq!(get(&provider, "/v1/models").await.1["data"][0]["id"], "mock-openai/qa");
+}
+
+#[tokio::test]
+async fn same_request_gets_byte_identical_replies() {
+    let provider = MockProvider::start().await.unwrap();
+    let raw = body(&[TARGET], vec![check_prompt()]).to_string();
+    let (_, first) = post_raw(&provider, &raw).await;
+    let (_, second) = post_raw(&provider, &raw).await;
+    assert_eq!(first, second);
+    let other = MockProvider::start().await.unwrap();
+    assert_eq!(post_raw(&other, &raw).await.1, first);
+    let parsed: Value = serde_json::from_str(&first).unwrap();
+    let id = parsed["id"].as_str().unwrap();
+    let hash = id.strip_prefix("resp_").unwrap();
+    assert_eq!(parsed["output"][0]["id"], format!("fc_{hash}"));
+    assert_eq!(parsed["output"][0]["call_id"], format!("call_{hash}"));
+    let input_tokens = raw.len().div_ceil(4);
+    assert_eq!(parsed["usage"]["input_tokens"], input_tokens);
+    assert_eq!(parsed["usage"]["output_tokens"], 5);
+    assert_eq!(parsed["usage"]["total_tokens"], input_tokens + 5);
+}
+
+#[tokio::test]
+async fn script_replaces_directives_turn_by_turn() {
+    let script = vec![
+        ScriptedTurn::ToolCall { name: "tool_call".into(), arguments: json!({"id": "exec", "args": {"command": "ls"}}) },
+        ScriptedTurn::Text("done".into()),
+    ];
+    let provider = MockProvider::start_with(ProviderOptions { port: None, script: Some(script) }).await.unwrap();
+    let first = post(&provider, &body(&[TARGET], vec![check_prompt()])).await;
+    assert_eq!(called(&first), ("tool_call".to_string(), json!({"id": "exec", "args": {"command": "ls"}})));
+    let record = provider.journal().last().unwrap();
+    assert_eq!(record.planned_tool_name.as_deref(), Some("exec"));
+    assert_eq!(record.planned_wire_tool_name.as_deref(), Some("tool_call"));
+    assert_eq!(record.outcome, "scripted-tool-call");
+
+    let mut input = vec![check_prompt(), call_item("a", "tool_call", &json!({})), output_item("a", "r1")];
+    assert_eq!(text_of(&post(&provider, &body(&[], input.clone())).await), "done");
+    input.push(call_item("b", "tool_call", &json!({})));
+    input.push(output_item("b", "r2"));
+    assert_eq!(text_of(&post(&provider, &body(&[], input.clone())).await), "SCRIPT_EXHAUSTED");
+    assert_eq!(provider.journal().last().unwrap().outcome, "script-exhausted");
+    input.push(user("next question"));
+    assert_eq!(called(&post(&provider, &body(&[], input)).await).0, "tool_call");
+}
+
+#[tokio::test]
+async fn start_on_reports_a_taken_port_and_binds_loopback() {
+    let taken = std::net::TcpListener::bind("127.0.0.1:0").unwrap();
+    let port = taken.local_addr().unwrap().port();
+    match MockProvider::start_on(port).await {
+        Err(ProviderError::Bind { port: failed, .. }) => assert_eq!(failed, port),
+        Ok(_) => panic!("port {port} was already bound"),
+    }
+    drop(taken);
+    let provider = MockProvider::start_on(port).await.unwrap();
+    assert_eq!(provider.base_url(), format!("http://127.0.0.1:{port}/v1"));
+}
