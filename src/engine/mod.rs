@@ -4,10 +4,12 @@
 
 pub mod catalog;
 pub mod error;
+pub mod index;
 pub mod run;
-
+pub mod signature;
+pub mod text;
+pub mod validate;
 
 pub use catalog::{DescribeItem, SearchItem, SearchLimits, ToolCatalog};
 pub use error::EngineError;
 pub use run::{CallOutcome, Telemetry, ToolRunner, ToolSearchRun};
-
