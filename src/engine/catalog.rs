@@ -1,10 +1,29 @@
-//! PLACEHOLDER (replaced by the real search engine): the catalogue of hidden tools.
+//! The catalogue of hidden tools (spec §3–§6): one run's policy-filtered entries, sorted by id,
+//! with the BM25 index built once, and the search, lookup, describe and validation the model's
+//! controls are answered from.
+
+use std::collections::BTreeMap;
 
 use serde::Serialize;
-use serde_json::Value;
+use serde_json::{json, Map, Value};
 
+use super::index::{Bm25Index, Hit};
+use super::signature::{input_signature, output_signature, UNKNOWN};
+use super::text::{closest, query_terms, terms};
+use super::validate::{validate_args, LazyValidator};
 use super::EngineError;
 use crate::catalog::{ToolEntry, ToolSource};
+
+/// Parameter schemas are walked this deep for search text.
+const PARAM_TEXT_DEPTH: usize = 4;
+/// At most this many "did you mean" suggestions.
+const MAX_SUGGESTIONS: usize = 3;
+/// Batch bounds (spec §4).
+const BATCH_MAX_QUERIES: usize = 16;
+const BATCH_MAX_QUERY_BYTES: usize = 512;
+const BATCH_MAX_TOTAL_LIMIT: usize = 50;
+const BATCH_DESCRIPTION_CHARS: usize = 180;
+const BATCH_MAX_RESPONSE_CHARS: usize = 4000;
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct SearchLimits {
@@ -49,67 +68,114 @@ pub struct DescribeItem {
 pub struct ToolCatalog {
     entries: Vec<ToolEntry>,
     limits: SearchLimits,
+    index: Bm25Index,
+    /// Entry positions per tool name (names may repeat across sources).
+    by_name: BTreeMap<String, Vec<usize>>,
+    /// One lazily compiled input validator per entry, same order as `entries`.
+    validators: Vec<LazyValidator>,
 }
 
 impl ToolCatalog {
+    /// Sorts the entries by id and indexes them once.
     pub fn new(mut entries: Vec<ToolEntry>, limits: SearchLimits) -> Self {
         entries.sort_by(|a, b| a.id.cmp(&b.id));
-        ToolCatalog { entries, limits }
+        let docs: Vec<Vec<String>> = entries.iter().map(document_terms).collect();
+        let index = Bm25Index::build(&docs);
+        let mut by_name: BTreeMap<String, Vec<usize>> = BTreeMap::new();
+        for (i, e) in entries.iter().enumerate() {
+            by_name.entry(e.name.clone()).or_default().push(i);
+        }
+        let validators = vec![LazyValidator::default(); entries.len()];
+        ToolCatalog {
+            entries,
+            limits,
+            index,
+            by_name,
+            validators,
+        }
     }
+
     pub fn entries(&self) -> &[ToolEntry] {
         &self.entries
     }
+
     pub fn len(&self) -> usize {
         self.entries.len()
     }
+
     pub fn is_empty(&self) -> bool {
         self.entries.is_empty()
     }
+
     pub fn limits(&self) -> SearchLimits {
         self.limits
     }
+
+    /// `None`/`null` → the default limit; an integer ≥ 1 → itself, clamped to the maximum;
+    /// anything else → an input error.
     pub fn resolve_limit(&self, raw: Option<&Value>) -> Result<usize, EngineError> {
-        match raw {
-            None | Some(Value::Null) => Ok(self.limits.default_limit),
-            Some(v) => match v.as_u64() {
-                Some(n) if n >= 1 => Ok((n as usize).min(self.limits.max_limit)),
-                _ => Err(EngineError::InvalidInput(
-                    "limit must be an integer >= 1.".into(),
-                )),
-            },
+        let n = match raw {
+            None | Some(Value::Null) => return Ok(self.limits.default_limit),
+            Some(Value::Number(n)) => n.as_u64().or_else(|| whole_number(n.as_f64())),
+            Some(_) => None,
+        };
+        match n {
+            Some(n) if n >= 1 => Ok(usize::try_from(n)
+                .unwrap_or(usize::MAX)
+                .min(self.limits.max_limit)),
+            _ => Err(EngineError::InvalidInput(format!(
+                "limit must be an integer >= 1 (got {}); omit it for the default of {}.",
+                raw.map(Value::to_string).unwrap_or_default(),
+                self.limits.default_limit
+            ))),
         }
     }
+
+    /// Ranked search: exact name-or-id matches first, then entries that matched a typed term,
+    /// then BM25 score descending, then id ascending. Blank query → nothing.
     pub fn search(&self, query: &str, limit: usize) -> Vec<SearchItem> {
         let q = query.trim();
-        if q.is_empty() {
-            return vec![];
+        if q.is_empty() || limit == 0 {
+            return Vec::new();
         }
-        self.entries
-            .iter()
-            .filter(|e| e.name.contains(q) || e.description.contains(q))
+        let exact = self.exact_matches(q);
+        let mut hits: Vec<Hit> = self.index.score(&query_terms(q));
+        hits.retain(|h| !exact.contains(&h.doc));
+        hits.sort_by(|a, b| {
+            b.literal
+                .cmp(&a.literal)
+                .then_with(|| b.score.total_cmp(&a.score))
+                .then_with(|| a.doc.cmp(&b.doc))
+        });
+        exact
+            .into_iter()
+            .chain(hits.into_iter().map(|h| h.doc))
             .take(limit)
-            .map(search_item)
+            .map(|i| search_item(&self.entries[i]))
             .collect()
     }
+
+    /// Trimmed exact id, else exact unique name.
     pub fn lookup(&self, id_or_name: &str) -> Result<&ToolEntry, EngineError> {
         let key = id_or_name.trim();
-        if let Some(e) = self.entries.iter().find(|e| e.id == key) {
-            return Ok(e);
+        if let Some(i) = self.position_of_id(key) {
+            return Ok(&self.entries[i]);
         }
-        let named: Vec<&ToolEntry> = self.entries.iter().filter(|e| e.name == key).collect();
-        match named.as_slice() {
-            [one] => Ok(one),
+        match self.by_name.get(key).map(Vec::as_slice).unwrap_or_default() {
+            [one] => Ok(&self.entries[*one]),
             [] => Err(EngineError::UnknownTool {
                 id: key.into(),
-                suggestions: vec![],
+                suggestions: self.suggestions(key),
                 hint: String::new(),
             }),
             many => Err(EngineError::AmbiguousName {
                 name: key.into(),
-                ids: many.iter().map(|e| e.id.clone()).collect(),
+                ids: many.iter().map(|&i| self.entries[i].id.clone()).collect(),
             }),
         }
     }
+
+    /// The search item plus the full schemas; a miss carries `recovery_hint`.
     pub fn describe(
         &self,
         id_or_name: &str,
@@ -125,21 +191,193 @@ impl ToolCatalog {
             },
             other => other,
         })?;
+        let parameters = if entry.parameters.is_null() {
+            json!({})
+        } else {
+            entry.parameters.clone()
+        };
+        let output_schema = entry
+            .output_schema
+            .clone()
+            .filter(|_| entry.source.is_trusted());
         Ok(DescribeItem {
             item: search_item(entry),
-            parameters: entry.parameters.clone(),
-            output_schema: entry.output_schema.clone(),
+            parameters,
+            output_schema,
         })
     }
-    pub fn validate_input(&self, _entry: &ToolEntry, _args: &Value) -> Result<(), EngineError> {
-        Ok(())
+
+    /// Validates `args` against a trusted entry's input schema. Untrusted entries and entries
+    /// without a schema are not validated here.
+    pub fn validate_input(&self, entry: &ToolEntry, args: &Value) -> Result<(), EngineError> {
+        if !entry.source.is_trusted() || entry.parameters.is_null() {
+            return Ok(());
+        }
+        let fresh = LazyValidator::default();
+        let lazy = match self.position_of_id(&entry.id) {
+            Some(i) if self.entries[i].parameters == entry.parameters => &self.validators[i],
+            _ => &fresh,
+        };
+        validate_args(&entry.name, &entry.parameters, args, lazy)
     }
+
     pub fn search_item(&self, entry: &ToolEntry) -> SearchItem {
         search_item(entry)
     }
+
+    /// The batch form `{ queries: [{query, limit?}, …] }` (spec §4). Everything is validated
+    /// before any search runs; the response is kept within 4,000 characters.
+    pub fn search_batch(&self, raw: &Value) -> Result<Value, EngineError> {
+        let plan = self.batch_plan(raw)?;
+        let mut groups: Vec<BatchGroup> = plan
+            .into_iter()
+            .map(|(query, limit)| {
+                let candidates = self
+                    .search(&query, limit)
+                    .iter()
+                    .map(batch_candidate)
+                    .collect();
+                BatchGroup {
+                    query,
+                    candidates,
+                    truncated: false,
+                }
+            })
+            .collect();
+        loop {
+            let response = batch_response(&groups);
+            if response.to_string().chars().count() <= BATCH_MAX_RESPONSE_CHARS {
+                return Ok(response);
+            }
+            let largest = groups
+                .iter()
+                .enumerate()
+                .filter(|(_, g)| !g.candidates.is_empty())
+                .max_by(|(ia, a), (ib, b)| {
+                    a.candidates.len().cmp(&b.candidates.len()).then(ib.cmp(ia))
+                })
+                .map(|(i, _)| i);
+            let Some(i) = largest else {
+                return Ok(response);
+            };
+            groups[i].candidates.pop();
+            groups[i].truncated = true;
+        }
+    }
+
+    fn batch_plan(&self, raw: &Value) -> Result<Vec<(String, usize)>, EngineError> {
+        let bad = |msg: String| EngineError::InvalidInput(msg);
+        let queries = raw
+            .get("queries")
+            .and_then(Value::as_array)
+            .ok_or_else(|| bad("queries must be an array of {query, limit?} objects.".into()))?;
+        if queries.is_empty() || queries.len() > BATCH_MAX_QUERIES {
+            return Err(bad(format!(
+                "queries must hold 1 to {BATCH_MAX_QUERIES} queries (got {}).",
+                queries.len()
+            )));
+        }
+        let mut plan = Vec::with_capacity(queries.len());
+        let mut total = 0;
+        for (i, q) in queries.iter().enumerate() {
+            let query = q
+                .get("query")
+                .and_then(Value::as_str)
+                .ok_or_else(|| bad(format!("queries[{i}].query must be a string.")))?;
+            let bytes = Value::from(query).to_string().len();
+            if bytes > BATCH_MAX_QUERY_BYTES {
+                return Err(bad(format!(
+                    "queries[{i}].query is {bytes} bytes as JSON; at most {BATCH_MAX_QUERY_BYTES} are allowed."
+                )));
+            }
+            let limit = self
+                .resolve_limit(q.get("limit"))
+                .map_err(|e| bad(format!("queries[{i}]: {e}")))?;
+            total += limit;
+            plan.push((query.to_string(), limit));
+        }
+        if total > BATCH_MAX_TOTAL_LIMIT {
+            return Err(bad(format!(
+                "the limits of all queries add up to {total}; at most {BATCH_MAX_TOTAL_LIMIT} are allowed."
+            )));
+        }
+        Ok(plan)
+    }
+
+    fn position_of_id(&self, id: &str) -> Option<usize> {
+        self.entries
+            .binary_search_by(|e| e.id.as_str().cmp(id))
+            .ok()
+    }
+
+    /// Entries whose id or name equals `q`, in id order.
+    fn exact_matches(&self, q: &str) -> Vec<usize> {
+        let mut exact: Vec<usize> = self.by_name.get(q).cloned().unwrap_or_default();
+        exact.extend(self.position_of_id(q));
+        exact.sort_unstable();
+        exact.dedup();
+        exact
+    }
+
+    fn suggestions(&self, key: &str) -> Vec<String> {
+        let candidates = self
+            .entries
+            .iter()
+            .flat_map(|e| [e.id.as_str(), e.name.as_str()]);
+        closest(key, candidates, MAX_SUGGESTIONS)
+    }
+}
+
+struct BatchGroup {
+    query: String,
+    candidates: Vec<Value>,
+    truncated: bool,
+}
+
+fn batch_response(groups: &[BatchGroup]) -> Value {
+    let results: Vec<Value> = groups
+        .iter()
+        .map(|g| {
+            let mut o = Map::new();
+            o.insert("query".into(), Value::from(g.query.as_str()));
+            o.insert("candidates".into(), Value::Array(g.candidates.clone()));
+            if g.truncated {
+                o.insert("truncated".into(), Value::Bool(true));
+            }
+            Value::Object(o)
+        })
+        .collect();
+    json!({ "results": results })
+}
+
+fn batch_candidate(item: &SearchItem) -> Value {
+    let mut item = item.clone();
+    item.description = collapse(&item.description, BATCH_DESCRIPTION_CHARS);
+    serde_json::to_value(item).unwrap_or(Value::Null)
+}
+
+/// Whitespace collapsed to single spaces, cut to `max` characters (ending in `…` when cut).
+fn collapse(text: &str, max: usize) -> String {
+    let joined = text.split_whitespace().collect::<Vec<_>>().join(" ");
+    if joined.chars().count() <= max {
+        return joined;
+    }
+    let mut cut: String = joined.chars().take(max.saturating_sub(1)).collect();
+    cut.push('…');
+    cut
+}
+
+fn whole_number(f: Option<f64>) -> Option<u64> {
+    let f = f?;
+    (f.fract() == 0.0 && f >= 1.0).then_some(if f >= u64::MAX as f64 {
+        u64::MAX
+    } else {
+        f as u64
+    })
 }
 
 fn search_item(e: &ToolEntry) -> SearchItem {
+    let trusted = e.source.is_trusted();
     SearchItem {
         id: e.id.clone(),
         source: e.source,
@@ -147,15 +385,402 @@ fn search_item(e: &ToolEntry) -> SearchItem {
         name: e.name.clone(),
         label: e.label.clone(),
         description: e.description.clone(),
-        input: "unknown".into(),
-        output: None,
+        input: if trusted {
+            input_signature(&e.parameters)
+        } else {
+            UNKNOWN.into()
+        },
+        output: e
+            .output_schema
+            .as_ref()
+            .filter(|_| trusted)
+            .and_then(output_signature),
     }
 }
 
-impl ToolCatalog {
-    pub fn search_batch(&self, _raw: &Value) -> Result<Value, EngineError> {
-        Err(EngineError::InvalidInput(
-            "batch search is not available yet".into(),
-        ))
+/// The indexed terms of one entry: name, id, label, description and, for trusted tools, the
+/// parameter text.
+fn document_terms(e: &ToolEntry) -> Vec<String> {
+    let mut out = Vec::new();
+    for text in [&e.name, &e.id, &e.label, &e.description] {
+        out.extend(terms(text));
+    }
+    if e.source.is_trusted() {
+        schema_terms(&e.parameters, 0, &mut out);
+    }
+    out
+}
+
+/// Descriptions and property names, through properties/items/anyOf/oneOf/allOf, to depth 4.
+fn schema_terms(schema: &Value, depth: usize, out: &mut Vec<String>) {
+    if depth > PARAM_TEXT_DEPTH {
+        return;
+    }
+    let Some(obj) = schema.as_object() else {
+        return;
+    };
+    if let Some(Value::String(d)) = obj.get("description") {
+        out.extend(terms(d));
+    }
+    if let Some(Value::Object(props)) = obj.get("properties") {
+        for (name, sub) in props {
+            out.extend(terms(name));
+            schema_terms(sub, depth + 1, out);
+        }
+    }
+    match obj.get("items") {
+        Some(Value::Array(items)) => items.iter().for_each(|s| schema_terms(s, depth + 1, out)),
+        Some(items) => schema_terms(items, depth + 1, out),
+        None => {}
+    }
+    for kw in ["anyOf", "oneOf", "allOf"] {
+        if let Some(Value::Array(members)) = obj.get(kw) {
+            members.iter().for_each(|s| schema_terms(s, depth + 1, out));
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::catalog::fake::{core_tools, fake_plugin_tools, FIXTURE_PLUGIN_ID};
+    use crate::catalog::Executor;
+
+    fn fake_catalog(size: usize) -> ToolCatalog {
+        let mut entries = fake_plugin_tools(FIXTURE_PLUGIN_ID, size);
+        entries.extend(core_tools());
+        ToolCatalog::new(entries, SearchLimits::default())
+    }
+
+    fn ids(items: &[SearchItem]) -> Vec<&str> {
+        items.iter().map(|i| i.id.as_str()).collect()
+    }
+
+    fn mcp(server: &str, name: &str, description: &str) -> ToolEntry {
+        let schema = json!({"type": "object", "properties": {"q": {"type": "string"}}});
+        ToolEntry::new(
+            ToolSource::Mcp,
+            server,
+            name,
+            description,
+            schema,
+            Executor::Mcp {
+                server: server.into(),
+            },
+        )
+    }
+
+    #[test]
+    fn every_tool_is_first_for_its_own_name() {
+        let catalog = fake_catalog(1000);
+        assert_eq!(catalog.len(), 1007);
+        let mut misses = Vec::new();
+        for e in catalog.entries() {
+            let top = catalog.search(&e.name, 1);
+            if top.first().map(|t| t.id.as_str()) != Some(e.id.as_str()) {
+                misses.push(e.id.clone());
+            }
+        }
+        assert_eq!(misses, Vec::<String>::new());
+        let top = catalog.search("  openclaw:core:exec ", 3);
+        assert_eq!(top[0].id, "openclaw:core:exec");
+    }
+
+    #[test]
+    fn entries_are_sorted_by_id() {
+        let catalog = fake_catalog(20);
+        assert!(catalog.entries().windows(2).all(|w| w[0].id < w[1].id));
+        assert_eq!(catalog.entries()[0].id, "openclaw:core:cron");
+    }
+
+    #[test]
+    fn equal_scores_fall_back_to_id_order() {
+        let catalog = fake_catalog(1000);
+        let top = catalog.search("fake plugin tool", 3);
+        assert_eq!(
+            ids(&top),
+            vec![
+                "openclaw:tool-search-e2e-fixture:fake_plugin_tool_0001",
+                "openclaw:tool-search-e2e-fixture:fake_plugin_tool_0002",
+                "openclaw:tool-search-e2e-fixture:fake_plugin_tool_0003"
+            ]
+        );
+    }
+
+    #[test]
+    fn ranking_by_terms_and_synonyms() {
+        let catalog = fake_catalog(50);
+        assert_eq!(
+            catalog.search("fetch a page", 1)[0].id,
+            "openclaw:core:web_fetch"
+        );
+        assert_eq!(
+            catalog.search("shell command", 1)[0].id,
+            "openclaw:core:exec"
+        );
+        assert_eq!(catalog.search("remind", 1)[0].id, "openclaw:core:cron");
+        assert_eq!(catalog.search("tell", 1)[0].id, "openclaw:core:message");
+        assert_eq!(
+            catalog.search("look up", 1)[0].id,
+            "openclaw:core:web_search"
+        );
+        assert_eq!(
+            catalog.search("timeoutSeconds", 1)[0].id,
+            "openclaw:core:exec"
+        );
+        assert_eq!(catalog.search("zzzz", 5), Vec::<SearchItem>::new());
+    }
+
+    #[test]
+    fn literal_match_outranks_synonym_only_match() {
+        let entries = vec![
+            mcp("a", "cron_job", "cron cron schedule schedule"),
+            mcp("b", "reminder_note", "A note about a reminder."),
+        ];
+        let catalog = ToolCatalog::new(entries, SearchLimits::default());
+        assert_eq!(
+            ids(&catalog.search("reminder", 2)),
+            vec!["mcp:b:reminder_note", "mcp:a:cron_job"]
+        );
+    }
+
+    #[test]
+    fn exact_match_wins_and_is_returned_even_when_ranking_misses() {
+        let mut entries = vec![
+            mcp("s", "the", "Nothing indexable."),
+            mcp("s", "other", "the the the"),
+        ];
+        entries.push(mcp("s", "exec_helper", "exec exec exec"));
+        entries.extend(core_tools());
+        let catalog = ToolCatalog::new(entries, SearchLimits::default());
+        assert_eq!(ids(&catalog.search("the", 8)), vec!["mcp:s:the"]);
+        assert_eq!(catalog.search("exec", 2)[0].id, "openclaw:core:exec");
+        assert_eq!(catalog.search("exec", 2)[1].id, "mcp:s:exec_helper");
+    }
+
+    #[test]
+    fn blank_query_and_limit() {
+        let catalog = fake_catalog(30);
+        assert!(catalog.search("", 5).is_empty());
+        assert!(catalog.search("   \n", 5).is_empty());
+        assert_eq!(catalog.search("fake", 5).len(), 5);
+        assert!(catalog.search("fake", 0).is_empty());
+    }
+
+    #[test]
+    fn resolve_limit_defaults_clamps_and_errors() {
+        let catalog = fake_catalog(2);
+        assert_eq!(catalog.resolve_limit(None), Ok(8));
+        assert_eq!(catalog.resolve_limit(Some(&Value::Null)), Ok(8));
+        assert_eq!(catalog.resolve_limit(Some(&json!(3))), Ok(3));
+        assert_eq!(catalog.resolve_limit(Some(&json!(3.0))), Ok(3));
+        assert_eq!(catalog.resolve_limit(Some(&json!(1000))), Ok(20));
+        for bad in [json!(0), json!(-1), json!(1.5), json!("5"), json!(true)] {
+            let err = catalog.resolve_limit(Some(&bad));
+            assert!(matches!(err, Err(EngineError::InvalidInput(_))), "{bad}");
+        }
+        let text = catalog
+            .resolve_limit(Some(&json!(0)))
+            .err()
+            .map(|e| e.to_string());
+        assert_eq!(
+            text.as_deref(),
+            Some("limit must be an integer >= 1 (got 0); omit it for the default of 8.")
+        );
+    }
+
+    #[test]
+    fn search_items_carry_signatures() {
+        let out = json!({"type": "object", "additionalProperties": false, "required": ["status"],
+            "properties": {"status": {"enum": ["ok", "error"]}}});
+        let mut entries = fake_plugin_tools(FIXTURE_PLUGIN_ID, 3);
+        entries[0] = entries[0].clone().with_output_schema(out.clone());
+        entries.push(mcp("m", "tool_m", "An MCP tool.").with_output_schema(out));
+        let catalog = ToolCatalog::new(entries, SearchLimits::default());
+        let fake = catalog.search("fake_plugin_tool_01", 1).remove(0);
+        assert_eq!(fake.input, "{ marker: string }");
+        assert_eq!(
+            fake.output.as_deref(),
+            Some(r#"{ status: "ok" | "error" }"#)
+        );
+        let m = catalog.search("tool_m", 1).remove(0);
+        assert_eq!((m.input.as_str(), m.output), ("unknown", None));
+        let json = serde_json::to_value(&fake).unwrap_or_default();
+        assert_eq!(json["sourceName"], "tool-search-e2e-fixture");
+        assert_eq!(json["source"], "openclaw");
+    }
+
+    #[test]
+    fn describe_returns_schemas_and_suggests_on_miss() {
+        let catalog = fake_catalog(1000);
+        let d = catalog.describe(" fake_plugin_tool_0017 ", "hint");
+        let d = d.map(|d| (d.item.id, d.parameters));
+        assert_eq!(
+            d,
+            Ok((
+                "openclaw:tool-search-e2e-fixture:fake_plugin_tool_0017".to_string(),
+                crate::catalog::fake::fake_tool_parameters()
+            ))
+        );
+        let miss = catalog.describe("fake_plugin_tool_0017x", "Search first with tool_search.");
+        let Err(EngineError::UnknownTool {
+            id,
+            suggestions,
+            hint,
+        }) = miss.clone()
+        else {
+            panic!("expected UnknownTool, got {miss:?}");
+        };
+        assert_eq!(id, "fake_plugin_tool_0017x");
+        assert_eq!(suggestions.len(), 3);
+        assert_eq!(suggestions[0], "fake_plugin_tool_0017");
+        assert_eq!(hint, "Search first with tool_search.");
+        let text = miss.err().map(|e| e.to_string()).unwrap_or_default();
+        assert!(text.starts_with(
+            "Unknown tool id: fake_plugin_tool_0017x. Did you mean: fake_plugin_tool_0017, "
+        ));
+        assert!(text.ends_with("? Search first with tool_search."), "{text}");
+        let nothing = catalog.describe("qqqqqqqqqqqqqqqqqqqqqqqqqqqqqqqqqqqqqqqqqqqqqqqqqqqq", "");
+        assert!(
+            matches!(nothing, Err(EngineError::UnknownTool { ref suggestions, .. }) if suggestions.is_empty())
+        );
+    }
+
+    #[test]
+    fn ambiguous_name_needs_the_id() {
+        let entries = vec![mcp("b", "dup", "Second."), mcp("a", "dup", "First.")];
+        let catalog = ToolCatalog::new(entries, SearchLimits::default());
+        assert_eq!(
+            catalog.lookup("dup").err(),
+            Some(EngineError::AmbiguousName {
+                name: "dup".into(),
+                ids: vec!["mcp:a:dup".into(), "mcp:b:dup".into()]
+            })
+        );
+        assert_eq!(
+            catalog.lookup("mcp:b:dup").map(|e| e.description.as_str()),
+            Ok("Second.")
+        );
+        assert_eq!(
+            ids(&catalog.search("dup", 5)),
+            vec!["mcp:a:dup", "mcp:b:dup"]
+        );
+    }
+
+    #[test]
+    fn validate_input_through_catalog() {
+        let catalog = fake_catalog(5);
+        let Ok(entry) = catalog.lookup("fake_plugin_tool_03").cloned() else {
+            panic!("missing fake tool")
+        };
+        assert_eq!(
+            catalog.validate_input(&entry, &json!({"marker": "m"})),
+            Ok(())
+        );
+        let err = catalog.validate_input(&entry, &json!({"markr": "m"}));
+        assert!(
+            matches!(err, Err(EngineError::InvalidArguments { ref suggestion, .. })
+            if suggestion.as_deref() == Some("marker")),
+            "{err:?}"
+        );
+        // A second call reuses the compiled validator and gives the same answer.
+        assert_eq!(catalog.validate_input(&entry, &json!({"markr": "m"})), err);
+        let untrusted = mcp("m", "x", "");
+        assert_eq!(
+            catalog.validate_input(&untrusted, &json!("anything")),
+            Ok(())
+        );
+    }
+
+    #[test]
+    fn batch_validation_happens_first() {
+        let catalog = fake_catalog(10);
+        let too_many: Vec<Value> = (0..17)
+            .map(|_| json!({"query": "fake", "limit": 1}))
+            .collect();
+        let bad = |v: Value| matches!(catalog.search_batch(&v), Err(EngineError::InvalidInput(_)));
+        assert!(bad(json!({ "queries": too_many })));
+        assert!(bad(json!({ "queries": [] })));
+        assert!(bad(json!({ "query": "fake" })));
+        assert!(bad(json!({ "queries": [{"limit": 2}] })));
+        assert!(bad(json!({ "queries": [{"query": "x".repeat(511)}] })));
+        assert!(!bad(json!({ "queries": [{"query": "x".repeat(510)}] })));
+        assert!(bad(
+            json!({ "queries": [{"query": "a", "limit": 20}, {"query": "b", "limit": 20}, {"query": "c", "limit": 11}] })
+        ));
+        assert!(!bad(
+            json!({ "queries": [{"query": "a", "limit": 20}, {"query": "b", "limit": 20}, {"query": "c", "limit": 10}] })
+        ));
+        assert!(bad(json!({ "queries": [{"query": "a", "limit": 0}] })));
+    }
+
+    #[test]
+    fn batch_collapses_descriptions_and_truncates() {
+        let catalog = fake_catalog(100);
+        let small = catalog.search_batch(&json!({"queries": [{"query": "exec", "limit": 1}]}));
+        let small = small.unwrap_or_default();
+        assert_eq!(small["results"][0]["query"], "exec");
+        assert_eq!(
+            small["results"][0]["candidates"][0]["id"],
+            "openclaw:core:exec"
+        );
+        assert_eq!(small["results"][0].get("truncated"), None);
+        let raw = json!({"queries": [{"query": "fake", "limit": 10}, {"query": "plugin tool", "limit": 10}]});
+        let big = catalog.search_batch(&raw).unwrap_or_default();
+        assert!(
+            big.to_string().chars().count() <= 4000,
+            "{}",
+            big.to_string().len()
+        );
+        let groups = big["results"].as_array().cloned().unwrap_or_default();
+        assert_eq!(groups.len(), 2);
+        assert_eq!(groups[0]["truncated"], true);
+        assert_eq!(groups[1]["truncated"], true);
+        let (a, b) = (
+            groups[0]["candidates"].as_array().map(Vec::len),
+            groups[1]["candidates"].as_array().map(Vec::len),
+        );
+        assert!(
+            a.zip(b).is_some_and(|(a, b)| a.abs_diff(b) <= 1 && a > 0),
+            "{a:?} {b:?}"
+        );
+        let desc = groups[0]["candidates"][0]["description"]
+            .as_str()
+            .unwrap_or_default();
+        assert_eq!(desc.chars().count(), 180);
+        assert!(desc.ends_with('…'));
+    }
+
+    #[test]
+    fn collapse_whitespace_and_cut() {
+        assert_eq!(collapse(" a \n b\t c ", 180), "a b c");
+        assert_eq!(collapse("abcdef", 4), "abc…");
+    }
+
+    /// Timing of the 10,000-tool index and one search; printed, not asserted.
+    /// Run: `cargo test --release --lib engine::catalog::tests::timing -- --ignored --nocapture`.
+    #[test]
+    #[ignore]
+    fn timing_10k() {
+        let entries = fake_plugin_tools(FIXTURE_PLUGIN_ID, 10_000);
+        let start = std::time::Instant::now();
+        let catalog = ToolCatalog::new(entries, SearchLimits::default());
+        let built = start.elapsed();
+        let start = std::time::Instant::now();
+        let top = catalog.search("fake plugin tool 4242 marker", 8);
+        let searched = start.elapsed();
+        let start = std::time::Instant::now();
+        let Ok(entry) = catalog.lookup("fake_plugin_tool_04242").cloned() else {
+            panic!("missing")
+        };
+        let first = catalog.validate_input(&entry, &json!({"marker": "x"}));
+        let compile = start.elapsed();
+        let start = std::time::Instant::now();
+        let second = catalog.validate_input(&entry, &json!({"marker": "x"}));
+        let again = start.elapsed();
+        println!(
+            "10k tools: index build {built:?}, one search {searched:?} ({} hits), first validation (compile) {compile:?}, second {again:?}; {first:?} {second:?}",
+            top.len()
+        );
     }
 }

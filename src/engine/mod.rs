@@ -4,8 +4,12 @@
 
 pub mod catalog;
 pub mod error;
+pub mod index;
 pub mod run;
 pub mod surface;
+pub mod signature;
+pub mod text;
+pub mod validate;
 
 pub use catalog::{DescribeItem, SearchItem, SearchLimits, ToolCatalog};
 pub use error::EngineError;

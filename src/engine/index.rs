@@ -1,0 +1,186 @@
+//! The BM25 index over catalogue documents (spec §4): built once per catalogue, then every
+//! query only walks the postings of its own terms (documents are never re-tokenised).
+
+use std::collections::HashMap;
+
+use super::text::QueryTerm;
+
+/// BM25 term-frequency saturation.
+pub const K1: f64 = 1.2;
+/// BM25 length normalisation.
+pub const B: f64 = 0.75;
+
+/// One posting: a document and how often the term occurs in it.
+#[derive(Debug, Clone, Copy, PartialEq)]
+struct Posting {
+    doc: u32,
+    tf: u32,
+}
+
+#[derive(Debug, Clone)]
+struct TermInfo {
+    idf: f64,
+    postings: Vec<Posting>,
+}
+
+/// A document's score for one query.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct Hit {
+    /// Position of the document in the order it was given to [`Bm25Index::build`].
+    pub doc: usize,
+    pub score: f64,
+    /// Whether a literal (typed, not synonym) query term occurs in the document.
+    pub literal: bool,
+}
+
+/// Inverted index with precomputed idf and document lengths.
+#[derive(Debug, Clone, Default)]
+pub struct Bm25Index {
+    terms: HashMap<String, TermInfo>,
+    doc_len: Vec<u32>,
+    avg_len: f64,
+}
+
+/// `ln(1 + (N − n + 0.5) / (n + 0.5))`: never negative, rarer terms weigh more.
+pub fn idf(total_docs: usize, docs_with_term: usize) -> f64 {
+    let (n_total, n) = (total_docs as f64, docs_with_term as f64);
+    (1.0 + (n_total - n + 0.5) / (n + 0.5)).ln()
+}
+
+impl Bm25Index {
+    /// Indexes documents given as their term lists (see [`super::text::terms`]).
+    pub fn build(docs: &[Vec<String>]) -> Self {
+        let mut terms: HashMap<String, TermInfo> = HashMap::new();
+        let mut doc_len = Vec::with_capacity(docs.len());
+        for (doc, words) in docs.iter().enumerate() {
+            doc_len.push(u32::try_from(words.len()).unwrap_or(u32::MAX));
+            let mut counts: HashMap<&str, u32> = HashMap::new();
+            for w in words {
+                *counts.entry(w.as_str()).or_default() += 1;
+            }
+            let doc = u32::try_from(doc).unwrap_or(u32::MAX);
+            for (term, tf) in counts {
+                terms
+                    .entry(term.to_string())
+                    .or_insert_with(|| TermInfo {
+                        idf: 0.0,
+                        postings: Vec::new(),
+                    })
+                    .postings
+                    .push(Posting { doc, tf });
+            }
+        }
+        let total: u64 = doc_len.iter().map(|&l| u64::from(l)).sum();
+        let avg_len = if docs.is_empty() {
+            0.0
+        } else {
+            total as f64 / docs.len() as f64
+        };
+        for info in terms.values_mut() {
+            info.idf = idf(docs.len(), info.postings.len());
+        }
+        Bm25Index {
+            terms,
+            doc_len,
+            avg_len,
+        }
+    }
+
+    pub fn len(&self) -> usize {
+        self.doc_len.len()
+    }
+
+    pub fn is_empty(&self) -> bool {
+        self.doc_len.is_empty()
+    }
+
+    /// Scores every document that holds at least one query term. Sorted by document position.
+    pub fn score(&self, query: &[QueryTerm]) -> Vec<Hit> {
+        let mut acc: HashMap<u32, (f64, bool)> = HashMap::new();
+        for q in query {
+            let Some(info) = self.terms.get(&q.term) else {
+                continue;
+            };
+            for p in &info.postings {
+                let len = f64::from(self.doc_len[p.doc as usize]);
+                let norm = if self.avg_len > 0.0 {
+                    len / self.avg_len
+                } else {
+                    0.0
+                };
+                let tf = f64::from(p.tf);
+                let part = q.weight * info.idf * tf * (K1 + 1.0) / (tf + K1 * (1.0 - B + B * norm));
+                let slot = acc.entry(p.doc).or_insert((0.0, false));
+                slot.0 += part;
+                slot.1 |= q.literal;
+            }
+        }
+        let mut hits: Vec<Hit> = acc
+            .into_iter()
+            .map(|(doc, (score, literal))| Hit {
+                doc: doc as usize,
+                score,
+                literal,
+            })
+            .collect();
+        hits.sort_by_key(|h| h.doc);
+        hits
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::engine::text::{query_terms, terms};
+
+    fn docs(texts: &[&str]) -> Vec<Vec<String>> {
+        texts.iter().map(|t| terms(t)).collect()
+    }
+
+    #[test]
+    fn idf_formula() {
+        assert!((idf(10, 1) - (1.0f64 + 9.5 / 1.5).ln()).abs() < 1e-12);
+        assert!((idf(10, 10) - (1.0f64 + 0.5 / 10.5).ln()).abs() < 1e-12);
+        assert!(idf(100, 1) > idf(100, 50));
+    }
+
+    #[test]
+    fn rarer_term_scores_higher_and_length_normalises() {
+        let index = Bm25Index::build(&docs(&["alpha beta", "alpha gamma", "alpha", "delta"]));
+        assert_eq!(index.len(), 4);
+        let hits = index.score(&query_terms("alpha gamma"));
+        let docs: Vec<usize> = hits.iter().map(|h| h.doc).collect();
+        assert_eq!(docs, vec![0, 1, 2]);
+        let s = |d: usize| {
+            hits.iter()
+                .find(|h| h.doc == d)
+                .map(|h| h.score)
+                .unwrap_or(0.0)
+        };
+        assert!(s(1) > s(2), "gamma is rare and adds score");
+        assert!(s(2) > s(0), "shorter document wins on the same single term");
+        assert!(hits.iter().all(|h| h.literal));
+    }
+
+    #[test]
+    fn exact_score_value() {
+        let index = Bm25Index::build(&docs(&["alpha", "beta"]));
+        let hits = index.score(&query_terms("alpha"));
+        assert_eq!(hits.len(), 1);
+        // tf 1, len == avg: score = idf * (k1+1)/(1+k1) = idf.
+        assert!((hits[0].score - idf(2, 1)).abs() < 1e-12);
+    }
+
+    #[test]
+    fn synonym_only_hit_is_not_literal() {
+        let index = Bm25Index::build(&docs(&["cron schedule job", "weather"]));
+        let hits = index.score(&query_terms("remind"));
+        assert_eq!(hits.len(), 1);
+        assert!(!hits[0].literal);
+        assert!(
+            (hits[0].score - 0.35 * 2.0 * idf(2, 1) * 2.2 / (1.0 + 1.2 * (0.25 + 0.75 * 1.5)))
+                .abs()
+                < 1e-9
+        );
+    }
+}

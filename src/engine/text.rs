@@ -1,0 +1,367 @@
+//! Text analysis for search (spec §4): how tool text and queries become index terms.
+//!
+//! Documents and queries go through the same [`terms`] pipeline (split, case parts, stop
+//! words, light stemming) so that a query term and a document term meet on one spelling.
+//! Queries additionally get synonym terms at a lower weight ([`query_terms`]).
+
+/// Weight of a term the user typed.
+pub const LITERAL_WEIGHT: f64 = 1.0;
+/// Weight of a term added by a synonym group.
+pub const SYNONYM_WEIGHT: f64 = 0.35;
+
+/// English filler words that carry no capability meaning. Verbs (`get`, `set`, `run`, …) stay.
+const STOP_WORDS: &[&str] = &[
+    "a", "about", "all", "an", "and", "any", "are", "as", "at", "be", "been", "but", "by", "can",
+    "could", "do", "does", "for", "from", "has", "have", "how", "i", "if", "in", "into", "is",
+    "it", "its", "me", "my", "of", "on", "or", "our", "please", "should", "so", "some", "that",
+    "the", "their", "them", "then", "there", "these", "this", "those", "to", "was", "we", "were",
+    "what", "when", "which", "who", "will", "with", "would", "you", "your",
+];
+
+/// Words the stemmer leaves alone: their ending is not an inflection.
+const PROTECTED: &[&str] = &[
+    "alias", "analysis", "axis", "basis", "bus", "canvas", "chaos", "class", "gas", "https",
+    "lens", "news", "plus", "series", "species", "status", "always", "address", "access",
+    "process", "thesis", "atlas",
+];
+
+/// Synonym groups: when a query holds any trigger (compared after stemming), the extra terms
+/// join the query at [`SYNONYM_WEIGHT`].
+const SYNONYMS: &[(&[&str], &[&str])] = &[
+    (
+        &["look", "lookup", "google", "browse"],
+        &["search", "web", "find"],
+    ),
+    (&["url", "link", "website", "webpage"], &["fetch", "web"]),
+    (
+        &["run", "execute", "shell", "command"],
+        &["exec", "process"],
+    ),
+    (
+        &["remind", "reminder", "alarm", "later"],
+        &["schedule", "cron"],
+    ),
+    (&["say", "tell", "notify", "dm"], &["message", "send"]),
+    (&["open", "view", "show", "cat"], &["read", "file"]),
+    (&["save", "store", "persist"], &["write", "file"]),
+    (&["remove", "erase", "drop"], &["delete"]),
+    (&["download", "scrape"], &["fetch", "web"]),
+];
+
+/// One weighted query term. `literal` is true for terms the user typed (not synonyms).
+#[derive(Debug, Clone, PartialEq)]
+pub struct QueryTerm {
+    pub term: String,
+    pub weight: f64,
+    pub literal: bool,
+}
+
+/// The index terms of `text`, in order of appearance (duplicates kept: they are term frequency).
+pub fn terms(text: &str) -> Vec<String> {
+    let mut out = Vec::new();
+    for word in words(text) {
+        let lower = word.to_lowercase();
+        push_term(&mut out, &lower);
+        let parts = word_parts(word);
+        if parts.len() >= 2 {
+            for part in parts {
+                push_term(&mut out, &part);
+            }
+        }
+    }
+    out
+}
+
+/// The query terms of `query`: each distinct literal term at weight 1, then synonym terms at
+/// [`SYNONYM_WEIGHT`] unless already present. Sorted by term for determinism.
+pub fn query_terms(query: &str) -> Vec<QueryTerm> {
+    let mut literal: Vec<String> = terms(query);
+    literal.sort();
+    literal.dedup();
+    let mut out: Vec<QueryTerm> = literal
+        .iter()
+        .map(|t| QueryTerm {
+            term: t.clone(),
+            weight: LITERAL_WEIGHT,
+            literal: true,
+        })
+        .collect();
+    for (triggers, extra) in SYNONYMS {
+        let fired = triggers
+            .iter()
+            .any(|t| literal.binary_search(&stem(t)).is_ok());
+        if !fired {
+            continue;
+        }
+        for word in extra.iter() {
+            let term = stem(word);
+            if !out.iter().any(|q| q.term == term) {
+                out.push(QueryTerm {
+                    term,
+                    weight: SYNONYM_WEIGHT,
+                    literal: false,
+                });
+            }
+        }
+    }
+    out.sort_by(|a, b| a.term.cmp(&b.term));
+    out
+}
+
+/// Whether `word` (lower case) is a filler word that is never indexed.
+pub fn is_stop_word(word: &str) -> bool {
+    STOP_WORDS.binary_search(&word).is_ok()
+}
+
+fn push_term(out: &mut Vec<String>, lower: &str) {
+    if lower.is_empty() || lower.chars().all(|c| c == '_') || is_stop_word(lower) {
+        return;
+    }
+    out.push(stem(lower));
+}
+
+/// Maximal runs of letters, digits and `_`.
+fn words(text: &str) -> impl Iterator<Item = &str> {
+    text.split(|c: char| !(c.is_alphanumeric() || c == '_'))
+        .filter(|w| !w.is_empty())
+}
+
+#[derive(Clone, Copy, PartialEq)]
+enum Class {
+    Lower,
+    Upper,
+    Digit,
+}
+
+fn class(c: char) -> Class {
+    if c.is_numeric() {
+        Class::Digit
+    } else if c.is_uppercase() {
+        Class::Upper
+    } else {
+        Class::Lower
+    }
+}
+
+/// The parts of one word, lower-cased: split at `_`, at lower→Upper (`camelCase`), at the end of
+/// an acronym (`HTTPServer` → `http`, `server`) and between letters and digits.
+pub fn word_parts(word: &str) -> Vec<String> {
+    let mut parts = Vec::new();
+    for piece in word.split('_').filter(|p| !p.is_empty()) {
+        let chars: Vec<char> = piece.chars().collect();
+        let mut start = 0;
+        for i in 1..chars.len() {
+            let (prev, cur) = (class(chars[i - 1]), class(chars[i]));
+            let next_is_lower = chars.get(i + 1).is_some_and(|c| class(*c) == Class::Lower);
+            let boundary = match (prev, cur) {
+                (Class::Lower, Class::Upper) => true,
+                (Class::Upper, Class::Upper) => next_is_lower,
+                (Class::Digit, Class::Digit) => false,
+                (Class::Digit, _) | (_, Class::Digit) => true,
+                _ => false,
+            };
+            if boundary {
+                parts.push(chars[start..i].iter().collect::<String>().to_lowercase());
+                start = i;
+            }
+        }
+        parts.push(chars[start..].iter().collect::<String>().to_lowercase());
+    }
+    parts
+}
+
+/// Light suffix stemmer: first matching suffix of `ies→y, ing, ed, ly, es, er, s, e` whose
+/// removal leaves at least 3 letters; never strips `s` from `ss`; undoubles a final consonant
+/// (not l, s, z) after `ing`/`ed`/`er`; leaves protected words and words with digits alone.
+pub fn stem(word: &str) -> String {
+    if PROTECTED.contains(&word) || word.chars().any(|c| c.is_numeric()) || !word.is_ascii() {
+        return word.to_string();
+    }
+    const RULES: &[(&str, &str, bool)] = &[
+        ("ies", "y", false),
+        ("ing", "", true),
+        ("ed", "", true),
+        ("ly", "", false),
+        ("es", "", false),
+        ("er", "", true),
+        ("s", "", false),
+        ("e", "", false),
+    ];
+    for (suffix, replacement, undouble) in RULES {
+        let Some(base) = word.strip_suffix(suffix) else {
+            continue;
+        };
+        if base.len() + replacement.len() < 3 {
+            continue;
+        }
+        if *suffix == "s" && base.ends_with('s') {
+            return word.to_string();
+        }
+        let mut stemmed = format!("{base}{replacement}");
+        if *undouble {
+            undouble_final(&mut stemmed);
+        }
+        return stemmed;
+    }
+    word.to_string()
+}
+
+fn undouble_final(stem: &mut String) {
+    let bytes = stem.as_bytes();
+    let n = bytes.len();
+    if n < 4 {
+        return;
+    }
+    let (a, b) = (bytes[n - 2], bytes[n - 1]);
+    let consonant = b.is_ascii_alphabetic() && !b"aeiouylsz".contains(&b);
+    if a == b && consonant {
+        stem.pop();
+    }
+}
+
+/// Levenshtein distance on characters (for "did you mean" suggestions).
+pub fn edit_distance(a: &str, b: &str) -> usize {
+    let b: Vec<char> = b.chars().collect();
+    let mut row: Vec<usize> = (0..=b.len()).collect();
+    for (i, ca) in a.chars().enumerate() {
+        let mut diag = row[0];
+        row[0] = i + 1;
+        for (j, cb) in b.iter().enumerate() {
+            let sub = diag + usize::from(ca != *cb);
+            diag = row[j + 1];
+            row[j + 1] = sub.min(row[j] + 1).min(row[j + 1] + 1);
+        }
+    }
+    row[b.len()]
+}
+
+/// Up to `max` candidates closest to `key` (case-insensitive edit distance, ties by candidate),
+/// keeping only plausible ones: distance at most half the longer length, or a containment.
+pub fn closest<'a>(
+    key: &str,
+    candidates: impl Iterator<Item = &'a str>,
+    max: usize,
+) -> Vec<String> {
+    let key = key.to_lowercase();
+    let mut scored: Vec<(usize, &str)> = candidates
+        .filter_map(|c| {
+            let lower = c.to_lowercase();
+            let d = edit_distance(&key, &lower);
+            let contains = !key.is_empty() && (lower.contains(&key) || key.contains(&lower));
+            let plausible = d * 2 <= key.chars().count().max(lower.chars().count()) || contains;
+            plausible.then_some((if contains { d.min(1) } else { d }, c))
+        })
+        .collect();
+    scored.sort();
+    scored.dedup_by(|a, b| a.1 == b.1);
+    scored
+        .into_iter()
+        .take(max)
+        .map(|(_, c)| c.to_string())
+        .collect()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn stop_words_are_sorted_for_binary_search() {
+        assert!(STOP_WORDS.windows(2).all(|w| w[0] < w[1]));
+        assert!(is_stop_word("the"));
+        assert!(!is_stop_word("get"));
+    }
+
+    #[test]
+    fn camel_case_acronym_digit_and_underscore_parts() {
+        assert_eq!(word_parts("timeoutSeconds"), vec!["timeout", "seconds"]);
+        assert_eq!(word_parts("HTTPServer"), vec!["http", "server"]);
+        assert_eq!(word_parts("getURL"), vec!["get", "url"]);
+        assert_eq!(word_parts("v2api"), vec!["v", "2", "api"]);
+        assert_eq!(
+            word_parts("fake_plugin_tool_17"),
+            vec!["fake", "plugin", "tool", "17"]
+        );
+        assert_eq!(word_parts("plain"), vec!["plain"]);
+    }
+
+    #[test]
+    fn terms_keep_whole_word_and_parts_and_drop_fillers() {
+        assert_eq!(
+            terms("Get the timeoutSeconds"),
+            vec!["get", "timeoutsecond", "timeout", "second"]
+        );
+        assert_eq!(terms("web_search"), vec!["web_search", "web", "search"]);
+        assert_eq!(terms("a an and the to of"), Vec::<String>::new());
+        assert_eq!(
+            terms("tool-search e2e"),
+            vec!["tool", "search", "e2e", "e", "2", "e"]
+        );
+    }
+
+    #[test]
+    fn stemmer_suffixes() {
+        assert_eq!(stem("queries"), "query");
+        assert_eq!(stem("running"), "run");
+        assert_eq!(stem("stopped"), "stop");
+        assert_eq!(stem("called"), "call");
+        assert_eq!(stem("quickly"), "quick");
+        assert_eq!(stem("searches"), "search");
+        assert_eq!(stem("planner"), "plan");
+        assert_eq!(stem("tools"), "tool");
+        assert_eq!(stem("message"), "messag");
+        assert_eq!(stem("messages"), "messag");
+        assert_eq!(stem("schedule"), stem("scheduled"));
+    }
+
+    #[test]
+    fn stemmer_guards() {
+        assert_eq!(stem("pass"), "pass");
+        assert_eq!(stem("glass"), "glass");
+        assert_eq!(stem("uses"), "use");
+        assert_eq!(stem("bed"), "bed");
+        assert_eq!(stem("news"), "news");
+        assert_eq!(stem("status"), "status");
+        assert_eq!(stem("alias"), "alias");
+        assert_eq!(stem("canvas"), "canvas");
+        assert_eq!(stem("tool17s"), "tool17s");
+    }
+
+    #[test]
+    fn query_terms_add_synonyms_at_lower_weight() {
+        let q = query_terms("look up the weather");
+        let find = |t: &str| q.iter().find(|x| x.term == t).cloned();
+        assert_eq!(find("look").map(|x| x.weight), Some(LITERAL_WEIGHT));
+        assert_eq!(
+            find("search").map(|x| (x.weight, x.literal)),
+            Some((SYNONYM_WEIGHT, false))
+        );
+        assert_eq!(find("web").map(|x| x.weight), Some(SYNONYM_WEIGHT));
+        assert_eq!(find("find").map(|x| x.weight), Some(SYNONYM_WEIGHT));
+        let r = query_terms("run search");
+        assert_eq!(
+            r.iter().find(|x| x.term == "search").map(|x| x.weight),
+            Some(LITERAL_WEIGHT)
+        );
+        assert!(r.iter().any(|x| x.term == "exec" && !x.literal));
+        assert!(query_terms("remind me").iter().any(|x| x.term == "cron"));
+        assert!(query_terms("tell bob").iter().any(|x| x.term == "send"));
+        assert!(query_terms("open this link")
+            .iter()
+            .any(|x| x.term == "fetch"));
+    }
+
+    #[test]
+    fn closest_suggestions() {
+        let names = ["marker", "market", "zebra"];
+        assert_eq!(
+            closest("markr", names.iter().copied(), 3),
+            vec!["marker", "market"]
+        );
+        assert_eq!(
+            closest("qqqqqq", names.iter().copied(), 3),
+            Vec::<String>::new()
+        );
+        assert_eq!(edit_distance("kitten", "sitting"), 3);
+    }
+}
