@@ -123,22 +123,13 @@ fn stream_events(ids: &Ids, model: &str, reply: &Reply, raw_len: usize) -> Vec<V
             let empty_part = json!({"type": "output_text", "text": "", "annotations": []});
             let full_part = json!({"type": "output_text", "text": text, "annotations": []});
             let at = json!({"item_id": item_id, "output_index": 0, "content_index": 0});
-            events.push(with(
-                &at,
+            let steps = [
                 json!({"type": "response.content_part.added", "part": empty_part}),
-            ));
-            events.push(with(
-                &at,
                 json!({"type": "response.output_text.delta", "delta": text}),
-            ));
-            events.push(with(
-                &at,
                 json!({"type": "response.output_text.done", "text": text}),
-            ));
-            events.push(with(
-                &at,
                 json!({"type": "response.content_part.done", "part": full_part}),
-            ));
+            ];
+            events.extend(steps.into_iter().map(|step| with(&at, step)));
         }
     }
     events.push(json!({"type": "response.output_item.done", "output_index": 0, "item": output_item(ids, reply, true)}));
