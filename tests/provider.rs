@@ -68,17 +68,27 @@ fn called(response: &Value) -> (String, Value) {
 
 fn text_of(response: &Value) -> String {
     assert_eq!(response["output"][0]["type"], "message");
-    response["output"][0]["content"][0]["text"].as_str().unwrap().to_string()
+    response["output"][0]["content"][0]["text"]
+        .as_str()
+        .unwrap()
+        .to_string()
 }
 
 #[tokio::test]
 async fn direct_lane_calls_target_then_reports_success() {
     let provider = MockProvider::start().await.unwrap();
     let first = post(&provider, &body(&[TARGET, "exec"], vec![check_prompt()])).await;
-    assert_eq!(called(&first), (TARGET.to_string(), json!({"marker": "normal"})));
+    assert_eq!(
+        called(&first),
+        (TARGET.to_string(), json!({"marker": "normal"}))
+    );
     let call_id = first["output"][0]["call_id"].as_str().unwrap().to_string();
     let result = format!("FAKE_PLUGIN_OK {TARGET} {{\"marker\":\"normal\"}}");
-    let input = vec![check_prompt(), call_item(&call_id, TARGET, &json!({"marker": "normal"})), output_item(&call_id, &result)];
+    let input = vec![
+        check_prompt(),
+        call_item(&call_id, TARGET, &json!({"marker": "normal"})),
+        output_item(&call_id, &result),
+    ];
     let second = post(&provider, &body(&[TARGET, "exec"], input)).await;
     assert_eq!(text_of(&second), format!("FAKE_PLUGIN_OK {TARGET}"));
 
@@ -102,7 +112,11 @@ async fn direct_lane_calls_target_then_reports_success() {
 #[tokio::test]
 async fn code_lane_sends_search_and_call_code() {
     let provider = MockProvider::start().await.unwrap();
-    let response = post(&provider, &body(&["tool_search_code"], vec![check_prompt()])).await;
+    let response = post(
+        &provider,
+        &body(&["tool_search_code"], vec![check_prompt()]),
+    )
+    .await;
     let (name, arguments) = called(&response);
     assert_eq!(name, "tool_search_code");
     assert_eq!(arguments, code_args(TARGET, &json!({"marker": "normal"})));
@@ -116,11 +130,18 @@ async fn code_lane_sends_search_and_call_code() {
         assert!(code.contains(needle), "missing {needle} in {code}");
     }
     let record = provider.journal().last().unwrap();
-    assert_eq!(record.planned_tool_name.as_deref(), Some("tool_search_code"));
+    assert_eq!(
+        record.planned_tool_name.as_deref(),
+        Some("tool_search_code")
+    );
     assert_eq!(record.planned_wire_tool_name, None);
 
     let envelope = format!("{{\"ok\":true,\"value\":{{\"result\":{{\"content\":[{{\"type\":\"text\",\"text\":\"FAKE_PLUGIN_OK {TARGET}\"}}]}}}}}}");
-    let input = vec![check_prompt(), call_item("c1", "tool_search_code", &arguments), output_item("c1", &envelope)];
+    let input = vec![
+        check_prompt(),
+        call_item("c1", "tool_search_code", &arguments),
+        output_item("c1", &envelope),
+    ];
     let done = post(&provider, &body(&["tool_search_code"], input)).await;
     assert_eq!(text_of(&done), format!("FAKE_PLUGIN_OK {TARGET}"));
 }
@@ -134,7 +155,10 @@ async fn code_lane_error_is_not_retried() {
         output_item("c1", "Error:  target tool not found\n"),
     ];
     let response = post(&provider, &body(&["tool_search_code"], input)).await;
-    assert_eq!(text_of(&response), format!("TOOL_SEARCH_QA_GAVE_UP {TARGET}: Error: target tool not found"));
+    assert_eq!(
+        text_of(&response),
+        format!("TOOL_SEARCH_QA_GAVE_UP {TARGET}: Error: target tool not found")
+    );
     assert_eq!(provider.journal().last().unwrap().outcome, "gave-up");
 }
 
@@ -143,15 +167,25 @@ async fn tools_lane_searches_then_dispatches_then_answers() {
     let provider = MockProvider::start().await.unwrap();
     let tools = ["tool_call", "tool_describe", "tool_search"];
     let first = post(&provider, &body(&tools, vec![check_prompt()])).await;
-    assert_eq!(called(&first), ("tool_search".to_string(), json!({"query": TARGET, "limit": 1})));
+    assert_eq!(
+        called(&first),
+        (
+            "tool_search".to_string(),
+            json!({"query": TARGET, "limit": 1})
+        )
+    );
 
     let hits = serde_json::to_string_pretty(&json!([{"id": TARGET_ID, "source": "openclaw", "name": TARGET, "input": "{ marker: string }"}])).unwrap();
-    let mut input = vec![check_prompt(), call_item("s1", "tool_search", &json!({"query": TARGET, "limit": 1})), output_item("s1", &hits)];
+    let mut input = vec![
+        check_prompt(),
+        call_item("s1", "tool_search", &json!({"query": TARGET, "limit": 1})),
+        output_item("s1", &hits),
+    ];
     let second = post(&provider, &body(&tools, input.clone())).await;
     let dispatch = json!({"id": TARGET_ID, "args": {"marker": "normal"}});
     assert_eq!(called(&second), ("tool_call".to_string(), dispatch.clone()));
     let record = provider.journal().last().unwrap();
-    assert_eq!(record.planned_tool_name.as_deref(), Some(TARGET_ID));
+    assert_eq!(record.planned_tool_name.as_deref(), Some(TARGET));
     assert_eq!(record.planned_wire_tool_name.as_deref(), Some("tool_call"));
     assert_eq!(record.planned_tool_args, Some(json!({"marker": "normal"})));
 
@@ -174,9 +208,16 @@ async fn declared_by_instructions_and_direct_target_wins_over_search() {
     let mut partial_word = body(&[], vec![check_prompt()]);
     partial_word["instructions"] = json!("Use tool_search_code_v2 only.");
     let response = post(&provider, &partial_word).await;
-    assert_eq!(called(&response), (TARGET.to_string(), json!({"marker": "normal"})));
+    assert_eq!(
+        called(&response),
+        (TARGET.to_string(), json!({"marker": "normal"}))
+    );
 
-    let response = post(&provider, &body(&["tool_search", TARGET], vec![check_prompt()])).await;
+    let response = post(
+        &provider,
+        &body(&["tool_search", TARGET], vec![check_prompt()]),
+    )
+    .await;
     assert_eq!(called(&response).0, TARGET);
 }
 
@@ -189,16 +230,30 @@ async fn failure_directive_sends_invalid_args_and_quotes_the_error() {
 
     let tools = ["tool_call", "tool_describe", "tool_search"];
     let dispatched = post(&provider, &body(&tools, vec![prompt.clone()])).await;
-    assert_eq!(called(&dispatched), ("tool_call".to_string(), json!({"id": TARGET, "args": denied_args()})));
+    assert_eq!(
+        called(&dispatched),
+        (
+            "tool_call".to_string(),
+            json!({"id": TARGET, "args": denied_args()})
+        )
+    );
     let record = provider.journal().last().unwrap();
     assert_eq!(record.planned_tool_name.as_deref(), Some(TARGET));
     assert_eq!(record.planned_wire_tool_name.as_deref(), Some("tool_call"));
 
-    let code = post(&provider, &body(&["tool_search_code"], vec![prompt.clone()])).await;
+    let code = post(
+        &provider,
+        &body(&["tool_search_code"], vec![prompt.clone()]),
+    )
+    .await;
     assert_eq!(called(&code).1, code_args(TARGET, &denied_args()));
 
     let error = "Invalid input for fake_plugin_tool_17:\n  missing required property marker";
-    let input = vec![prompt.clone(), call_item("c1", "tool_call", &json!({})), output_item("c1", error)];
+    let input = vec![
+        prompt.clone(),
+        call_item("c1", "tool_call", &json!({})),
+        output_item("c1", error),
+    ];
     let report = post(&provider, &body(&tools, input)).await;
     assert_eq!(
         text_of(&report),
@@ -206,16 +261,26 @@ async fn failure_directive_sends_invalid_args_and_quotes_the_error() {
     );
     assert_eq!(provider.journal().last().unwrap().outcome, "denied-report");
 
-    let input = vec![prompt, call_item("c1", TARGET, &json!({})), output_item("c1", "FAKE_PLUGIN_OK x")];
+    let input = vec![
+        prompt,
+        call_item("c1", TARGET, &json!({})),
+        output_item("c1", "FAKE_PLUGIN_OK x"),
+    ];
     let wrong = post(&provider, &body(&[TARGET], input)).await;
-    assert_eq!(text_of(&wrong), format!("FAKE_PLUGIN_NOT_DENIED {TARGET}: FAKE_PLUGIN_OK x"));
+    assert_eq!(
+        text_of(&wrong),
+        format!("FAKE_PLUGIN_NOT_DENIED {TARGET}: FAKE_PLUGIN_OK x")
+    );
 }
 
 #[tokio::test]
 async fn no_directive_and_string_input_get_plain_text() {
     let provider = MockProvider::start().await.unwrap();
     let response = post(&provider, &json!({"model": "m", "input": "hello there"})).await;
-    assert_eq!(text_of(&response), "Mock provider reply: no tool search directive found.");
+    assert_eq!(
+        text_of(&response),
+        "Mock provider reply: no tool search directive found."
+    );
     assert_eq!(response["model"], "m");
     assert_eq!(response["status"], "completed");
     assert_eq!(response["object"], "response");
@@ -229,8 +294,15 @@ fn frames(text: &str) -> Vec<(String, Value)> {
     text.split("\n\n")
         .filter(|frame| !frame.trim().is_empty())
         .map(|frame| {
-            let event = frame.lines().find_map(|line| line.strip_prefix("event: ")).unwrap().to_string();
-            let data = frame.lines().find_map(|line| line.strip_prefix("data: ")).unwrap();
+            let event = frame
+                .lines()
+                .find_map(|line| line.strip_prefix("event: "))
+                .unwrap()
+                .to_string();
+            let data = frame
+                .lines()
+                .find_map(|line| line.strip_prefix("data: "))
+                .unwrap();
             (event, serde_json::from_str(data).unwrap())
         })
         .collect()
@@ -249,7 +321,10 @@ async fn stream(provider: &MockProvider, body: &Value) -> Vec<(String, Value)> {
 }
 
 fn check_framing(frames: &[(String, Value)], expected: &[&str]) {
-    let types: Vec<&str> = frames.iter().map(|(_, data)| data["type"].as_str().unwrap()).collect();
+    let types: Vec<&str> = frames
+        .iter()
+        .map(|(_, data)| data["type"].as_str().unwrap())
+        .collect();
     assert_eq!(types, expected);
     for (index, (event, data)) in frames.iter().enumerate() {
         assert_eq!(data["sequence_number"], index);
@@ -298,7 +373,10 @@ async fn streamed_tool_call_and_text_are_framed_in_order() {
     );
     let text = "Mock provider reply: no tool search directive found.";
     assert_eq!(text_frames[4].1["delta"], text);
-    assert_eq!(text_frames[8].1["response"]["output"][0]["content"][0]["text"], text);
+    assert_eq!(
+        text_frames[8].1["response"]["output"][0]["content"][0]["text"],
+        text
+    );
 }
 
 #[tokio::test]
@@ -327,7 +405,10 @@ async fn journal_keeps_raw_bytes_and_debug_routes_page_it() {
     assert_eq!(after[0]["prompt"], "two");
     assert_eq!(journal.since(1).len(), 1);
     assert_eq!(journal.since(2).len(), 0);
-    assert_eq!(get(&provider, "/debug/request-cursor").await.1, json!({"cursor": 2}));
+    assert_eq!(
+        get(&provider, "/debug/request-cursor").await.1,
+        json!({"cursor": 2})
+    );
     assert_eq!(get(&provider, "/debug/last-request").await.1["cursor"], 2);
     let (status, bad) = get(&provider, "/debug/requests?after=x").await;
     assert_eq!(status, 400);
@@ -337,15 +418,24 @@ async fn journal_keeps_raw_bytes_and_debug_routes_page_it() {
 #[tokio::test]
 async fn unknown_routes_and_bad_bodies_are_json_errors() {
     let provider = MockProvider::start().await.unwrap();
-    assert_eq!(get(&provider, "/debug/last-request").await, (200, Value::Null));
+    assert_eq!(
+        get(&provider, "/debug/last-request").await,
+        (200, Value::Null)
+    );
     let (status, body) = get(&provider, "/nope").await;
     assert_eq!(status, 404);
-    assert_eq!(body, json!({"error": {"type": "not_found_error", "message": "no route for GET /nope"}}));
+    assert_eq!(
+        body,
+        json!({"error": {"type": "not_found_error", "message": "no route for GET /nope"}})
+    );
     let (status, text) = post_raw(&provider, "{not json").await;
     assert_eq!(status, 400);
     let error: Value = serde_json::from_str(&text).unwrap();
     assert_eq!(error["error"]["type"], "invalid_request_error");
-    assert!(error["error"]["message"].as_str().unwrap().starts_with("request body is not valid JSON"));
+    assert!(error["error"]["message"]
+        .as_str()
+        .unwrap()
+        .starts_with("request body is not valid JSON"));
     let (status, text) = post_raw(&provider, "{\"input\": 5}").await;
     assert_eq!(status, 400);
     assert_eq!(
@@ -357,8 +447,14 @@ async fn unknown_routes_and_bad_bodies_are_json_errors() {
     assert_eq!(records[0].outcome, "invalid-request");
     assert_eq!(records[0].raw, "{not json");
     assert_eq!(records[0].body, Value::Null);
-    assert_eq!(get(&provider, "/healthz").await, (200, json!({"ok": true, "status": "ok"})));
-    assert_eq!(get(&provider, "/v1/models").await.1["data"][0]["id"], "mock-openai/qa");
+    assert_eq!(
+        get(&provider, "/healthz").await,
+        (200, json!({"ok": true, "status": "ok"}))
+    );
+    assert_eq!(
+        get(&provider, "/v1/models").await.1["data"][0]["id"],
+        "mock-openai/qa"
+    );
 }
 
 #[tokio::test]
@@ -384,25 +480,55 @@ async fn same_request_gets_byte_identical_replies() {
 #[tokio::test]
 async fn script_replaces_directives_turn_by_turn() {
     let script = vec![
-        ScriptedTurn::ToolCall { name: "tool_call".into(), arguments: json!({"id": "exec", "args": {"command": "ls"}}) },
+        ScriptedTurn::ToolCall {
+            name: "tool_call".into(),
+            arguments: json!({"id": "exec", "args": {"command": "ls"}}),
+        },
         ScriptedTurn::Text("done".into()),
     ];
-    let provider = MockProvider::start_with(ProviderOptions { port: None, script: Some(script) }).await.unwrap();
+    let provider = MockProvider::start_with(ProviderOptions {
+        port: None,
+        script: Some(script),
+    })
+    .await
+    .unwrap();
     let first = post(&provider, &body(&[TARGET], vec![check_prompt()])).await;
-    assert_eq!(called(&first), ("tool_call".to_string(), json!({"id": "exec", "args": {"command": "ls"}})));
+    assert_eq!(
+        called(&first),
+        (
+            "tool_call".to_string(),
+            json!({"id": "exec", "args": {"command": "ls"}})
+        )
+    );
     let record = provider.journal().last().unwrap();
     assert_eq!(record.planned_tool_name.as_deref(), Some("exec"));
     assert_eq!(record.planned_wire_tool_name.as_deref(), Some("tool_call"));
     assert_eq!(record.outcome, "scripted-tool-call");
 
-    let mut input = vec![check_prompt(), call_item("a", "tool_call", &json!({})), output_item("a", "r1")];
-    assert_eq!(text_of(&post(&provider, &body(&[], input.clone())).await), "done");
+    let mut input = vec![
+        check_prompt(),
+        call_item("a", "tool_call", &json!({})),
+        output_item("a", "r1"),
+    ];
+    assert_eq!(
+        text_of(&post(&provider, &body(&[], input.clone())).await),
+        "done"
+    );
     input.push(call_item("b", "tool_call", &json!({})));
     input.push(output_item("b", "r2"));
-    assert_eq!(text_of(&post(&provider, &body(&[], input.clone())).await), "SCRIPT_EXHAUSTED");
-    assert_eq!(provider.journal().last().unwrap().outcome, "script-exhausted");
+    assert_eq!(
+        text_of(&post(&provider, &body(&[], input.clone())).await),
+        "SCRIPT_EXHAUSTED"
+    );
+    assert_eq!(
+        provider.journal().last().unwrap().outcome,
+        "script-exhausted"
+    );
     input.push(user("next question"));
-    assert_eq!(called(&post(&provider, &body(&[], input)).await).0, "tool_call");
+    assert_eq!(
+        called(&post(&provider, &body(&[], input)).await).0,
+        "tool_call"
+    );
 }
 
 #[tokio::test]

@@ -59,7 +59,8 @@ impl ParsedInput {
 
 /// Parses raw body bytes into the JSON value and the model's view of it.
 pub fn parse_body(raw: &[u8]) -> Result<(Value, ParsedInput), InputError> {
-    let body: Value = serde_json::from_slice(raw).map_err(|err| InputError::Json(err.to_string()))?;
+    let body: Value =
+        serde_json::from_slice(raw).map_err(|err| InputError::Json(err.to_string()))?;
     let parsed = parse_value(&body)?;
     Ok((body, parsed))
 }
@@ -79,9 +80,18 @@ pub fn parse_value(body: &Value) -> Result<ParsedInput, InputError> {
 /// The input items the model cares about, in order.
 #[derive(Debug, Clone, PartialEq, Eq)]
 enum Item {
-    Message { role: String, text: String },
-    Call { call_id: String, name: String },
-    Output { call_id: Option<String>, text: String },
+    Message {
+        role: String,
+        text: String,
+    },
+    Call {
+        call_id: String,
+        name: String,
+    },
+    Output {
+        call_id: Option<String>,
+        text: String,
+    },
 }
 
 fn read_items(input: Option<&Value>) -> Result<Vec<Item>, InputError> {
@@ -105,10 +115,15 @@ fn read_item(index: usize, value: &Value) -> Result<Option<Item>, InputError> {
     let kind = object.get("type").and_then(Value::as_str);
     let str_field = |key: &str| object.get(key).and_then(Value::as_str).map(str::to_string);
     let item = match kind {
-        Some("message") | None => object.get("role").and_then(Value::as_str).map(|role| Item::Message {
-            role: role.to_string(),
-            text: content_text(object.get("content")),
-        }),
+        Some("message") | None => {
+            object
+                .get("role")
+                .and_then(Value::as_str)
+                .map(|role| Item::Message {
+                    role: role.to_string(),
+                    text: content_text(object.get("content")),
+                })
+        }
         Some("function_call") => Some(Item::Call {
             call_id: str_field("call_id").unwrap_or_default(),
             name: str_field("name").unwrap_or_default(),
@@ -139,7 +154,9 @@ fn part_text(part: &Value) -> Option<&str> {
     match part {
         Value::String(text) => Some(text),
         Value::Object(object) => match object.get("type").and_then(Value::as_str) {
-            Some("input_text" | "output_text" | "text") | None => object.get("text").and_then(Value::as_str),
+            Some("input_text" | "output_text" | "text") | None => {
+                object.get("text").and_then(Value::as_str)
+            }
             Some(_) => None,
         },
         _ => None,
@@ -235,8 +252,14 @@ mod tests {
     #[test]
     fn bad_shapes_are_errors() {
         assert_eq!(parse_value(&json!([1])), Err(InputError::NotObject));
-        assert_eq!(parse_value(&json!({"input": 3})), Err(InputError::InputShape));
-        assert_eq!(parse_value(&json!({"input": ["x"]})), Err(InputError::ItemShape(0)));
+        assert_eq!(
+            parse_value(&json!({"input": 3})),
+            Err(InputError::InputShape)
+        );
+        assert_eq!(
+            parse_value(&json!({"input": ["x"]})),
+            Err(InputError::ItemShape(0))
+        );
         assert!(matches!(parse_body(b"{nope"), Err(InputError::Json(_))));
     }
 }

@@ -61,7 +61,9 @@ impl Journal {
 
     fn lock(&self) -> MutexGuard<'_, Vec<JournalRecord>> {
         // A poisoned lock only means another thread panicked mid-push; the data is still a valid Vec.
-        self.records.lock().unwrap_or_else(|poisoned| poisoned.into_inner())
+        self.records
+            .lock()
+            .unwrap_or_else(|poisoned| poisoned.into_inner())
     }
 
     /// Number of records so far (0 when empty); equals the cursor of the last record.

@@ -86,7 +86,9 @@ impl MockProvider {
             journal: journal.clone(),
             script: options.script.map(Arc::new),
         };
-        server.register(Mock::given(any()).respond_with(router)).await;
+        server
+            .register(Mock::given(any()).respond_with(router))
+            .await;
         Ok(MockProvider { server, journal })
     }
 

@@ -36,7 +36,7 @@ const QUOTE_LIMIT: usize = 600;
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 #[serde(rename_all = "snake_case")]
 pub enum ScriptedTurn {
-    /// Call a tool by its wire name; `tool_call` arguments `{id, args}` are journaled as the target.
+    /// Call a tool by its wire name; for `tool_call` the journal names the tool of `id` and its `args`.
     ToolCall { name: String, arguments: Value },
     /// Answer with text.
     Text(String),
@@ -118,7 +118,12 @@ impl Decision {
     /// A call put on the wire as `name`; a `tool_call` dispatcher is journaled as its target.
     fn call(name: &str, arguments: Value, outcome: Outcome) -> Self {
         let dispatched = (name == CALL_TOOL)
-            .then(|| arguments.get("id").and_then(Value::as_str).map(str::to_string))
+            .then(|| {
+                arguments
+                    .get("id")
+                    .and_then(Value::as_str)
+                    .map(tool_name_of_id)
+            })
             .flatten();
         let (planned, wire, args) = match dispatched {
             Some(target) => (
@@ -141,6 +146,11 @@ impl Decision {
     }
 }
 
+/// The tool name inside a catalogue id `<source>:<sourceName>:<toolName>` (a bare name stays as is).
+fn tool_name_of_id(id: &str) -> String {
+    id.rsplit(':').next().unwrap_or(id).to_string()
+}
+
 /// The directive found in the input text.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub enum Directive {
@@ -160,14 +170,20 @@ fn normal_args() -> Value {
 }
 
 /// Decides the reply to one request. `tools` is the body's `tools` value.
-pub fn decide(parsed: &ParsedInput, tools: Option<&Value>, script: Option<&[ScriptedTurn]>) -> Decision {
+pub fn decide(
+    parsed: &ParsedInput,
+    tools: Option<&Value>,
+    script: Option<&[ScriptedTurn]>,
+) -> Decision {
     if let Some(script) = script {
         return scripted(parsed, script);
     }
     let declared = |name: &str| is_declared(name, tools, &parsed.instructions);
     match find_directive(&parsed.all_input_text) {
         Some(Directive::Check(target)) => check(&target, parsed.latest_tool_output(), &declared),
-        Some(Directive::Failure(target)) => failure(&target, parsed.latest_tool_output(), &declared),
+        Some(Directive::Failure(target)) => {
+            failure(&target, parsed.latest_tool_output(), &declared)
+        }
         None => Decision::text(PLAIN_TEXT.to_string(), Outcome::PlainText),
     }
 }
@@ -187,9 +203,17 @@ fn scripted(parsed: &ParsedInput, script: &[ScriptedTurn]) -> Decision {
 fn check(target: &str, output: Option<&ToolOutput>, declared: &dyn Fn(&str) -> bool) -> Decision {
     let Some(output) = output else {
         return if declared(CODE_TOOL) {
-            Decision::call(CODE_TOOL, code_args(target, &normal_args()), Outcome::ToolCall)
+            Decision::call(
+                CODE_TOOL,
+                code_args(target, &normal_args()),
+                Outcome::ToolCall,
+            )
         } else if !declared(target) && declared(SEARCH_TOOL) {
-            Decision::call(SEARCH_TOOL, json!({"query": target, "limit": 1}), Outcome::ToolCall)
+            Decision::call(
+                SEARCH_TOOL,
+                json!({"query": target, "limit": 1}),
+                Outcome::ToolCall,
+            )
         } else {
             Decision::call(target, normal_args(), Outcome::ToolCall)
         };
@@ -200,7 +224,11 @@ fn check(target: &str, output: Option<&ToolOutput>, declared: &dyn Fn(&str) -> b
     }
     let from_search = matches!(output.tool_name.as_deref(), None | Some(SEARCH_TOOL));
     match candidate_id(&output.text, target).filter(|_| from_search && !succeeded) {
-        Some(id) => Decision::call(CALL_TOOL, json!({"id": id, "args": normal_args()}), Outcome::ToolCall),
+        Some(id) => Decision::call(
+            CALL_TOOL,
+            json!({"id": id, "args": normal_args()}),
+            Outcome::ToolCall,
+        ),
         None => Decision::text(
             format!("{GAVE_UP_MARKER} {target}: {}", quote(&output.text)),
             Outcome::GaveUp,
@@ -211,9 +239,17 @@ fn check(target: &str, output: Option<&ToolOutput>, declared: &dyn Fn(&str) -> b
 fn failure(target: &str, output: Option<&ToolOutput>, declared: &dyn Fn(&str) -> bool) -> Decision {
     let Some(output) = output else {
         return if declared(CODE_TOOL) {
-            Decision::call(CODE_TOOL, code_args(target, &denied_args()), Outcome::ToolCall)
+            Decision::call(
+                CODE_TOOL,
+                code_args(target, &denied_args()),
+                Outcome::ToolCall,
+            )
         } else if !declared(target) && declared(CALL_TOOL) {
-            Decision::call(CALL_TOOL, json!({"id": target, "args": denied_args()}), Outcome::ToolCall)
+            Decision::call(
+                CALL_TOOL,
+                json!({"id": target, "args": denied_args()}),
+                Outcome::ToolCall,
+            )
         } else {
             Decision::call(target, denied_args(), Outcome::ToolCall)
         };
@@ -242,8 +278,12 @@ pub fn code_args(target: &str, args: &Value) -> Value {
 /// Finds the last directive in `text` (case-insensitive); the target keeps its spelling.
 pub fn find_directive(text: &str) -> Option<Directive> {
     let lower = text.to_ascii_lowercase();
-    let check = lower.rfind(CHECK_DIRECTIVE).map(|at| (at, CHECK_DIRECTIVE.len(), true));
-    let failure = lower.rfind(FAILURE_DIRECTIVE).map(|at| (at, FAILURE_DIRECTIVE.len(), false));
+    let check = lower
+        .rfind(CHECK_DIRECTIVE)
+        .map(|at| (at, CHECK_DIRECTIVE.len(), true));
+    let failure = lower
+        .rfind(FAILURE_DIRECTIVE)
+        .map(|at| (at, FAILURE_DIRECTIVE.len(), false));
     let (at, len, is_check) = match (check, failure) {
         (Some(c), Some(f)) => std::cmp::max_by_key(c, f, |found| found.0),
         (found, None) | (None, found) => found?,
@@ -277,7 +317,9 @@ fn has_name(value: &Value, name: &str, depth: usize) -> bool {
         Value::Array(items) => items.iter().any(|item| has_name(item, name, depth + 1)),
         Value::Object(object) => {
             object.get("name").and_then(Value::as_str) == Some(name)
-                || object.values().any(|child| has_name(child, name, depth + 1))
+                || object
+                    .values()
+                    .any(|child| has_name(child, name, depth + 1))
         }
         _ => false,
     }
@@ -309,13 +351,17 @@ fn find_candidate(value: &Value, target: &str, depth: usize) -> Option<String> {
         return None;
     }
     match value {
-        Value::Array(items) => items.iter().find_map(|item| find_candidate(item, target, depth + 1)),
+        Value::Array(items) => items
+            .iter()
+            .find_map(|item| find_candidate(item, target, depth + 1)),
         Value::Object(object) => {
             let named = object.get("name").and_then(Value::as_str) == Some(target);
             let id = object.get("id").and_then(Value::as_str);
             match (named, id) {
                 (true, Some(id)) => Some(id.to_string()),
-                _ => object.values().find_map(|child| find_candidate(child, target, depth + 1)),
+                _ => object
+                    .values()
+                    .find_map(|child| find_candidate(child, target, depth + 1)),
             }
         }
         _ => None,
@@ -351,11 +397,20 @@ mod tests {
 
     #[test]
     fn declared_by_nested_tools_or_whole_word_instructions() {
-        let tools = json!([{"type": "function", "function": {"name": "deep_tool"}}, {"name": "flat"}]);
+        let tools =
+            json!([{"type": "function", "function": {"name": "deep_tool"}}, {"name": "flat"}]);
         assert!(is_declared("deep_tool", Some(&tools), ""));
         assert!(is_declared("flat", Some(&tools), ""));
-        assert!(!is_declared("tool_search", Some(&tools), "use tool_search_code here"));
-        assert!(is_declared("tool_search", None, "use tool_search, then call"));
+        assert!(!is_declared(
+            "tool_search",
+            Some(&tools),
+            "use tool_search_code here"
+        ));
+        assert!(is_declared(
+            "tool_search",
+            None,
+            "use tool_search, then call"
+        ));
         let too_deep = json!([[[[[[[{"name": "hidden"}]]]]]]]);
         assert!(!is_declared("hidden", Some(&too_deep), ""));
     }
@@ -369,7 +424,8 @@ mod tests {
 
     #[test]
     fn candidate_id_finds_exact_name() {
-        let output = r#"[{"id":"openclaw:p:other","name":"other"},{"id":"openclaw:p:t","name":"t"}]"#;
+        let output =
+            r#"[{"id":"openclaw:p:other","name":"other"},{"id":"openclaw:p:t","name":"t"}]"#;
         assert_eq!(candidate_id(output, "t"), Some("openclaw:p:t".into()));
         assert_eq!(candidate_id("not json", "t"), None);
     }

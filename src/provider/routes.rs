@@ -31,9 +31,15 @@ impl Respond for Router {
             ("GET", "/v1/models") => models(),
             ("GET", "/healthz") => json_reply(200, &json!({"ok": true, "status": "ok"})),
             ("GET", "/debug/requests") => self.requests(request),
-            ("GET", "/debug/request-cursor") => json_reply(200, &json!({"cursor": self.journal.cursor()})),
+            ("GET", "/debug/request-cursor") => {
+                json_reply(200, &json!({"cursor": self.journal.cursor()}))
+            }
             ("GET", "/debug/last-request") => json_reply(200, &json!(self.journal.last())),
-            (method, _) => error_reply(404, "not_found_error", &format!("no route for {method} {path}")),
+            (method, _) => error_reply(
+                404,
+                "not_found_error",
+                &format!("no route for {method} {path}"),
+            ),
         }
     }
 }
@@ -54,7 +60,11 @@ impl Router {
         let script = self.script.as_deref().map(Vec::as_slice);
         let decision = decide(parsed, body.get("tools"), script);
         let ids = ids_for(raw, &decision.reply);
-        let model = body.get("model").and_then(Value::as_str).unwrap_or(MOCK_MODEL).to_string();
+        let model = body
+            .get("model")
+            .and_then(Value::as_str)
+            .unwrap_or(MOCK_MODEL)
+            .to_string();
         let stream = body.get("stream").and_then(Value::as_bool).unwrap_or(false);
         let reply = decision.reply.clone();
         self.journal
@@ -87,7 +97,13 @@ impl Router {
     }
 }
 
-fn record(cursor: u64, raw: &[u8], body: Value, parsed: &ParsedInput, decision: Decision) -> JournalRecord {
+fn record(
+    cursor: u64,
+    raw: &[u8],
+    body: Value,
+    parsed: &ParsedInput,
+    decision: Decision,
+) -> JournalRecord {
     let request_kind = if parsed.tool_outputs.is_empty() {
         RequestKind::AgentInitial
     } else {
@@ -100,7 +116,9 @@ fn record(cursor: u64, raw: &[u8], body: Value, parsed: &ParsedInput, decision: 
         body,
         prompt: parsed.prompt.clone(),
         all_input_text: parsed.all_input_text.clone(),
-        tool_output: parsed.latest_tool_output().map(|output| output.text.clone()),
+        tool_output: parsed
+            .latest_tool_output()
+            .map(|output| output.text.clone()),
         request_kind,
         planned_tool_name: decision.planned_tool_name,
         planned_wire_tool_name: decision.planned_wire_tool_name,
@@ -140,5 +158,8 @@ fn json_reply(status: u16, body: &Value) -> ResponseTemplate {
 }
 
 fn error_reply(status: u16, kind: &str, message: &str) -> ResponseTemplate {
-    json_reply(status, &json!({"error": {"type": kind, "message": message}}))
+    json_reply(
+        status,
+        &json!({"error": {"type": kind, "message": message}}),
+    )
 }

@@ -110,19 +110,26 @@ fn stream_events(ids: &Ids, model: &str, reply: &Reply, raw_len: usize) -> Vec<V
     match reply {
         Reply::ToolCall { arguments, .. } => {
             let arguments = arguments.to_string();
-            events.push(json!({"type": "response.function_call_arguments.delta", "item_id": item_id,
-                "output_index": 0, "delta": arguments}));
-            events.push(json!({"type": "response.function_call_arguments.done", "item_id": item_id,
-                "output_index": 0, "arguments": arguments}));
+            events.push(
+                json!({"type": "response.function_call_arguments.delta", "item_id": item_id,
+                "output_index": 0, "delta": arguments}),
+            );
+            events.push(
+                json!({"type": "response.function_call_arguments.done", "item_id": item_id,
+                "output_index": 0, "arguments": arguments}),
+            );
         }
         Reply::Text(text) => {
             let empty_part = json!({"type": "output_text", "text": "", "annotations": []});
             let full_part = json!({"type": "output_text", "text": text, "annotations": []});
             let at = json!({"item_id": item_id, "output_index": 0, "content_index": 0});
-            events.push(with(&at, json!({"type": "response.content_part.added", "part": empty_part})));
-            events.push(with(&at, json!({"type": "response.output_text.delta", "delta": text})));
-            events.push(with(&at, json!({"type": "response.output_text.done", "text": text})));
-            events.push(with(&at, json!({"type": "response.content_part.done", "part": full_part})));
+            let steps = [
+                json!({"type": "response.content_part.added", "part": empty_part}),
+                json!({"type": "response.output_text.delta", "delta": text}),
+                json!({"type": "response.output_text.done", "text": text}),
+                json!({"type": "response.content_part.done", "part": full_part}),
+            ];
+            events.extend(steps.into_iter().map(|step| with(&at, step)));
         }
     }
     events.push(json!({"type": "response.output_item.done", "output_index": 0, "item": output_item(ids, reply, true)}));
@@ -150,7 +157,11 @@ pub fn sse_body(ids: &Ids, model: &str, reply: &Reply, raw_len: usize) -> String
             if let Some(object) = event.as_object_mut() {
                 object.insert("sequence_number".to_string(), json!(sequence));
             }
-            let kind = event.get("type").and_then(Value::as_str).unwrap_or_default().to_string();
+            let kind = event
+                .get("type")
+                .and_then(Value::as_str)
+                .unwrap_or_default()
+                .to_string();
             format!("event: {kind}\ndata: {event}\n\n")
         })
         .collect()
@@ -167,6 +178,9 @@ mod tests {
         assert_eq!(ids, ids_for(b"{}", &reply));
         assert!(ids.response.starts_with("resp_") && ids.item.starts_with("msg_"));
         let response = response_json(&ids, "m", &reply, 9);
-        assert_eq!(response["usage"], json!({"input_tokens": 3, "output_tokens": 2, "total_tokens": 5}));
+        assert_eq!(
+            response["usage"],
+            json!({"input_tokens": 3, "output_tokens": 2, "total_tokens": 5})
+        );
     }
 }
