@@ -114,7 +114,7 @@ pub struct ToolsConfig {
     pub also_allow: Vec<String>,
 }
 
-/// `catalog` (our extension): the fake plugin and the stand-in core tools.
+/// `catalog` (our extension): the fake plugin, the stand-in core tools and MCP servers.
 #[derive(Debug, Clone, Deserialize)]
 #[serde(rename_all = "camelCase", deny_unknown_fields)]
 pub struct CatalogConfig {
@@ -122,6 +122,9 @@ pub struct CatalogConfig {
     pub fake_plugin: Option<FakePluginConfig>,
     #[serde(default = "yes")]
     pub core_tools: bool,
+    /// MCP servers to attach, by server name (the name becomes the entries' `sourceName`).
+    #[serde(default)]
+    pub mcp_servers: BTreeMap<String, McpServerConfig>,
 }
 
 impl Default for CatalogConfig {
@@ -129,8 +132,17 @@ impl Default for CatalogConfig {
         CatalogConfig {
             fake_plugin: None,
             core_tools: true,
+            mcp_servers: BTreeMap::new(),
         }
     }
+}
+
+/// One MCP server (our extension): a fixture the project ships, run in-process.
+#[derive(Debug, Clone, PartialEq, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct McpServerConfig {
+    /// Fixture name, e.g. `calendar`.
+    pub fixture: String,
 }
 
 fn yes() -> bool {

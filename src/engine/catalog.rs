@@ -357,7 +357,7 @@ fn batch_candidate(item: &SearchItem) -> Value {
 }
 
 /// Whitespace collapsed to single spaces, cut to `max` characters (ending in `…` when cut).
-fn collapse(text: &str, max: usize) -> String {
+pub(crate) fn collapse(text: &str, max: usize) -> String {
     let joined = text.split_whitespace().collect::<Vec<_>>().join(" ");
     if joined.chars().count() <= max {
         return joined;

@@ -3,11 +3,12 @@
 //! the path that really executes a tool through [`run::ToolRunner`].
 
 pub mod catalog;
+pub mod directory;
 pub mod error;
 pub mod index;
 pub mod run;
-pub mod surface;
 pub mod signature;
+pub mod surface;
 pub mod text;
 pub mod validate;
 

@@ -6,13 +6,15 @@ use std::sync::Arc;
 use serde_json::{json, Value};
 use thiserror::Error;
 
+use super::client::{client_handoff, Handoff};
 use super::dispatch::{dispatch, Dispatched};
 use super::execute::{BridgedCall, GatewayRunner};
 use super::prompt::system_prompt;
 use super::session_log::SessionLog;
 use super::upstream::{OutputItem, UpstreamError};
 use super::GatewayState;
-use crate::catalog::{Executor, ToolEntry};
+use crate::catalog::ToolEntry;
+use crate::engine::directory::turn_declarations;
 use crate::engine::{Surface, SurfacePlan};
 
 /// The provider rounds one turn may take before the gateway gives up.
@@ -26,6 +28,8 @@ pub struct TurnRequest {
     pub input: Vec<Value>,
     /// Client tools supplied by the caller.
     pub client_tools: Vec<ToolEntry>,
+    /// Tools the caller's `tool_choice` requires (directory mode declares their schemas up front).
+    pub required_tools: Vec<String>,
     pub max_output_tokens: Option<u64>,
 }
 
@@ -85,7 +89,7 @@ async fn run_turn_inner(
         )?;
     }
 
-    let declarations = surface.declarations();
+    let declarations = turn_declarations(&surface, &request.required_tools);
     let mut input = vec![json!({
         "type": "message",
         "role": "system",
@@ -93,7 +97,11 @@ async fn run_turn_inner(
     })];
     input.extend(state.history(&request.session_key));
     input.extend(request.input.iter().cloned());
-    let runner = GatewayRunner::new(Arc::new(state.config.policy.clone()), Arc::new(surface.eligible.clone()));
+    let runner = GatewayRunner::new(
+        Arc::new(state.config.policy.clone()),
+        Arc::new(surface.eligible.clone()),
+    )
+    .with_mcp(state.mcp.clone());
     let mut outcome = None;
 
     for round in 1..=MAX_PROVIDER_ROUNDS {
@@ -122,11 +130,9 @@ async fn run_turn_inner(
                     called = true;
                     log.append("message", json!({ "role": "assistant", "toolCall": { "id": call_id, "name": name, "arguments": arguments } }))?;
                     input.push(json!({ "type": "function_call", "call_id": call_id, "name": name, "arguments": arguments }));
-                    if let Some(client) = client_tool(&surface, &name) {
-                        client_calls.push(json!({
-                            "type": "function_call", "id": format!("fc_{call_id}"), "call_id": call_id,
-                            "name": client.name, "arguments": arguments, "status": "completed"
-                        }));
+                    if let Some(handoff) = client_handoff(&surface, &call_id, &name, &arguments) {
+                        log_handoff(log, &call_id, &handoff)?;
+                        client_calls.push(handoff.item);
                         continue;
                     }
                     let result = dispatch(&surface, &runner, &call_id, &name, &arguments).await;
@@ -164,12 +170,16 @@ async fn run_turn_inner(
     Ok(outcome)
 }
 
-fn client_tool<'s>(surface: &'s Surface, name: &str) -> Option<&'s ToolEntry> {
-    surface.eligible.iter().find(|t| {
-        t.name == name
-            && t.executor == Executor::Client
-            && surface.visible.iter().any(|v| v.id == t.id)
-    })
+/// A client tool handed back to the caller: not run here, so no result, only this record.
+fn log_handoff(log: &SessionLog, call_id: &str, handoff: &Handoff) -> std::io::Result<()> {
+    let entry = &handoff.entry;
+    log.append(
+        "clientToolCall",
+        json!({
+            "toolCallId": call_id, "toolName": entry.name, "toolId": entry.id,
+            "source": entry.source, "viaToolCall": handoff.via_tool_call,
+        }),
+    )
 }
 
 fn provider_body(

@@ -1,9 +1,10 @@
 //! Turns one function call from the model into a tool output: a control tool (search, describe,
-//! call, code) or a directly visible tool.
+//! call, code), a directly visible tool, or (directory mode) a hidden tool called by its exact name.
 
 use serde_json::{json, Value};
 
 use super::execute::{result_text, GatewayRunner};
+use crate::engine::directory::exact_name_entry;
 use crate::engine::surface::{TOOL_CALL, TOOL_DESCRIBE, TOOL_SEARCH, TOOL_SEARCH_CODE};
 use crate::engine::{EngineError, Surface};
 
@@ -122,17 +123,21 @@ async fn call(
         .map(|envelope| pretty(&envelope))
 }
 
-async fn direct(
-    surface: &Surface,
-    runner: &GatewayRunner,
-    name: &str,
-    args: &Value,
-) -> Dispatched {
-    let Some(entry) = surface.visible.iter().find(|t| t.name == name) else {
+async fn direct(surface: &Surface, runner: &GatewayRunner, name: &str, args: &Value) -> Dispatched {
+    let visible = surface.visible.iter().find(|t| t.name == name);
+    let Some(entry) = visible.or_else(|| exact_name_entry(surface, name)) else {
         let error = EngineError::InvalidInput(format!("Tool {name} is not available to this run."));
         return Dispatched::error(name, &error);
     };
-    match runner.execute(entry, args).await {
+    let checked = match (visible, &surface.run) {
+        (None, Some(run)) => resolved_by_name(run, runner, entry, args),
+        _ => Ok(()),
+    };
+    let executed = match checked {
+        Ok(()) => runner.execute(entry, args).await,
+        Err(e) => Err(e),
+    };
+    match executed {
         Ok(outcome) => Dispatched {
             output: result_text(&outcome.result),
             is_error: false,
@@ -143,6 +148,23 @@ async fn direct(
             ..Dispatched::error(name, &e)
         },
     }
+}
+
+/// A hidden entry reached by exact name gets the checks a `tool_call` would: still available,
+/// and (trusted tools only) arguments valid for its schema.
+fn resolved_by_name(
+    run: &crate::engine::ToolSearchRun,
+    runner: &GatewayRunner,
+    entry: &crate::catalog::ToolEntry,
+    args: &Value,
+) -> Result<(), EngineError> {
+    use crate::engine::ToolRunner;
+    if !runner.is_available(entry) {
+        return Err(EngineError::Unavailable {
+            id: entry.id.clone(),
+        });
+    }
+    run.catalog().validate_input(entry, args)
 }
 
 fn string_arg<'v>(args: &'v Value, key: &str) -> Result<&'v str, EngineError> {

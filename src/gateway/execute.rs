@@ -1,5 +1,6 @@
 //! The gateway's normal execution path for one tool: policy, then the executor.
 //!
+//! MCP tools run with `tools/call` on their server (see [`super::mcp`]).
 //! Every call reaches a tool through here — a direct call by the model and a call bridged through
 //! `tool_call` / `tool_search_code` alike — so a block can never be bypassed by going through Tool Search.
 //! Bridged calls are recorded so the session log can show them after their parent's result.
@@ -10,6 +11,7 @@ use std::sync::{Arc, Mutex};
 
 use serde_json::{json, Value};
 
+use super::mcp::McpHub;
 use crate::catalog::fake::fake_tool_result;
 use crate::catalog::{Executor, ToolEntry, ToolPolicy};
 use crate::engine::{CallOutcome, EngineError, ToolRunner};
@@ -31,11 +33,24 @@ pub struct GatewayRunner {
     /// The run's policy-allowed tools: what a bridged call may still reach.
     available: Arc<Vec<ToolEntry>>,
     bridged: Arc<Mutex<Vec<BridgedCall>>>,
+    /// The MCP servers `Executor::Mcp` tools run on.
+    mcp: Arc<McpHub>,
 }
 
 impl GatewayRunner {
     pub fn new(policy: Arc<ToolPolicy>, available: Arc<Vec<ToolEntry>>) -> Self {
-        GatewayRunner { policy, available, bridged: Arc::default() }
+        GatewayRunner {
+            policy,
+            available,
+            bridged: Arc::default(),
+            mcp: Arc::default(),
+        }
+    }
+
+    /// Runs `Executor::Mcp` tools on `hub`.
+    pub fn with_mcp(mut self, hub: Arc<McpHub>) -> Self {
+        self.mcp = hub;
+        self
     }
 
     /// Takes the bridged calls recorded since the last call of this function.
@@ -44,9 +59,27 @@ impl GatewayRunner {
     }
 
     /// Executes `entry` with `args` (policy first). Used for direct calls.
-    pub async fn execute(&self, entry: &ToolEntry, args: &Value) -> Result<CallOutcome, EngineError> {
+    pub async fn execute(
+        &self,
+        entry: &ToolEntry,
+        args: &Value,
+    ) -> Result<CallOutcome, EngineError> {
         if !self.policy.allows(&entry.name, &entry.id) {
-            return Err(EngineError::Blocked { tool: entry.name.clone(), reason: "denied by tool policy".into() });
+            return Err(EngineError::Blocked {
+                tool: entry.name.clone(),
+                reason: "denied by tool policy".into(),
+            });
+        }
+        if let Executor::Mcp { server } = &entry.executor {
+            return self
+                .mcp
+                .call(server, &entry.name, args)
+                .await
+                .map(|result| CallOutcome { result })
+                .map_err(|e| EngineError::ExecutionFailed {
+                    name: entry.name.clone(),
+                    message: e.to_string(),
+                });
         }
         run_executor(entry, args)
     }
@@ -54,7 +87,9 @@ impl GatewayRunner {
 
 impl ToolRunner for GatewayRunner {
     fn is_available(&self, entry: &ToolEntry) -> bool {
-        self.available.iter().any(|e| e.id == entry.id && e.executor == entry.executor)
+        self.available
+            .iter()
+            .any(|e| e.id == entry.id && e.executor == entry.executor)
     }
 
     fn run<'b>(
@@ -69,9 +104,15 @@ impl ToolRunner for GatewayRunner {
                 call_id,
                 entry: entry.clone(),
                 args,
-                outcome: outcome.as_ref().map(|o| o.result.clone()).map_err(|e| e.to_string()),
+                outcome: outcome
+                    .as_ref()
+                    .map(|o| o.result.clone())
+                    .map_err(|e| e.to_string()),
             };
-            self.bridged.lock().unwrap_or_else(|p| p.into_inner()).push(record);
+            self.bridged
+                .lock()
+                .unwrap_or_else(|p| p.into_inner())
+                .push(record);
             outcome
         })
     }
@@ -93,7 +134,7 @@ fn run_executor(entry: &ToolEntry, args: &Value) -> Result<CallOutcome, EngineEr
         }),
         Executor::Mcp { server } => Err(EngineError::ExecutionFailed {
             name: entry.name.clone(),
-            message: format!("MCP server {server} is not connected to this gateway"),
+            message: format!("MCP server {server} is run through the gateway's MCP hub"),
         }),
         Executor::Client => Err(EngineError::ExecutionFailed {
             name: entry.name.clone(),

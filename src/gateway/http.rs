@@ -163,6 +163,7 @@ fn parse_request(
             session_key,
             input,
             client_tools,
+            required_tools: required_tools(fields.get("tool_choice")),
             max_output_tokens,
         },
         model,
@@ -198,6 +199,17 @@ fn parse_input(input: Option<&Value>) -> Result<Vec<Value>, Response> {
     }
 }
 
+/// The tool a `tool_choice` of `{"type": "function", "name": N}` requires; nothing otherwise.
+fn required_tools(tool_choice: Option<&Value>) -> Vec<String> {
+    let Some(choice) = tool_choice.filter(|c| c["type"] == "function") else {
+        return Vec::new();
+    };
+    choice["name"]
+        .as_str()
+        .map(|n| vec![n.to_string()])
+        .unwrap_or_default()
+}
+
 /// Client tools in the request (`tools[]` of type function). Their names must not collide with the gateway's.
 fn parse_client_tools(
     state: &GatewayState,
@@ -224,11 +236,16 @@ fn parse_client_tools(
                 "tools[{i}] ({name}) must have type \"function\""
             )));
         }
-        if state.tools.iter().any(|t| t.name == name)
-            || crate::engine::surface::CONTROL_TOOLS.contains(&name)
-        {
+        if let Some(taken) = state.tools.iter().find(|t| t.name == name) {
             return Err(bad_request(format!(
-                "tools[{i}]: client tool name {name:?} collides with a gateway tool"
+                "tools[{i}]: client tool name {name:?} collides with the {} tool {}; rename the client tool",
+                taken.source.as_str(),
+                taken.id
+            )));
+        }
+        if crate::engine::surface::CONTROL_TOOLS.contains(&name) {
+            return Err(bad_request(format!(
+                "tools[{i}]: client tool name {name:?} collides with a Tool Search control; rename the client tool"
             )));
         }
         if parsed.iter().any(|t| t.name == name) {

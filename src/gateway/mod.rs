@@ -3,9 +3,11 @@
 //! everything it does is decided by its JSON5 config.
 
 pub mod agent;
+pub mod client;
 pub mod dispatch;
 pub mod execute;
 pub mod http;
+pub mod mcp;
 pub mod prompt;
 pub mod session_log;
 pub mod upstream;
@@ -41,6 +43,8 @@ pub enum GatewayError {
     },
     #[error(transparent)]
     Upstream(#[from] upstream::UpstreamError),
+    #[error(transparent)]
+    Mcp(#[from] mcp::McpError),
 }
 
 /// Shared state of a running gateway.
@@ -53,6 +57,8 @@ pub struct GatewayState {
     pub model: String,
     /// Whether code mode can run here; `Err` says why not.
     pub code_runtime: Result<(), String>,
+    /// The attached MCP servers (empty until [`GatewayState::attach_mcp`]).
+    pub mcp: Arc<mcp::McpHub>,
     agents: Vec<String>,
     histories: Mutex<HashMap<String, Vec<Value>>>,
     session_locks: Mutex<HashMap<String, Arc<tokio::sync::Mutex<()>>>>,
@@ -80,10 +86,18 @@ impl GatewayState {
             provider,
             model,
             code_runtime,
+            mcp: Arc::default(),
             agents,
             histories: Mutex::default(),
             session_locks: Mutex::default(),
         })
+    }
+
+    /// Adds the MCP servers' tools to the gateway's tools (kept sorted by id).
+    pub fn attach_mcp(&mut self, hub: mcp::McpHub) {
+        self.tools.extend(hub.entries());
+        self.tools.sort_by(|a, b| a.id.cmp(&b.id));
+        self.mcp = Arc::new(hub);
     }
 
     pub fn knows_agent(&self, agent: &str) -> bool {
@@ -171,7 +185,10 @@ pub async fn serve(
     state_dir: PathBuf,
     addr: SocketAddr,
 ) -> Result<RunningGateway, GatewayError> {
-    let state = Arc::new(GatewayState::new(config, state_dir)?);
+    let hub = mcp::McpHub::connect(&config.raw.catalog.mcp_servers).await?;
+    let mut state = GatewayState::new(config, state_dir)?;
+    state.attach_mcp(hub);
+    let state = Arc::new(state);
     let listener = TcpListener::bind(addr)
         .await
         .map_err(|source| GatewayError::Bind { addr, source })?;

@@ -1,6 +1,8 @@
 //! The system prompt the gateway sends as the first input item (as OpenClaw does): a short
-//! preamble and the list of declared tools, one line each. Deterministic: sorted by name.
+//! preamble and the list of declared tools, one line each, then (directory mode) the bounded
+//! directory of deferred tools. Deterministic: sorted by name.
 
+use crate::engine::directory::directory_block;
 use crate::engine::{Surface, SurfaceMode};
 
 const PREAMBLE: &str =
@@ -32,6 +34,10 @@ pub fn system_prompt(surface: &Surface) -> String {
             "\n## Tool Search\nMore tools are hidden in a catalogue. Find one with tool_search, read its \
              schema with tool_describe when the signature is not enough, and run it with tool_call.\n",
         ),
+    }
+    if let (SurfaceMode::Directory, Some(run)) = (surface.mode, &surface.run) {
+        prompt.push('\n');
+        prompt.push_str(&directory_block(run.catalog()));
     }
     prompt
 }

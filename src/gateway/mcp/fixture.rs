@@ -1,0 +1,188 @@
+//! The MCP fixture servers the project ships: small, deterministic MCP servers (built on the
+//! official Rust SDK) that the gateway attaches in-process, so MCP tools are listed with
+//! `tools/list` and run with `tools/call` over the real protocol without anything installed.
+//!
+//! - `calendar`: `create_event {title, start, durationMinutes?}` and `list_events {day?}`. Events live
+//!   in memory for the life of the server and get ids `evt_1`, `evt_2`, … in creation order.
+//! - `qa`: `mcp_qa_echo {marker}`, which answers like a fake plugin tool (`FAKE_PLUGIN_OK <name>
+//!   <input>`), so the scripted QA model can take an MCP tool as a scenario's target.
+
+use std::sync::{Arc, Mutex};
+
+use rmcp::model::{
+    CallToolRequestParams, CallToolResponse, CallToolResult, ContentBlock, ListToolsResult,
+    PaginatedRequestParams, ServerCapabilities, ServerConfig, Tool,
+};
+use rmcp::service::RequestContext;
+use rmcp::{ErrorData, RoleServer, ServerHandler};
+use serde_json::{json, Map, Value};
+
+use crate::catalog::fake::FAKE_OK;
+
+/// The QA fixture's one tool.
+pub const QA_ECHO_TOOL: &str = "mcp_qa_echo";
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Fixture {
+    Calendar,
+    Qa,
+}
+
+/// The fixture server called `name`, if there is one.
+pub fn fixture_server(name: &str) -> Option<FixtureServer> {
+    let fixture = match name {
+        "calendar" => Fixture::Calendar,
+        "qa" => Fixture::Qa,
+        _ => return None,
+    };
+    Some(FixtureServer {
+        fixture,
+        events: Arc::default(),
+    })
+}
+
+/// One fixture MCP server.
+#[derive(Debug, Clone)]
+pub struct FixtureServer {
+    fixture: Fixture,
+    events: Arc<Mutex<Vec<Value>>>,
+}
+
+fn schema(value: Value) -> Arc<Map<String, Value>> {
+    match value {
+        Value::Object(map) => Arc::new(map),
+        _ => Arc::default(),
+    }
+}
+
+fn calendar_tools() -> Vec<Tool> {
+    vec![
+        Tool::new(
+            "create_event",
+            "Create a calendar event with a title and a start time.",
+            schema(json!({
+                "type": "object",
+                "properties": {
+                    "title": { "type": "string", "description": "Event title." },
+                    "start": { "type": "string", "description": "Start time, ISO 8601." },
+                    "durationMinutes": { "type": "integer", "minimum": 1 }
+                },
+                "required": ["title", "start"]
+            })),
+        ),
+        Tool::new(
+            "list_events",
+            "List calendar events, optionally for one day (YYYY-MM-DD).",
+            schema(json!({
+                "type": "object",
+                "properties": { "day": { "type": "string" } }
+            })),
+        ),
+    ]
+}
+
+fn qa_tools() -> Vec<Tool> {
+    vec![Tool::new(
+        QA_ECHO_TOOL,
+        "QA echo tool served over MCP. Answers like a fake plugin tool so a scenario can target it.",
+        schema(json!({
+            "type": "object",
+            "properties": { "marker": { "type": "string" } },
+            "required": ["marker"]
+        })),
+    )]
+}
+
+fn text_result(text: String, structured: Value) -> CallToolResult {
+    let mut result = CallToolResult::success(vec![ContentBlock::text(text)]);
+    result.structured_content = Some(structured);
+    result
+}
+
+fn error_result(text: &str) -> CallToolResult {
+    CallToolResult::error(vec![ContentBlock::text(text.to_string())])
+}
+
+impl FixtureServer {
+    fn tools(&self) -> Vec<Tool> {
+        match self.fixture {
+            Fixture::Calendar => calendar_tools(),
+            Fixture::Qa => qa_tools(),
+        }
+    }
+
+    fn qa_echo(&self, args: &Map<String, Value>) -> CallToolResult {
+        let input = Value::Object(args.clone());
+        text_result(
+            format!("{FAKE_OK} {QA_ECHO_TOOL} {input}"),
+            json!({ "status": "ok", "tool": QA_ECHO_TOOL, "input": input }),
+        )
+    }
+
+    fn create_event(&self, args: &Map<String, Value>) -> CallToolResult {
+        let text = |key: &str| args.get(key).and_then(Value::as_str).map(str::to_string);
+        let (Some(title), Some(start)) = (text("title"), text("start")) else {
+            return error_result("create_event needs string fields title and start");
+        };
+        let mut events = self.events.lock().unwrap_or_else(|p| p.into_inner());
+        let id = format!("evt_{}", events.len() + 1);
+        let minutes = args
+            .get("durationMinutes")
+            .and_then(Value::as_u64)
+            .unwrap_or(30);
+        let event = json!({ "id": id, "title": title, "start": start, "durationMinutes": minutes });
+        events.push(event.clone());
+        text_result(
+            format!("MCP_CALENDAR_OK created {id} {title:?} at {start}"),
+            json!({ "status": "created", "event": event }),
+        )
+    }
+
+    fn list_events(&self, args: &Map<String, Value>) -> CallToolResult {
+        let day = args.get("day").and_then(Value::as_str).unwrap_or("");
+        let events: Vec<Value> = self
+            .events
+            .lock()
+            .unwrap_or_else(|p| p.into_inner())
+            .iter()
+            .filter(|e| e["start"].as_str().is_some_and(|s| s.starts_with(day)))
+            .cloned()
+            .collect();
+        let structured = json!({ "events": events });
+        text_result(structured.to_string(), structured)
+    }
+}
+
+impl ServerHandler for FixtureServer {
+    fn get_info(&self) -> ServerConfig {
+        ServerConfig::new(ServerCapabilities::builder().enable_tools().build())
+    }
+
+    async fn list_tools(
+        &self,
+        _request: Option<PaginatedRequestParams>,
+        _context: RequestContext<RoleServer>,
+    ) -> Result<ListToolsResult, ErrorData> {
+        Ok(ListToolsResult::with_all_items(self.tools()))
+    }
+
+    async fn call_tool(
+        &self,
+        request: CallToolRequestParams,
+        _context: RequestContext<RoleServer>,
+    ) -> Result<CallToolResponse, ErrorData> {
+        let args = request.arguments.unwrap_or_default();
+        let result = match (self.fixture, request.name.as_ref()) {
+            (Fixture::Calendar, "create_event") => self.create_event(&args),
+            (Fixture::Calendar, "list_events") => self.list_events(&args),
+            (Fixture::Qa, QA_ECHO_TOOL) => self.qa_echo(&args),
+            (_, other) => {
+                return Err(ErrorData::invalid_params(
+                    format!("unknown tool {other}"),
+                    None,
+                ))
+            }
+        };
+        Ok(result.into())
+    }
+}
