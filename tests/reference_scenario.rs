@@ -27,11 +27,15 @@ async fn every_claim_holds_with_exact_figures() {
         [
             ("C1", "direct"),
             ("C2", "tools"),
+            ("C2", "directory"),
             ("C3", "direct"),
             ("C4", "tools"),
+            ("C4", "directory"),
             ("C5", "tools"),
+            ("C5", "directory"),
             ("C6", "direct"),
-            ("C6", "tools")
+            ("C6", "tools"),
+            ("C6", "directory")
         ]
     );
 
@@ -78,6 +82,24 @@ async fn every_claim_holds_with_exact_figures() {
         direct_bytes as i64 - tools_bytes as i64
     );
     assert_eq!(reduction["declaredTools"], 39);
+
+    let directory = &scenario.lanes["directory"];
+    assert_eq!(
+        directory["providerDeclaredToolNames"],
+        tools["providerDeclaredToolNames"]
+    );
+    assert_eq!(
+        directory["providerPlannedTools"],
+        serde_json::json!(["tool_search", "tool_call", null])
+    );
+    assert_eq!(
+        directory["gatewayOutputText"],
+        "FAKE_PLUGIN_OK fake_plugin_tool_17"
+    );
+    // The directory lists the 41 unique catalogued OpenClaw names (all but the direct-only tool).
+    let prompt_growth = directory["providerSystemPromptChars"].as_u64().unwrap_or(0)
+        - tools["providerSystemPromptChars"].as_u64().unwrap_or(0);
+    assert!(prompt_growth > 41 * 40, "{prompt_growth}");
 }
 
 #[tokio::test]
@@ -94,5 +116,5 @@ async fn two_runs_give_identical_figures_and_claims() {
     let Value::Object(lanes) = &strip(&a)["scenarios"][0]["lanes"] else {
         panic!("lanes")
     };
-    assert_eq!(lanes.len(), 2);
+    assert_eq!(lanes.len(), 3);
 }

@@ -294,16 +294,30 @@ fn c4_only_bridge_declared(
     }
     if let Some(first) = o.observation.requests.first() {
         let without_user = strip_user_items(&first.body);
-        let leaked: Vec<&str> = fake
-            .iter()
-            .map(|t| t.name.as_str())
-            .filter(|n| without_user.contains(n))
-            .collect();
-        checks.push(check(
-            leaked.is_empty(),
-            "first request names no fake tool outside the user's message",
-            format!("names {leaked:?}"),
-        ));
+        if is_directory_lane(o) {
+            // Directory mode lists names (and cut descriptions) in the prompt, never a full description.
+            let leaked: Vec<&str> = fake
+                .iter()
+                .filter(|t| first.raw.contains(&json_text(&t.description)))
+                .map(|t| t.name.as_str())
+                .collect();
+            checks.push(check(
+                leaked.is_empty(),
+                "first request carries no fake tool's full description",
+                format!("full descriptions of {leaked:?}"),
+            ));
+        } else {
+            let leaked: Vec<&str> = fake
+                .iter()
+                .map(|t| t.name.as_str())
+                .filter(|n| without_user.contains(n))
+                .collect();
+            checks.push(check(
+                leaked.is_empty(),
+                "first request names no fake tool outside the user's message",
+                format!("names {leaked:?}"),
+            ));
+        }
         let schema_marker = fake
             .first()
             .and_then(|t| t.parameters["properties"]["marker"]["description"].as_str())
@@ -323,7 +337,8 @@ fn c4_only_bridge_declared(
 }
 
 /// The declared names a Tool Search lane must show: the controls of its configured mode plus the
-/// direct-only tools of the scenario's catalogue, sorted.
+/// direct-only tools of the scenario's catalogue (and, in directory mode, the client tools of the
+/// turn, which the reference turn does not send), sorted.
 fn expected_bridge_names(scenario: &Scenario, o: &Observed<'_>) -> Vec<String> {
     let settings =
         ToolSearchSettings::resolve(Some(&o.lane.tool_search_json())).unwrap_or_default();
@@ -345,6 +360,18 @@ fn expected_bridge_names(scenario: &Scenario, o: &Observed<'_>) -> Vec<String> {
     }
     names.sort();
     names
+}
+
+fn is_directory_lane(o: &Observed<'_>) -> bool {
+    ToolSearchSettings::resolve(Some(&o.lane.tool_search_json()))
+        .map(|s| s.mode == Some(ToolSearchMode::Directory))
+        .unwrap_or(false)
+}
+
+/// A string as it appears inside raw JSON (quotes stripped, escapes kept).
+fn json_text(text: &str) -> String {
+    let quoted = Value::from(text).to_string();
+    quoted[1..quoted.len() - 1].to_string()
 }
 
 fn strip_user_items(body: &Value) -> String {
@@ -416,9 +443,10 @@ fn c6_session_log(scenario: &Scenario, o: &Observed<'_>) -> Vec<Check> {
         format!("final tool {target}"),
         format!("{:?}", s.final_tool),
     ));
+    let source = scenario.target_source.as_str();
     checks.push(check(
-        s.final_tool_source.as_deref() == Some("openclaw"),
-        "final tool source openclaw",
+        s.final_tool_source.as_deref() == Some(source),
+        format!("final tool source {source}"),
         format!("{:?}", s.final_tool_source),
     ));
     let want_bridged = usize::from(!o.lane.is_direct());

@@ -44,6 +44,9 @@ pub struct Scenario {
     pub prompt: String,
     /// The fake tool the turn must reach.
     pub target_tool: String,
+    /// Where the target comes from (`openclaw`, `mcp` or `client`); C6 checks the session log says so.
+    #[serde(default = "openclaw_source")]
+    pub target_source: String,
     #[serde(default)]
     pub max_output_tokens: Option<u64>,
     pub catalog: CatalogSpec,
@@ -53,6 +56,10 @@ pub struct Scenario {
     /// Where the scenario was loaded from (filled by the loader).
     #[serde(skip)]
     pub origin: String,
+}
+
+fn openclaw_source() -> String {
+    "openclaw".into()
 }
 
 fn default_agent() -> String {
@@ -67,6 +74,9 @@ pub struct CatalogSpec {
     pub size: usize,
     #[serde(default = "yes")]
     pub core_tools: bool,
+    /// MCP fixture servers to attach, each under its own name (e.g. `["calendar", "qa"]`).
+    #[serde(default)]
+    pub mcp_fixtures: Vec<String>,
 }
 
 fn yes() -> bool {
@@ -112,10 +122,16 @@ impl Lane {
 }
 
 /// The scenarios that ship with the binary.
-const BUILT_IN: &[(&str, &str)] = &[(
-    "scenarios/tool-search-gateway-e2e.toml",
-    include_str!("../../scenarios/tool-search-gateway-e2e.toml"),
-)];
+const BUILT_IN: &[(&str, &str)] = &[
+    (
+        "scenarios/tool-search-gateway-e2e.toml",
+        include_str!("../../scenarios/tool-search-gateway-e2e.toml"),
+    ),
+    (
+        "scenarios/tool-search-mcp-target.toml",
+        include_str!("../../scenarios/tool-search-mcp-target.toml"),
+    ),
+];
 
 /// Parses one scenario text; `origin` names it in errors.
 pub fn parse_scenario(text: &str, origin: &str) -> Result<Scenario, ScenarioError> {
@@ -143,6 +159,12 @@ fn validate(s: &Scenario) -> Result<(), ScenarioError> {
         crate::config::ToolSearchSettings::resolve(Some(&lane.tool_search_json())).map_err(
             |(field, message)| invalid(format!("lanes[{i}] ({}): {field}: {message}", lane.name)),
         )?;
+    }
+    if !["openclaw", "mcp", "client"].contains(&s.target_source.as_str()) {
+        return Err(invalid(format!(
+            "target_source must be openclaw, mcp or client (got {:?})",
+            s.target_source
+        )));
     }
     if s.catalog.size == 0 {
         return Err(invalid("catalog.size must be at least 1".into()));
@@ -227,7 +249,7 @@ mod tests {
                 .iter()
                 .map(|l| l.name.as_str())
                 .collect::<Vec<_>>(),
-            ["direct", "tools"]
+            ["direct", "tools", "directory"]
         );
         assert!(reference.lanes[0].is_direct());
         assert!(!reference.lanes[1].is_direct());

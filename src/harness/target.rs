@@ -88,6 +88,12 @@ pub fn embedded_config(setup: &LaneSetup<'_>) -> Value {
     if let Some(allow) = &policy.allow {
         tools["allow"] = json!(allow);
     }
+    let mcp_servers: serde_json::Map<String, Value> = scenario
+        .catalog
+        .mcp_fixtures
+        .iter()
+        .map(|f| (f.clone(), json!({ "fixture": f })))
+        .collect();
     json!({
         "gateway": { "mode": "local", "bind": "loopback" },
         "models": { "providers": { "mock": { "baseUrl": setup.provider_base_url, "apiKey": "qa-key", "api": "openai-responses" } } },
@@ -96,6 +102,7 @@ pub fn embedded_config(setup: &LaneSetup<'_>) -> Value {
         "catalog": {
             "fakePlugin": { "id": scenario.catalog.plugin_id, "size": scenario.catalog.size },
             "coreTools": scenario.catalog.core_tools,
+            "mcpServers": mcp_servers,
         },
     })
 }
