@@ -6,3 +6,4 @@
 
 pub mod catalog;
 pub mod engine;
+pub mod sandbox;
