@@ -10,3 +10,4 @@ pub mod engine;
 pub mod gateway;
 pub mod harness;
 pub mod provider;
+pub mod sandbox;
