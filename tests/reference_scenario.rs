@@ -27,11 +27,15 @@ async fn every_claim_holds_with_exact_figures() {
         [
             ("C1", "direct"),
             ("C2", "tools"),
+            ("C2", "code"),
             ("C3", "direct"),
             ("C4", "tools"),
+            ("C4", "code"),
             ("C5", "tools"),
+            ("C5", "code"),
             ("C6", "direct"),
-            ("C6", "tools")
+            ("C6", "tools"),
+            ("C6", "code")
         ]
     );
 
@@ -70,6 +74,24 @@ async fn every_claim_holds_with_exact_figures() {
     assert_eq!(tools["sessionLog"]["finalTool"], "fake_plugin_tool_17");
     assert_eq!(tools["sessionLog"]["finalToolSource"], "openclaw");
 
+    let code = &scenario.lanes["code"];
+    assert_eq!(code["providerRequestCount"], 2);
+    assert_eq!(
+        code["providerDeclaredToolNames"],
+        serde_json::json!(["session_status", "tool_search_code"])
+    );
+    assert_eq!(
+        code["providerPlannedTools"],
+        serde_json::json!(["tool_search_code", null])
+    );
+    assert_eq!(code["sessionLog"]["searches"], 1);
+    assert_eq!(code["sessionLog"]["calls"], 1);
+    assert_eq!(code["sessionLog"]["bridgedCalls"], 1);
+    assert_eq!(
+        code["gatewayOutputText"],
+        "FAKE_PLUGIN_OK fake_plugin_tool_17"
+    );
+
     let direct_bytes = direct["firstRequestBytes"].as_u64().unwrap();
     let tools_bytes = tools["firstRequestBytes"].as_u64().unwrap();
     let reduction = &scenario.reduction["tools"];
@@ -94,5 +116,5 @@ async fn two_runs_give_identical_figures_and_claims() {
     let Value::Object(lanes) = &strip(&a)["scenarios"][0]["lanes"] else {
         panic!("lanes")
     };
-    assert_eq!(lanes.len(), 2);
+    assert_eq!(lanes.len(), 3);
 }

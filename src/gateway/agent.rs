@@ -93,7 +93,10 @@ async fn run_turn_inner(
     })];
     input.extend(state.history(&request.session_key));
     input.extend(request.input.iter().cloned());
-    let runner = GatewayRunner::new(Arc::new(state.config.policy.clone()), Arc::new(surface.eligible.clone()));
+    let runner = GatewayRunner::new(
+        Arc::new(state.config.policy.clone()),
+        Arc::new(surface.eligible.clone()),
+    );
     let mut outcome = None;
 
     for round in 1..=MAX_PROVIDER_ROUNDS {
@@ -129,7 +132,15 @@ async fn run_turn_inner(
                         }));
                         continue;
                     }
-                    let result = dispatch(&surface, &runner, &call_id, &name, &arguments).await;
+                    let result = dispatch(
+                        &surface,
+                        &runner,
+                        state.code.as_ref(),
+                        &call_id,
+                        &name,
+                        &arguments,
+                    )
+                    .await;
                     log_tool_result(log, &call_id, &name, &result)?;
                     log_bridged(log, &call_id, runner.take_bridged())?;
                     input.push(json!({ "type": "function_call_output", "call_id": call_id, "output": result.output }));

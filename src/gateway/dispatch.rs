@@ -3,6 +3,7 @@
 
 use serde_json::{json, Value};
 
+use super::code_mode::CodeRuntime;
 use super::execute::{result_text, GatewayRunner};
 use crate::engine::surface::{TOOL_CALL, TOOL_DESCRIBE, TOOL_SEARCH, TOOL_SEARCH_CODE};
 use crate::engine::{EngineError, Surface};
@@ -44,6 +45,7 @@ const STRUCTURED_HINT: &str =
 pub async fn dispatch(
     surface: &Surface,
     runner: &GatewayRunner,
+    code: Option<&CodeRuntime>,
     call_id: &str,
     name: &str,
     arguments: &str,
@@ -62,9 +64,15 @@ pub async fn dispatch(
             TOOL_SEARCH => search(run, &args),
             TOOL_DESCRIBE => describe(run, &args),
             TOOL_CALL => call(run, runner, call_id, &args).await,
-            TOOL_SEARCH_CODE => Err(EngineError::InvalidInput(
-                "tool_search_code has no sandbox in this build".into(),
-            )),
+            TOOL_SEARCH_CODE => match code {
+                Some(code) => match string_arg(&args, "code") {
+                    Ok(source) => code.run(source, run, runner, call_id).await,
+                    Err(e) => Err(e),
+                },
+                None => Err(EngineError::InvalidInput(
+                    "tool_search_code has no sandbox on this gateway".into(),
+                )),
+            },
             _ => Err(EngineError::InvalidInput(format!("unknown control {name}"))),
         },
         _ => return direct(surface, runner, name, &args).await,
@@ -122,12 +130,7 @@ async fn call(
         .map(|envelope| pretty(&envelope))
 }
 
-async fn direct(
-    surface: &Surface,
-    runner: &GatewayRunner,
-    name: &str,
-    args: &Value,
-) -> Dispatched {
+async fn direct(surface: &Surface, runner: &GatewayRunner, name: &str, args: &Value) -> Dispatched {
     let Some(entry) = surface.visible.iter().find(|t| t.name == name) else {
         let error = EngineError::InvalidInput(format!("Tool {name} is not available to this run."));
         return Dispatched::error(name, &error);

@@ -35,7 +35,11 @@ pub struct GatewayRunner {
 
 impl GatewayRunner {
     pub fn new(policy: Arc<ToolPolicy>, available: Arc<Vec<ToolEntry>>) -> Self {
-        GatewayRunner { policy, available, bridged: Arc::default() }
+        GatewayRunner {
+            policy,
+            available,
+            bridged: Arc::default(),
+        }
     }
 
     /// Takes the bridged calls recorded since the last call of this function.
@@ -44,9 +48,16 @@ impl GatewayRunner {
     }
 
     /// Executes `entry` with `args` (policy first). Used for direct calls.
-    pub async fn execute(&self, entry: &ToolEntry, args: &Value) -> Result<CallOutcome, EngineError> {
+    pub async fn execute(
+        &self,
+        entry: &ToolEntry,
+        args: &Value,
+    ) -> Result<CallOutcome, EngineError> {
         if !self.policy.allows(&entry.name, &entry.id) {
-            return Err(EngineError::Blocked { tool: entry.name.clone(), reason: "denied by tool policy".into() });
+            return Err(EngineError::Blocked {
+                tool: entry.name.clone(),
+                reason: "denied by tool policy".into(),
+            });
         }
         run_executor(entry, args)
     }
@@ -54,7 +65,9 @@ impl GatewayRunner {
 
 impl ToolRunner for GatewayRunner {
     fn is_available(&self, entry: &ToolEntry) -> bool {
-        self.available.iter().any(|e| e.id == entry.id && e.executor == entry.executor)
+        self.available
+            .iter()
+            .any(|e| e.id == entry.id && e.executor == entry.executor)
     }
 
     fn run<'b>(
@@ -69,9 +82,15 @@ impl ToolRunner for GatewayRunner {
                 call_id,
                 entry: entry.clone(),
                 args,
-                outcome: outcome.as_ref().map(|o| o.result.clone()).map_err(|e| e.to_string()),
+                outcome: outcome
+                    .as_ref()
+                    .map(|o| o.result.clone())
+                    .map_err(|e| e.to_string()),
             };
-            self.bridged.lock().unwrap_or_else(|p| p.into_inner()).push(record);
+            self.bridged
+                .lock()
+                .unwrap_or_else(|p| p.into_inner())
+                .push(record);
             outcome
         })
     }

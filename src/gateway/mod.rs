@@ -3,6 +3,7 @@
 //! everything it does is decided by its JSON5 config.
 
 pub mod agent;
+pub mod code_mode;
 pub mod dispatch;
 pub mod execute;
 pub mod http;
@@ -25,6 +26,7 @@ use tokio::task::JoinHandle;
 use crate::catalog::fake::{core_tools, fake_plugin_tools};
 use crate::catalog::ToolEntry;
 use crate::config::{LoadedConfig, ToolSearchMode};
+use code_mode::CodeRuntime;
 use upstream::ProviderClient;
 
 /// How long the gateway waits for one provider response.
@@ -53,6 +55,8 @@ pub struct GatewayState {
     pub model: String,
     /// Whether code mode can run here; `Err` says why not.
     pub code_runtime: Result<(), String>,
+    /// The sandbox `tool_search_code` runs in; only when code mode is configured and it can start.
+    pub code: Option<CodeRuntime>,
     agents: Vec<String>,
     histories: Mutex<HashMap<String, Vec<Value>>>,
     session_locks: Mutex<HashMap<String, Arc<tokio::sync::Mutex<()>>>>,
@@ -69,9 +73,12 @@ impl GatewayState {
         let tools = catalog_tools(&config);
         let mut agents = vec!["main".to_string()];
         agents.extend(config.raw.agents.list.iter().map(|a| a.id.clone()));
-        let code_runtime = match config.tool_search.mode {
-            Some(ToolSearchMode::Code) => Err("no code sandbox backend in this build".to_string()),
-            _ => Ok(()),
+        let (code, code_runtime) = match config.tool_search.mode {
+            Some(ToolSearchMode::Code) => {
+                let (runtime, probe) = CodeRuntime::from_settings(&config.tool_search);
+                (probe.is_ok().then_some(runtime), probe)
+            }
+            _ => (None, Ok(())),
         };
         Ok(GatewayState {
             config,
@@ -80,6 +87,7 @@ impl GatewayState {
             provider,
             model,
             code_runtime,
+            code,
             agents,
             histories: Mutex::default(),
             session_locks: Mutex::default(),

@@ -427,5 +427,48 @@ fn c6_session_log(scenario: &Scenario, o: &Observed<'_>) -> Vec<Check> {
         format!("{want_bridged} bridged call(s)"),
         format!("{}", s.bridged_calls),
     ));
+    checks.extend(code_result_telemetry(o));
     checks
+}
+
+/// In code mode, the `tool_search_code` result itself carries telemetry (spec §9): it must say
+/// `ok: true` and count exactly what the session log's telemetry record counts.
+fn code_result_telemetry(o: &Observed<'_>) -> Vec<Check> {
+    let results: Vec<&Value> = o
+        .observation
+        .session
+        .iter()
+        .filter(|r| r["type"] == "toolResult" && r["toolName"] == TOOL_SEARCH_CODE)
+        .collect();
+    let s = &o.figures.session_log;
+    results
+        .into_iter()
+        .map(|r| {
+            let output: Value = r["output"]
+                .as_str()
+                .and_then(|t| serde_json::from_str(t).ok())
+                .unwrap_or(Value::Null);
+            let t = &output["telemetry"];
+            let seen = (
+                output["ok"].as_bool(),
+                t["searchCount"].as_u64(),
+                t["describeCount"].as_u64(),
+                t["callCount"].as_u64(),
+            );
+            let want = (
+                Some(true),
+                Some(s.searches),
+                Some(s.describes),
+                Some(s.calls),
+            );
+            check(
+                seen == want && t["catalogSize"].as_u64() == s.catalog_size.map(|n| n as u64),
+                format!(
+                    "tool_search_code result ok with telemetry {want:?} and catalogSize {:?}",
+                    s.catalog_size
+                ),
+                format!("{seen:?}, catalogSize {:?}", t["catalogSize"].as_u64()),
+            )
+        })
+        .collect()
 }

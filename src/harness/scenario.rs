@@ -227,7 +227,7 @@ mod tests {
                 .iter()
                 .map(|l| l.name.as_str())
                 .collect::<Vec<_>>(),
-            ["direct", "tools"]
+            ["direct", "tools", "code"]
         );
         assert!(reference.lanes[0].is_direct());
         assert!(!reference.lanes[1].is_direct());
