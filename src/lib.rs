@@ -6,3 +6,7 @@
 
 pub mod catalog;
 pub mod engine;
+/// Until `src/harness/mod.rs` exists on main: the OpenClaw target's groundwork (branch `openclaw`).
+pub mod harness {
+    include!("harness/openclaw_module.rs");
+}
