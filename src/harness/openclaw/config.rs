@@ -31,19 +31,29 @@ pub struct LaneConfig {
 impl LaneConfig {
     /// Direct exposure: `toolSearch: false`, nothing extra allowed.
     pub fn direct() -> LaneConfig {
-        LaneConfig { tool_search: Value::Bool(false), also_allow: Vec::new(), deny: Vec::new() }
+        LaneConfig {
+            tool_search: Value::Bool(false),
+            also_allow: Vec::new(),
+            deny: Vec::new(),
+        }
     }
 
     /// Code mode: `toolSearch: true` with `tool_search_code` allowed.
     pub fn code() -> LaneConfig {
-        LaneConfig { tool_search: Value::Bool(true), also_allow: vec!["tool_search_code".into()], deny: Vec::new() }
+        LaneConfig {
+            tool_search: Value::Bool(true),
+            also_allow: vec!["tool_search_code".into()],
+            deny: Vec::new(),
+        }
     }
 
     /// Structured controls (`{"mode": "tools"}` or `{"mode": "directory"}`) with the three controls allowed.
     pub fn structured(mode: &str) -> LaneConfig {
         LaneConfig {
             tool_search: json!({ "mode": mode }),
-            also_allow: ["tool_search", "tool_describe", "tool_call"].map(String::from).to_vec(),
+            also_allow: ["tool_search", "tool_describe", "tool_call"]
+                .map(String::from)
+                .to_vec(),
             deny: Vec::new(),
         }
     }
@@ -75,10 +85,13 @@ pub fn config_value(
     if !(base_url.starts_with("http://") || base_url.starts_with("https://")) {
         return Err(OpenClawError::Invalid {
             what: "provider base URL",
-            reason: format!("{provider_base_url:?} must start with http:// (e.g. http://127.0.0.1:PORT/v1)"),
+            reason: format!(
+                "{provider_base_url:?} must start with http:// (e.g. http://127.0.0.1:PORT/v1)"
+            ),
         });
     }
-    let mut tools = json!({ "toolSearch": lane.tool_search, "alsoAllow": sorted(&lane.also_allow) });
+    let mut tools =
+        json!({ "toolSearch": lane.tool_search, "alsoAllow": sorted(&lane.also_allow) });
     if !lane.deny.is_empty() {
         tools["deny"] = json!(sorted(&lane.deny));
     }

