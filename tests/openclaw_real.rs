@@ -27,6 +27,14 @@ fn paper_install() -> Installation {
     }
 }
 
+/// The `what` of an [`OpenClawError::Invalid`] result.
+fn invalid_what<T>(result: &Result<T, OpenClawError>) -> Option<&'static str> {
+    match result {
+        Err(OpenClawError::Invalid { what, .. }) => Some(what),
+        _ => None,
+    }
+}
+
 fn read_json(path: &Path) -> Value {
     let text =
         std::fs::read_to_string(path).unwrap_or_else(|e| panic!("read {}: {e}", path.display()));
@@ -82,40 +90,27 @@ fn plugin_writing_rejects_duplicates_and_bad_ids() {
     let mut tools = fake_plugin_tools(FIXTURE_PLUGIN_ID, 2);
     tools.push(tools[0].clone());
     let duplicate = write_plugin(dir.path(), FIXTURE_PLUGIN_ID, &tools, &paper_install());
-    assert!(
-        matches!(
-            duplicate,
-            Err(OpenClawError::Invalid {
-                what: "tool name",
-                ..
-            })
-        ),
-        "{duplicate:?}"
-    );
+    assert_eq!(invalid_what(&duplicate), Some("tool name"), "{duplicate:?}");
     let bad_id = write_plugin(dir.path(), "../escape", &tools[..1], &paper_install());
-    assert!(
-        matches!(
-            bad_id,
-            Err(OpenClawError::Invalid {
-                what: "plugin id",
-                ..
-            })
-        ),
-        "{bad_id:?}"
-    );
+    assert_eq!(invalid_what(&bad_id), Some("plugin id"), "{bad_id:?}");
+}
+
+/// The config of `lane` for a provider on port 9 and a plugin under `/tmp/p`.
+fn lane_config(lane: &LaneConfig) -> Value {
+    let plugin = Path::new("/tmp/p/tool-search-e2e-fixture");
+    config_value(
+        "http://127.0.0.1:9/v1/",
+        plugin,
+        FIXTURE_PLUGIN_ID,
+        lane,
+        Path::new(LOG),
+    )
+    .expect("config")
 }
 
 #[test]
 fn lane_configs_say_tool_search_explicitly() {
-    let plugin = Path::new("/tmp/p/tool-search-e2e-fixture");
-    let direct = config_value(
-        "http://127.0.0.1:9/v1/",
-        plugin,
-        FIXTURE_PLUGIN_ID,
-        &LaneConfig::direct(),
-        Path::new(LOG),
-    )
-    .expect("direct config");
+    let direct = lane_config(&LaneConfig::direct());
     assert_eq!(
         direct["tools"],
         json!({ "toolSearch": false, "alsoAllow": [] })
@@ -148,14 +143,7 @@ fn lane_configs_say_tool_search_explicitly() {
                 "entries": { FIXTURE_PLUGIN_ID: { "enabled": true } } })
     );
 
-    let code = config_value(
-        "http://127.0.0.1:9/v1",
-        plugin,
-        FIXTURE_PLUGIN_ID,
-        &LaneConfig::code(),
-        Path::new(LOG),
-    )
-    .expect("code config");
+    let code = lane_config(&LaneConfig::code());
     assert_eq!(
         code["tools"],
         json!({ "toolSearch": true, "alsoAllow": ["tool_search_code"] })
@@ -163,14 +151,7 @@ fn lane_configs_say_tool_search_explicitly() {
 
     let mut tools_lane = LaneConfig::structured("tools");
     tools_lane.deny = vec!["fake_plugin_tool_17".into(), "exec".into()];
-    let tools = config_value(
-        "http://127.0.0.1:9/v1",
-        plugin,
-        FIXTURE_PLUGIN_ID,
-        &tools_lane,
-        Path::new(LOG),
-    )
-    .expect("tools config");
+    let tools = lane_config(&tools_lane);
     assert_eq!(
         tools["tools"],
         json!({ "toolSearch": { "mode": "tools" }, "alsoAllow": ["tool_call", "tool_describe", "tool_search"],
@@ -184,46 +165,26 @@ fn config_writing_round_trips_and_rejects_bad_input() {
     let path = dir.path().join("openclaw.json");
     let plugin = dir.path().join("plugin");
     let lane = LaneConfig::code();
+    let url = "http://127.0.0.1:9/v1";
     write_config(
         &path,
-        "http://127.0.0.1:9/v1",
+        url,
         &plugin,
         FIXTURE_PLUGIN_ID,
         &lane,
         Path::new(LOG),
     )
     .expect("write");
-    let expected = config_value(
-        "http://127.0.0.1:9/v1",
-        &plugin,
-        FIXTURE_PLUGIN_ID,
-        &lane,
-        Path::new(LOG),
-    )
-    .expect("value");
+    let expected =
+        config_value(url, &plugin, FIXTURE_PLUGIN_ID, &lane, Path::new(LOG)).expect("value");
     assert_eq!(read_json(&path), expected);
 
     let bad_mode = LaneConfig {
         tool_search: json!("code"),
         ..LaneConfig::direct()
     };
-    let err = config_value(
-        "http://127.0.0.1:9/v1",
-        &plugin,
-        FIXTURE_PLUGIN_ID,
-        &bad_mode,
-        Path::new(LOG),
-    );
-    assert!(
-        matches!(
-            err,
-            Err(OpenClawError::Invalid {
-                what: "tools.toolSearch",
-                ..
-            })
-        ),
-        "{err:?}"
-    );
+    let err = config_value(url, &plugin, FIXTURE_PLUGIN_ID, &bad_mode, Path::new(LOG));
+    assert_eq!(invalid_what(&err), Some("tools.toolSearch"), "{err:?}");
     let err = config_value(
         "127.0.0.1:9",
         &plugin,
@@ -231,16 +192,7 @@ fn config_writing_round_trips_and_rejects_bad_input() {
         &lane,
         Path::new(LOG),
     );
-    assert!(
-        matches!(
-            err,
-            Err(OpenClawError::Invalid {
-                what: "provider base URL",
-                ..
-            })
-        ),
-        "{err:?}"
-    );
+    assert_eq!(invalid_what(&err), Some("provider base URL"), "{err:?}");
 }
 
 #[test]
@@ -262,6 +214,9 @@ const REAL_ENV: &str = "TOOLSEARCH_QA_OPENCLAW";
 /// A turn on a loaded 2-core machine has taken well over a minute; keep the bound generous.
 const TURN_TIMEOUT: std::time::Duration = std::time::Duration::from_secs(600);
 const TARGET: &str = "fake_plugin_tool_02";
+
+/// One real gateway at a time: two starting together on a 2-core machine starve each other.
+static ONE_GATEWAY: tokio::sync::Mutex<()> = tokio::sync::Mutex::const_new(());
 
 /// The real install, or `None` (with a skip line) when the real tests are not switched on.
 /// Switched on but not installed is a failure, not a skip.
@@ -311,6 +266,7 @@ async fn real_gateway_starts_answers_healthz_and_stops() {
     let Some(install) = real_install("real_gateway_starts_answers_healthz_and_stops") else {
         return;
     };
+    let _one_gateway = ONE_GATEWAY.lock().await;
     // Nothing listens on the provider port: a start does not call the provider.
     let lane = lane_dir(&install, "http://127.0.0.1:9/v1");
     let port = free_loopback_port().expect("port");
@@ -323,12 +279,7 @@ async fn real_gateway_starts_answers_healthz_and_stops() {
     let health = reqwest::get(format!("{}/healthz", gateway.base_url()))
         .await
         .expect("GET /healthz");
-    assert_eq!(
-        health.status().as_u16(),
-        200,
-        "log tail:\n{}",
-        gateway.log_tail()
-    );
+    expect_200(health.status(), &gateway);
     gateway.stop().await.expect("gateway stops");
     let refused = reqwest::get(format!("http://127.0.0.1:{port}/healthz")).await;
     assert!(
@@ -342,6 +293,7 @@ async fn real_gateway_turn_is_read_back_from_the_transcript() {
     let Some(install) = real_install("real_gateway_turn_is_read_back_from_the_transcript") else {
         return;
     };
+    let _one_gateway = ONE_GATEWAY.lock().await;
     let provider = wiremock::MockServer::start().await;
     wiremock::Mock::given(wiremock::matchers::method("POST"))
         .and(wiremock::matchers::path("/v1/responses"))
@@ -390,6 +342,11 @@ async fn real_gateway_turn_is_read_back_from_the_transcript() {
     );
 }
 
+/// Fails with the gateway's log tail unless `status` is 200.
+fn expect_200(status: reqwest::StatusCode, gateway: &OpenClawGateway) {
+    assert_eq!(status.as_u16(), 200, "log tail:\n{}", gateway.log_tail());
+}
+
 async fn one_turn(gateway: &OpenClawGateway) -> Value {
     let body = json!({
         "model": "openclaw/qa",
@@ -410,12 +367,7 @@ async fn one_turn(gateway: &OpenClawGateway) -> Value {
         .send()
         .await
         .expect("POST /v1/responses");
-    assert_eq!(
-        response.status().as_u16(),
-        200,
-        "log tail:\n{}",
-        gateway.log_tail()
-    );
+    expect_200(response.status(), &gateway);
     response.json().await.expect("JSON response")
 }
 
