@@ -205,7 +205,7 @@ fn spawn(
         ])
         .current_dir(state_dir)
         .env_clear()
-        .env("PATH", std::env::var_os("PATH").unwrap_or_default())
+        .env("PATH", search_path(&install.node))
         .env("HOME", home)
         .env("OPENCLAW_CONFIG_PATH", config_path)
         .env("OPENCLAW_STATE_DIR", state_dir)
@@ -219,6 +219,18 @@ fn spawn(
         program: install.node.clone(),
         source,
     })
+}
+
+/// `PATH` with the install's Node first, so anything the gateway runs as `node` is a version
+/// OpenClaw accepts (the system one may be too old).
+fn search_path(node: &Path) -> std::ffi::OsString {
+    let inherited = std::env::var_os("PATH").unwrap_or_default();
+    let dirs = node
+        .parent()
+        .map(Path::to_path_buf)
+        .into_iter()
+        .chain(std::env::split_paths(&inherited));
+    std::env::join_paths(dirs).unwrap_or(inherited)
 }
 
 /// A free loopback port, for a gateway to be started on. (Another process may take it before
