@@ -367,7 +367,7 @@ async fn one_turn(gateway: &OpenClawGateway) -> Value {
         .send()
         .await
         .expect("POST /v1/responses");
-    expect_200(response.status(), &gateway);
+    expect_200(response.status(), gateway);
     response.json().await.expect("JSON response")
 }
 
