@@ -10,9 +10,10 @@ use std::process::ExitCode;
 
 use clap::{Parser, Subcommand, ValueEnum};
 use toolsearch_qa::harness::junit::junit_xml;
-use toolsearch_qa::harness::report::SuiteReport;
+use toolsearch_qa::harness::openclaw_target::OpenClawTarget;
+use toolsearch_qa::harness::report::{side_by_side, side_by_side_json, SuiteReport};
 use toolsearch_qa::harness::scenario::{load_all, select, Lane, Scenario};
-use toolsearch_qa::harness::target::EmbeddedTarget;
+use toolsearch_qa::harness::target::{EmbeddedTarget, Target};
 use toolsearch_qa::harness::{run_suite_with_progress, HarnessError};
 
 #[derive(Parser)]
@@ -122,6 +123,10 @@ enum ProviderMode {
 enum TargetKind {
     /// The project's own gateway, in-process (nothing to install).
     Embedded,
+    /// A real OpenClaw gateway per lane (install it first: scripts/install-openclaw.sh).
+    Openclaw,
+    /// Both, reported side by side.
+    Both,
 }
 
 #[derive(Clone, Copy, ValueEnum)]
@@ -169,33 +174,54 @@ fn harness_fail(error: HarnessError) -> ExitCode {
 
 async fn suite(args: SuiteArgs) -> ExitCode {
     let ProviderMode::MockOpenai = args.provider_mode;
-    let TargetKind::Embedded = args.target;
     let scenarios = match load_all(&args.scenario_dirs).and_then(|all| select(all, &args.scenarios))
     {
         Ok(s) => s,
         Err(e) => return fail(2, &e.to_string()),
     };
     let scenarios = narrow(scenarios, args.filter.as_deref(), args.shard);
-    let progress = Progress::new(scenarios.iter().map(|s| s.lanes.len() as u64).sum());
-    let mut report =
-        match run_suite_with_progress(&EmbeddedTarget, &scenarios, &|s, l| progress.lane(s, l))
-            .await
-        {
-            Ok(r) => r,
-            Err(e) => {
-                progress.finish();
-                return harness_fail(e);
+    let targets: Vec<Box<dyn Target>> = match args.target {
+        TargetKind::Embedded => vec![Box::new(EmbeddedTarget)],
+        TargetKind::Openclaw | TargetKind::Both => {
+            let openclaw = match OpenClawTarget::locate() {
+                Ok(t) => Box::new(t) as Box<dyn Target>,
+                Err(e) => return harness_fail(e),
+            };
+            match args.target {
+                TargetKind::Both => vec![Box::new(EmbeddedTarget), openclaw],
+                _ => vec![openclaw],
             }
-        };
-    progress.finish();
-    if !args.no_snapshots {
-        if let Err(e) = report.check_snapshots(&args.snapshot_dir, args.update_snapshots) {
-            return fail(
-                3,
-                &format!("snapshots in {}: {e}", args.snapshot_dir.display()),
-            );
         }
+    };
+    let mut reports = Vec::new();
+    for target in &targets {
+        let lanes = scenarios.iter().map(|s| s.lanes.len() as u64).sum();
+        let progress = Progress::new(lanes);
+        let result = run_suite_with_progress(target.as_ref(), &scenarios, &|s, l| progress.lane(s, l)).await;
+        progress.finish();
+        let mut report = match result {
+            Ok(r) => r,
+            Err(e) => return harness_fail(e),
+        };
+        // Snapshots are taken on the embedded target, the reference for payload bytes.
+        if target.name() == "embedded" && !args.no_snapshots {
+            if let Err(e) = report.check_snapshots(&args.snapshot_dir, args.update_snapshots) {
+                return fail(3, &format!("snapshots in {}: {e}", args.snapshot_dir.display()));
+            }
+        }
+        reports.push(report);
     }
+    let report = match reports.len() {
+        1 => reports.remove(0),
+        _ => {
+            match args.format {
+                Format::Table => print!("{}", side_by_side(&reports)),
+                Format::Json => println!("{}", side_by_side_json(&reports)),
+            }
+            let ok = reports.iter().all(|r| r.ok);
+            return if ok { ExitCode::SUCCESS } else { ExitCode::from(1) };
+        }
+    };
     match args.format {
         Format::Table => print!("{}", report.to_table()),
         Format::Json => println!("{}", report.to_json()),

@@ -44,6 +44,8 @@ pub fn claim_title(claim: &str) -> &'static str {
 
 /// One observed lane with its scenario lane and figures.
 pub struct Observed<'a> {
+    /// The target's name (`embedded`, `openclaw`): exact expectations are per target.
+    pub target: &'a str,
     pub lane: &'a Lane,
     pub observation: &'a LaneObservation,
     pub figures: LaneFigures,
@@ -281,7 +283,19 @@ fn c4_only_bridge_declared(
     fake: &[ToolEntry],
     o: &Observed<'_>,
 ) -> Vec<Check> {
-    let expected = expected_bridge_names(scenario, o);
+    let expected = match o.target {
+        "embedded" => expected_bridge_names(scenario, o),
+        // The real gateway's own direct-only tools are its business: expect the mode's controls
+        // plus whatever non-catalogue tools its first request declares, and no fake tool at all.
+        _ => {
+            let mut names = controls_of(o);
+            let first = o.observation.requests.first().map(|r| declared_tool_names(&r.body)).unwrap_or_default();
+            names.extend(first.into_iter().filter(|n| !n.starts_with("tool_") && !fake.iter().any(|t| &t.name == n)));
+            names.sort();
+            names.dedup();
+            names
+        }
+    };
     let mut checks = Vec::new();
     for (i, request) in o.observation.requests.iter().enumerate() {
         let mut names = declared_tool_names(&request.body);
@@ -381,7 +395,7 @@ fn c5_smaller(o: &Observed<'_>, direct: Option<&Observed<'_>>) -> Vec<Check> {
 
 fn c6_session_log(scenario: &Scenario, o: &Observed<'_>) -> Vec<Check> {
     let s = &o.figures.session_log;
-    let e = &o.lane.expect;
+    let e = o.lane.expect_for(o.target);
     let mut checks = Vec::new();
     let mut exact = |label: &str, want: Option<u64>, got: Option<u64>| {
         if let Some(want) = want {

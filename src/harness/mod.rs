@@ -7,6 +7,8 @@
 pub mod claims;
 pub mod junit;
 pub mod lane;
+pub mod openclaw;
+pub mod openclaw_target;
 pub mod report;
 pub mod scenario;
 pub mod snapshot;
@@ -85,6 +87,7 @@ pub async fn run_scenario(
         .iter()
         .zip(&observations)
         .map(|(lane, observation)| Observed {
+            target: target.name(),
             lane,
             observation,
             figures: observation.figures(),

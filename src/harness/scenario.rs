@@ -80,9 +80,12 @@ pub struct Lane {
     pub name: String,
     /// The `tools.toolSearch` value: `false`, `true`, or a table such as `{ mode = "tools" }`.
     pub tool_search: toml::Value,
-    /// Exact figures the lane must show.
+    /// Exact figures the lane must show on the embedded target.
     #[serde(default)]
     pub expect: LaneExpect,
+    /// Exact figures the lane must show on a real OpenClaw gateway (its own core tools differ).
+    #[serde(default)]
+    pub openclaw_expect: LaneExpect,
 }
 
 /// Exact expectations for one lane; unset ones are not checked.
@@ -98,6 +101,14 @@ pub struct LaneExpect {
 }
 
 impl Lane {
+    /// The expectations for a target by name.
+    pub fn expect_for(&self, target: &str) -> &LaneExpect {
+        match target {
+            "openclaw" => &self.openclaw_expect,
+            _ => &self.expect,
+        }
+    }
+
     /// The lane's `tools.toolSearch` as JSON.
     pub fn tool_search_json(&self) -> serde_json::Value {
         serde_json::to_value(&self.tool_search).unwrap_or(serde_json::Value::Null)
