@@ -338,7 +338,7 @@ fn c4_only_bridge_declared(
 
 /// The declared names a Tool Search lane must show: the controls of its configured mode plus the
 /// direct-only tools of the scenario's catalogue, sorted.
-fn expected_bridge_names(scenario: &Scenario, o: &Observed<'_>) -> Vec<String> {
+fn controls_of(o: &Observed<'_>) -> Vec<String> {
     let settings =
         ToolSearchSettings::resolve(Some(&o.lane.tool_search_json())).unwrap_or_default();
     let controls: &[&str] = match settings.mode {
@@ -348,7 +348,11 @@ fn expected_bridge_names(scenario: &Scenario, o: &Observed<'_>) -> Vec<String> {
         }
         None => &[],
     };
-    let mut names: Vec<String> = controls.iter().map(|c| c.to_string()).collect();
+    controls.iter().map(|c| c.to_string()).collect()
+}
+
+fn expected_bridge_names(scenario: &Scenario, o: &Observed<'_>) -> Vec<String> {
+    let mut names = controls_of(o);
     if scenario.catalog.core_tools {
         names.extend(
             core_tools()
