@@ -53,7 +53,9 @@ pub fn fake_plugin_tools(plugin: &str, size: usize) -> Vec<ToolEntry> {
                 fake_tool_name(i, size),
                 fake_tool_description(i),
                 fake_tool_parameters(),
-                Executor::FakePlugin { plugin: plugin.to_string() },
+                Executor::FakePlugin {
+                    plugin: plugin.to_string(),
+                },
             )
             .with_label(format!("Fake plugin tool {i}"))
         })
@@ -62,7 +64,10 @@ pub fn fake_plugin_tools(plugin: &str, size: usize) -> Vec<ToolEntry> {
 
 /// What running a fake tool returns: `(text, details)`.
 pub fn fake_tool_result(name: &str, input: &Value) -> (String, Value) {
-    let text = format!("{FAKE_OK} {name} {}", serde_json::to_string(input).unwrap_or_default());
+    let text = format!(
+        "{FAKE_OK} {name} {}",
+        serde_json::to_string(input).unwrap_or_default()
+    );
     let details = json!({ "status": "ok", "tool": name, "input": input });
     (text, details)
 }
@@ -70,7 +75,14 @@ pub fn fake_tool_result(name: &str, input: &Value) -> (String, Value) {
 /// A small set of core tools in the spirit of OpenClaw's own. `session_status` is direct-only.
 pub fn core_tools() -> Vec<ToolEntry> {
     let core = |name: &str, description: &str, parameters: Value| {
-        ToolEntry::new(ToolSource::Openclaw, "core", name, description, parameters, Executor::CoreEcho)
+        ToolEntry::new(
+            ToolSource::Openclaw,
+            "core",
+            name,
+            description,
+            parameters,
+            Executor::CoreEcho,
+        )
     };
     vec![
         core(
@@ -163,7 +175,10 @@ mod tests {
         let tools = fake_plugin_tools(FIXTURE_PLUGIN_ID, 36);
         assert_eq!(tools.len(), 36);
         assert_eq!(tools[0].name, "fake_plugin_tool_01");
-        assert_eq!(tools[16].id, "openclaw:tool-search-e2e-fixture:fake_plugin_tool_17");
+        assert_eq!(
+            tools[16].id,
+            "openclaw:tool-search-e2e-fixture:fake_plugin_tool_17"
+        );
         let big = fake_plugin_tools(FIXTURE_PLUGIN_ID, 1000);
         assert_eq!(big[0].name, "fake_plugin_tool_0001");
         assert_eq!(big[999].name, "fake_plugin_tool_1000");
@@ -173,8 +188,14 @@ mod tests {
     #[test]
     fn result_has_marker_and_details() {
         let (text, details) = fake_tool_result("fake_plugin_tool_17", &json!({"marker": "normal"}));
-        assert_eq!(text, r#"FAKE_PLUGIN_OK fake_plugin_tool_17 {"marker":"normal"}"#);
-        assert_eq!(details, json!({"status":"ok","tool":"fake_plugin_tool_17","input":{"marker":"normal"}}));
+        assert_eq!(
+            text,
+            r#"FAKE_PLUGIN_OK fake_plugin_tool_17 {"marker":"normal"}"#
+        );
+        assert_eq!(
+            details,
+            json!({"status":"ok","tool":"fake_plugin_tool_17","input":{"marker":"normal"}})
+        );
     }
 
     #[test]

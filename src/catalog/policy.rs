@@ -57,7 +57,11 @@ mod tests {
 
     fn policy(allow: Option<&[&str]>, deny: &[&str], also: &[&str]) -> ToolPolicy {
         let owned = |xs: &[&str]| xs.iter().map(|s| s.to_string()).collect::<Vec<_>>();
-        ToolPolicy { allow: allow.map(owned), deny: owned(deny), also_allow: owned(also) }
+        ToolPolicy {
+            allow: allow.map(owned),
+            deny: owned(deny),
+            also_allow: owned(also),
+        }
     }
 
     #[test]
@@ -83,7 +87,10 @@ mod tests {
         let p = policy(Some(&["openclaw:core:*"]), &[], &["tool_search"]);
         assert!(p.allows("exec", "openclaw:core:exec"));
         assert!(p.allows("tool_search", "openclaw:core:tool_search"));
-        assert!(!p.allows("fake_plugin_tool_01", "openclaw:fixture:fake_plugin_tool_01"));
+        assert!(!p.allows(
+            "fake_plugin_tool_01",
+            "openclaw:fixture:fake_plugin_tool_01"
+        ));
     }
 
     #[test]

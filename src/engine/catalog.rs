@@ -14,7 +14,10 @@ pub struct SearchLimits {
 
 impl Default for SearchLimits {
     fn default() -> Self {
-        SearchLimits { default_limit: 8, max_limit: 20 }
+        SearchLimits {
+            default_limit: 8,
+            max_limit: 20,
+        }
     }
 }
 
@@ -70,7 +73,9 @@ impl ToolCatalog {
             None | Some(Value::Null) => Ok(self.limits.default_limit),
             Some(v) => match v.as_u64() {
                 Some(n) if n >= 1 => Ok((n as usize).min(self.limits.max_limit)),
-                _ => Err(EngineError::InvalidInput("limit must be an integer >= 1.".into())),
+                _ => Err(EngineError::InvalidInput(
+                    "limit must be an integer >= 1.".into(),
+                )),
             },
         }
     }
@@ -79,7 +84,12 @@ impl ToolCatalog {
         if q.is_empty() {
             return vec![];
         }
-        self.entries.iter().filter(|e| e.name.contains(q) || e.description.contains(q)).take(limit).map(search_item).collect()
+        self.entries
+            .iter()
+            .filter(|e| e.name.contains(q) || e.description.contains(q))
+            .take(limit)
+            .map(search_item)
+            .collect()
     }
     pub fn lookup(&self, id_or_name: &str) -> Result<&ToolEntry, EngineError> {
         let key = id_or_name.trim();
@@ -89,16 +99,37 @@ impl ToolCatalog {
         let named: Vec<&ToolEntry> = self.entries.iter().filter(|e| e.name == key).collect();
         match named.as_slice() {
             [one] => Ok(one),
-            [] => Err(EngineError::UnknownTool { id: key.into(), suggestions: vec![], hint: String::new() }),
-            many => Err(EngineError::AmbiguousName { name: key.into(), ids: many.iter().map(|e| e.id.clone()).collect() }),
+            [] => Err(EngineError::UnknownTool {
+                id: key.into(),
+                suggestions: vec![],
+                hint: String::new(),
+            }),
+            many => Err(EngineError::AmbiguousName {
+                name: key.into(),
+                ids: many.iter().map(|e| e.id.clone()).collect(),
+            }),
         }
     }
-    pub fn describe(&self, id_or_name: &str, recovery_hint: &str) -> Result<DescribeItem, EngineError> {
+    pub fn describe(
+        &self,
+        id_or_name: &str,
+        recovery_hint: &str,
+    ) -> Result<DescribeItem, EngineError> {
         let entry = self.lookup(id_or_name).map_err(|e| match e {
-            EngineError::UnknownTool { id, suggestions, .. } => EngineError::UnknownTool { id, suggestions, hint: recovery_hint.into() },
+            EngineError::UnknownTool {
+                id, suggestions, ..
+            } => EngineError::UnknownTool {
+                id,
+                suggestions,
+                hint: recovery_hint.into(),
+            },
             other => other,
         })?;
-        Ok(DescribeItem { item: search_item(entry), parameters: entry.parameters.clone(), output_schema: entry.output_schema.clone() })
+        Ok(DescribeItem {
+            item: search_item(entry),
+            parameters: entry.parameters.clone(),
+            output_schema: entry.output_schema.clone(),
+        })
     }
     pub fn validate_input(&self, _entry: &ToolEntry, _args: &Value) -> Result<(), EngineError> {
         Ok(())

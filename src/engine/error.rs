@@ -10,7 +10,11 @@ pub enum EngineError {
     InvalidInput(String),
     /// `describe` / `call` of an id or name that is not in this run's catalogue.
     #[error("Unknown tool id: {id}.{}{}", did_you_mean(.suggestions), hint_text(.hint))]
-    UnknownTool { id: String, suggestions: Vec<String>, hint: String },
+    UnknownTool {
+        id: String,
+        suggestions: Vec<String>,
+        hint: String,
+    },
     /// Two catalogued tools share a name: the exact id is needed.
     #[error("Ambiguous tool name: {name} matches {}; use the exact id.", .ids.join(", "))]
     AmbiguousName { name: String, ids: Vec<String> },
@@ -19,7 +23,12 @@ pub enum EngineError {
     Unavailable { id: String },
     /// Arguments that do not fit a trusted tool's input schema.
     #[error("Invalid arguments for {name}: {}.{} Expected: {signature}", .problems.join("; "), suggestion_text(.suggestion))]
-    InvalidArguments { name: String, problems: Vec<String>, suggestion: Option<String>, signature: String },
+    InvalidArguments {
+        name: String,
+        problems: Vec<String>,
+        suggestion: Option<String>,
+        signature: String,
+    },
     /// A declared output schema that does not compile, or a result that does not match it.
     #[error("Output of {name} does not match its declared schema: {problem}")]
     InvalidOutput { name: String, problem: String },

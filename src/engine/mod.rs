@@ -6,8 +6,6 @@ pub mod catalog;
 pub mod error;
 pub mod run;
 
-
 pub use catalog::{DescribeItem, SearchItem, SearchLimits, ToolCatalog};
 pub use error::EngineError;
 pub use run::{CallOutcome, Telemetry, ToolRunner, ToolSearchRun};
-

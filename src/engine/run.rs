@@ -65,7 +65,10 @@ struct Counters {
 
 impl ToolSearchRun {
     pub fn new(catalog: ToolCatalog) -> Self {
-        ToolSearchRun { catalog: Arc::new(catalog), counters: Arc::default() }
+        ToolSearchRun {
+            catalog: Arc::new(catalog),
+            counters: Arc::default(),
+        }
     }
 
     pub fn catalog(&self) -> &ToolCatalog {
@@ -73,7 +76,11 @@ impl ToolSearchRun {
     }
 
     /// `search(query, {limit})`: validates the limit, counts, and ranks.
-    pub fn search(&self, query: &str, limit: Option<&Value>) -> Result<Vec<SearchItem>, EngineError> {
+    pub fn search(
+        &self,
+        query: &str,
+        limit: Option<&Value>,
+    ) -> Result<Vec<SearchItem>, EngineError> {
         let limit = self.catalog.resolve_limit(limit)?;
         if query.trim().is_empty() {
             return Ok(Vec::new());
@@ -99,9 +106,13 @@ impl ToolSearchRun {
         runner: &dyn ToolRunner,
     ) -> Result<Value, EngineError> {
         let entry = self.catalog.lookup(id)?;
-        let still_there = current.iter().any(|e| e.id == entry.id && e.executor == entry.executor);
+        let still_there = current
+            .iter()
+            .any(|e| e.id == entry.id && e.executor == entry.executor);
         if !still_there {
-            return Err(EngineError::Unavailable { id: entry.id.clone() });
+            return Err(EngineError::Unavailable {
+                id: entry.id.clone(),
+            });
         }
         self.counters.call.fetch_add(1, Ordering::SeqCst);
         if entry.source.is_trusted() {
