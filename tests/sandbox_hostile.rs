@@ -508,31 +508,16 @@ async fn hostile_workers() {
 
 #[tokio::test]
 async fn hostile_constructor_escapes() {
-    expect_value(
+    let escapes = [
         r#"return this.constructor.constructor("return typeof process")();"#,
-        json!("undefined"),
-    )
-    .await;
-    expect_value(
         r#"return openclaw.tools.call.constructor("return typeof process")();"#,
-        json!("undefined"),
-    )
-    .await;
-    expect_value(
         r#"return console.log.constructor("return typeof require")();"#,
-        json!("undefined"),
-    )
-    .await;
-    expect_value(
         r#"return (async () => {}).constructor("return typeof process")().then((t) => t);"#,
-        json!("undefined"),
-    )
-    .await;
-    expect_value(
         r#"const p = openclaw.tools.search("x"); return p.then.constructor("return typeof process")();"#,
-        json!("undefined"),
-    )
-    .await;
+    ];
+    for code in escapes {
+        expect_value(code, json!("undefined")).await;
+    }
 }
 
 #[tokio::test]
