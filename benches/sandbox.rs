@@ -25,7 +25,12 @@ impl Bridge for Echo {
 
 const CODE: &str = r#"return await openclaw.tools.call("openclaw:fixture:fake_plugin_tool_17", { marker: "bench" });"#;
 
-fn bench_backend(c: &mut Criterion, runtime: &tokio::runtime::Runtime, sandbox: &dyn CodeSandbox, name: &str) {
+fn bench_backend(
+    c: &mut Criterion,
+    runtime: &tokio::runtime::Runtime,
+    sandbox: &dyn CodeSandbox,
+    name: &str,
+) {
     if let Err(why) = sandbox.probe() {
         eprintln!("skipping {name}: {why}");
         return;
@@ -33,21 +38,33 @@ fn bench_backend(c: &mut Criterion, runtime: &tokio::runtime::Runtime, sandbox: 
     let bridge: Arc<dyn Bridge> = Arc::new(Echo);
     c.bench_function(&format!("sandbox/{name}/cold_start_plus_one_call"), |b| {
         b.iter(|| {
-            let run = runtime.block_on(sandbox.run(CODE.to_string(), bridge.clone(), CodeLimits::default()));
+            let run = runtime.block_on(sandbox.run(
+                CODE.to_string(),
+                bridge.clone(),
+                CodeLimits::default(),
+            ));
             assert!(run.is_ok(), "{name}: {run:?}");
         })
     });
 }
 
 fn sandbox_benches(c: &mut Criterion) {
-    let runtime = match tokio::runtime::Builder::new_multi_thread().enable_all().build() {
+    let runtime = match tokio::runtime::Builder::new_multi_thread()
+        .enable_all()
+        .build()
+    {
         Ok(runtime) => runtime,
         Err(e) => {
             eprintln!("no tokio runtime: {e}");
             return;
         }
     };
-    bench_backend(c, &runtime, &*backend(SandboxKind::Quickjs, None), "quickjs");
+    bench_backend(
+        c,
+        &runtime,
+        &*backend(SandboxKind::Quickjs, None),
+        "quickjs",
+    );
     bench_backend(c, &runtime, &*backend(SandboxKind::Node, None), "node");
 }
 

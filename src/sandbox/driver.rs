@@ -24,7 +24,10 @@ pub(crate) enum BridgeRequest {
 #[derive(Debug)]
 pub(crate) enum Event {
     /// A bridge call the code awaited; `request` is `Err` when the arguments are invalid.
-    Call { id: u64, request: Result<BridgeRequest, String> },
+    Call {
+        id: u64,
+        request: Result<BridgeRequest, String>,
+    },
     /// One `console.*` line, already formatted.
     Log(String),
     /// The end of the run: the returned value as JSON text, or why it failed.
@@ -42,7 +45,10 @@ pub(crate) struct Reply {
 impl Event {
     /// A bridge call from its operation name and its JSON-encoded argument array.
     pub(crate) fn call(id: u64, op: &str, args_json: &str) -> Self {
-        Event::Call { id, request: parse_request(op, args_json) }
+        Event::Call {
+            id,
+            request: parse_request(op, args_json),
+        }
     }
 
     /// A console line; `warn` and `error` lines carry their level as a prefix.
@@ -59,13 +65,17 @@ impl Event {
             "ok" => Ok(payload.to_string()),
             "syntax" => Err(SandboxError::Syntax(payload.to_string())),
             "value" => Err(SandboxError::BadValue(payload.to_string())),
-            "pending" => Err(SandboxError::TooManyPendingCalls { limit: limits.max_pending_calls }),
-            "thrown" if is_out_of_memory(payload) => {
-                Err(SandboxError::OutOfMemory { limit: limits.memory_bytes })
-            }
+            "pending" => Err(SandboxError::TooManyPendingCalls {
+                limit: limits.max_pending_calls,
+            }),
+            "thrown" if is_out_of_memory(payload) => Err(SandboxError::OutOfMemory {
+                limit: limits.memory_bytes,
+            }),
             "thrown" => Err(SandboxError::Thrown(payload.to_string())),
             "crashed" => Err(SandboxError::Crashed(payload.to_string())),
-            other => Err(SandboxError::Crashed(format!("unknown end of run `{other}`"))),
+            other => Err(SandboxError::Crashed(format!(
+                "unknown end of run `{other}`"
+            ))),
         })
     }
 }
@@ -87,9 +97,14 @@ fn parse_request(op: &str, args_json: &str) -> Result<BridgeRequest, String> {
             if !(second.is_null() || second.is_object()) {
                 return Err("openclaw.tools.search(query, options): options must be an object like { limit: 5 }".into());
             }
-            Ok(BridgeRequest::Search { query, options: second })
+            Ok(BridgeRequest::Search {
+                query,
+                options: second,
+            })
         }
-        "describe" => Ok(BridgeRequest::Describe { id: expect_string(first, "openclaw.tools.describe(id): id")? }),
+        "describe" => Ok(BridgeRequest::Describe {
+            id: expect_string(first, "openclaw.tools.describe(id): id")?,
+        }),
         "call" => {
             let id = expect_string(first, "openclaw.tools.call(id, args): id")?;
             if !second.is_object() {
@@ -121,8 +136,16 @@ fn start_call(bridge: &Arc<dyn Bridge>, id: u64, request: BridgeRequest) -> Call
 
 fn reply(id: u64, result: Result<Value, String>) -> Reply {
     match result {
-        Ok(value) => Reply { id, ok: true, payload: value.to_string() },
-        Err(message) => Reply { id, ok: false, payload: message },
+        Ok(value) => Reply {
+            id,
+            ok: true,
+            payload: value.to_string(),
+        },
+        Err(message) => Reply {
+            id,
+            ok: false,
+            payload: message,
+        },
     }
 }
 
@@ -162,7 +185,10 @@ where
     F: FnMut(Reply) -> bool,
 {
     let mut inflight: FuturesUnordered<CallFuture> = FuturesUnordered::new();
-    let mut budget = Budget { used: 0, limit: limits.output_bytes };
+    let mut budget = Budget {
+        used: 0,
+        limit: limits.output_bytes,
+    };
     let mut logs = Vec::new();
     let sleep = tokio::time::sleep_until(deadline);
     tokio::pin!(sleep);
@@ -198,7 +224,11 @@ where
     }
 }
 
-fn finish(result: Result<String, SandboxError>, mut budget: Budget, logs: Vec<String>) -> Result<CodeRun, SandboxError> {
+fn finish(
+    result: Result<String, SandboxError>,
+    mut budget: Budget,
+    logs: Vec<String>,
+) -> Result<CodeRun, SandboxError> {
     let json = result?;
     budget.take(json.len())?;
     let value = serde_json::from_str(&json)
@@ -215,16 +245,28 @@ mod tests {
     fn parses_valid_requests() {
         assert_eq!(
             parse_request("search", r#"["weather",{"limit":2}]"#),
-            Ok(BridgeRequest::Search { query: "weather".into(), options: json!({"limit": 2}) })
+            Ok(BridgeRequest::Search {
+                query: "weather".into(),
+                options: json!({"limit": 2})
+            })
         );
         assert_eq!(
             parse_request("search", r#"["weather",null]"#),
-            Ok(BridgeRequest::Search { query: "weather".into(), options: Value::Null })
+            Ok(BridgeRequest::Search {
+                query: "weather".into(),
+                options: Value::Null
+            })
         );
-        assert_eq!(parse_request("describe", r#"["a:b:c"]"#), Ok(BridgeRequest::Describe { id: "a:b:c".into() }));
+        assert_eq!(
+            parse_request("describe", r#"["a:b:c"]"#),
+            Ok(BridgeRequest::Describe { id: "a:b:c".into() })
+        );
         assert_eq!(
             parse_request("call", r#"["x",{"marker":"normal"}]"#),
-            Ok(BridgeRequest::Call { id: "x".into(), args: json!({"marker": "normal"}) })
+            Ok(BridgeRequest::Call {
+                id: "x".into(),
+                args: json!({"marker": "normal"})
+            })
         );
     }
 
@@ -238,7 +280,10 @@ mod tests {
             parse_request("call", r#"["x",[1]]"#),
             Err("openclaw.tools.call(id, args): args must be an object".to_string())
         );
-        assert_eq!(parse_request("exec", "[]"), Err("unknown bridge operation `exec`".to_string()));
+        assert_eq!(
+            parse_request("exec", "[]"),
+            Err("unknown bridge operation `exec`".to_string())
+        );
         assert!(parse_request("search", "not json").is_err());
     }
 

@@ -58,23 +58,41 @@ impl Jail {
             Some(path) => path,
             None => find_on_path("node").ok_or("node was not found on PATH")?,
         };
-        let node = node.canonicalize().map_err(|e| format!("node at {}: {e}", node.display()))?;
+        let node = node
+            .canonicalize()
+            .map_err(|e| format!("node at {}: {e}", node.display()))?;
         let permission_flag = permission_flag(node_major(&node)?)?;
-        let unshare = find_on_path("unshare").ok_or("`unshare` was not found on PATH (util-linux)")?;
+        let unshare =
+            find_on_path("unshare").ok_or("`unshare` was not found on PATH (util-linux)")?;
         for tool in ["setpriv", "chroot", "mount"] {
-            find_on_path(tool).ok_or(format!("`{tool}` was not found on PATH (util-linux / coreutils)"))?;
+            find_on_path(tool).ok_or(format!(
+                "`{tool}` was not found on PATH (util-linux / coreutils)"
+            ))?;
         }
-        let jail = Jail { unshare, node, permission_flag };
+        let jail = Jail {
+            unshare,
+            node,
+            permission_flag,
+        };
         jail.check()?;
         Ok(jail)
     }
 
     /// The arguments of `unshare` that start node in the jail with `node_args`.
     pub(crate) fn args(&self, node_args: &[String]) -> Vec<String> {
-        let mut args: Vec<String> = ["--net", "--mount", "--pid", "--fork", "--kill-child", "--", "/bin/sh", "-c"]
-            .iter()
-            .map(|s| s.to_string())
-            .collect();
+        let mut args: Vec<String> = [
+            "--net",
+            "--mount",
+            "--pid",
+            "--fork",
+            "--kill-child",
+            "--",
+            "/bin/sh",
+            "-c",
+        ]
+        .iter()
+        .map(|s| s.to_string())
+        .collect();
         args.push(JAIL_SCRIPT.to_string());
         args.push("jail".to_string());
         args.push(self.node.display().to_string());
@@ -114,18 +132,31 @@ impl Jail {
             return Ok(());
         }
         let stderr = String::from_utf8_lossy(&output.stderr);
-        let why = if stdout.is_empty() { last_line(&stderr) } else { stdout.to_string() };
-        Err(format!("node cannot run isolated here (needs root for namespaces): {why}"))
+        let why = if stdout.is_empty() {
+            last_line(&stderr)
+        } else {
+            stdout.to_string()
+        };
+        Err(format!(
+            "node cannot run isolated here (needs root for namespaces): {why}"
+        ))
     }
 }
 
 fn last_line(text: &str) -> String {
-    text.lines().rev().find(|l| !l.trim().is_empty()).unwrap_or("no output").trim().to_string()
+    text.lines()
+        .rev()
+        .find(|l| !l.trim().is_empty())
+        .unwrap_or("no output")
+        .trim()
+        .to_string()
 }
 
 fn find_on_path(name: &str) -> Option<PathBuf> {
     let path = std::env::var_os("PATH")?;
-    std::env::split_paths(&path).map(|dir| dir.join(name)).find(|candidate| candidate.is_file())
+    std::env::split_paths(&path)
+        .map(|dir| dir.join(name))
+        .find(|candidate| candidate.is_file())
 }
 
 fn node_major(node: &Path) -> Result<u32, String> {
@@ -136,17 +167,28 @@ fn node_major(node: &Path) -> Result<u32, String> {
         .output()
         .map_err(|e| format!("cannot run {}: {e}", node.display()))?;
     let version = String::from_utf8_lossy(&output.stdout);
-    parse_major(&version).ok_or(format!("unexpected `node --version` output: {}", version.trim()))
+    parse_major(&version).ok_or(format!(
+        "unexpected `node --version` output: {}",
+        version.trim()
+    ))
 }
 
 fn parse_major(version: &str) -> Option<u32> {
-    version.trim().strip_prefix('v')?.split('.').next()?.parse().ok()
+    version
+        .trim()
+        .strip_prefix('v')?
+        .split('.')
+        .next()?
+        .parse()
+        .ok()
 }
 
 /// Node 20–21 call the permission model experimental; 22+ has `--permission`.
 fn permission_flag(major: u32) -> Result<&'static str, String> {
     match major {
-        0..=19 => Err(format!("node {major} has no permission model (need 20 or newer)")),
+        0..=19 => Err(format!(
+            "node {major} has no permission model (need 20 or newer)"
+        )),
         20 | 21 => Ok("--experimental-permission"),
         _ => Ok("--permission"),
     }
@@ -173,6 +215,9 @@ mod tests {
     #[test]
     fn missing_node_is_unavailable() {
         let err = Jail::prepare(Some(PathBuf::from("/nonexistent/node"))).err();
-        assert_eq!(err.map(|e| e.starts_with("node at /nonexistent/node")), Some(true));
+        assert_eq!(
+            err.map(|e| e.starts_with("node at /nonexistent/node")),
+            Some(true)
+        );
     }
 }

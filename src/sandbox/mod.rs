@@ -23,7 +23,8 @@ pub use node::NodeSandbox;
 pub use quickjs::QuickjsSandbox;
 
 /// The future of one bridge operation; `Err` is the message the code's promise rejects with.
-pub type BridgeFuture = Pin<Box<dyn Future<Output = Result<serde_json::Value, String>> + Send + 'static>>;
+pub type BridgeFuture =
+    Pin<Box<dyn Future<Output = Result<serde_json::Value, String>> + Send + 'static>>;
 
 /// What `openclaw.tools.*` reaches: the gateway's search, describe and call.
 pub trait Bridge: Send + Sync {

@@ -16,7 +16,9 @@ use tokio::time::Instant;
 
 use super::driver::{self, Event, Reply};
 use super::jail::Jail;
-use super::{check_code, Bridge, CodeLimits, CodeSandbox, RunFuture, SandboxError, SandboxKind, PRELUDE};
+use super::{
+    check_code, Bridge, CodeLimits, CodeSandbox, RunFuture, SandboxError, SandboxKind, PRELUDE,
+};
 
 const RUNNER: &str = include_str!("node_runner.js");
 /// Room for JSON framing around a message whose text is capped by the output limit.
@@ -34,7 +36,10 @@ pub struct NodeSandbox {
 impl NodeSandbox {
     /// `node`: the binary to use (default: `node` on `PATH`).
     pub fn new(node: Option<PathBuf>) -> Self {
-        NodeSandbox { node, jail: OnceLock::new() }
+        NodeSandbox {
+            node,
+            jail: OnceLock::new(),
+        }
     }
 
     fn jail(&self) -> Result<&Jail, SandboxError> {
@@ -128,7 +133,11 @@ impl Drop for Tasks {
     }
 }
 
-async fn write_messages(mut stdin: ChildStdin, run: serde_json::Value, mut replies: mpsc::UnboundedReceiver<Reply>) {
+async fn write_messages(
+    mut stdin: ChildStdin,
+    run: serde_json::Value,
+    mut replies: mpsc::UnboundedReceiver<Reply>,
+) {
     if write_line(&mut stdin, &run).await.is_err() {
         return;
     }
@@ -166,8 +175,12 @@ impl FromChild {
     }
 }
 
-async fn read_events<R, E>(stdout: R, mut stderr: E, events: mpsc::Sender<Event>, limits: CodeLimits)
-where
+async fn read_events<R, E>(
+    stdout: R,
+    mut stderr: E,
+    events: mpsc::Sender<Event>,
+    limits: CodeLimits,
+) where
     R: AsyncRead + Unpin,
     E: AsyncRead + Unpin,
 {
@@ -177,9 +190,13 @@ where
         let event = match read_line(&mut reader, cap).await {
             Line::Message(bytes) => match serde_json::from_slice::<FromChild>(&bytes) {
                 Ok(message) => message.into_event(&limits),
-                Err(e) => Event::Done(Err(SandboxError::Crashed(format!("bad message from node: {e}")))),
+                Err(e) => Event::Done(Err(SandboxError::Crashed(format!(
+                    "bad message from node: {e}"
+                )))),
             },
-            Line::TooLong => Event::Done(Err(SandboxError::OutputTooLarge { limit: limits.output_bytes })),
+            Line::TooLong => Event::Done(Err(SandboxError::OutputTooLarge {
+                limit: limits.output_bytes,
+            })),
             Line::End => Event::Done(Err(exit_reason(&mut stderr, &limits).await)),
         };
         let last = matches!(event, Event::Done(_));
@@ -211,8 +228,15 @@ async fn exit_reason<E: AsyncRead + Unpin>(stderr: &mut E, limits: &CodeLimits) 
     let mut text = String::new();
     let _read = stderr.take(STDERR_CAP).read_to_string(&mut text).await;
     if text.contains("heap out of memory") || text.contains("Reached heap limit") {
-        return SandboxError::OutOfMemory { limit: limits.memory_bytes };
+        return SandboxError::OutOfMemory {
+            limit: limits.memory_bytes,
+        };
     }
-    let last = text.lines().rev().find(|l| !l.trim().is_empty()).unwrap_or("no output").trim();
+    let last = text
+        .lines()
+        .rev()
+        .find(|l| !l.trim().is_empty())
+        .unwrap_or("no output")
+        .trim();
     SandboxError::Crashed(format!("node exited without a result: {last}"))
 }

@@ -18,6 +18,7 @@
   const apply = Reflect.apply;
   const freeze = Object.freeze;
   const create = Object.create;
+  const getPrototypeOf = Object.getPrototypeOf;
   const promiseThen = Promise.prototype.then;
   const promiseFinally = Promise.prototype.finally;
   const AsyncFunction = (async function () {}).constructor;
@@ -159,9 +160,14 @@
   function run(code) {
     let fn;
     try { fn = new AsyncFunction(code); } catch (e) { end("syntax", describe(e)); return; }
+    // QuickJS's Function constructor lets a body like `}); (function () {` close the wrapper.
+    if (getPrototypeOf(fn) !== AsyncFunction.prototype) {
+      end("syntax", "SyntaxError: code must be the body of one async function");
+      return;
+    }
     let p;
     try { p = fn(); } catch (e) { failed(e); return; }
-    apply(promiseThen, p, [completed, failed]);
+    apply(promiseThen, new PromiseCtor(function (resolve) { resolve(p); }), [completed, failed]);
   }
 
   return [run, settle];

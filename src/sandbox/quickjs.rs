@@ -15,7 +15,9 @@ use rquickjs::{Array, Context, Ctx, Function, Runtime, Value};
 use tokio::sync::mpsc;
 
 use super::driver::{self, Event, Reply};
-use super::{check_code, Bridge, CodeLimits, CodeSandbox, RunFuture, SandboxError, SandboxKind, PRELUDE};
+use super::{
+    check_code, Bridge, CodeLimits, CodeSandbox, RunFuture, SandboxError, SandboxKind, PRELUDE,
+};
 
 /// Stack the engine thread gets; QuickJS's own stack limit sits well below it.
 const THREAD_STACK_BYTES: usize = 8 * 1024 * 1024;
@@ -38,8 +40,10 @@ impl CodeSandbox for QuickjsSandbox {
     }
 
     fn probe(&self) -> Result<(), SandboxError> {
-        let rt = Runtime::new().map_err(|e| SandboxError::Unavailable(format!("QuickJS runtime: {e}")))?;
-        Context::full(&rt).map_err(|e| SandboxError::Unavailable(format!("QuickJS context: {e}")))?;
+        let rt = Runtime::new()
+            .map_err(|e| SandboxError::Unavailable(format!("QuickJS runtime: {e}")))?;
+        Context::full(&rt)
+            .map_err(|e| SandboxError::Unavailable(format!("QuickJS context: {e}")))?;
         Ok(())
     }
 
@@ -51,12 +55,21 @@ impl CodeSandbox for QuickjsSandbox {
             let (reply_tx, reply_rx) = std::sync::mpsc::channel::<Reply>();
             let stop = Arc::new(AtomicBool::new(false));
             let _stop_on_drop = StopOnDrop(stop.clone());
-            let job = Job { code, limits, deadline, events: event_tx, replies: reply_rx, stop };
+            let job = Job {
+                code,
+                limits,
+                deadline,
+                events: event_tx,
+                replies: reply_rx,
+                stop,
+            };
             std::thread::Builder::new()
                 .name("quickjs-sandbox".into())
                 .stack_size(THREAD_STACK_BYTES)
                 .spawn(move || job.run())
-                .map_err(|e| SandboxError::Unavailable(format!("cannot start the QuickJS thread: {e}")))?;
+                .map_err(|e| {
+                    SandboxError::Unavailable(format!("cannot start the QuickJS thread: {e}"))
+                })?;
             let send_reply = move |reply: Reply| reply_tx.send(reply).is_ok();
             let deadline = tokio::time::Instant::from_std(deadline);
             driver::drive(event_rx, send_reply, bridge, &limits, deadline).await
@@ -99,11 +112,14 @@ impl Job {
     }
 
     fn timeout(&self) -> SandboxError {
-        SandboxError::Timeout { ms: driver::millis(&self.limits) }
+        SandboxError::Timeout {
+            ms: driver::millis(&self.limits),
+        }
     }
 
     fn execute(self) -> Result<Event, SandboxError> {
-        let rt = Runtime::new().map_err(|e| SandboxError::Unavailable(format!("QuickJS runtime: {e}")))?;
+        let rt = Runtime::new()
+            .map_err(|e| SandboxError::Unavailable(format!("QuickJS runtime: {e}")))?;
         rt.set_memory_limit(self.limits.memory_bytes);
         rt.set_max_stack_size(JS_STACK_BYTES);
         let stop = self.stop.clone();
@@ -111,14 +127,17 @@ impl Job {
         rt.set_interrupt_handler(Some(Box::new(move || {
             stop.load(Ordering::Relaxed) || Instant::now() >= deadline
         })));
-        let context = Context::full(&rt).map_err(|e| SandboxError::Unavailable(format!("QuickJS context: {e}")))?;
+        let context = Context::full(&rt)
+            .map_err(|e| SandboxError::Unavailable(format!("QuickJS context: {e}")))?;
         context.with(|ctx| self.in_context(&ctx))
     }
 
     fn in_context<'js>(&self, ctx: &Ctx<'js>) -> Result<Event, SandboxError> {
         let ended: Rc<RefCell<Option<Event>>> = Rc::new(RefCell::new(None));
         let started = Rc::new(Cell::new(0u64));
-        let host = self.host_functions(ctx, &ended, &started).map_err(|e| self.js_failure(ctx, e))?;
+        let host = self
+            .host_functions(ctx, &ended, &started)
+            .map_err(|e| self.js_failure(ctx, e))?;
         let prelude: Function = ctx.eval(PRELUDE).map_err(|e| self.js_failure(ctx, e))?;
         let pair: Array = prelude.call(host).map_err(|e| self.js_failure(ctx, e))?;
         let run: Function = pair.get(0).map_err(|e| self.js_failure(ctx, e))?;
@@ -158,7 +177,8 @@ impl Job {
             };
             answered += 1;
             // Reply ids are the engine's own counter, far below 2^53.
-            let delivered: rquickjs::Result<()> = settle.call((reply.id as f64, reply.ok, reply.payload));
+            let delivered: rquickjs::Result<()> =
+                settle.call((reply.id as f64, reply.ok, reply.payload));
             delivered.map_err(|e| self.js_failure(ctx, e))?;
         }
     }
@@ -170,20 +190,27 @@ impl Job {
         ended: &Rc<RefCell<Option<Event>>>,
         started: &Rc<Cell<u64>>,
     ) -> rquickjs::Result<(Function<'js>, Function<'js>, Function<'js>, f64)> {
-        let (events, stop, deadline, counter) =
-            (self.events.clone(), self.stop.clone(), self.deadline, started.clone());
-        let send = Function::new(ctx.clone(), move |ctx: Ctx<'js>, op: String, args: String| {
-            if stop.load(Ordering::Relaxed) || Instant::now() >= deadline {
-                return over_message(&ctx);
-            }
-            let id = counter.get() + 1;
-            if events.blocking_send(Event::call(id, &op, &args)).is_err() {
-                stop.store(true, Ordering::Relaxed);
-                return over_message(&ctx);
-            }
-            counter.set(id);
-            Ok(Value::new_number(ctx, id as f64))
-        })?;
+        let (events, stop, deadline, counter) = (
+            self.events.clone(),
+            self.stop.clone(),
+            self.deadline,
+            started.clone(),
+        );
+        let send = Function::new(
+            ctx.clone(),
+            move |ctx: Ctx<'js>, op: String, args: String| {
+                if stop.load(Ordering::Relaxed) || Instant::now() >= deadline {
+                    return over_message(&ctx);
+                }
+                let id = counter.get() + 1;
+                if events.blocking_send(Event::call(id, &op, &args)).is_err() {
+                    stop.store(true, Ordering::Relaxed);
+                    return over_message(&ctx);
+                }
+                counter.set(id);
+                Ok(Value::new_number(ctx, id as f64))
+            },
+        )?;
         let (events, stop) = (self.events.clone(), self.stop.clone());
         let emit = Function::new(ctx.clone(), move |level: String, text: String| {
             if events.blocking_send(Event::log(&level, &text)).is_err() {
@@ -192,7 +219,8 @@ impl Job {
         })?;
         let (slot, limits) = (ended.clone(), self.limits);
         let finish = Function::new(ctx.clone(), move |kind: String, payload: String| {
-            slot.borrow_mut().get_or_insert_with(|| Event::done(&kind, &payload, &limits));
+            slot.borrow_mut()
+                .get_or_insert_with(|| Event::done(&kind, &payload, &limits));
         })?;
         Ok((send, emit, finish, self.limits.max_pending_calls as f64))
     }
@@ -208,7 +236,9 @@ impl Job {
             other => other.to_string(),
         };
         if allocation || detail.to_ascii_lowercase().contains("out of memory") {
-            return SandboxError::OutOfMemory { limit: self.limits.memory_bytes };
+            return SandboxError::OutOfMemory {
+                limit: self.limits.memory_bytes,
+            };
         }
         SandboxError::Crashed(detail)
     }
@@ -217,7 +247,9 @@ impl Job {
 fn describe_exception(ctx: &Ctx<'_>) -> String {
     let caught = ctx.catch();
     if let Some(exception) = caught.as_exception() {
-        return exception.message().unwrap_or_else(|| "exception without a message".into());
+        return exception
+            .message()
+            .unwrap_or_else(|| "exception without a message".into());
     }
     match caught.as_string().map(|s| s.to_string()) {
         Some(Ok(text)) => text,
