@@ -54,7 +54,11 @@ pub async fn run_lane(
     let gateway = target.start(&setup).await?;
     let cursor = journal.cursor();
     let key = session_key(lane);
-    let sent = send_turn(&gateway.base_url(), scenario, &key).await;
+    let sent = send_turn(&gateway.base_url(), scenario, &key, target.turn_timeout()).await;
+    let sent = sent.map_err(|e| match gateway.diagnostics() {
+        d if d.is_empty() => e,
+        d => HarnessError::infra(format!("{e}\n--- {} gateway log (tail) ---\n{d}", target.name())),
+    });
     let session = gateway.session_records(&scenario.agent, &key);
     gateway.stop().await;
     let (status, response) = sent?;
@@ -86,10 +90,11 @@ async fn send_turn(
     base_url: &str,
     scenario: &Scenario,
     session_key: &str,
+    timeout: Duration,
 ) -> Result<(u16, Value), HarnessError> {
     let url = format!("{base_url}/v1/responses");
     let client = reqwest::Client::builder()
-        .timeout(TURN_TIMEOUT)
+        .timeout(timeout)
         .build()
         .map_err(|e| HarnessError::infra(format!("http client: {e}")))?;
     let response = client
@@ -99,7 +104,10 @@ async fn send_turn(
         .json(&turn_body(scenario))
         .send()
         .await
-        .map_err(|e| HarnessError::infra(format!("POST {url}: {e}")))?;
+        .map_err(|e| match e.is_timeout() {
+            true => HarnessError::infra(format!("POST {url}: no answer within {} s", timeout.as_secs())),
+            false => HarnessError::infra(format!("POST {url}: {e}")),
+        })?;
     let status = response.status().as_u16();
     let text = response
         .text()

@@ -47,6 +47,12 @@ impl Target for OpenClawTarget {
         "openclaw"
     }
 
+    /// A real gateway plans for seconds before its first provider request, and far longer on a
+    /// loaded machine.
+    fn turn_timeout(&self) -> std::time::Duration {
+        std::time::Duration::from_secs(600)
+    }
+
     fn start<'a>(&'a self, setup: &'a LaneSetup<'a>) -> BoxFuture<'a, Result<Box<dyn LaneGateway>, HarnessError>> {
         Box::pin(async move {
             let scenario = setup.scenario;
@@ -96,6 +102,10 @@ impl LaneGateway for OpenClawLane {
         Box::pin(async move {
             let _ = self.gateway.stop().await;
         })
+    }
+
+    fn diagnostics(&self) -> String {
+        self.gateway.log_tail()
     }
 }
 

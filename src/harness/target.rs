@@ -29,6 +29,10 @@ pub struct LaneSetup<'a> {
 /// A target that can start a gateway per lane.
 pub trait Target: Send + Sync {
     fn name(&self) -> &'static str;
+    /// How long one turn may take on this target.
+    fn turn_timeout(&self) -> std::time::Duration {
+        super::lane::TURN_TIMEOUT
+    }
     fn start<'a>(
         &'a self,
         setup: &'a LaneSetup<'a>,
@@ -42,6 +46,10 @@ pub trait LaneGateway: Send {
     /// The session log records of one session, in order.
     fn session_records(&self, agent: &str, session_key: &str) -> Result<Vec<Value>, HarnessError>;
     fn stop(self: Box<Self>) -> BoxFuture<'static, ()>;
+    /// What to show when a turn fails (e.g. the tail of the gateway's own log).
+    fn diagnostics(&self) -> String {
+        String::new()
+    }
 }
 
 /// The project's own gateway, in-process, on a loopback port.
