@@ -6,8 +6,8 @@ pub mod catalog;
 pub mod error;
 pub mod index;
 pub mod run;
-pub mod surface;
 pub mod signature;
+pub mod surface;
 pub mod text;
 pub mod validate;
 

@@ -93,7 +93,11 @@ async fn run_turn_inner(
     })];
     input.extend(state.history(&request.session_key));
     input.extend(request.input.iter().cloned());
-    let runner = GatewayRunner::new(Arc::new(state.config.policy.clone()), Arc::new(surface.eligible.clone()));
+    let runner = GatewayRunner::new(
+        Arc::new(state.config.policy.clone()),
+        Arc::new(surface.eligible.clone()),
+    )
+    .with_guards(state.guards());
     let mut outcome = None;
 
     for round in 1..=MAX_PROVIDER_ROUNDS {

@@ -59,7 +59,9 @@ pub async fn dispatch(
     };
     let result = match (surface.is_control(name), &surface.run) {
         (true, Some(run)) => match name {
-            TOOL_SEARCH => search(run, &args),
+            TOOL_SEARCH => search(run, &args).inspect(|_| {
+                runner.after_search();
+            }),
             TOOL_DESCRIBE => describe(run, &args),
             TOOL_CALL => call(run, runner, call_id, &args).await,
             TOOL_SEARCH_CODE => Err(EngineError::InvalidInput(
@@ -122,12 +124,7 @@ async fn call(
         .map(|envelope| pretty(&envelope))
 }
 
-async fn direct(
-    surface: &Surface,
-    runner: &GatewayRunner,
-    name: &str,
-    args: &Value,
-) -> Dispatched {
+async fn direct(surface: &Surface, runner: &GatewayRunner, name: &str, args: &Value) -> Dispatched {
     let Some(entry) = surface.visible.iter().find(|t| t.name == name) else {
         let error = EngineError::InvalidInput(format!("Tool {name} is not available to this run."));
         return Dispatched::error(name, &error);
