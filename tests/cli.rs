@@ -60,7 +60,9 @@ fn unknown_scenario_is_a_usage_error() {
         .args(["suite", "--scenario", "no-such-scenario"])
         .assert()
         .code(2)
-        .stderr("error: unknown scenario \"no-such-scenario\"; known: tool-search-gateway-e2e\n");
+        .stderr(predicate::str::starts_with(
+            "error: unknown scenario \"no-such-scenario\"; known: tool-search-gateway-e2e, fail-closed-f1-policy-denied",
+        ));
 }
 
 #[test]
@@ -110,6 +112,85 @@ fn bad_scenario_file_in_a_scenario_dir_names_file_and_field() {
     let stderr = String::from_utf8(out.stderr).unwrap();
     assert!(
         stderr.contains("broken.toml") && stderr.contains("prompt"),
+        "{stderr}"
+    );
+}
+
+#[test]
+fn a_scenario_file_dropped_in_a_dir_runs_through_the_binary() {
+    let dir = tempfile::tempdir().unwrap();
+    std::fs::write(
+        dir.path().join("mine.toml"),
+        r#"id = "my-approval-check"
+title = "An author's own scenario"
+prompt = "tool search qa check target=fake_plugin_tool_03"
+target_tool = "fake_plugin_tool_03"
+
+[catalog]
+plugin_id = "my-plugin"
+size = 5
+core_tools = false
+description_template = "Tool {n} of my plugin ({name})."
+
+[[claims]]
+id = "F3"
+tool = "fake_plugin_tool_03"
+error = "needs sign-off"
+
+[[lanes]]
+name = "tools"
+tool_search = { mode = "tools" }
+config = { tools = { approvals = [{ tool = "fake_plugin_tool_03", action = "deny", reason = "needs sign-off" }] } }
+expect = { declared_tools = 3, provider_requests = 3, searches = 1, calls = 1, catalog_size = 5, tool_errors = 2 }
+"#,
+    )
+    .unwrap();
+    let out = bin()
+        .args([
+            "suite",
+            "--scenario",
+            "my-approval-check",
+            "--format",
+            "json",
+            "--scenario-dir",
+        ])
+        .arg(dir.path())
+        .output()
+        .unwrap();
+    assert_eq!(
+        out.status.code(),
+        Some(0),
+        "stderr: {}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let json: Value = serde_json::from_slice(&out.stdout).unwrap();
+    let claims: Vec<(String, bool)> = json["scenarios"][0]["claims"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|c| (c["claim"].as_str().unwrap().to_string(), c["ok"] == true))
+        .collect();
+    assert_eq!(claims, [("F3".to_string(), true), ("T1".to_string(), true)]);
+}
+
+#[test]
+fn scenario_validation_error_names_file_line_and_field() {
+    let dir = tempfile::tempdir().unwrap();
+    std::fs::write(
+        dir.path().join("bad.toml"),
+        "id = \"b\"\ntitle = \"t\"\nprompt = \"p\"\ntarget_tool = \"x\"\n[catalog]\nplugin_id = \"p\"\nsize = 3\n\n[[claims]]\nid = \"F9\"\n\n[[lanes]]\nname = \"a\"\ntool_search = false\n",
+    )
+    .unwrap();
+    let out = bin()
+        .args(["list", "--scenario-dir"])
+        .arg(dir.path())
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(2));
+    let stderr = String::from_utf8(out.stderr).unwrap();
+    assert!(
+        stderr
+            .contains("bad.toml: line 9: claims[0]: id: unknown claim \"F9\"; expected one of C1"),
         "{stderr}"
     );
 }

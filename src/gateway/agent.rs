@@ -96,7 +96,8 @@ async fn run_turn_inner(
     let runner = GatewayRunner::new(
         Arc::new(state.config.policy.clone()),
         Arc::new(surface.eligible.clone()),
-    );
+    )
+    .with_guards(state.guards());
     let mut outcome = None;
 
     for round in 1..=MAX_PROVIDER_ROUNDS {

@@ -61,7 +61,9 @@ pub async fn dispatch(
     };
     let result = match (surface.is_control(name), &surface.run) {
         (true, Some(run)) => match name {
-            TOOL_SEARCH => search(run, &args),
+            TOOL_SEARCH => search(run, &args).inspect(|_| {
+                runner.after_search();
+            }),
             TOOL_DESCRIBE => describe(run, &args),
             TOOL_CALL => call(run, runner, call_id, &args).await,
             TOOL_SEARCH_CODE => match code {

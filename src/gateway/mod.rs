@@ -94,6 +94,15 @@ impl GatewayState {
         })
     }
 
+    /// The config's call guards and registry knob, for a run's [`execute::GatewayRunner`].
+    pub fn guards(&self) -> execute::Guards {
+        execute::Guards {
+            approvals: self.config.approvals.clone(),
+            before_tool_call: self.config.before_tool_call.clone(),
+            withdraw_after_search: self.config.raw.catalog.withdraw_after_search.clone(),
+        }
+    }
+
     pub fn knows_agent(&self, agent: &str) -> bool {
         self.agents.iter().any(|a| a == agent)
     }
@@ -137,10 +146,36 @@ pub fn catalog_tools(config: &LoadedConfig) -> Vec<ToolEntry> {
         Vec::new()
     };
     if let Some(plugin) = &catalog.fake_plugin {
-        tools.extend(fake_plugin_tools(&plugin.id, plugin.size));
+        tools.extend(
+            fake_plugin_tools(&plugin.id, plugin.size)
+                .into_iter()
+                .map(|mut tool| {
+                    if let Some(template) = &plugin.description_template {
+                        tool.description = fill_template(template, &tool);
+                    }
+                    if plugin.direct_only.contains(&tool.name) {
+                        tool = tool.direct_only();
+                    }
+                    tool
+                }),
+        );
     }
     tools.sort_by(|a, b| a.id.cmp(&b.id));
     tools
+}
+
+/// A description template filled for one fake tool: `{name}` and `{n}` (its number).
+fn fill_template(template: &str, tool: &ToolEntry) -> String {
+    let number = tool
+        .name
+        .rsplit('_')
+        .next()
+        .and_then(|n| n.parse::<usize>().ok())
+        .map(|n| n.to_string())
+        .unwrap_or_default();
+    template
+        .replace("{name}", &tool.name)
+        .replace("{n}", &number)
 }
 
 /// A gateway serving on a loopback port until stopped (or dropped).

@@ -3,10 +3,13 @@
 //! C1 direct calls the target · C2 Tool Search calls the same target · C3 direct declares every
 //! fake schema byte-for-byte · C4 Tool Search declares only its controls and direct-only tools ·
 //! C5 Tool Search's request is smaller · C6 the session log answers spec §9 with the exact counts.
+//! A scenario that lists `claims` gets exactly those (with the fail-closed ones of
+//! [`super::fail_closed`]) plus T1, its lanes' exact expected figures.
 
 use serde::Serialize;
 use serde_json::Value;
 
+use super::fail_closed;
 use super::lane::{declared_tool_names, planned_wire_tool, LaneFigures, LaneObservation};
 use super::scenario::{Lane, Scenario};
 use crate::catalog::fake::{core_tools, fake_plugin_tools, FAKE_OK};
@@ -38,7 +41,7 @@ pub fn claim_title(claim: &str) -> &'static str {
         "C4" => "Tool Search exposes only the compact bridge and direct-only tools",
         "C5" => "Tool Search's request payload is smaller",
         "C6" => "session log shows the expected counts and bridged-call telemetry",
-        _ => "",
+        other => fail_closed::title(other).unwrap_or(""),
     }
 }
 
@@ -51,13 +54,14 @@ pub struct Observed<'a> {
     pub figures: LaneFigures,
 }
 
-struct Check {
-    ok: bool,
+/// One check of a claim.
+pub struct Check {
+    pub ok: bool,
     expected: String,
     actual: String,
 }
 
-fn check(ok: bool, expected: impl Into<String>, actual: impl Into<String>) -> Check {
+pub fn check(ok: bool, expected: impl Into<String>, actual: impl Into<String>) -> Check {
     Check {
         ok,
         expected: expected.into(),
@@ -91,6 +95,45 @@ fn verdict(claim: &str, lane: &str, checks: Vec<Check>) -> Verdict {
 
 /// Evaluates every claim that applies to the scenario's lanes, in a stable order.
 pub fn evaluate(scenario: &Scenario, lanes: &[Observed<'_>]) -> Vec<Verdict> {
+    if scenario.claims.is_empty() {
+        return regression_claims(scenario, lanes);
+    }
+    let regression = regression_claims(scenario, lanes);
+    let mut verdicts = Vec::new();
+    for spec in &scenario.claims {
+        let applies = |lane: &str| spec.lanes.is_empty() || spec.lanes.iter().any(|l| l == lane);
+        if spec.id.starts_with('C') {
+            verdicts.extend(
+                regression
+                    .iter()
+                    .filter(|v| v.claim == spec.id && applies(&v.lane))
+                    .cloned(),
+            );
+            continue;
+        }
+        for observed in lanes.iter().filter(|o| applies(&o.lane.name)) {
+            let checks = fail_closed::checks(scenario, spec, observed);
+            verdicts.push(verdict(&spec.id, &observed.lane.name, checks));
+        }
+    }
+    for observed in lanes.iter().filter(|o| o.lane.expect.is_set()) {
+        let checks = fail_closed::expected_figures(observed);
+        verdicts.push(verdict("T1", &observed.lane.name, checks));
+    }
+    sort_verdicts(&mut verdicts, lanes);
+    verdicts
+}
+
+fn sort_verdicts(verdicts: &mut [Verdict], lanes: &[Observed<'_>]) {
+    verdicts.sort_by(|a, b| {
+        a.claim
+            .cmp(&b.claim)
+            .then_with(|| lane_index(lanes, &a.lane).cmp(&lane_index(lanes, &b.lane)))
+    });
+}
+
+/// The regression claims C1–C6 on every lane they apply to.
+fn regression_claims(scenario: &Scenario, lanes: &[Observed<'_>]) -> Vec<Verdict> {
     let fake = fake_plugin_tools(&scenario.catalog.plugin_id, scenario.catalog.size);
     let direct = lanes.iter().find(|l| l.lane.is_direct());
     let mut verdicts = Vec::new();
@@ -122,11 +165,7 @@ pub fn evaluate(scenario: &Scenario, lanes: &[Observed<'_>]) -> Vec<Verdict> {
         }
         verdicts.push(verdict("C6", name, c6_session_log(scenario, observed)));
     }
-    verdicts.sort_by(|a, b| {
-        a.claim
-            .cmp(&b.claim)
-            .then_with(|| lane_index(lanes, &a.lane).cmp(&lane_index(lanes, &b.lane)))
-    });
+    sort_verdicts(&mut verdicts, lanes);
     verdicts
 }
 
@@ -399,35 +438,7 @@ fn c5_smaller(o: &Observed<'_>, direct: Option<&Observed<'_>>) -> Vec<Check> {
 
 fn c6_session_log(scenario: &Scenario, o: &Observed<'_>) -> Vec<Check> {
     let s = &o.figures.session_log;
-    let e = o.lane.expect_for(o.target);
-    let mut checks = Vec::new();
-    let mut exact = |label: &str, want: Option<u64>, got: Option<u64>| {
-        if let Some(want) = want {
-            checks.push(check(
-                got == Some(want),
-                format!("{label} = {want}"),
-                format!("{label} = {got:?}"),
-            ));
-        }
-    };
-    exact(
-        "schemas up front",
-        e.declared_tools.map(|n| n as u64),
-        s.schemas_up_front.map(|n| n as u64),
-    );
-    exact(
-        "provider requests",
-        e.provider_requests.map(|n| n as u64),
-        Some(o.figures.provider_request_count as u64),
-    );
-    exact("searches", e.searches, Some(s.searches));
-    exact("describes", e.describes, Some(s.describes));
-    exact("calls", e.calls, Some(s.calls));
-    exact(
-        "catalog size",
-        e.catalog_size.map(|n| n as u64),
-        s.catalog_size.map(|n| n as u64),
-    );
+    let mut checks = fail_closed::expected_figures(o);
     let target = &scenario.target_tool;
     checks.push(check(
         s.final_tool.as_deref() == Some(target),

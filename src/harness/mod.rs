@@ -5,6 +5,7 @@
 //! gateway on the chosen target, one turn, the observations, and the claims.
 
 pub mod claims;
+pub mod fail_closed;
 pub mod junit;
 pub mod lane;
 pub mod openclaw;
@@ -16,7 +17,7 @@ pub mod target;
 
 use thiserror::Error;
 
-use crate::provider::MockProvider;
+use crate::provider::{MockProvider, ProviderOptions};
 use claims::{evaluate, Observed};
 use lane::run_lane;
 use report::{ScenarioReport, SuiteReport};
@@ -67,20 +68,33 @@ pub async fn run_suite_with_progress(
     Ok(SuiteReport::new(target.name(), reports))
 }
 
+/// A mock provider following the directive logic, or `steps` when given.
+async fn start_provider(
+    steps: Option<&[scenario::ScriptStep]>,
+) -> Result<MockProvider, HarnessError> {
+    let script = steps.map(|s| s.iter().filter_map(scenario::ScriptStep::to_turn).collect());
+    MockProvider::start_with(ProviderOptions { port: None, script })
+        .await
+        .map_err(|e| HarnessError::infra(format!("mock provider did not start: {e}")))
+}
+
 /// Runs one scenario's lanes in order and evaluates its claims.
 pub async fn run_scenario(
     target: &dyn Target,
     scenario: &Scenario,
     progress: &(dyn Fn(&Scenario, &scenario::Lane) + Sync),
 ) -> Result<ScenarioReport, HarnessError> {
-    let provider = MockProvider::start()
-        .await
-        .map_err(|e| HarnessError::infra(format!("mock provider did not start: {e}")))?;
-    let journal = provider.journal();
+    let provider = start_provider(None).await?;
     let mut observations = Vec::new();
     for lane in &scenario.lanes {
         progress(scenario, lane);
-        observations.push(run_lane(target, scenario, lane, &provider.base_url(), &journal).await?);
+        // A scripted lane gets a provider of its own, so each lane may follow its own script.
+        let scripted = match lane.script(scenario) {
+            Some(steps) => Some(start_provider(Some(steps)).await?),
+            None => None,
+        };
+        let p = scripted.as_ref().unwrap_or(&provider);
+        observations.push(run_lane(target, scenario, lane, &p.base_url(), &p.journal()).await?);
     }
     let observed: Vec<Observed<'_>> = scenario
         .lanes

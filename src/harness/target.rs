@@ -8,7 +8,7 @@ use std::pin::Pin;
 
 use serde_json::{json, Value};
 
-use super::scenario::{Lane, Scenario};
+use super::scenario::{CatalogSpec, Lane, Scenario};
 use super::HarnessError;
 use crate::engine::surface::CONTROL_TOOLS;
 use crate::gateway::session_log::{read_session_log, session_id_for_key, session_log_path};
@@ -96,16 +96,48 @@ pub fn embedded_config(setup: &LaneSetup<'_>) -> Value {
     if let Some(allow) = &policy.allow {
         tools["allow"] = json!(allow);
     }
-    json!({
+    let mut config = json!({
         "gateway": { "mode": "local", "bind": "loopback" },
         "models": { "providers": { "mock": { "baseUrl": setup.provider_base_url, "apiKey": "qa-key", "api": "openai-responses" } } },
         "agents": { "defaults": { "model": { "primary": "mock/qa" } }, "list": [{ "id": scenario.agent }] },
         "tools": tools,
         "catalog": {
-            "fakePlugin": { "id": scenario.catalog.plugin_id, "size": scenario.catalog.size },
+            "fakePlugin": fake_plugin_config(&scenario.catalog),
             "coreTools": scenario.catalog.core_tools,
         },
-    })
+    });
+    merge_overrides(&mut config, setup.lane.config_json());
+    config
+}
+
+fn fake_plugin_config(catalog: &CatalogSpec) -> Value {
+    let mut plugin = json!({ "id": catalog.plugin_id, "size": catalog.size });
+    if let Some(template) = &catalog.description_template {
+        plugin["descriptionTemplate"] = json!(template);
+    }
+    if !catalog.direct_only.is_empty() {
+        plugin["directOnly"] = json!(catalog.direct_only);
+    }
+    plugin
+}
+
+/// Deep-merges a lane's `config` overrides into its gateway config: tables merge key by key,
+/// anything else replaces.
+pub fn merge_overrides(base: &mut Value, overrides: Value) {
+    match (base, overrides) {
+        (Value::Object(base), Value::Object(overrides)) => {
+            for (key, value) in overrides {
+                match base.get_mut(&key) {
+                    Some(slot) => merge_overrides(slot, value),
+                    None => {
+                        base.insert(key, value);
+                    }
+                }
+            }
+        }
+        (_, Value::Null) => {}
+        (slot, value) => *slot = value,
+    }
 }
 
 struct EmbeddedLane {
