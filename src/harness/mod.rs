@@ -7,6 +7,7 @@
 pub mod claims;
 pub mod junit;
 pub mod lane;
+pub mod load;
 pub mod report;
 pub mod scenario;
 pub mod snapshot;
@@ -14,7 +15,7 @@ pub mod target;
 
 use thiserror::Error;
 
-use crate::provider::MockProvider;
+use crate::provider::{Journal, MockProvider};
 use claims::{evaluate, Observed};
 use lane::run_lane;
 use report::{ScenarioReport, SuiteReport};
@@ -44,6 +45,17 @@ impl From<scenario::ScenarioError> for HarnessError {
     }
 }
 
+/// The model provider the gateways of a suite talk to.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub enum ProviderSource {
+    /// A fresh scripted mock provider per scenario (the normal run).
+    #[default]
+    Mock,
+    /// Every gateway is pointed at this base URL (`http://host:port/v1`) instead; nothing is
+    /// journaled. For checking how the harness reports a broken provider (exit code 3).
+    Url(String),
+}
+
 /// Runs every scenario on `target`, each against its own mock provider.
 pub async fn run_suite(
     target: &dyn Target,
@@ -58,9 +70,19 @@ pub async fn run_suite_with_progress(
     scenarios: &[Scenario],
     progress: &(dyn Fn(&Scenario, &scenario::Lane) + Sync),
 ) -> Result<SuiteReport, HarnessError> {
+    run_suite_on(target, scenarios, &ProviderSource::Mock, progress).await
+}
+
+/// [`run_suite_with_progress`] against the provider `source` names.
+pub async fn run_suite_on(
+    target: &dyn Target,
+    scenarios: &[Scenario],
+    source: &ProviderSource,
+    progress: &(dyn Fn(&Scenario, &scenario::Lane) + Sync),
+) -> Result<SuiteReport, HarnessError> {
     let mut reports = Vec::new();
     for scenario in scenarios {
-        reports.push(run_scenario(target, scenario, progress).await?);
+        reports.push(run_scenario(target, scenario, source, progress).await?);
     }
     Ok(SuiteReport::new(target.name(), reports))
 }
@@ -69,17 +91,25 @@ pub async fn run_suite_with_progress(
 pub async fn run_scenario(
     target: &dyn Target,
     scenario: &Scenario,
+    source: &ProviderSource,
     progress: &(dyn Fn(&Scenario, &scenario::Lane) + Sync),
 ) -> Result<ScenarioReport, HarnessError> {
-    let provider = MockProvider::start()
-        .await
-        .map_err(|e| HarnessError::infra(format!("mock provider did not start: {e}")))?;
-    let journal = provider.journal();
+    let (provider, base_url, journal) = match source {
+        ProviderSource::Mock => {
+            let mock = MockProvider::start()
+                .await
+                .map_err(|e| HarnessError::infra(format!("mock provider did not start: {e}")))?;
+            let (url, journal) = (mock.base_url(), mock.journal());
+            (Some(mock), url, journal)
+        }
+        ProviderSource::Url(url) => (None, url.clone(), Journal::new()),
+    };
     let mut observations = Vec::new();
     for lane in &scenario.lanes {
         progress(scenario, lane);
-        observations.push(run_lane(target, scenario, lane, &provider.base_url(), &journal).await?);
+        observations.push(run_lane(target, scenario, lane, &base_url, &journal).await?);
     }
+    drop(provider);
     let observed: Vec<Observed<'_>> = scenario
         .lanes
         .iter()

@@ -80,6 +80,13 @@ pub struct Lane {
     pub name: String,
     /// The `tools.toolSearch` value: `false`, `true`, or a table such as `{ mode = "tools" }`.
     pub tool_search: toml::Value,
+    /// Stream both ways: the gateway requests the provider with `stream: true`, and the harness
+    /// asks the gateway for Server-Sent Events. Claims and snapshots are the same as without.
+    #[serde(default)]
+    pub stream: bool,
+    /// How long the gateway waits for one provider response (`models.providers.<id>.timeoutMs`).
+    #[serde(default)]
+    pub provider_timeout_ms: Option<u64>,
     /// Exact figures the lane must show.
     #[serde(default)]
     pub expect: LaneExpect,
