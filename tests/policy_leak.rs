@@ -194,9 +194,9 @@ fn visible_texts(surface: &Surface, stream: bool, probes: &[String]) -> Vec<(Str
             .unwrap_or_else(|e| e.to_string());
         texts.push((format!("search {query:?}"), found));
     }
-    let batch: Vec<Value> = queries
+    // The batch result repeats each query, so only the plain words go in (no probe names).
+    let batch: Vec<Value> = WORDS
         .iter()
-        .take(16)
         .map(|q| json!({ "query": q, "limit": 3 }))
         .collect();
     let batch = run

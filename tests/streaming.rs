@@ -22,7 +22,7 @@ async fn turn(provider: &MockProvider, stream: bool) -> (String, String) {
         .header("x-openclaw-agent", "qa")
         .header("x-openclaw-session-key", "s1")
         .json(
-            &json!({ "input": "tool search qa check target=fake_plugin_tool_3", "stream": stream }),
+            &json!({ "input": "tool search qa check target=fake_plugin_tool_03", "stream": stream }),
         )
         .send()
         .await
@@ -72,7 +72,7 @@ async fn the_gateway_streams_the_same_answer_as_events() {
     assert_eq!(decode_stream(&stream).unwrap(), plain);
     assert_eq!(
         plain["output"][0]["content"][0]["text"],
-        "FAKE_PLUGIN_OK fake_plugin_tool_3"
+        "FAKE_PLUGIN_OK fake_plugin_tool_03"
     );
     // The mock provider saw both gateways; the streaming one asked it for streams.
     let flags: Vec<Value> = provider
