@@ -135,9 +135,12 @@ async fn streaming_lanes_give_the_same_claims_and_snapshots() {
                 "{name}"
             );
         }
+        // The session log's rawBytes count the flag too: "true" is one byte shorter than "false".
+        let bytes = regex::Regex::new(r#""rawBytes": \d+"#).unwrap();
+        let streamed_text = b.replace("\"stream\": true", "\"stream\": false");
         assert_eq!(
-            a,
-            &b.replace("\"stream\": true", "\"stream\": false"),
+            bytes.replace_all(a, "rawBytes"),
+            bytes.replace_all(&streamed_text, "rawBytes"),
             "{name}"
         );
     }
