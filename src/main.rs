@@ -14,7 +14,7 @@ use toolsearch_qa::harness::openclaw_target::OpenClawTarget;
 use toolsearch_qa::harness::report::{side_by_side, side_by_side_json, SuiteReport};
 use toolsearch_qa::harness::scenario::{load_all, select, Lane, Scenario};
 use toolsearch_qa::harness::target::{EmbeddedTarget, Target};
-use toolsearch_qa::harness::{run_suite_with_progress, HarnessError};
+use toolsearch_qa::harness::{run_suite_on, HarnessError, ProviderSource};
 
 #[derive(Parser)]
 #[command(
@@ -36,6 +36,12 @@ enum Command {
         /// Also load every *.toml scenario in this directory (repeatable).
         #[arg(long = "scenario-dir", value_name = "DIR")]
         scenario_dirs: Vec<PathBuf>,
+    },
+    /// Run N concurrent sessions through one embedded gateway; print p50/p99 turn latency.
+    Load {
+        /// How many concurrent one-turn sessions.
+        #[arg(long, default_value_t = 200)]
+        sessions: usize,
     },
     /// Run the mock OpenAI provider on loopback until interrupted.
     Provider {
@@ -95,6 +101,10 @@ struct SuiteArgs {
     /// Do not compare snapshots.
     #[arg(long, conflicts_with = "update_snapshots")]
     no_snapshots: bool,
+    /// Development aid: point every gateway at this provider base URL (`http://host:port/v1`)
+    /// instead of starting the mock, to see how a broken provider is reported (exit code 3).
+    #[arg(long, value_name = "URL", hide = true)]
+    provider_url: Option<String>,
 }
 
 fn parse_shard(text: &str) -> Result<(usize, usize), String> {
@@ -150,6 +160,7 @@ fn main() -> ExitCode {
         match cli.command {
             Command::Suite(args) => suite(args).await,
             Command::List { scenario_dirs } => list(&scenario_dirs),
+            Command::Load { sessions } => load(sessions).await,
             Command::Provider { port } => provider(port).await,
             Command::Gateway {
                 config,
@@ -193,11 +204,12 @@ async fn suite(args: SuiteArgs) -> ExitCode {
             }
         }
     };
+    let source = args.provider_url.clone().map_or(ProviderSource::Mock, ProviderSource::Url);
     let mut reports = Vec::new();
     for target in &targets {
         let lanes = scenarios.iter().map(|s| s.lanes.len() as u64).sum();
         let progress = Progress::new(lanes);
-        let result = run_suite_with_progress(target.as_ref(), &scenarios, &|s, l| progress.lane(s, l)).await;
+        let result = run_suite_on(target.as_ref(), &scenarios, &source, &|s, l| progress.lane(s, l)).await;
         progress.finish();
         let mut report = match result {
             Ok(r) => r,
@@ -325,6 +337,20 @@ fn list(dirs: &[PathBuf]) -> ExitCode {
             ExitCode::SUCCESS
         }
         Err(e) => fail(2, &e.to_string()),
+    }
+}
+
+/// Exit 0 when every session is complete and separate, 1 when not (each problem on stderr).
+async fn load(sessions: usize) -> ExitCode {
+    match toolsearch_qa::harness::load::run_load(sessions).await {
+        Ok(report) => {
+            println!("{}", report.summary());
+            for problem in &report.problems {
+                eprintln!("problem: {problem}");
+            }
+            ExitCode::from(u8::from(!report.problems.is_empty()))
+        }
+        Err(e) => harness_fail(e),
     }
 }
 

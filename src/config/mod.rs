@@ -72,6 +72,13 @@ pub struct ProviderConfig {
     pub api_key: Option<String>,
     #[serde(default)]
     pub api: Option<String>,
+    /// Request the provider with `stream: true` and read its Server-Sent Events (a real OpenClaw
+    /// gateway always streams).
+    #[serde(default)]
+    pub stream: bool,
+    /// Our extension: how long the gateway waits for one provider response (default 30 s).
+    #[serde(default)]
+    pub timeout_ms: Option<u64>,
     #[serde(flatten)]
     pub other: BTreeMap<String, serde_json::Value>,
 }

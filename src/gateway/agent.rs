@@ -106,6 +106,7 @@ async fn run_turn_inner(
             &input,
             &declarations,
             request.max_output_tokens,
+            state.provider.streams(),
         );
         let bytes = serde_json::to_vec(&body).unwrap_or_default();
         log.append(
@@ -184,17 +185,19 @@ fn client_tool<'s>(surface: &'s Surface, name: &str) -> Option<&'s ToolEntry> {
     })
 }
 
-fn provider_body(
+/// The Responses API request body: model, input, tools, stream, max_output_tokens, store.
+pub fn provider_body(
     model: &str,
     input: &[Value],
     tools: &[Value],
     max_output_tokens: Option<u64>,
+    stream: bool,
 ) -> Value {
     let mut body = json!({ "model": model, "input": input });
     if !tools.is_empty() {
         body["tools"] = Value::from(tools.to_vec());
     }
-    body["stream"] = Value::Bool(false);
+    body["stream"] = Value::Bool(stream);
     if let Some(max) = max_output_tokens {
         body["max_output_tokens"] = Value::from(max);
     }

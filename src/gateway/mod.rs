@@ -9,6 +9,7 @@ pub mod execute;
 pub mod http;
 pub mod prompt;
 pub mod session_log;
+pub mod sse;
 pub mod upstream;
 
 use std::collections::HashMap;
@@ -29,7 +30,7 @@ use crate::config::{LoadedConfig, ToolSearchMode};
 use code_mode::CodeRuntime;
 use upstream::ProviderClient;
 
-/// How long the gateway waits for one provider response.
+/// How long the gateway waits for one provider response unless `models.providers.<id>.timeoutMs` says otherwise.
 pub const PROVIDER_TIMEOUT: Duration = Duration::from_secs(30);
 
 #[derive(Debug, Error)]
@@ -65,11 +66,12 @@ pub struct GatewayState {
 impl GatewayState {
     pub fn new(config: LoadedConfig, state_dir: PathBuf) -> Result<Self, GatewayError> {
         let (provider, model) = config.primary_model().ok_or(GatewayError::NoProvider)?;
-        let provider = ProviderClient::new(
-            &provider.base_url,
-            provider.api_key.clone(),
-            PROVIDER_TIMEOUT,
-        )?;
+        let timeout = provider
+            .timeout_ms
+            .filter(|ms| *ms > 0)
+            .map_or(PROVIDER_TIMEOUT, Duration::from_millis);
+        let provider = ProviderClient::new(&provider.base_url, provider.api_key.clone(), timeout)?
+            .streaming(provider.stream);
         let tools = catalog_tools(&config);
         let mut agents = vec!["main".to_string()];
         agents.extend(config.raw.agents.list.iter().map(|a| a.id.clone()));

@@ -10,6 +10,7 @@ pub mod junit;
 pub mod lane;
 pub mod openclaw;
 pub mod openclaw_target;
+pub mod load;
 pub mod report;
 pub mod scenario;
 pub mod snapshot;
@@ -17,7 +18,7 @@ pub mod target;
 
 use thiserror::Error;
 
-use crate::provider::{MockProvider, ProviderOptions};
+use crate::provider::{Journal, MockProvider, ProviderOptions};
 use claims::{evaluate, Observed};
 use lane::run_lane;
 use report::{ScenarioReport, SuiteReport};
@@ -47,6 +48,17 @@ impl From<scenario::ScenarioError> for HarnessError {
     }
 }
 
+/// The model provider the gateways of a suite talk to.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub enum ProviderSource {
+    /// A fresh scripted mock provider per scenario (the normal run).
+    #[default]
+    Mock,
+    /// Every gateway is pointed at this base URL (`http://host:port/v1`) instead; nothing is
+    /// journaled. For checking how the harness reports a broken provider (exit code 3).
+    Url(String),
+}
+
 /// Runs every scenario on `target`, each against its own mock provider.
 pub async fn run_suite(
     target: &dyn Target,
@@ -61,9 +73,19 @@ pub async fn run_suite_with_progress(
     scenarios: &[Scenario],
     progress: &(dyn Fn(&Scenario, &scenario::Lane) + Sync),
 ) -> Result<SuiteReport, HarnessError> {
+    run_suite_on(target, scenarios, &ProviderSource::Mock, progress).await
+}
+
+/// [`run_suite_with_progress`] against the provider `source` names.
+pub async fn run_suite_on(
+    target: &dyn Target,
+    scenarios: &[Scenario],
+    source: &ProviderSource,
+    progress: &(dyn Fn(&Scenario, &scenario::Lane) + Sync),
+) -> Result<SuiteReport, HarnessError> {
     let mut reports = Vec::new();
     for scenario in scenarios {
-        reports.push(run_scenario(target, scenario, progress).await?);
+        reports.push(run_scenario(target, scenario, source, progress).await?);
     }
     Ok(SuiteReport::new(target.name(), reports))
 }
@@ -82,20 +104,32 @@ async fn start_provider(
 pub async fn run_scenario(
     target: &dyn Target,
     scenario: &Scenario,
+    source: &ProviderSource,
     progress: &(dyn Fn(&Scenario, &scenario::Lane) + Sync),
 ) -> Result<ScenarioReport, HarnessError> {
-    let provider = start_provider(None).await?;
+    let (provider, base_url, journal) = match source {
+        ProviderSource::Mock => {
+            let mock = start_provider(None).await?;
+            let (url, journal) = (mock.base_url(), mock.journal());
+            (Some(mock), url, journal)
+        }
+        ProviderSource::Url(url) => (None, url.clone(), Journal::new()),
+    };
     let mut observations = Vec::new();
     for lane in &scenario.lanes {
         progress(scenario, lane);
         // A scripted lane gets a provider of its own, so each lane may follow its own script.
-        let scripted = match lane.script(scenario) {
-            Some(steps) => Some(start_provider(Some(steps)).await?),
-            None => None,
+        let scripted = match (lane.script(scenario), source) {
+            (Some(steps), ProviderSource::Mock) => Some(start_provider(Some(steps)).await?),
+            _ => None,
         };
-        let p = scripted.as_ref().unwrap_or(&provider);
-        observations.push(run_lane(target, scenario, lane, &p.base_url(), &p.journal()).await?);
+        let (url, journal) = match &scripted {
+            Some(p) => (p.base_url(), p.journal()),
+            None => (base_url.clone(), journal.clone()),
+        };
+        observations.push(run_lane(target, scenario, lane, &url, &journal).await?);
     }
+    drop(provider);
     let observed: Vec<Observed<'_>> = scenario
         .lanes
         .iter()

@@ -191,6 +191,13 @@ pub struct Lane {
     /// This lane's own model script (wins over the scenario's).
     #[serde(default)]
     pub script: Option<Vec<ScriptStep>>,
+    /// Stream both ways: the gateway requests the provider with `stream: true`, and the harness
+    /// asks the gateway for Server-Sent Events. Claims and snapshots are the same as without.
+    #[serde(default)]
+    pub stream: bool,
+    /// How long the gateway waits for one provider response (`models.providers.<id>.timeoutMs`).
+    #[serde(default)]
+    pub provider_timeout_ms: Option<u64>,
     /// Exact figures the lane must show on the embedded target.
     #[serde(default)]
     pub expect: LaneExpect,

@@ -96,9 +96,16 @@ pub fn embedded_config(setup: &LaneSetup<'_>) -> Value {
     if let Some(allow) = &policy.allow {
         tools["allow"] = json!(allow);
     }
+    let mut provider = json!({ "baseUrl": setup.provider_base_url, "apiKey": "qa-key", "api": "openai-responses" });
+    if setup.lane.stream {
+        provider["stream"] = json!(true);
+    }
+    if let Some(ms) = setup.lane.provider_timeout_ms {
+        provider["timeoutMs"] = json!(ms);
+    }
     let mut config = json!({
         "gateway": { "mode": "local", "bind": "loopback" },
-        "models": { "providers": { "mock": { "baseUrl": setup.provider_base_url, "apiKey": "qa-key", "api": "openai-responses" } } },
+        "models": { "providers": { "mock": provider } },
         "agents": { "defaults": { "model": { "primary": "mock/qa" } }, "list": [{ "id": scenario.agent }] },
         "tools": tools,
         "catalog": {
