@@ -80,8 +80,10 @@ async fn direct_grows_exactly_linearly() {
     let per_tool_bytes = linear(&|i| cells[i].first.raw_bytes);
     let per_tool_json = linear(&|i| cells[i].first.tool_json_bytes);
     let per_tool_prompt = linear(&|i| cells[i].first.system_prompt_chars);
-    // Each fake tool costs exactly its declaration (plus a comma) and its prompt line.
-    assert_eq!(per_tool_bytes, per_tool_json + per_tool_prompt);
+    // Each fake tool costs exactly its declaration (plus a comma) and its prompt line, whose
+    // newline is written as the two bytes `\n` inside the JSON string.
+    assert_eq!(per_tool_bytes, per_tool_json + per_tool_prompt + 1);
+    assert_eq!(per_tool_bytes, 536);
     for (cell, n) in cells.iter().zip(sizes) {
         assert_eq!(
             cell.first.declared_tools,
