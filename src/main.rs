@@ -43,6 +43,8 @@ enum Command {
         #[arg(long, default_value_t = 200)]
         sessions: usize,
     },
+    /// Compare provider payload size per mode across catalogue sizes (real turns on loopback).
+    Compare(CompareArgs),
     /// Run the mock OpenAI provider on loopback until interrupted.
     Provider {
         /// Port to listen on (0 picks a free one).
@@ -61,6 +63,29 @@ enum Command {
         #[arg(long, default_value_t = 0)]
         port: u16,
     },
+}
+
+#[derive(clap::Args)]
+struct CompareArgs {
+    /// Catalogue sizes, comma-separated.
+    #[arg(long, default_value = "36,100,1000,10000")]
+    sizes: String,
+    /// Modes, comma-separated (direct, code, tools, directory).
+    #[arg(long, default_value = "direct,code,tools,directory")]
+    modes: String,
+    /// Output format.
+    #[arg(long, value_enum, default_value_t = CompareFormat::Table)]
+    format: CompareFormat,
+    /// Also write an SVG chart of first-request bytes against catalogue size.
+    #[arg(long, value_name = "FILE.svg")]
+    chart: Option<PathBuf>,
+}
+
+#[derive(Clone, Copy, ValueEnum)]
+enum CompareFormat {
+    Table,
+    Json,
+    Markdown,
 }
 
 #[derive(clap::Args)]
@@ -161,6 +186,7 @@ fn main() -> ExitCode {
             Command::Suite(args) => suite(args).await,
             Command::List { scenario_dirs } => list(&scenario_dirs),
             Command::Load { sessions } => load(sessions).await,
+            Command::Compare(args) => compare(args).await,
             Command::Provider { port } => provider(port).await,
             Command::Gateway {
                 config,
@@ -181,6 +207,35 @@ fn harness_fail(error: HarnessError) -> ExitCode {
         HarnessError::Config(m) => fail(2, m),
         HarnessError::Infra(m) => fail(3, m),
     }
+}
+
+async fn compare(args: CompareArgs) -> ExitCode {
+    use toolsearch_qa::compare::{
+        chart, parse_modes, parse_sizes, render, run_compare, CompareOptions,
+    };
+    let options = match (parse_sizes(&args.sizes), parse_modes(&args.modes)) {
+        (Ok(sizes), Ok(modes)) => CompareOptions { sizes, modes },
+        (Err(e), _) => return fail(2, &format!("--sizes: {e}")),
+        (_, Err(e)) => return fail(2, &format!("--modes: {e}")),
+    };
+    let report = match run_compare(options).await {
+        Ok(report) => report,
+        Err(e) => return harness_fail(e),
+    };
+    if let Some(path) = &args.chart {
+        if let Err(e) = std::fs::write(path, chart::svg(&report)) {
+            return fail(3, &format!("cannot write {}: {e}", path.display()));
+        }
+    }
+    match args.format {
+        CompareFormat::Table => print!("{}", render::table(&report)),
+        CompareFormat::Markdown => print!("{}", render::markdown(&report)),
+        CompareFormat::Json => match render::json(&report) {
+            Ok(text) => println!("{text}"),
+            Err(e) => return fail(3, &format!("cannot render JSON: {e}")),
+        },
+    }
+    ExitCode::SUCCESS
 }
 
 async fn suite(args: SuiteArgs) -> ExitCode {
