@@ -10,7 +10,7 @@ use toolsearch_qa::engine::{SearchLimits, Surface, SurfacePlan, ToolCatalog};
 use toolsearch_qa::harness::lane::run_lane;
 use toolsearch_qa::harness::scenario::{load_all, select};
 use toolsearch_qa::harness::target::EmbeddedTarget;
-use toolsearch_qa::harness::{run_scenario, run_suite};
+use toolsearch_qa::harness::{run_scenario, run_suite, ProviderSource};
 use toolsearch_qa::provider::MockProvider;
 
 const SIZES: [usize; 4] = [36, 100, 1_000, 10_000];
@@ -113,7 +113,7 @@ fn end_to_end(c: &mut Criterion) {
         });
     }
     group.bench_function("reference_scenario", |b| {
-        b.iter(|| runtime.block_on(run_scenario(&EmbeddedTarget, &reference, &|_, _| {})))
+        b.iter(|| runtime.block_on(run_scenario(&EmbeddedTarget, &reference, &ProviderSource::Mock, &|_, _| {})))
     });
     group.bench_function("default_suite", |b| {
         b.iter(|| runtime.block_on(run_suite(&EmbeddedTarget, &scenarios)))
