@@ -113,7 +113,14 @@ fn end_to_end(c: &mut Criterion) {
         });
     }
     group.bench_function("reference_scenario", |b| {
-        b.iter(|| runtime.block_on(run_scenario(&EmbeddedTarget, &reference, &ProviderSource::Mock, &|_, _| {})))
+        b.iter(|| {
+            runtime.block_on(run_scenario(
+                &EmbeddedTarget,
+                &reference,
+                &ProviderSource::Mock,
+                &|_, _| {},
+            ))
+        })
     });
     group.bench_function("default_suite", |b| {
         b.iter(|| runtime.block_on(run_suite(&EmbeddedTarget, &scenarios)))

@@ -259,12 +259,18 @@ async fn suite(args: SuiteArgs) -> ExitCode {
             }
         }
     };
-    let source = args.provider_url.clone().map_or(ProviderSource::Mock, ProviderSource::Url);
+    let source = args
+        .provider_url
+        .clone()
+        .map_or(ProviderSource::Mock, ProviderSource::Url);
     let mut reports = Vec::new();
     for target in &targets {
         let lanes = scenarios.iter().map(|s| s.lanes.len() as u64).sum();
         let progress = Progress::new(lanes);
-        let result = run_suite_on(target.as_ref(), &scenarios, &source, &|s, l| progress.lane(s, l)).await;
+        let result = run_suite_on(target.as_ref(), &scenarios, &source, &|s, l| {
+            progress.lane(s, l)
+        })
+        .await;
         progress.finish();
         let mut report = match result {
             Ok(r) => r,
@@ -273,7 +279,10 @@ async fn suite(args: SuiteArgs) -> ExitCode {
         // Snapshots are taken on the embedded target, the reference for payload bytes.
         if target.name() == "embedded" && !args.no_snapshots {
             if let Err(e) = report.check_snapshots(&args.snapshot_dir, args.update_snapshots) {
-                return fail(3, &format!("snapshots in {}: {e}", args.snapshot_dir.display()));
+                return fail(
+                    3,
+                    &format!("snapshots in {}: {e}", args.snapshot_dir.display()),
+                );
             }
         }
         reports.push(report);
@@ -286,7 +295,11 @@ async fn suite(args: SuiteArgs) -> ExitCode {
                 Format::Json => println!("{}", side_by_side_json(&reports)),
             }
             let ok = reports.iter().all(|r| r.ok);
-            return if ok { ExitCode::SUCCESS } else { ExitCode::from(1) };
+            return if ok {
+                ExitCode::SUCCESS
+            } else {
+                ExitCode::from(1)
+            };
         }
     };
     match args.format {

@@ -96,7 +96,10 @@ fn junit_has_one_case_per_scenario_lane_and_claim_and_the_report_dir_is_written(
             .filter(|c| c.1 == format!("{REFERENCE}.{lane}"))
             .count()
     };
-    assert_eq!((per_lane("direct"), per_lane("tools"), per_lane("code")), (3, 4, 4));
+    assert_eq!(
+        (per_lane("direct"), per_lane("tools"), per_lane("code")),
+        (3, 4, 4)
+    );
     let markdown = std::fs::read_to_string(reports.join("report.md")).unwrap();
     assert!(markdown.contains(REFERENCE), "{markdown}");
 }
@@ -174,7 +177,9 @@ fn shards_split_deterministically_and_completely() {
         .unwrap();
     }
     let all = shard_ids(dir.path(), "1/1");
-    let built_in = toolsearch_qa::harness::scenario::load_all(&[]).unwrap().len();
+    let built_in = toolsearch_qa::harness::scenario::load_all(&[])
+        .unwrap()
+        .len();
     assert_eq!(all.len(), built_in + 3);
     let mut sorted = all.clone();
     sorted.sort();
@@ -182,7 +187,10 @@ fn shards_split_deterministically_and_completely() {
     let first = shard_ids(dir.path(), "1/2");
     let second = shard_ids(dir.path(), "2/2");
     assert_eq!(first, all.iter().step_by(2).cloned().collect::<Vec<_>>());
-    assert_eq!(second, all.iter().skip(1).step_by(2).cloned().collect::<Vec<_>>());
+    assert_eq!(
+        second,
+        all.iter().skip(1).step_by(2).cloned().collect::<Vec<_>>()
+    );
     assert_eq!(shard_ids(dir.path(), "1/2"), first);
 }
 

@@ -328,8 +328,17 @@ fn c4_only_bridge_declared(
         // plus whatever non-catalogue tools its first request declares, and no fake tool at all.
         _ => {
             let mut names = controls_of(o);
-            let first = o.observation.requests.first().map(|r| declared_tool_names(&r.body)).unwrap_or_default();
-            names.extend(first.into_iter().filter(|n| !n.starts_with("tool_") && !fake.iter().any(|t| &t.name == n)));
+            let first = o
+                .observation
+                .requests
+                .first()
+                .map(|r| declared_tool_names(&r.body))
+                .unwrap_or_default();
+            names.extend(
+                first
+                    .into_iter()
+                    .filter(|n| !n.starts_with("tool_") && !fake.iter().any(|t| &t.name == n)),
+            );
             names.sort();
             names.dedup();
             names

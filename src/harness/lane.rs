@@ -54,10 +54,20 @@ pub async fn run_lane(
     let gateway = target.start(&setup).await?;
     let cursor = journal.cursor();
     let key = session_key(lane);
-    let sent = send_turn(&gateway.base_url(), scenario, lane, &key, target.turn_timeout()).await;
+    let sent = send_turn(
+        &gateway.base_url(),
+        scenario,
+        lane,
+        &key,
+        target.turn_timeout(),
+    )
+    .await;
     let sent = sent.map_err(|e| match gateway.diagnostics() {
         d if d.is_empty() => e,
-        d => HarnessError::infra(format!("{e}\n--- {} gateway log (tail) ---\n{d}", target.name())),
+        d => HarnessError::infra(format!(
+            "{e}\n--- {} gateway log (tail) ---\n{d}",
+            target.name()
+        )),
     });
     let session = gateway.session_records(&scenario.agent, &key);
     gateway.stop().await;
@@ -122,7 +132,10 @@ async fn send_turn(
         .send()
         .await
         .map_err(|e| match e.is_timeout() {
-            true => HarnessError::infra(format!("POST {url}: no answer within {} s", timeout.as_secs())),
+            true => HarnessError::infra(format!(
+                "POST {url}: no answer within {} s",
+                timeout.as_secs()
+            )),
             false => HarnessError::infra(format!("POST {url}: {e}")),
         })?;
     let status = response.status().as_u16();

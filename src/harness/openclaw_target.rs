@@ -7,7 +7,10 @@ use std::path::PathBuf;
 
 use serde_json::{json, Value};
 
-use super::openclaw::{free_loopback_port, read_transcript, write_config, write_plugin, Installation, LaneConfig, OpenClawGateway};
+use super::openclaw::{
+    free_loopback_port, read_transcript, write_config, write_plugin, Installation, LaneConfig,
+    OpenClawGateway,
+};
 use super::target::{BoxFuture, LaneGateway, LaneSetup, Target};
 use super::HarnessError;
 use crate::catalog::fake::fake_plugin_tools;
@@ -22,7 +25,8 @@ pub struct OpenClawTarget {
 impl OpenClawTarget {
     /// Finds the install; the error says how to install it.
     pub fn locate() -> Result<Self, HarnessError> {
-        let install = Installation::locate(None).map_err(|e| HarnessError::infra(format!("openclaw target: {e}")))?;
+        let install = Installation::locate(None)
+            .map_err(|e| HarnessError::infra(format!("openclaw target: {e}")))?;
         Ok(OpenClawTarget { install })
     }
 
@@ -33,11 +37,15 @@ impl OpenClawTarget {
 
 /// The control tools a lane's mode needs in `tools.alsoAllow`.
 fn controls_for(tool_search: &Value) -> Vec<String> {
-    let mode = ToolSearchSettings::resolve(Some(tool_search)).ok().and_then(|s| s.mode);
+    let mode = ToolSearchSettings::resolve(Some(tool_search))
+        .ok()
+        .and_then(|s| s.mode);
     let names: &[&str] = match mode {
         None => &[],
         Some(ToolSearchMode::Code) => &[TOOL_SEARCH_CODE],
-        Some(ToolSearchMode::Tools | ToolSearchMode::Directory) => &[TOOL_SEARCH, TOOL_DESCRIBE, TOOL_CALL],
+        Some(ToolSearchMode::Tools | ToolSearchMode::Directory) => {
+            &[TOOL_SEARCH, TOOL_DESCRIBE, TOOL_CALL]
+        }
     };
     names.iter().map(|n| n.to_string()).collect()
 }
@@ -53,20 +61,35 @@ impl Target for OpenClawTarget {
         std::time::Duration::from_secs(600)
     }
 
-    fn start<'a>(&'a self, setup: &'a LaneSetup<'a>) -> BoxFuture<'a, Result<Box<dyn LaneGateway>, HarnessError>> {
+    fn start<'a>(
+        &'a self,
+        setup: &'a LaneSetup<'a>,
+    ) -> BoxFuture<'a, Result<Box<dyn LaneGateway>, HarnessError>> {
         Box::pin(async move {
             let scenario = setup.scenario;
-            let infra = |e: super::openclaw::OpenClawError| HarnessError::infra(format!("openclaw lane {}: {e}", setup.lane.name));
+            let infra = |e: super::openclaw::OpenClawError| {
+                HarnessError::infra(format!("openclaw lane {}: {e}", setup.lane.name))
+            };
             let tools = fake_plugin_tools(&scenario.catalog.plugin_id, scenario.catalog.size);
-            let plugin_dir = write_plugin(&setup.work_dir.join("plugins"), &scenario.catalog.plugin_id, &tools, &self.install)
-                .map_err(infra)?;
+            let plugin_dir = write_plugin(
+                &setup.work_dir.join("plugins"),
+                &scenario.catalog.plugin_id,
+                &tools,
+                &self.install,
+            )
+            .map_err(infra)?;
             let tool_search = setup.lane.tool_search_json();
             let mut also_allow = controls_for(&tool_search);
             also_allow.extend(scenario.policy.also_allow.iter().cloned());
-            let lane = LaneConfig { tool_search, also_allow, deny: scenario.policy.deny.clone() };
+            let lane = LaneConfig {
+                tool_search,
+                also_allow,
+                deny: scenario.policy.deny.clone(),
+            };
             let config_path = setup.work_dir.join("openclaw.json");
             let state_dir = setup.work_dir.join("state");
-            std::fs::create_dir_all(&state_dir).map_err(|e| HarnessError::infra(format!("{}: {e}", state_dir.display())))?;
+            std::fs::create_dir_all(&state_dir)
+                .map_err(|e| HarnessError::infra(format!("{}: {e}", state_dir.display())))?;
             write_config(
                 &config_path,
                 &setup.provider_base_url,
@@ -77,7 +100,9 @@ impl Target for OpenClawTarget {
             )
             .map_err(infra)?;
             let port = free_loopback_port().map_err(infra)?;
-            let gateway = OpenClawGateway::start(&self.install, &config_path, &state_dir, port).await.map_err(infra)?;
+            let gateway = OpenClawGateway::start(&self.install, &config_path, &state_dir, port)
+                .await
+                .map_err(infra)?;
             Ok(Box::new(OpenClawLane { gateway, state_dir }) as Box<dyn LaneGateway>)
         })
     }
@@ -94,7 +119,8 @@ impl LaneGateway for OpenClawLane {
     }
 
     fn session_records(&self, agent: &str, _session_key: &str) -> Result<Vec<Value>, HarnessError> {
-        let events = read_transcript(&self.state_dir, agent).map_err(|e| HarnessError::infra(format!("openclaw transcript: {e}")))?;
+        let events = read_transcript(&self.state_dir, agent)
+            .map_err(|e| HarnessError::infra(format!("openclaw transcript: {e}")))?;
         Ok(translate_transcript(&events))
     }
 
@@ -113,7 +139,11 @@ impl LaneGateway for OpenClawLane {
 fn content_text(content: &Value) -> String {
     match content {
         Value::String(s) => s.clone(),
-        Value::Array(parts) => parts.iter().filter_map(|p| p.get("text").and_then(Value::as_str)).collect::<Vec<_>>().join("\n"),
+        Value::Array(parts) => parts
+            .iter()
+            .filter_map(|p| p.get("text").and_then(Value::as_str))
+            .collect::<Vec<_>>()
+            .join("\n"),
         _ => String::new(),
     }
 }
@@ -175,14 +205,23 @@ pub fn translate_transcript(events: &[Value]) -> Vec<Value> {
     // A structured `tool_call` result names the target's source in its envelope; so does a
     // `tool_search_code` value. Attach it to the bridged result it describes.
     if let Some(source) = bridged_source {
-        if let Some(last) = records.iter_mut().rev().find(|r| r["type"] == "toolResult" && r.get("parentToolCallId").is_some()) {
+        if let Some(last) = records
+            .iter_mut()
+            .rev()
+            .find(|r| r["type"] == "toolResult" && r.get("parentToolCallId").is_some())
+        {
             last["source"] = Value::from(source);
         }
     }
-    if let Some(size) = code_telemetry.as_ref().and_then(|t| t["catalogSize"].as_u64()) {
+    if let Some(size) = code_telemetry
+        .as_ref()
+        .and_then(|t| t["catalogSize"].as_u64())
+    {
         records.insert(0, json!({ "type": "surface", "catalogSize": size }));
     }
-    let telemetry = code_telemetry.unwrap_or_else(|| json!({ "searchCount": counts.0, "describeCount": counts.1, "callCount": counts.2 }));
+    let telemetry = code_telemetry.unwrap_or_else(
+        || json!({ "searchCount": counts.0, "describeCount": counts.1, "callCount": counts.2 }),
+    );
     records.push(json!({ "type": "telemetry", "telemetry": telemetry }));
     records
 }
