@@ -97,19 +97,7 @@ fn malformed_gateway_config_is_one_line_naming_the_file() {
 
 #[test]
 fn bad_scenario_file_in_a_scenario_dir_names_file_and_field() {
-    let dir = tempfile::tempdir().unwrap();
-    std::fs::write(
-        dir.path().join("broken.toml"),
-        "id = \"b\"\ntitle = \"t\"\nprompt = 3\n",
-    )
-    .unwrap();
-    let out = bin()
-        .args(["list", "--scenario-dir"])
-        .arg(dir.path())
-        .output()
-        .unwrap();
-    assert_eq!(out.status.code(), Some(2));
-    let stderr = String::from_utf8(out.stderr).unwrap();
+    let stderr = list_fails_on("broken.toml", "id = \"b\"\ntitle = \"t\"\nprompt = 3\n");
     assert!(
         stderr.contains("broken.toml") && stderr.contains("prompt"),
         "{stderr}"
@@ -175,22 +163,26 @@ expect = { declared_tools = 3, provider_requests = 3, searches = 1, calls = 1, c
 
 #[test]
 fn scenario_validation_error_names_file_line_and_field() {
-    let dir = tempfile::tempdir().unwrap();
-    std::fs::write(
-        dir.path().join("bad.toml"),
+    let stderr = list_fails_on(
+        "bad.toml",
         "id = \"b\"\ntitle = \"t\"\nprompt = \"p\"\ntarget_tool = \"x\"\n[catalog]\nplugin_id = \"p\"\nsize = 3\n\n[[claims]]\nid = \"F9\"\n\n[[lanes]]\nname = \"a\"\ntool_search = false\n",
-    )
-    .unwrap();
+    );
+    assert!(
+        stderr
+            .contains("bad.toml: line 9: claims[0]: id: unknown claim \"F9\"; expected one of C1"),
+        "{stderr}"
+    );
+}
+
+/// Runs `list` with one scenario file in a temp `--scenario-dir`; expects exit 2 and returns stderr.
+fn list_fails_on(file: &str, text: &str) -> String {
+    let dir = tempfile::tempdir().unwrap();
+    std::fs::write(dir.path().join(file), text).unwrap();
     let out = bin()
         .args(["list", "--scenario-dir"])
         .arg(dir.path())
         .output()
         .unwrap();
     assert_eq!(out.status.code(), Some(2));
-    let stderr = String::from_utf8(out.stderr).unwrap();
-    assert!(
-        stderr
-            .contains("bad.toml: line 9: claims[0]: id: unknown claim \"F9\"; expected one of C1"),
-        "{stderr}"
-    );
+    String::from_utf8(out.stderr).unwrap()
 }
