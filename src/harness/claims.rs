@@ -14,8 +14,7 @@ use super::lane::{declared_tool_names, planned_wire_tool, LaneFigures, LaneObser
 use super::scenario::{Lane, Scenario};
 use crate::catalog::fake::{core_tools, fake_plugin_tools, FAKE_OK};
 use crate::catalog::{CatalogMode, ToolEntry};
-use crate::config::{ToolSearchMode, ToolSearchSettings};
-use crate::engine::surface::{TOOL_CALL, TOOL_DESCRIBE, TOOL_SEARCH, TOOL_SEARCH_CODE};
+use crate::engine::surface::{TOOL_CALL, TOOL_SEARCH, TOOL_SEARCH_CODE};
 
 /// One claim on one lane, with what was expected and what was seen.
 #[derive(Debug, Clone, PartialEq, Serialize)]
@@ -327,7 +326,7 @@ fn c4_only_bridge_declared(
         // The real gateway's own direct-only tools are its business: expect the mode's controls
         // plus whatever non-catalogue tools its first request declares, and no fake tool at all.
         _ => {
-            let mut names = controls_of(o);
+            let mut names = o.lane.controls();
             let first = o
                 .observation
                 .requests
@@ -386,21 +385,8 @@ fn c4_only_bridge_declared(
 
 /// The declared names a Tool Search lane must show: the controls of its configured mode plus the
 /// direct-only tools of the scenario's catalogue, sorted.
-fn controls_of(o: &Observed<'_>) -> Vec<String> {
-    let settings =
-        ToolSearchSettings::resolve(Some(&o.lane.tool_search_json())).unwrap_or_default();
-    let controls: &[&str] = match settings.mode {
-        Some(ToolSearchMode::Code) => &[TOOL_SEARCH_CODE],
-        Some(ToolSearchMode::Tools | ToolSearchMode::Directory) => {
-            &[TOOL_SEARCH, TOOL_DESCRIBE, TOOL_CALL]
-        }
-        None => &[],
-    };
-    controls.iter().map(|c| c.to_string()).collect()
-}
-
 fn expected_bridge_names(scenario: &Scenario, o: &Observed<'_>) -> Vec<String> {
-    let mut names = controls_of(o);
+    let mut names = o.lane.controls();
     if scenario.catalog.core_tools {
         names.extend(
             core_tools()

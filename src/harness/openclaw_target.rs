@@ -14,7 +14,6 @@ use super::openclaw::{
 use super::target::{BoxFuture, LaneGateway, LaneSetup, Target};
 use super::HarnessError;
 use crate::catalog::fake::fake_plugin_tools;
-use crate::config::{ToolSearchMode, ToolSearchSettings};
 use crate::engine::surface::{TOOL_CALL, TOOL_DESCRIBE, TOOL_SEARCH, TOOL_SEARCH_CODE};
 
 /// A real OpenClaw gateway, found in the install cache.
@@ -33,21 +32,6 @@ impl OpenClawTarget {
     pub fn version(&self) -> &str {
         &self.install.version
     }
-}
-
-/// The control tools a lane's mode needs in `tools.alsoAllow`.
-fn controls_for(tool_search: &Value) -> Vec<String> {
-    let mode = ToolSearchSettings::resolve(Some(tool_search))
-        .ok()
-        .and_then(|s| s.mode);
-    let names: &[&str] = match mode {
-        None => &[],
-        Some(ToolSearchMode::Code) => &[TOOL_SEARCH_CODE],
-        Some(ToolSearchMode::Tools | ToolSearchMode::Directory) => {
-            &[TOOL_SEARCH, TOOL_DESCRIBE, TOOL_CALL]
-        }
-    };
-    names.iter().map(|n| n.to_string()).collect()
 }
 
 impl Target for OpenClawTarget {
@@ -79,7 +63,7 @@ impl Target for OpenClawTarget {
             )
             .map_err(infra)?;
             let tool_search = setup.lane.tool_search_json();
-            let mut also_allow = controls_for(&tool_search);
+            let mut also_allow = setup.lane.controls();
             also_allow.extend(scenario.policy.also_allow.iter().cloned());
             let lane = LaneConfig {
                 tool_search,

@@ -242,6 +242,17 @@ impl Lane {
         }
     }
 
+    /// The control tools the lane's configured mode needs (none when Tool Search is off).
+    pub fn controls(&self) -> Vec<String> {
+        let mode = crate::config::ToolSearchSettings::resolve(Some(&self.tool_search_json()))
+            .ok()
+            .and_then(|s| s.mode);
+        let surface = mode
+            .map(crate::engine::SurfaceMode::from)
+            .unwrap_or(crate::engine::SurfaceMode::Direct);
+        surface.controls().iter().map(|c| c.to_string()).collect()
+    }
+
     /// The lane's `tools.toolSearch` as JSON.
     pub fn tool_search_json(&self) -> serde_json::Value {
         serde_json::to_value(&self.tool_search).unwrap_or(serde_json::Value::Null)
