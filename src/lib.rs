@@ -5,8 +5,10 @@
 //! OpenAI provider, [`gateway`] the embedded gateway, [`harness`] scenarios, lanes, claims and reports.
 
 pub mod catalog;
+pub mod compare;
 pub mod config;
 pub mod engine;
 pub mod gateway;
 pub mod harness;
 pub mod provider;
+pub mod sandbox;

@@ -10,10 +10,11 @@ use std::process::ExitCode;
 
 use clap::{Parser, Subcommand, ValueEnum};
 use toolsearch_qa::harness::junit::junit_xml;
-use toolsearch_qa::harness::report::SuiteReport;
+use toolsearch_qa::harness::openclaw_target::OpenClawTarget;
+use toolsearch_qa::harness::report::{side_by_side, side_by_side_json, SuiteReport};
 use toolsearch_qa::harness::scenario::{load_all, select, Lane, Scenario};
-use toolsearch_qa::harness::target::EmbeddedTarget;
-use toolsearch_qa::harness::{run_suite_with_progress, HarnessError};
+use toolsearch_qa::harness::target::{EmbeddedTarget, Target};
+use toolsearch_qa::harness::{run_suite_on, HarnessError, ProviderSource};
 
 #[derive(Parser)]
 #[command(
@@ -36,6 +37,14 @@ enum Command {
         #[arg(long = "scenario-dir", value_name = "DIR")]
         scenario_dirs: Vec<PathBuf>,
     },
+    /// Run N concurrent sessions through one embedded gateway; print p50/p99 turn latency.
+    Load {
+        /// How many concurrent one-turn sessions.
+        #[arg(long, default_value_t = 200)]
+        sessions: usize,
+    },
+    /// Compare provider payload size per mode across catalogue sizes (real turns on loopback).
+    Compare(CompareArgs),
     /// Run the mock OpenAI provider on loopback until interrupted.
     Provider {
         /// Port to listen on (0 picks a free one).
@@ -54,6 +63,29 @@ enum Command {
         #[arg(long, default_value_t = 0)]
         port: u16,
     },
+}
+
+#[derive(clap::Args)]
+struct CompareArgs {
+    /// Catalogue sizes, comma-separated.
+    #[arg(long, default_value = "36,100,1000,10000")]
+    sizes: String,
+    /// Modes, comma-separated (direct, code, tools, directory).
+    #[arg(long, default_value = "direct,code,tools,directory")]
+    modes: String,
+    /// Output format.
+    #[arg(long, value_enum, default_value_t = CompareFormat::Table)]
+    format: CompareFormat,
+    /// Also write an SVG chart of first-request bytes against catalogue size.
+    #[arg(long, value_name = "FILE.svg")]
+    chart: Option<PathBuf>,
+}
+
+#[derive(Clone, Copy, ValueEnum)]
+enum CompareFormat {
+    Table,
+    Json,
+    Markdown,
 }
 
 #[derive(clap::Args)]
@@ -94,6 +126,10 @@ struct SuiteArgs {
     /// Do not compare snapshots.
     #[arg(long, conflicts_with = "update_snapshots")]
     no_snapshots: bool,
+    /// Development aid: point every gateway at this provider base URL (`http://host:port/v1`)
+    /// instead of starting the mock, to see how a broken provider is reported (exit code 3).
+    #[arg(long, value_name = "URL", hide = true)]
+    provider_url: Option<String>,
 }
 
 fn parse_shard(text: &str) -> Result<(usize, usize), String> {
@@ -122,6 +158,10 @@ enum ProviderMode {
 enum TargetKind {
     /// The project's own gateway, in-process (nothing to install).
     Embedded,
+    /// A real OpenClaw gateway per lane (install it first: scripts/install-openclaw.sh).
+    Openclaw,
+    /// Both, reported side by side.
+    Both,
 }
 
 #[derive(Clone, Copy, ValueEnum)]
@@ -145,6 +185,8 @@ fn main() -> ExitCode {
         match cli.command {
             Command::Suite(args) => suite(args).await,
             Command::List { scenario_dirs } => list(&scenario_dirs),
+            Command::Load { sessions } => load(sessions).await,
+            Command::Compare(args) => compare(args).await,
             Command::Provider { port } => provider(port).await,
             Command::Gateway {
                 config,
@@ -167,35 +209,99 @@ fn harness_fail(error: HarnessError) -> ExitCode {
     }
 }
 
+async fn compare(args: CompareArgs) -> ExitCode {
+    use toolsearch_qa::compare::{
+        chart, parse_modes, parse_sizes, render, run_compare, CompareOptions,
+    };
+    let options = match (parse_sizes(&args.sizes), parse_modes(&args.modes)) {
+        (Ok(sizes), Ok(modes)) => CompareOptions { sizes, modes },
+        (Err(e), _) => return fail(2, &format!("--sizes: {e}")),
+        (_, Err(e)) => return fail(2, &format!("--modes: {e}")),
+    };
+    let report = match run_compare(options).await {
+        Ok(report) => report,
+        Err(e) => return harness_fail(e),
+    };
+    if let Some(path) = &args.chart {
+        if let Err(e) = std::fs::write(path, chart::svg(&report)) {
+            return fail(3, &format!("cannot write {}: {e}", path.display()));
+        }
+    }
+    match args.format {
+        CompareFormat::Table => print!("{}", render::table(&report)),
+        CompareFormat::Markdown => print!("{}", render::markdown(&report)),
+        CompareFormat::Json => match render::json(&report) {
+            Ok(text) => println!("{text}"),
+            Err(e) => return fail(3, &format!("cannot render JSON: {e}")),
+        },
+    }
+    ExitCode::SUCCESS
+}
+
 async fn suite(args: SuiteArgs) -> ExitCode {
     let ProviderMode::MockOpenai = args.provider_mode;
-    let TargetKind::Embedded = args.target;
     let scenarios = match load_all(&args.scenario_dirs).and_then(|all| select(all, &args.scenarios))
     {
         Ok(s) => s,
         Err(e) => return fail(2, &e.to_string()),
     };
     let scenarios = narrow(scenarios, args.filter.as_deref(), args.shard);
-    let progress = Progress::new(scenarios.iter().map(|s| s.lanes.len() as u64).sum());
-    let mut report =
-        match run_suite_with_progress(&EmbeddedTarget, &scenarios, &|s, l| progress.lane(s, l))
-            .await
-        {
-            Ok(r) => r,
-            Err(e) => {
-                progress.finish();
-                return harness_fail(e);
+    let targets: Vec<Box<dyn Target>> = match args.target {
+        TargetKind::Embedded => vec![Box::new(EmbeddedTarget)],
+        TargetKind::Openclaw | TargetKind::Both => {
+            let openclaw = match OpenClawTarget::locate() {
+                Ok(t) => Box::new(t) as Box<dyn Target>,
+                Err(e) => return harness_fail(e),
+            };
+            match args.target {
+                TargetKind::Both => vec![Box::new(EmbeddedTarget), openclaw],
+                _ => vec![openclaw],
             }
-        };
-    progress.finish();
-    if !args.no_snapshots {
-        if let Err(e) = report.check_snapshots(&args.snapshot_dir, args.update_snapshots) {
-            return fail(
-                3,
-                &format!("snapshots in {}: {e}", args.snapshot_dir.display()),
-            );
         }
+    };
+    let source = args
+        .provider_url
+        .clone()
+        .map_or(ProviderSource::Mock, ProviderSource::Url);
+    let mut reports = Vec::new();
+    for target in &targets {
+        let lanes = scenarios.iter().map(|s| s.lanes.len() as u64).sum();
+        let progress = Progress::new(lanes);
+        let result = run_suite_on(target.as_ref(), &scenarios, &source, &|s, l| {
+            progress.lane(s, l)
+        })
+        .await;
+        progress.finish();
+        let mut report = match result {
+            Ok(r) => r,
+            Err(e) => return harness_fail(e),
+        };
+        // Snapshots are taken on the embedded target, the reference for payload bytes.
+        if target.name() == "embedded" && !args.no_snapshots {
+            if let Err(e) = report.check_snapshots(&args.snapshot_dir, args.update_snapshots) {
+                return fail(
+                    3,
+                    &format!("snapshots in {}: {e}", args.snapshot_dir.display()),
+                );
+            }
+        }
+        reports.push(report);
     }
+    let report = match reports.len() {
+        1 => reports.remove(0),
+        _ => {
+            match args.format {
+                Format::Table => print!("{}", side_by_side(&reports)),
+                Format::Json => println!("{}", side_by_side_json(&reports)),
+            }
+            let ok = reports.iter().all(|r| r.ok);
+            return if ok {
+                ExitCode::SUCCESS
+            } else {
+                ExitCode::from(1)
+            };
+        }
+    };
     match args.format {
         Format::Table => print!("{}", report.to_table()),
         Format::Json => println!("{}", report.to_json()),
@@ -299,6 +405,20 @@ fn list(dirs: &[PathBuf]) -> ExitCode {
             ExitCode::SUCCESS
         }
         Err(e) => fail(2, &e.to_string()),
+    }
+}
+
+/// Exit 0 when every session is complete and separate, 1 when not (each problem on stderr).
+async fn load(sessions: usize) -> ExitCode {
+    match toolsearch_qa::harness::load::run_load(sessions).await {
+        Ok(report) => {
+            println!("{}", report.summary());
+            for problem in &report.problems {
+                eprintln!("problem: {problem}");
+            }
+            ExitCode::from(u8::from(!report.problems.is_empty()))
+        }
+        Err(e) => harness_fail(e),
     }
 }
 

@@ -34,7 +34,7 @@ fn suite_json_passes_with_exit_zero() {
     let scenario = &json["scenarios"][0];
     assert_eq!(scenario["scenario"], "tool-search-gateway-e2e");
     assert_eq!(scenario["targetTool"], "fake_plugin_tool_17");
-    assert_eq!(scenario["claims"].as_array().unwrap().len(), 11);
+    assert_eq!(scenario["claims"].as_array().unwrap().len(), 15);
     assert!(scenario["claims"]
         .as_array()
         .unwrap()
@@ -51,7 +51,7 @@ fn table_output_ends_with_the_count_line() {
         .stdout(predicate::str::contains(
             "FAKE_PLUGIN_OK fake_plugin_tool_17",
         ))
-        .stdout(predicate::str::ends_with("11 passed, 0 failed\n"));
+        .stdout(predicate::str::ends_with("15 passed, 0 failed\n"));
 }
 
 #[test]
@@ -60,7 +60,9 @@ fn unknown_scenario_is_a_usage_error() {
         .args(["suite", "--scenario", "no-such-scenario"])
         .assert()
         .code(2)
-        .stderr("error: unknown scenario \"no-such-scenario\"; known: tool-search-gateway-e2e, tool-search-mcp-target\n");
+        .stderr(predicate::str::starts_with(
+            "error: unknown scenario \"no-such-scenario\"; known: tool-search-gateway-e2e, fail-closed-f1-policy-denied",
+        ));
 }
 
 #[test]
@@ -70,8 +72,8 @@ fn list_names_the_reference_scenario() {
         .assert()
         .code(0)
         .stdout(predicate::str::starts_with(
-        "tool-search-gateway-e2e\tTool Search gateway end to end\tlanes: direct, tools, directory",
-    ));
+            "tool-search-gateway-e2e\tTool Search gateway end to end\tlanes: direct, tools, code, directory",
+        ));
 }
 
 #[test]
@@ -95,21 +97,92 @@ fn malformed_gateway_config_is_one_line_naming_the_file() {
 
 #[test]
 fn bad_scenario_file_in_a_scenario_dir_names_file_and_field() {
+    let stderr = list_fails_on("broken.toml", "id = \"b\"\ntitle = \"t\"\nprompt = 3\n");
+    assert!(
+        stderr.contains("broken.toml") && stderr.contains("prompt"),
+        "{stderr}"
+    );
+}
+
+#[test]
+fn a_scenario_file_dropped_in_a_dir_runs_through_the_binary() {
     let dir = tempfile::tempdir().unwrap();
     std::fs::write(
-        dir.path().join("broken.toml"),
-        "id = \"b\"\ntitle = \"t\"\nprompt = 3\n",
+        dir.path().join("mine.toml"),
+        r#"id = "my-approval-check"
+title = "An author's own scenario"
+prompt = "tool search qa check target=fake_plugin_tool_03"
+target_tool = "fake_plugin_tool_03"
+
+[catalog]
+plugin_id = "my-plugin"
+size = 5
+core_tools = false
+description_template = "Tool {n} of my plugin ({name})."
+
+[[claims]]
+id = "F3"
+tool = "fake_plugin_tool_03"
+error = "needs sign-off"
+
+[[lanes]]
+name = "tools"
+tool_search = { mode = "tools" }
+config = { tools = { approvals = [{ tool = "fake_plugin_tool_03", action = "deny", reason = "needs sign-off" }] } }
+expect = { declared_tools = 3, provider_requests = 3, searches = 1, calls = 1, catalog_size = 5, tool_errors = 2 }
+"#,
     )
     .unwrap();
+    let out = bin()
+        .args([
+            "suite",
+            "--scenario",
+            "my-approval-check",
+            "--format",
+            "json",
+            "--scenario-dir",
+        ])
+        .arg(dir.path())
+        .output()
+        .unwrap();
+    assert_eq!(
+        out.status.code(),
+        Some(0),
+        "stderr: {}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let json: Value = serde_json::from_slice(&out.stdout).unwrap();
+    let claims: Vec<(String, bool)> = json["scenarios"][0]["claims"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|c| (c["claim"].as_str().unwrap().to_string(), c["ok"] == true))
+        .collect();
+    assert_eq!(claims, [("F3".to_string(), true), ("T1".to_string(), true)]);
+}
+
+#[test]
+fn scenario_validation_error_names_file_line_and_field() {
+    let stderr = list_fails_on(
+        "bad.toml",
+        "id = \"b\"\ntitle = \"t\"\nprompt = \"p\"\ntarget_tool = \"x\"\n[catalog]\nplugin_id = \"p\"\nsize = 3\n\n[[claims]]\nid = \"F9\"\n\n[[lanes]]\nname = \"a\"\ntool_search = false\n",
+    );
+    assert!(
+        stderr
+            .contains("bad.toml: line 9: claims[0]: id: unknown claim \"F9\"; expected one of C1"),
+        "{stderr}"
+    );
+}
+
+/// Runs `list` with one scenario file in a temp `--scenario-dir`; expects exit 2 and returns stderr.
+fn list_fails_on(file: &str, text: &str) -> String {
+    let dir = tempfile::tempdir().unwrap();
+    std::fs::write(dir.path().join(file), text).unwrap();
     let out = bin()
         .args(["list", "--scenario-dir"])
         .arg(dir.path())
         .output()
         .unwrap();
     assert_eq!(out.status.code(), Some(2));
-    let stderr = String::from_utf8(out.stderr).unwrap();
-    assert!(
-        stderr.contains("broken.toml") && stderr.contains("prompt"),
-        "{stderr}"
-    );
+    String::from_utf8(out.stderr).unwrap()
 }

@@ -136,7 +136,7 @@ async fn bad_requests_get_400_or_404_and_the_server_keeps_serving() {
             r#"{"input": "hi", "tools": [{"type": "function", "name": "fake_plugin_tool_01"}]}"#,
             "qa",
             400,
-            "collides with a gateway tool",
+            "collides with the openclaw tool openclaw:fixture:fake_plugin_tool_01",
         ),
         (
             r#"{"input": "hi"}"#,

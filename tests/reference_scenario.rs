@@ -27,14 +27,18 @@ async fn every_claim_holds_with_exact_figures() {
         [
             ("C1", "direct"),
             ("C2", "tools"),
+            ("C2", "code"),
             ("C2", "directory"),
             ("C3", "direct"),
             ("C4", "tools"),
+            ("C4", "code"),
             ("C4", "directory"),
             ("C5", "tools"),
+            ("C5", "code"),
             ("C5", "directory"),
             ("C6", "direct"),
             ("C6", "tools"),
+            ("C6", "code"),
             ("C6", "directory")
         ]
     );
@@ -73,6 +77,24 @@ async fn every_claim_holds_with_exact_figures() {
     assert_eq!(tools["sessionLog"]["catalogSize"], 42);
     assert_eq!(tools["sessionLog"]["finalTool"], "fake_plugin_tool_17");
     assert_eq!(tools["sessionLog"]["finalToolSource"], "openclaw");
+
+    let code = &scenario.lanes["code"];
+    assert_eq!(code["providerRequestCount"], 2);
+    assert_eq!(
+        code["providerDeclaredToolNames"],
+        serde_json::json!(["session_status", "tool_search_code"])
+    );
+    assert_eq!(
+        code["providerPlannedTools"],
+        serde_json::json!(["tool_search_code", null])
+    );
+    assert_eq!(code["sessionLog"]["searches"], 1);
+    assert_eq!(code["sessionLog"]["calls"], 1);
+    assert_eq!(code["sessionLog"]["bridgedCalls"], 1);
+    assert_eq!(
+        code["gatewayOutputText"],
+        "FAKE_PLUGIN_OK fake_plugin_tool_17"
+    );
 
     let direct_bytes = direct["firstRequestBytes"].as_u64().unwrap();
     let tools_bytes = tools["firstRequestBytes"].as_u64().unwrap();
@@ -116,5 +138,5 @@ async fn two_runs_give_identical_figures_and_claims() {
     let Value::Object(lanes) = &strip(&a)["scenarios"][0]["lanes"] else {
         panic!("lanes")
     };
-    assert_eq!(lanes.len(), 3);
+    assert_eq!(lanes.len(), 4);
 }

@@ -10,7 +10,7 @@ pub mod policy;
 use serde::{Deserialize, Serialize};
 use serde_json::Value;
 
-pub use policy::ToolPolicy;
+pub use policy::{matches as glob_matches, ToolPolicy};
 
 /// Where a tool comes from (spec §3). Serialised lower-case, as on the wire.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize, Deserialize)]

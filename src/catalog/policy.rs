@@ -32,7 +32,7 @@ impl ToolPolicy {
 }
 
 /// Glob match where `*` is the only wildcard.
-fn matches(pattern: &str, text: &str) -> bool {
+pub fn matches(pattern: &str, text: &str) -> bool {
     let mut parts = pattern.split('*');
     let first = parts.next().unwrap_or("");
     let Some(mut rest) = text.strip_prefix(first) else {

@@ -4,6 +4,7 @@
 //! Unknown keys inside `tools` and `tools.toolSearch` are errors that name the key, because a
 //! typo there silently changes what the model sees.
 
+mod guards;
 mod tool_search;
 
 use std::collections::BTreeMap;
@@ -13,6 +14,7 @@ use serde::Deserialize;
 use thiserror::Error;
 
 use crate::catalog::ToolPolicy;
+pub use guards::{Guard, GuardRule, HooksConfig, RuleAction};
 pub use tool_search::{SandboxBackend, ToolSearchMode, ToolSearchSettings};
 
 #[derive(Debug, Error)]
@@ -45,6 +47,9 @@ pub struct GatewayConfig {
     /// Our extension: which tools the embedded gateway loads (OpenClaw loads plugins instead).
     #[serde(default)]
     pub catalog: CatalogConfig,
+    /// Our extension: declarative `before_tool_call` hook rules.
+    #[serde(default)]
+    pub hooks: HooksConfig,
     /// Everything else an OpenClaw config may carry (gateway, plugins, logging, …); kept, not used.
     #[serde(flatten)]
     pub other: BTreeMap<String, serde_json::Value>,
@@ -67,6 +72,13 @@ pub struct ProviderConfig {
     pub api_key: Option<String>,
     #[serde(default)]
     pub api: Option<String>,
+    /// Request the provider with `stream: true` and read its Server-Sent Events (a real OpenClaw
+    /// gateway always streams).
+    #[serde(default)]
+    pub stream: bool,
+    /// Our extension: how long the gateway waits for one provider response (default 30 s).
+    #[serde(default)]
+    pub timeout_ms: Option<u64>,
     #[serde(flatten)]
     pub other: BTreeMap<String, serde_json::Value>,
 }
@@ -112,6 +124,9 @@ pub struct ToolsConfig {
     pub deny: Vec<String>,
     #[serde(default)]
     pub also_allow: Vec<String>,
+    /// Our extension: declarative approval rules, applied to direct and bridged calls alike.
+    #[serde(default)]
+    pub approvals: Vec<GuardRule>,
 }
 
 /// `catalog` (our extension): the fake plugin, the stand-in core tools and MCP servers.
@@ -125,6 +140,10 @@ pub struct CatalogConfig {
     /// MCP servers to attach, by server name (the name becomes the entries' `sourceName`).
     #[serde(default)]
     pub mcp_servers: BTreeMap<String, McpServerConfig>,
+    /// Test knob (fail-closed F2): tool names or ids the gateway's live registry drops right after
+    /// the first search of a run, so a call that follows the search finds them gone.
+    #[serde(default)]
+    pub withdraw_after_search: Vec<String>,
 }
 
 impl Default for CatalogConfig {
@@ -133,6 +152,7 @@ impl Default for CatalogConfig {
             fake_plugin: None,
             core_tools: true,
             mcp_servers: BTreeMap::new(),
+            withdraw_after_search: Vec::new(),
         }
     }
 }
@@ -150,10 +170,16 @@ fn yes() -> bool {
 }
 
 #[derive(Debug, Clone, Deserialize)]
-#[serde(deny_unknown_fields)]
+#[serde(rename_all = "camelCase", deny_unknown_fields)]
 pub struct FakePluginConfig {
     pub id: String,
     pub size: usize,
+    /// Description of every fake tool; `{n}` is its number, `{name}` its name.
+    #[serde(default)]
+    pub description_template: Option<String>,
+    /// Fake tool names kept out of the catalogue and visible to the model.
+    #[serde(default)]
+    pub direct_only: Vec<String>,
 }
 
 /// A loaded config with its Tool Search settings resolved.
@@ -162,6 +188,10 @@ pub struct LoadedConfig {
     pub raw: GatewayConfig,
     pub tool_search: ToolSearchSettings,
     pub policy: ToolPolicy,
+    /// `tools.approvals`, compiled.
+    pub approvals: Guard,
+    /// `hooks.beforeToolCall`, compiled.
+    pub before_tool_call: Guard,
 }
 
 impl LoadedConfig {
@@ -212,10 +242,25 @@ pub fn parse(text: &str, origin: &str) -> Result<LoadedConfig, ConfigError> {
         deny: raw.tools.deny.clone(),
         also_allow: raw.tools.also_allow.clone(),
     };
+    let invalid = |(field, message)| ConfigError::Invalid {
+        origin: origin.to_string(),
+        field,
+        message,
+    };
+    let approvals =
+        Guard::compile("approval", "tools.approvals", &raw.tools.approvals).map_err(invalid)?;
+    let before_tool_call = Guard::compile(
+        "before_tool_call hook",
+        "hooks.beforeToolCall",
+        &raw.hooks.before_tool_call,
+    )
+    .map_err(invalid)?;
     Ok(LoadedConfig {
         raw,
         tool_search,
         policy,
+        approvals,
+        before_tool_call,
     })
 }
 
@@ -292,6 +337,45 @@ mod tests {
             err.to_string(),
             "gateway config x.json5: tools.toolSearch.limit: unknown key; expected one of enabled, mode, \
              codeTimeoutMs, searchDefaultLimit, maxSearchLimit, sandbox, nodePath"
+        );
+    }
+
+    #[test]
+    fn approval_and_hook_rules_load_and_apply() {
+        let cfg = parse(
+            r#"{ tools: { approvals: [{ tool: "fake_*", action: "deny", reason: "needs a human" }] },
+                 hooks: { beforeToolCall: [{ argsPattern: "secret", action: "deny" }] },
+                 catalog: { withdrawAfterSearch: ["fake_plugin_tool_17"] } }"#,
+            "x.json5",
+        )
+        .unwrap();
+        let args = serde_json::json!({ "marker": "secret" });
+        assert_eq!(
+            cfg.approvals.check("fake_1", "a:b:fake_1", &args),
+            Err("denied by approval: needs a human".to_string())
+        );
+        assert_eq!(
+            cfg.before_tool_call
+                .check("exec", "openclaw:core:exec", &args),
+            Err("denied by before_tool_call hook: no reason given".to_string())
+        );
+        assert_eq!(
+            cfg.raw.catalog.withdraw_after_search,
+            ["fake_plugin_tool_17"]
+        );
+    }
+
+    #[test]
+    fn bad_hook_pattern_names_the_field() {
+        let err = parse(
+            r#"{ hooks: { beforeToolCall: [{ argsPattern: "[", action: "deny" }] } }"#,
+            "x.json5",
+        )
+        .unwrap_err()
+        .to_string();
+        assert!(
+            err.starts_with("gateway config x.json5: hooks.beforeToolCall[0].argsPattern: expected a regular expression"),
+            "{err}"
         );
     }
 

@@ -756,31 +756,4 @@ mod tests {
         assert_eq!(collapse(" a \n b\t c ", 180), "a b c");
         assert_eq!(collapse("abcdef", 4), "abc…");
     }
-
-    /// Timing of the 10,000-tool index and one search; printed, not asserted.
-    /// Run: `cargo test --release --lib engine::catalog::tests::timing -- --ignored --nocapture`.
-    #[test]
-    #[ignore]
-    fn timing_10k() {
-        let entries = fake_plugin_tools(FIXTURE_PLUGIN_ID, 10_000);
-        let start = std::time::Instant::now();
-        let catalog = ToolCatalog::new(entries, SearchLimits::default());
-        let built = start.elapsed();
-        let start = std::time::Instant::now();
-        let top = catalog.search("fake plugin tool 4242 marker", 8);
-        let searched = start.elapsed();
-        let start = std::time::Instant::now();
-        let Ok(entry) = catalog.lookup("fake_plugin_tool_04242").cloned() else {
-            panic!("missing")
-        };
-        let first = catalog.validate_input(&entry, &json!({"marker": "x"}));
-        let compile = start.elapsed();
-        let start = std::time::Instant::now();
-        let second = catalog.validate_input(&entry, &json!({"marker": "x"}));
-        let again = start.elapsed();
-        println!(
-            "10k tools: index build {built:?}, one search {searched:?} ({} hits), first validation (compile) {compile:?}, second {again:?}; {first:?} {second:?}",
-            top.len()
-        );
-    }
 }

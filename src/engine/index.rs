@@ -54,20 +54,22 @@ impl Bm25Index {
         let mut doc_len = Vec::with_capacity(docs.len());
         for (doc, words) in docs.iter().enumerate() {
             doc_len.push(u32::try_from(words.len()).unwrap_or(u32::MAX));
-            let mut counts: HashMap<&str, u32> = HashMap::new();
-            for w in words {
-                *counts.entry(w.as_str()).or_default() += 1;
-            }
+            let mut sorted: Vec<&str> = words.iter().map(String::as_str).collect();
+            sorted.sort_unstable();
             let doc = u32::try_from(doc).unwrap_or(u32::MAX);
-            for (term, tf) in counts {
-                terms
-                    .entry(term.to_string())
-                    .or_insert_with(|| TermInfo {
-                        idf: 0.0,
-                        postings: Vec::new(),
-                    })
-                    .postings
-                    .push(Posting { doc, tf });
+            for run in sorted.chunk_by(|a, b| a == b) {
+                let tf = u32::try_from(run.len()).unwrap_or(u32::MAX);
+                let posting = Posting { doc, tf };
+                match terms.get_mut(run[0]) {
+                    Some(info) => info.postings.push(posting),
+                    None => {
+                        let info = TermInfo {
+                            idf: 0.0,
+                            postings: vec![posting],
+                        };
+                        terms.insert(run[0].to_string(), info);
+                    }
+                }
             }
         }
         let total: u64 = doc_len.iter().map(|&l| u64::from(l)).sum();

@@ -38,7 +38,8 @@ impl SurfaceMode {
         }
     }
 
-    fn controls(self) -> &'static [&'static str] {
+    /// The control tools this surface declares.
+    pub fn controls(self) -> &'static [&'static str] {
         match self {
             SurfaceMode::Direct => &[],
             SurfaceMode::Code => &[TOOL_SEARCH_CODE],

@@ -101,6 +101,7 @@ async fn run_turn_inner(
         Arc::new(state.config.policy.clone()),
         Arc::new(surface.eligible.clone()),
     )
+    .with_guards(state.guards())
     .with_mcp(state.mcp.clone());
     let mut outcome = None;
 
@@ -110,6 +111,7 @@ async fn run_turn_inner(
             &input,
             &declarations,
             request.max_output_tokens,
+            state.provider.streams(),
         );
         let bytes = serde_json::to_vec(&body).unwrap_or_default();
         log.append(
@@ -135,7 +137,15 @@ async fn run_turn_inner(
                         client_calls.push(handoff.item);
                         continue;
                     }
-                    let result = dispatch(&surface, &runner, &call_id, &name, &arguments).await;
+                    let result = dispatch(
+                        &surface,
+                        &runner,
+                        state.code.as_ref(),
+                        &call_id,
+                        &name,
+                        &arguments,
+                    )
+                    .await;
                     log_tool_result(log, &call_id, &name, &result)?;
                     log_bridged(log, &call_id, runner.take_bridged())?;
                     input.push(json!({ "type": "function_call_output", "call_id": call_id, "output": result.output }));
@@ -182,17 +192,19 @@ fn log_handoff(log: &SessionLog, call_id: &str, handoff: &Handoff) -> std::io::R
     )
 }
 
-fn provider_body(
+/// The Responses API request body: model, input, tools, stream, max_output_tokens, store.
+pub fn provider_body(
     model: &str,
     input: &[Value],
     tools: &[Value],
     max_output_tokens: Option<u64>,
+    stream: bool,
 ) -> Value {
     let mut body = json!({ "model": model, "input": input });
     if !tools.is_empty() {
         body["tools"] = Value::from(tools.to_vec());
     }
-    body["stream"] = Value::Bool(false);
+    body["stream"] = Value::Bool(stream);
     if let Some(max) = max_output_tokens {
         body["max_output_tokens"] = Value::from(max);
     }

@@ -3,6 +3,7 @@
 
 use serde_json::{json, Value};
 
+use super::code_mode::CodeRuntime;
 use super::execute::{result_text, GatewayRunner};
 use crate::engine::directory::exact_name_entry;
 use crate::engine::surface::{TOOL_CALL, TOOL_DESCRIBE, TOOL_SEARCH, TOOL_SEARCH_CODE};
@@ -45,6 +46,7 @@ const STRUCTURED_HINT: &str =
 pub async fn dispatch(
     surface: &Surface,
     runner: &GatewayRunner,
+    code: Option<&CodeRuntime>,
     call_id: &str,
     name: &str,
     arguments: &str,
@@ -60,12 +62,20 @@ pub async fn dispatch(
     };
     let result = match (surface.is_control(name), &surface.run) {
         (true, Some(run)) => match name {
-            TOOL_SEARCH => search(run, &args),
+            TOOL_SEARCH => search(run, &args).inspect(|_| {
+                runner.after_search();
+            }),
             TOOL_DESCRIBE => describe(run, &args),
             TOOL_CALL => call(run, runner, call_id, &args).await,
-            TOOL_SEARCH_CODE => Err(EngineError::InvalidInput(
-                "tool_search_code has no sandbox in this build".into(),
-            )),
+            TOOL_SEARCH_CODE => match code {
+                Some(code) => match string_arg(&args, "code") {
+                    Ok(source) => code.run(source, run, runner, call_id).await,
+                    Err(e) => Err(e),
+                },
+                None => Err(EngineError::InvalidInput(
+                    "tool_search_code has no sandbox on this gateway".into(),
+                )),
+            },
             _ => Err(EngineError::InvalidInput(format!("unknown control {name}"))),
         },
         _ => return direct(surface, runner, name, &args).await,

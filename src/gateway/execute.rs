@@ -1,4 +1,5 @@
-//! The gateway's normal execution path for one tool: policy, then the executor.
+//! The gateway's normal execution path for one tool: policy, approval rules, `before_tool_call`
+//! hook rules, then the executor.
 //!
 //! MCP tools run with `tools/call` on their server (see [`super::mcp`]).
 //! Every call reaches a tool through here — a direct call by the model and a call bridged through
@@ -13,7 +14,8 @@ use serde_json::{json, Value};
 
 use super::mcp::McpHub;
 use crate::catalog::fake::fake_tool_result;
-use crate::catalog::{Executor, ToolEntry, ToolPolicy};
+use crate::catalog::{glob_matches, Executor, ToolEntry, ToolPolicy};
+use crate::config::Guard;
 use crate::engine::{CallOutcome, EngineError, ToolRunner};
 
 /// A target call made through a control tool.
@@ -30,18 +32,29 @@ pub struct BridgedCall {
 #[derive(Clone)]
 pub struct GatewayRunner {
     policy: Arc<ToolPolicy>,
-    /// The run's policy-allowed tools: what a bridged call may still reach.
-    available: Arc<Vec<ToolEntry>>,
+    /// The run's live tool registry: the policy-allowed tools a bridged call may still reach.
+    available: Arc<Mutex<Vec<ToolEntry>>>,
+    guards: Arc<Guards>,
     bridged: Arc<Mutex<Vec<BridgedCall>>>,
     /// The MCP servers `Executor::Mcp` tools run on.
     mcp: Arc<McpHub>,
+}
+
+/// What a call must pass after policy, and the registry's test knob.
+#[derive(Debug, Clone, Default)]
+pub struct Guards {
+    pub approvals: Guard,
+    pub before_tool_call: Guard,
+    /// Names or ids the registry drops after the first search (`catalog.withdrawAfterSearch`).
+    pub withdraw_after_search: Vec<String>,
 }
 
 impl GatewayRunner {
     pub fn new(policy: Arc<ToolPolicy>, available: Arc<Vec<ToolEntry>>) -> Self {
         GatewayRunner {
             policy,
-            available,
+            available: Arc::new(Mutex::new(available.to_vec())),
+            guards: Arc::default(),
             bridged: Arc::default(),
             mcp: Arc::default(),
         }
@@ -53,41 +66,90 @@ impl GatewayRunner {
         self
     }
 
+    /// The same runner, applying `guards` to every call.
+    pub fn with_guards(mut self, guards: Guards) -> Self {
+        self.guards = Arc::new(guards);
+        self
+    }
+
+    /// Called after a search ran: the registry drops the tools `catalog.withdrawAfterSearch`
+    /// names (they became unavailable between search and call). Returns the ids dropped now.
+    pub fn after_search(&self) -> Vec<String> {
+        let names = &self.guards.withdraw_after_search;
+        if names.is_empty() {
+            return Vec::new();
+        }
+        let mut live = self.available.lock().unwrap_or_else(|p| p.into_inner());
+        let gone = |e: &ToolEntry| {
+            names
+                .iter()
+                .any(|n| glob_matches(n, &e.name) || glob_matches(n, &e.id))
+        };
+        let dropped = live
+            .iter()
+            .filter(|e| gone(e))
+            .map(|e| e.id.clone())
+            .collect();
+        live.retain(|e| !gone(e));
+        dropped
+    }
+
     /// Takes the bridged calls recorded since the last call of this function.
     pub fn take_bridged(&self) -> Vec<BridgedCall> {
         std::mem::take(&mut *self.bridged.lock().unwrap_or_else(|p| p.into_inner()))
     }
 
-    /// Executes `entry` with `args` (policy first). Used for direct calls.
+    /// Executes `entry` with `args`: policy, approval rules and `before_tool_call` hook rules
+    /// first, in that order; the first that blocks is reported and nothing runs.
     pub async fn execute(
         &self,
         entry: &ToolEntry,
         args: &Value,
     ) -> Result<CallOutcome, EngineError> {
+        let blocked = |reason: String| EngineError::Blocked {
+            tool: entry.name.clone(),
+            reason,
+        };
         if !self.policy.allows(&entry.name, &entry.id) {
-            return Err(EngineError::Blocked {
-                tool: entry.name.clone(),
-                reason: "denied by tool policy".into(),
-            });
+            return Err(blocked("denied by tool policy".into()));
         }
+        self.guards
+            .approvals
+            .check(&entry.name, &entry.id, args)
+            .map_err(blocked)?;
+        self.guards
+            .before_tool_call
+            .check(&entry.name, &entry.id, args)
+            .map_err(blocked)?;
         if let Executor::Mcp { server } = &entry.executor {
-            return self
-                .mcp
-                .call(server, &entry.name, args)
-                .await
-                .map(|result| CallOutcome { result })
-                .map_err(|e| EngineError::ExecutionFailed {
-                    name: entry.name.clone(),
-                    message: e.to_string(),
-                });
+            return self.run_mcp(server, entry, args).await;
         }
         run_executor(entry, args)
+    }
+
+    /// `tools/call` on the entry's MCP server; its failure is the tool's execution error.
+    async fn run_mcp(
+        &self,
+        server: &str,
+        entry: &ToolEntry,
+        args: &Value,
+    ) -> Result<CallOutcome, EngineError> {
+        self.mcp
+            .call(server, &entry.name, args)
+            .await
+            .map(|result| CallOutcome { result })
+            .map_err(|e| EngineError::ExecutionFailed {
+                name: entry.name.clone(),
+                message: e.to_string(),
+            })
     }
 }
 
 impl ToolRunner for GatewayRunner {
     fn is_available(&self, entry: &ToolEntry) -> bool {
         self.available
+            .lock()
+            .unwrap_or_else(|p| p.into_inner())
             .iter()
             .any(|e| e.id == entry.id && e.executor == entry.executor)
     }

@@ -1,7 +1,9 @@
 //! HTTP surface of the embedded gateway: routes, request parsing and JSON errors.
 //!
 //! Every failure is a JSON body `{error: {type, message}}` with a 4xx/5xx status that says what
-//! was wrong; a bad request never takes the server down.
+//! was wrong; a bad request never takes the server down. With `stream: true` a finished turn is
+//! sent as Server-Sent Events (see [`super::sse`]); a turn that fails is still a JSON error with
+//! its status, because the gateway answers only once the turn is over.
 
 use std::sync::Arc;
 
@@ -54,8 +56,7 @@ async fn responses(
         Ok(r) => r,
         Err(response) => return response,
     };
-    let model = request.1;
-    let request = request.0;
+    let (request, model, stream) = request;
     let session_id = session_id_for_key(&request.session_key);
     let lock = state.session_lock(&request.session_key);
     let _turn = lock.lock().await;
@@ -79,15 +80,19 @@ async fn responses(
                     message_item(&format!("msg_{session_id}_{turn_number}"), &outcome.text),
                 );
             }
-            Json(json!({
+            let response = json!({
                 "id": format!("resp_{session_id}_{turn_number}"),
                 "object": "response",
                 "status": "completed",
                 "model": model,
                 "output": output,
                 "usage": { "input_tokens": 0, "output_tokens": 0, "total_tokens": 0 },
-            }))
-            .into_response()
+            });
+            if stream {
+                event_stream(&response)
+            } else {
+                Json(response).into_response()
+            }
         }
         Err(TurnError::Upstream(e)) => {
             error(StatusCode::BAD_GATEWAY, "upstream_error", e.to_string())
@@ -105,6 +110,17 @@ async fn responses(
     }
 }
 
+fn event_stream(response: &Value) -> Response {
+    (
+        [
+            (axum::http::header::CONTENT_TYPE, "text/event-stream"),
+            (axum::http::header::CACHE_CONTROL, "no-cache"),
+        ],
+        super::sse::encode_response(response),
+    )
+        .into_response()
+}
+
 fn message_item(id: &str, text: &str) -> Value {
     json!({
         "type": "message", "id": id, "role": "assistant", "status": "completed",
@@ -112,22 +128,22 @@ fn message_item(id: &str, text: &str) -> Value {
     })
 }
 
-/// Validates a `/v1/responses` body; returns the turn and the model name to echo.
+/// Validates a `/v1/responses` body; returns the turn, the model name to echo and whether to stream.
 fn parse_request(
     state: &GatewayState,
     headers: &HeaderMap,
     body: &[u8],
-) -> Result<(TurnRequest, String), Response> {
+) -> Result<(TurnRequest, String, bool), Response> {
     let body: Value = serde_json::from_slice(body)
         .map_err(|e| bad_request(format!("body is not valid JSON: {e}")))?;
     let Value::Object(fields) = &body else {
         return Err(bad_request("body must be a JSON object"));
     };
-    if fields.get("stream").and_then(Value::as_bool) == Some(true) {
-        return Err(bad_request(
-            "stream: true is not supported by this gateway yet; send stream: false",
-        ));
-    }
+    let stream = match fields.get("stream") {
+        None | Some(Value::Null) => false,
+        Some(Value::Bool(b)) => *b,
+        Some(_) => return Err(bad_request("stream must be true or false")),
+    };
     let input = parse_input(fields.get("input"))?;
     let client_tools = parse_client_tools(state, fields.get("tools"))?;
     let max_output_tokens = match fields.get("max_output_tokens") {
@@ -167,6 +183,7 @@ fn parse_request(
             max_output_tokens,
         },
         model,
+        stream,
     ))
 }
 

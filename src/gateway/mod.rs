@@ -4,12 +4,14 @@
 
 pub mod agent;
 pub mod client;
+pub mod code_mode;
 pub mod dispatch;
 pub mod execute;
 pub mod http;
 pub mod mcp;
 pub mod prompt;
 pub mod session_log;
+pub mod sse;
 pub mod upstream;
 
 use std::collections::HashMap;
@@ -27,9 +29,10 @@ use tokio::task::JoinHandle;
 use crate::catalog::fake::{core_tools, fake_plugin_tools};
 use crate::catalog::ToolEntry;
 use crate::config::{LoadedConfig, ToolSearchMode};
+use code_mode::CodeRuntime;
 use upstream::ProviderClient;
 
-/// How long the gateway waits for one provider response.
+/// How long the gateway waits for one provider response unless `models.providers.<id>.timeoutMs` says otherwise.
 pub const PROVIDER_TIMEOUT: Duration = Duration::from_secs(30);
 
 #[derive(Debug, Error)]
@@ -57,6 +60,8 @@ pub struct GatewayState {
     pub model: String,
     /// Whether code mode can run here; `Err` says why not.
     pub code_runtime: Result<(), String>,
+    /// The sandbox `tool_search_code` runs in; only when code mode is configured and it can start.
+    pub code: Option<CodeRuntime>,
     /// The attached MCP servers (empty until [`GatewayState::attach_mcp`]).
     pub mcp: Arc<mcp::McpHub>,
     agents: Vec<String>,
@@ -67,17 +72,21 @@ pub struct GatewayState {
 impl GatewayState {
     pub fn new(config: LoadedConfig, state_dir: PathBuf) -> Result<Self, GatewayError> {
         let (provider, model) = config.primary_model().ok_or(GatewayError::NoProvider)?;
-        let provider = ProviderClient::new(
-            &provider.base_url,
-            provider.api_key.clone(),
-            PROVIDER_TIMEOUT,
-        )?;
+        let timeout = provider
+            .timeout_ms
+            .filter(|ms| *ms > 0)
+            .map_or(PROVIDER_TIMEOUT, Duration::from_millis);
+        let provider = ProviderClient::new(&provider.base_url, provider.api_key.clone(), timeout)?
+            .streaming(provider.stream);
         let tools = catalog_tools(&config);
         let mut agents = vec!["main".to_string()];
         agents.extend(config.raw.agents.list.iter().map(|a| a.id.clone()));
-        let code_runtime = match config.tool_search.mode {
-            Some(ToolSearchMode::Code) => Err("no code sandbox backend in this build".to_string()),
-            _ => Ok(()),
+        let (code, code_runtime) = match config.tool_search.mode {
+            Some(ToolSearchMode::Code) => {
+                let (runtime, probe) = CodeRuntime::from_settings(&config.tool_search);
+                (probe.is_ok().then_some(runtime), probe)
+            }
+            _ => (None, Ok(())),
         };
         Ok(GatewayState {
             config,
@@ -86,6 +95,7 @@ impl GatewayState {
             provider,
             model,
             code_runtime,
+            code,
             mcp: Arc::default(),
             agents,
             histories: Mutex::default(),
@@ -98,6 +108,15 @@ impl GatewayState {
         self.tools.extend(hub.entries());
         self.tools.sort_by(|a, b| a.id.cmp(&b.id));
         self.mcp = Arc::new(hub);
+    }
+
+    /// The config's call guards and registry knob, for a run's [`execute::GatewayRunner`].
+    pub fn guards(&self) -> execute::Guards {
+        execute::Guards {
+            approvals: self.config.approvals.clone(),
+            before_tool_call: self.config.before_tool_call.clone(),
+            withdraw_after_search: self.config.raw.catalog.withdraw_after_search.clone(),
+        }
     }
 
     pub fn knows_agent(&self, agent: &str) -> bool {
@@ -143,10 +162,36 @@ pub fn catalog_tools(config: &LoadedConfig) -> Vec<ToolEntry> {
         Vec::new()
     };
     if let Some(plugin) = &catalog.fake_plugin {
-        tools.extend(fake_plugin_tools(&plugin.id, plugin.size));
+        tools.extend(
+            fake_plugin_tools(&plugin.id, plugin.size)
+                .into_iter()
+                .map(|mut tool| {
+                    if let Some(template) = &plugin.description_template {
+                        tool.description = fill_template(template, &tool);
+                    }
+                    if plugin.direct_only.contains(&tool.name) {
+                        tool = tool.direct_only();
+                    }
+                    tool
+                }),
+        );
     }
     tools.sort_by(|a, b| a.id.cmp(&b.id));
     tools
+}
+
+/// A description template filled for one fake tool: `{name}` and `{n}` (its number).
+fn fill_template(template: &str, tool: &ToolEntry) -> String {
+    let number = tool
+        .name
+        .rsplit('_')
+        .next()
+        .and_then(|n| n.parse::<usize>().ok())
+        .map(|n| n.to_string())
+        .unwrap_or_default();
+    template
+        .replace("{name}", &tool.name)
+        .replace("{n}", &number)
 }
 
 /// A gateway serving on a loopback port until stopped (or dropped).

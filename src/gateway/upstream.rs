@@ -1,7 +1,11 @@
 //! The gateway's client for the model provider (OpenAI Responses API over HTTP).
 //!
 //! The request body is serialised once and those exact bytes are sent, so the sizes the
-//! session log reports are the sizes on the wire.
+//! session log reports are the sizes on the wire. A streaming client reads the provider's
+//! Server-Sent Events back into the same output items, so nothing downstream knows the difference.
+//!
+//! Failures are values that name the provider URL and what went wrong. A 429 is not retried: the
+//! error carries the provider's `retry-after` so the caller (and a CI log) sees why the turn failed.
 
 use std::time::Duration;
 
@@ -22,6 +26,18 @@ pub enum UpstreamError {
     Malformed { url: String, message: String },
     #[error("provider at {url} answered JSON of the wrong shape: {message}")]
     Shape { url: String, message: String },
+    #[error("provider at {url} is rate limiting (HTTP 429, retry-after: {retry_after}); not retried: {body}")]
+    RateLimited {
+        url: String,
+        retry_after: String,
+        body: String,
+    },
+    #[error(
+        "provider at {url} did not answer within {timeout_ms} ms (models.providers.<id>.timeoutMs)"
+    )]
+    Timeout { url: String, timeout_ms: u128 },
+    #[error("provider at {url} sent a broken event stream: {message}")]
+    Stream { url: String, message: String },
 }
 
 /// One item of the provider's `output` the gateway acts on.
@@ -42,6 +58,8 @@ pub struct ProviderClient {
     http: reqwest::Client,
     url: String,
     api_key: Option<String>,
+    timeout: Duration,
+    stream: bool,
 }
 
 impl ProviderClient {
@@ -59,7 +77,24 @@ impl ProviderClient {
                 url: url.clone(),
                 message: e.to_string(),
             })?;
-        Ok(ProviderClient { http, url, api_key })
+        Ok(ProviderClient {
+            http,
+            url,
+            api_key,
+            timeout,
+            stream: false,
+        })
+    }
+
+    /// Ask the provider for Server-Sent Events (`stream: true`) instead of one JSON body.
+    pub fn streaming(mut self, stream: bool) -> Self {
+        self.stream = stream;
+        self
+    }
+
+    /// Whether requests ask for a stream; the agent loop writes this into the body's `stream`.
+    pub fn streams(&self) -> bool {
+        self.stream
     }
 
     pub fn url(&self) -> &str {
@@ -78,7 +113,19 @@ impl ProviderClient {
         }
         let response = request.send().await.map_err(|e| self.connect_error(e))?;
         let status = response.status();
+        let retry_after = response
+            .headers()
+            .get("retry-after")
+            .and_then(|v| v.to_str().ok())
+            .map(str::to_string);
         let text = response.text().await.map_err(|e| self.connect_error(e))?;
+        if status.as_u16() == 429 {
+            return Err(UpstreamError::RateLimited {
+                url: self.url.clone(),
+                retry_after: retry_after.unwrap_or_else(|| "not given".into()),
+                body: clip(&text),
+            });
+        }
         if !status.is_success() {
             return Err(UpstreamError::Status {
                 url: self.url.clone(),
@@ -86,25 +133,37 @@ impl ProviderClient {
                 body: clip(&text),
             });
         }
-        let json: Value = serde_json::from_str(&text).map_err(|e| UpstreamError::Malformed {
-            url: self.url.clone(),
-            message: e.to_string(),
-        })?;
+        let json = self.response_json(&text)?;
         parse_output(&json).map_err(|message| UpstreamError::Shape {
             url: self.url.clone(),
             message,
         })
     }
 
+    /// The response object: the body itself, or the `response.completed` of a stream.
+    fn response_json(&self, text: &str) -> Result<Value, UpstreamError> {
+        if self.stream {
+            return super::sse::decode_stream(text).map_err(|message| UpstreamError::Stream {
+                url: self.url.clone(),
+                message,
+            });
+        }
+        serde_json::from_str(text).map_err(|e| UpstreamError::Malformed {
+            url: self.url.clone(),
+            message: e.to_string(),
+        })
+    }
+
     fn connect_error(&self, e: reqwest::Error) -> UpstreamError {
-        let message = if e.is_timeout() {
-            "timed out".to_string()
-        } else {
-            e.to_string()
-        };
+        if e.is_timeout() {
+            return UpstreamError::Timeout {
+                url: self.url.clone(),
+                timeout_ms: self.timeout.as_millis(),
+            };
+        }
         UpstreamError::Connect {
             url: self.url.clone(),
-            message,
+            message: e.to_string(),
         }
     }
 }

@@ -3,16 +3,18 @@
 //! C1 direct calls the target · C2 Tool Search calls the same target · C3 direct declares every
 //! fake schema byte-for-byte · C4 Tool Search declares only its controls and direct-only tools ·
 //! C5 Tool Search's request is smaller · C6 the session log answers spec §9 with the exact counts.
+//! A scenario that lists `claims` gets exactly those (with the fail-closed ones of
+//! [`super::fail_closed`]) plus T1, its lanes' exact expected figures.
 
 use serde::Serialize;
 use serde_json::Value;
 
+use super::fail_closed;
 use super::lane::{declared_tool_names, planned_wire_tool, LaneFigures, LaneObservation};
 use super::scenario::{Lane, Scenario};
 use crate::catalog::fake::{core_tools, fake_plugin_tools, FAKE_OK};
 use crate::catalog::{CatalogMode, ToolEntry};
-use crate::config::{ToolSearchMode, ToolSearchSettings};
-use crate::engine::surface::{TOOL_CALL, TOOL_DESCRIBE, TOOL_SEARCH, TOOL_SEARCH_CODE};
+use crate::engine::surface::{TOOL_CALL, TOOL_SEARCH, TOOL_SEARCH_CODE};
 
 /// One claim on one lane, with what was expected and what was seen.
 #[derive(Debug, Clone, PartialEq, Serialize)]
@@ -38,24 +40,27 @@ pub fn claim_title(claim: &str) -> &'static str {
         "C4" => "Tool Search exposes only the compact bridge and direct-only tools",
         "C5" => "Tool Search's request payload is smaller",
         "C6" => "session log shows the expected counts and bridged-call telemetry",
-        _ => "",
+        other => fail_closed::title(other).unwrap_or(""),
     }
 }
 
 /// One observed lane with its scenario lane and figures.
 pub struct Observed<'a> {
+    /// The target's name (`embedded`, `openclaw`): exact expectations are per target.
+    pub target: &'a str,
     pub lane: &'a Lane,
     pub observation: &'a LaneObservation,
     pub figures: LaneFigures,
 }
 
-struct Check {
-    ok: bool,
+/// One check of a claim.
+pub struct Check {
+    pub ok: bool,
     expected: String,
     actual: String,
 }
 
-fn check(ok: bool, expected: impl Into<String>, actual: impl Into<String>) -> Check {
+pub fn check(ok: bool, expected: impl Into<String>, actual: impl Into<String>) -> Check {
     Check {
         ok,
         expected: expected.into(),
@@ -89,6 +94,45 @@ fn verdict(claim: &str, lane: &str, checks: Vec<Check>) -> Verdict {
 
 /// Evaluates every claim that applies to the scenario's lanes, in a stable order.
 pub fn evaluate(scenario: &Scenario, lanes: &[Observed<'_>]) -> Vec<Verdict> {
+    if scenario.claims.is_empty() {
+        return regression_claims(scenario, lanes);
+    }
+    let regression = regression_claims(scenario, lanes);
+    let mut verdicts = Vec::new();
+    for spec in &scenario.claims {
+        let applies = |lane: &str| spec.lanes.is_empty() || spec.lanes.iter().any(|l| l == lane);
+        if spec.id.starts_with('C') {
+            verdicts.extend(
+                regression
+                    .iter()
+                    .filter(|v| v.claim == spec.id && applies(&v.lane))
+                    .cloned(),
+            );
+            continue;
+        }
+        for observed in lanes.iter().filter(|o| applies(&o.lane.name)) {
+            let checks = fail_closed::checks(scenario, spec, observed);
+            verdicts.push(verdict(&spec.id, &observed.lane.name, checks));
+        }
+    }
+    for observed in lanes.iter().filter(|o| o.lane.expect.is_set()) {
+        let checks = fail_closed::expected_figures(observed);
+        verdicts.push(verdict("T1", &observed.lane.name, checks));
+    }
+    sort_verdicts(&mut verdicts, lanes);
+    verdicts
+}
+
+fn sort_verdicts(verdicts: &mut [Verdict], lanes: &[Observed<'_>]) {
+    verdicts.sort_by(|a, b| {
+        a.claim
+            .cmp(&b.claim)
+            .then_with(|| lane_index(lanes, &a.lane).cmp(&lane_index(lanes, &b.lane)))
+    });
+}
+
+/// The regression claims C1–C6 on every lane they apply to.
+fn regression_claims(scenario: &Scenario, lanes: &[Observed<'_>]) -> Vec<Verdict> {
     let fake = fake_plugin_tools(&scenario.catalog.plugin_id, scenario.catalog.size);
     let direct = lanes.iter().find(|l| l.lane.is_direct());
     let mut verdicts = Vec::new();
@@ -120,11 +164,7 @@ pub fn evaluate(scenario: &Scenario, lanes: &[Observed<'_>]) -> Vec<Verdict> {
         }
         verdicts.push(verdict("C6", name, c6_session_log(scenario, observed)));
     }
-    verdicts.sort_by(|a, b| {
-        a.claim
-            .cmp(&b.claim)
-            .then_with(|| lane_index(lanes, &a.lane).cmp(&lane_index(lanes, &b.lane)))
-    });
+    sort_verdicts(&mut verdicts, lanes);
     verdicts
 }
 
@@ -281,7 +321,28 @@ fn c4_only_bridge_declared(
     fake: &[ToolEntry],
     o: &Observed<'_>,
 ) -> Vec<Check> {
-    let expected = expected_bridge_names(scenario, o);
+    let expected = match o.target {
+        "embedded" => expected_bridge_names(scenario, o),
+        // The real gateway's own direct-only tools are its business: expect the mode's controls
+        // plus whatever non-catalogue tools its first request declares, and no fake tool at all.
+        _ => {
+            let mut names = o.lane.controls();
+            let first = o
+                .observation
+                .requests
+                .first()
+                .map(|r| declared_tool_names(&r.body))
+                .unwrap_or_default();
+            names.extend(
+                first
+                    .into_iter()
+                    .filter(|n| !n.starts_with("tool_") && !fake.iter().any(|t| &t.name == n)),
+            );
+            names.sort();
+            names.dedup();
+            names
+        }
+    };
     let mut checks = Vec::new();
     for (i, request) in o.observation.requests.iter().enumerate() {
         let mut names = declared_tool_names(&request.body);
@@ -340,16 +401,7 @@ fn c4_only_bridge_declared(
 /// direct-only tools of the scenario's catalogue (and, in directory mode, the client tools of the
 /// turn, which the reference turn does not send), sorted.
 fn expected_bridge_names(scenario: &Scenario, o: &Observed<'_>) -> Vec<String> {
-    let settings =
-        ToolSearchSettings::resolve(Some(&o.lane.tool_search_json())).unwrap_or_default();
-    let controls: &[&str] = match settings.mode {
-        Some(ToolSearchMode::Code) => &[TOOL_SEARCH_CODE],
-        Some(ToolSearchMode::Tools | ToolSearchMode::Directory) => {
-            &[TOOL_SEARCH, TOOL_DESCRIBE, TOOL_CALL]
-        }
-        None => &[],
-    };
-    let mut names: Vec<String> = controls.iter().map(|c| c.to_string()).collect();
+    let mut names = o.lane.controls();
     if scenario.catalog.core_tools {
         names.extend(
             core_tools()
@@ -363,9 +415,7 @@ fn expected_bridge_names(scenario: &Scenario, o: &Observed<'_>) -> Vec<String> {
 }
 
 fn is_directory_lane(o: &Observed<'_>) -> bool {
-    ToolSearchSettings::resolve(Some(&o.lane.tool_search_json()))
-        .map(|s| s.mode == Some(ToolSearchMode::Directory))
-        .unwrap_or(false)
+    o.lane.surface_mode() == crate::engine::SurfaceMode::Directory
 }
 
 /// A string as it appears inside raw JSON (quotes stripped, escapes kept).
@@ -408,35 +458,7 @@ fn c5_smaller(o: &Observed<'_>, direct: Option<&Observed<'_>>) -> Vec<Check> {
 
 fn c6_session_log(scenario: &Scenario, o: &Observed<'_>) -> Vec<Check> {
     let s = &o.figures.session_log;
-    let e = &o.lane.expect;
-    let mut checks = Vec::new();
-    let mut exact = |label: &str, want: Option<u64>, got: Option<u64>| {
-        if let Some(want) = want {
-            checks.push(check(
-                got == Some(want),
-                format!("{label} = {want}"),
-                format!("{label} = {got:?}"),
-            ));
-        }
-    };
-    exact(
-        "schemas up front",
-        e.declared_tools.map(|n| n as u64),
-        s.schemas_up_front.map(|n| n as u64),
-    );
-    exact(
-        "provider requests",
-        e.provider_requests.map(|n| n as u64),
-        Some(o.figures.provider_request_count as u64),
-    );
-    exact("searches", e.searches, Some(s.searches));
-    exact("describes", e.describes, Some(s.describes));
-    exact("calls", e.calls, Some(s.calls));
-    exact(
-        "catalog size",
-        e.catalog_size.map(|n| n as u64),
-        s.catalog_size.map(|n| n as u64),
-    );
+    let mut checks = fail_closed::expected_figures(o);
     let target = &scenario.target_tool;
     checks.push(check(
         s.final_tool.as_deref() == Some(target),
@@ -455,5 +477,48 @@ fn c6_session_log(scenario: &Scenario, o: &Observed<'_>) -> Vec<Check> {
         format!("{want_bridged} bridged call(s)"),
         format!("{}", s.bridged_calls),
     ));
+    checks.extend(code_result_telemetry(o));
     checks
+}
+
+/// In code mode, the `tool_search_code` result itself carries telemetry (spec §9): it must say
+/// `ok: true` and count exactly what the session log's telemetry record counts.
+fn code_result_telemetry(o: &Observed<'_>) -> Vec<Check> {
+    let results: Vec<&Value> = o
+        .observation
+        .session
+        .iter()
+        .filter(|r| r["type"] == "toolResult" && r["toolName"] == TOOL_SEARCH_CODE)
+        .collect();
+    let s = &o.figures.session_log;
+    results
+        .into_iter()
+        .map(|r| {
+            let output: Value = r["output"]
+                .as_str()
+                .and_then(|t| serde_json::from_str(t).ok())
+                .unwrap_or(Value::Null);
+            let t = &output["telemetry"];
+            let seen = (
+                output["ok"].as_bool(),
+                t["searchCount"].as_u64(),
+                t["describeCount"].as_u64(),
+                t["callCount"].as_u64(),
+            );
+            let want = (
+                Some(true),
+                Some(s.searches),
+                Some(s.describes),
+                Some(s.calls),
+            );
+            check(
+                seen == want && t["catalogSize"].as_u64() == s.catalog_size.map(|n| n as u64),
+                format!(
+                    "tool_search_code result ok with telemetry {want:?} and catalogSize {:?}",
+                    s.catalog_size
+                ),
+                format!("{seen:?}, catalogSize {:?}", t["catalogSize"].as_u64()),
+            )
+        })
+        .collect()
 }

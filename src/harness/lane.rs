@@ -54,10 +54,32 @@ pub async fn run_lane(
     let gateway = target.start(&setup).await?;
     let cursor = journal.cursor();
     let key = session_key(lane);
-    let sent = send_turn(&gateway.base_url(), scenario, &key).await;
+    let sent = send_turn(
+        &gateway.base_url(),
+        scenario,
+        lane,
+        &key,
+        target.turn_timeout(),
+    )
+    .await;
+    let sent = sent.map_err(|e| match gateway.diagnostics() {
+        d if d.is_empty() => e,
+        d => HarnessError::infra(format!(
+            "{e}\n--- {} gateway log (tail) ---\n{d}",
+            target.name()
+        )),
+    });
     let session = gateway.session_records(&scenario.agent, &key);
     gateway.stop().await;
     let (status, response) = sent?;
+    if !(200..300).contains(&status) {
+        return Err(HarnessError::infra(format!(
+            "scenario {} lane {}: the gateway answered HTTP {status}: {}",
+            scenario.id,
+            lane.name,
+            error_message(&response)
+        )));
+    }
     Ok(LaneObservation {
         lane: lane.name.clone(),
         session_key: key,
@@ -69,12 +91,20 @@ pub async fn run_lane(
     })
 }
 
-/// The reference turn: one user message, non-streaming.
-pub fn turn_body(scenario: &Scenario) -> Value {
+/// The gateway's `{error: {message}}`, or the whole body when it has none.
+fn error_message(response: &Value) -> String {
+    response["error"]["message"]
+        .as_str()
+        .map(str::to_string)
+        .unwrap_or_else(|| response.to_string())
+}
+
+/// The reference turn: one user message; `stream` as the lane says.
+pub fn turn_body(scenario: &Scenario, stream: bool) -> Value {
     let mut body = json!({
         "model": "openclaw/qa",
         "input": [{ "type": "message", "role": "user", "content": [{ "type": "input_text", "text": scenario.prompt }] }],
-        "stream": false,
+        "stream": stream,
     });
     if let Some(max) = scenario.max_output_tokens {
         body["max_output_tokens"] = json!(max);
@@ -85,32 +115,57 @@ pub fn turn_body(scenario: &Scenario) -> Value {
 async fn send_turn(
     base_url: &str,
     scenario: &Scenario,
+    lane: &Lane,
     session_key: &str,
+    timeout: Duration,
 ) -> Result<(u16, Value), HarnessError> {
     let url = format!("{base_url}/v1/responses");
     let client = reqwest::Client::builder()
-        .timeout(TURN_TIMEOUT)
+        .timeout(timeout)
         .build()
         .map_err(|e| HarnessError::infra(format!("http client: {e}")))?;
     let response = client
         .post(&url)
         .header(AGENT_HEADER, &scenario.agent)
         .header(SESSION_HEADER, session_key)
-        .json(&turn_body(scenario))
+        .json(&turn_body(scenario, lane.stream))
         .send()
         .await
-        .map_err(|e| HarnessError::infra(format!("POST {url}: {e}")))?;
+        .map_err(|e| match e.is_timeout() {
+            true => HarnessError::infra(format!(
+                "POST {url}: no answer within {} s",
+                timeout.as_secs()
+            )),
+            false => HarnessError::infra(format!("POST {url}: {e}")),
+        })?;
     let status = response.status().as_u16();
+    let headers = response.headers().clone();
     let text = response
         .text()
         .await
         .map_err(|e| HarnessError::infra(format!("POST {url}: reading body: {e}")))?;
+    let is_stream = response_is_stream(&headers);
+    if is_stream && (200..300).contains(&status) {
+        let body = crate::gateway::sse::decode_stream(&text).map_err(|e| {
+            HarnessError::infra(format!(
+                "POST {url} answered HTTP {status} with a broken stream: {e}"
+            ))
+        })?;
+        return Ok((status, body));
+    }
     let body = serde_json::from_str(&text).map_err(|e| {
         HarnessError::infra(format!(
             "POST {url} answered HTTP {status} with a non-JSON body ({e}): {text}"
         ))
     })?;
     Ok((status, body))
+}
+
+fn response_is_stream(headers: &reqwest::header::HeaderMap) -> bool {
+    headers
+        .get(reqwest::header::CONTENT_TYPE)
+        .and_then(|v| v.to_str().ok())
+        .is_some_and(|v| v.starts_with("text/event-stream"))
 }
 
 /// The per-lane figures of the reference run (qa-lab-reference §1), plus the session-log answers.

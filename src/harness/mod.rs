@@ -5,8 +5,12 @@
 //! gateway on the chosen target, one turn, the observations, and the claims.
 
 pub mod claims;
+pub mod fail_closed;
 pub mod junit;
 pub mod lane;
+pub mod load;
+pub mod openclaw;
+pub mod openclaw_target;
 pub mod report;
 pub mod scenario;
 pub mod snapshot;
@@ -14,7 +18,7 @@ pub mod target;
 
 use thiserror::Error;
 
-use crate::provider::MockProvider;
+use crate::provider::{Journal, MockProvider, ProviderOptions};
 use claims::{evaluate, Observed};
 use lane::run_lane;
 use report::{ScenarioReport, SuiteReport};
@@ -44,6 +48,17 @@ impl From<scenario::ScenarioError> for HarnessError {
     }
 }
 
+/// The model provider the gateways of a suite talk to.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub enum ProviderSource {
+    /// A fresh scripted mock provider per scenario (the normal run).
+    #[default]
+    Mock,
+    /// Every gateway is pointed at this base URL (`http://host:port/v1`) instead; nothing is
+    /// journaled. For checking how the harness reports a broken provider (exit code 3).
+    Url(String),
+}
+
 /// Runs every scenario on `target`, each against its own mock provider.
 pub async fn run_suite(
     target: &dyn Target,
@@ -58,33 +73,69 @@ pub async fn run_suite_with_progress(
     scenarios: &[Scenario],
     progress: &(dyn Fn(&Scenario, &scenario::Lane) + Sync),
 ) -> Result<SuiteReport, HarnessError> {
+    run_suite_on(target, scenarios, &ProviderSource::Mock, progress).await
+}
+
+/// [`run_suite_with_progress`] against the provider `source` names.
+pub async fn run_suite_on(
+    target: &dyn Target,
+    scenarios: &[Scenario],
+    source: &ProviderSource,
+    progress: &(dyn Fn(&Scenario, &scenario::Lane) + Sync),
+) -> Result<SuiteReport, HarnessError> {
     let mut reports = Vec::new();
     for scenario in scenarios {
-        reports.push(run_scenario(target, scenario, progress).await?);
+        reports.push(run_scenario(target, scenario, source, progress).await?);
     }
     Ok(SuiteReport::new(target.name(), reports))
+}
+
+/// A mock provider following the directive logic, or `steps` when given.
+async fn start_provider(
+    steps: Option<&[scenario::ScriptStep]>,
+) -> Result<MockProvider, HarnessError> {
+    let script = steps.map(|s| s.iter().filter_map(scenario::ScriptStep::to_turn).collect());
+    MockProvider::start_with(ProviderOptions { port: None, script })
+        .await
+        .map_err(|e| HarnessError::infra(format!("mock provider did not start: {e}")))
 }
 
 /// Runs one scenario's lanes in order and evaluates its claims.
 pub async fn run_scenario(
     target: &dyn Target,
     scenario: &Scenario,
+    source: &ProviderSource,
     progress: &(dyn Fn(&Scenario, &scenario::Lane) + Sync),
 ) -> Result<ScenarioReport, HarnessError> {
-    let provider = MockProvider::start()
-        .await
-        .map_err(|e| HarnessError::infra(format!("mock provider did not start: {e}")))?;
-    let journal = provider.journal();
+    let (provider, base_url, journal) = match source {
+        ProviderSource::Mock => {
+            let mock = start_provider(None).await?;
+            let (url, journal) = (mock.base_url(), mock.journal());
+            (Some(mock), url, journal)
+        }
+        ProviderSource::Url(url) => (None, url.clone(), Journal::new()),
+    };
     let mut observations = Vec::new();
     for lane in &scenario.lanes {
         progress(scenario, lane);
-        observations.push(run_lane(target, scenario, lane, &provider.base_url(), &journal).await?);
+        // A scripted lane gets a provider of its own, so each lane may follow its own script.
+        let scripted = match (lane.script(scenario), source) {
+            (Some(steps), ProviderSource::Mock) => Some(start_provider(Some(steps)).await?),
+            _ => None,
+        };
+        let (url, journal) = match &scripted {
+            Some(p) => (p.base_url(), p.journal()),
+            None => (base_url.clone(), journal.clone()),
+        };
+        observations.push(run_lane(target, scenario, lane, &url, &journal).await?);
     }
+    drop(provider);
     let observed: Vec<Observed<'_>> = scenario
         .lanes
         .iter()
         .zip(&observations)
         .map(|(lane, observation)| Observed {
+            target: target.name(),
             lane,
             observation,
             figures: observation.figures(),

@@ -320,3 +320,91 @@ fn claims_table(s: &ScenarioReport) -> Table {
     }
     table
 }
+
+/// Per scenario and lane, the claims and payload figures of several targets next to each other.
+pub fn side_by_side(reports: &[SuiteReport]) -> String {
+    let mut out = String::new();
+    for report in reports {
+        out.push_str(&report.to_table());
+        out.push('\n');
+    }
+    let Some(first) = reports.first() else {
+        return out;
+    };
+    for scenario in &first.scenarios {
+        let mut header = vec!["lane".to_string(), "figure".to_string()];
+        header.extend(reports.iter().map(|r| r.target.clone()));
+        let mut table = Table::new();
+        table.load_style(UTF8_FULL_CONDENSED).set_header(header);
+        for lane in scenario.lanes.keys() {
+            for (label, key) in [
+                ("1st req bytes", "firstRequestBytes"),
+                ("declared", "providerDeclaredToolCount"),
+                ("requests", "providerRequestCount"),
+                ("output", "gatewayOutputText"),
+            ] {
+                let mut row = vec![lane.clone(), label.to_string()];
+                row.extend(
+                    reports
+                        .iter()
+                        .map(|r| lane_value(r, &scenario.scenario, lane, key)),
+                );
+                table.add_row(row);
+            }
+            for claim in scenario.claims.iter().filter(|c| &c.lane == lane) {
+                let mut row = vec![lane.clone(), claim.claim.clone()];
+                row.extend(
+                    reports
+                        .iter()
+                        .map(|r| claim_result(r, &scenario.scenario, lane, &claim.claim)),
+                );
+                table.add_row(row);
+            }
+        }
+        out.push_str(&format!("side by side: {}\n{table}\n", scenario.scenario));
+    }
+    out
+}
+
+/// The same comparison as JSON: `{ok, targets: {<target>: <suite report>}}`.
+pub fn side_by_side_json(reports: &[SuiteReport]) -> String {
+    let targets: Map<String, Value> = reports
+        .iter()
+        .map(|r| {
+            (
+                r.target.clone(),
+                serde_json::to_value(r).unwrap_or(Value::Null),
+            )
+        })
+        .collect();
+    let value = serde_json::json!({ "ok": reports.iter().all(|r| r.ok), "targets": targets });
+    serde_json::to_string_pretty(&value).unwrap_or_default()
+}
+
+fn find_scenario<'r>(report: &'r SuiteReport, scenario: &str) -> Option<&'r ScenarioReport> {
+    report.scenarios.iter().find(|s| s.scenario == scenario)
+}
+
+fn lane_value(report: &SuiteReport, scenario: &str, lane: &str, key: &str) -> String {
+    match find_scenario(report, scenario)
+        .and_then(|s| s.lanes.get(lane))
+        .map(|f| &f[key])
+    {
+        Some(Value::String(text)) => text.clone(),
+        Some(v) if !v.is_null() => v.to_string(),
+        _ => "-".into(),
+    }
+}
+
+fn claim_result(report: &SuiteReport, scenario: &str, lane: &str, claim: &str) -> String {
+    find_scenario(report, scenario)
+        .and_then(|s| s.claims.iter().find(|c| c.lane == lane && c.claim == claim))
+        .map(|c| {
+            if c.ok {
+                "PASS".to_string()
+            } else {
+                format!("FAIL: expected {}; got {}", c.expected, c.actual)
+            }
+        })
+        .unwrap_or_else(|| "-".into())
+}

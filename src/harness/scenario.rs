@@ -1,5 +1,10 @@
 //! Scenarios: what one regression check runs, as data. Loaded from TOML files in `scenarios/`
 //! (the built-in ones are compiled in) or from `--scenario-dir`.
+//!
+//! A scenario author never writes Rust: the file names the catalogue, the policy, the lanes (each a
+//! gateway config: Tool Search mode, sandbox, config overrides), the prompt, an optional model
+//! script, and the exact expectations (claims with parameters, counts). Every error names the file,
+//! the line and the field, and says what was expected. `docs/authoring-scenarios.md` is the guide.
 
 use std::path::{Path, PathBuf};
 
@@ -7,6 +12,7 @@ use serde::Deserialize;
 use thiserror::Error;
 
 use crate::catalog::ToolPolicy;
+use crate::provider::ScriptedTurn;
 
 #[derive(Debug, Error)]
 pub enum ScenarioError {
@@ -17,8 +23,13 @@ pub enum ScenarioError {
     },
     #[error("scenario file {origin}: {message}")]
     Parse { origin: String, message: String },
-    #[error("scenario file {origin}: {message}")]
-    Invalid { origin: String, message: String },
+    #[error("scenario file {origin}: {}{message}", line_prefix(*.line))]
+    Invalid {
+        origin: String,
+        /// 1-based line of the offending table, when known.
+        line: Option<usize>,
+        message: String,
+    },
     #[error("unknown scenario {id:?}; known: {}", .known.join(", "))]
     Unknown { id: String, known: Vec<String> },
     #[error("scenario id {id:?} is defined twice: {first} and {second}")]
@@ -27,6 +38,10 @@ pub enum ScenarioError {
         first: String,
         second: String,
     },
+}
+
+fn line_prefix(line: Option<usize>) -> String {
+    line.map(|l| format!("line {l}: ")).unwrap_or_default()
 }
 
 /// One scenario file.
@@ -52,6 +67,16 @@ pub struct Scenario {
     pub catalog: CatalogSpec,
     #[serde(default)]
     pub policy: ToolPolicy,
+    /// An explicit model script for every lane (a lane's own `script` wins). Unset: the mock
+    /// follows the directive in the prompt.
+    #[serde(default)]
+    pub script: Option<Vec<ScriptStep>>,
+    /// The claims to evaluate, with their parameters. Empty: the regression claims C1–C6.
+    #[serde(default)]
+    pub claims: Vec<ClaimSpec>,
+    /// Why the scenario has no runnable lane yet (e.g. it needs a sandbox this build lacks).
+    #[serde(default)]
+    pub pending: Option<String>,
     pub lanes: Vec<Lane>,
     /// Where the scenario was loaded from (filled by the loader).
     #[serde(skip)]
@@ -74,14 +99,82 @@ pub struct CatalogSpec {
     pub size: usize,
     #[serde(default = "yes")]
     pub core_tools: bool,
-    /// MCP fixture servers to attach, each under its own name (e.g. `["calendar", "qa"]`).
+    /// Description of every fake tool; `{n}` is its number and `{name}` its name. Unset: the
+    /// reference run's three sentences.
     #[serde(default)]
-    pub mcp_fixtures: Vec<String>,
+    pub description_template: Option<String>,
+    /// Fake tool names kept visible to the model (`catalogMode: "direct-only"`).
+    #[serde(default)]
+    pub direct_only: Vec<String>,
+    /// MCP fixture servers to attach, each under its own name (e.g. `["calendar", "qa"]`): the
+    /// project's own MCP servers, listed with `tools/list` and run with `tools/call`.
+    #[serde(default)]
+    pub mcp: Vec<String>,
+    /// Client tool names supplied with the turn (data, like `mcp`).
+    #[serde(default)]
+    pub client: Vec<String>,
 }
 
 fn yes() -> bool {
     true
 }
+
+/// One turn of an explicit model script: a tool call (`tool` + `arguments`) or a text answer.
+#[derive(Debug, Clone, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct ScriptStep {
+    #[serde(default)]
+    pub tool: Option<String>,
+    #[serde(default)]
+    pub arguments: Option<toml::Value>,
+    #[serde(default)]
+    pub text: Option<String>,
+}
+
+impl ScriptStep {
+    /// The mock provider's form of this turn; `None` when the step is neither a call nor a text.
+    pub fn to_turn(&self) -> Option<ScriptedTurn> {
+        match (&self.tool, &self.text) {
+            (Some(name), None) => Some(ScriptedTurn::ToolCall {
+                name: name.clone(),
+                arguments: self
+                    .arguments
+                    .as_ref()
+                    .and_then(|a| serde_json::to_value(a).ok())
+                    .unwrap_or_else(|| serde_json::json!({})),
+            }),
+            (None, Some(text)) if self.arguments.is_none() => {
+                Some(ScriptedTurn::Text(text.clone()))
+            }
+            _ => None,
+        }
+    }
+}
+
+/// A claim to evaluate, with its parameters.
+#[derive(Debug, Clone, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct ClaimSpec {
+    /// `C1`…`C6`, `F1`…`F6`.
+    pub id: String,
+    /// The tool the claim is about (F1 denied, F2 withdrawn, F3 blocked, F5/F6 targeted).
+    #[serde(default)]
+    pub tool: Option<String>,
+    /// Text the error or block reported to the model must contain.
+    #[serde(default)]
+    pub error: Option<String>,
+    /// Lanes the claim applies to; empty: every lane.
+    #[serde(default)]
+    pub lanes: Vec<String>,
+}
+
+/// Claim ids a scenario may name.
+pub const KNOWN_CLAIMS: [&str; 12] = [
+    "C1", "C2", "C3", "C4", "C5", "C6", "F1", "F2", "F3", "F4", "F5", "F6",
+];
+
+/// Claims that need `tool`.
+const CLAIMS_NEEDING_TOOL: [&str; 3] = ["F1", "F2", "F3"];
 
 /// One gateway configuration the scenario runs under.
 #[derive(Debug, Clone, Deserialize)]
@@ -90,9 +183,26 @@ pub struct Lane {
     pub name: String,
     /// The `tools.toolSearch` value: `false`, `true`, or a table such as `{ mode = "tools" }`.
     pub tool_search: toml::Value,
-    /// Exact figures the lane must show.
+    /// Overrides deep-merged into the lane's gateway config (JSON5 key names), e.g.
+    /// `{ tools = { approvals = [...] } }` or `{ catalog = { withdrawAfterSearch = [...] } }`.
+    #[serde(default)]
+    pub config: Option<toml::Value>,
+    /// This lane's own model script (wins over the scenario's).
+    #[serde(default)]
+    pub script: Option<Vec<ScriptStep>>,
+    /// Stream both ways: the gateway requests the provider with `stream: true`, and the harness
+    /// asks the gateway for Server-Sent Events. Claims and snapshots are the same as without.
+    #[serde(default)]
+    pub stream: bool,
+    /// How long the gateway waits for one provider response (`models.providers.<id>.timeoutMs`).
+    #[serde(default)]
+    pub provider_timeout_ms: Option<u64>,
+    /// Exact figures the lane must show on the embedded target.
     #[serde(default)]
     pub expect: LaneExpect,
+    /// Exact figures the lane must show on a real OpenClaw gateway (its own core tools differ).
+    #[serde(default)]
+    pub openclaw_expect: LaneExpect,
 }
 
 /// Exact expectations for one lane; unset ones are not checked.
@@ -105,12 +215,63 @@ pub struct LaneExpect {
     pub describes: Option<u64>,
     pub calls: Option<u64>,
     pub catalog_size: Option<usize>,
+    /// Tool results reported to the model as errors (blocks, validation, unavailability).
+    pub tool_errors: Option<usize>,
+}
+
+impl LaneExpect {
+    /// Is any figure set?
+    pub fn is_set(&self) -> bool {
+        self.declared_tools.is_some()
+            || self.provider_requests.is_some()
+            || self.searches.is_some()
+            || self.describes.is_some()
+            || self.calls.is_some()
+            || self.catalog_size.is_some()
+            || self.tool_errors.is_some()
+    }
 }
 
 impl Lane {
+    /// The expectations for a target by name.
+    pub fn expect_for(&self, target: &str) -> &LaneExpect {
+        match target {
+            "openclaw" => &self.openclaw_expect,
+            _ => &self.expect,
+        }
+    }
+
+    /// The surface the lane's configured mode asks for (`Direct` when Tool Search is off).
+    pub fn surface_mode(&self) -> crate::engine::SurfaceMode {
+        crate::config::ToolSearchSettings::resolve(Some(&self.tool_search_json()))
+            .ok()
+            .and_then(|s| s.mode)
+            .map(crate::engine::SurfaceMode::from)
+            .unwrap_or(crate::engine::SurfaceMode::Direct)
+    }
+
+    /// The control tools the lane's configured mode needs (none when Tool Search is off).
+    pub fn controls(&self) -> Vec<String> {
+        let controls = self.surface_mode().controls();
+        controls.iter().map(|c| c.to_string()).collect()
+    }
+
     /// The lane's `tools.toolSearch` as JSON.
     pub fn tool_search_json(&self) -> serde_json::Value {
         serde_json::to_value(&self.tool_search).unwrap_or(serde_json::Value::Null)
+    }
+
+    /// The lane's config overrides as JSON (`null` when none).
+    pub fn config_json(&self) -> serde_json::Value {
+        self.config
+            .as_ref()
+            .and_then(|c| serde_json::to_value(c).ok())
+            .unwrap_or(serde_json::Value::Null)
+    }
+
+    /// The model script this lane runs under, if any.
+    pub fn script<'a>(&'a self, scenario: &'a Scenario) -> Option<&'a [ScriptStep]> {
+        self.script.as_deref().or(scenario.script.as_deref())
     }
 
     /// Is Tool Search off in this lane?
@@ -128,10 +289,55 @@ const BUILT_IN: &[(&str, &str)] = &[
         include_str!("../../scenarios/tool-search-gateway-e2e.toml"),
     ),
     (
+        "scenarios/fail-closed-f1-policy-denied.toml",
+        include_str!("../../scenarios/fail-closed-f1-policy-denied.toml"),
+    ),
+    (
+        "scenarios/fail-closed-f2-withdrawn.toml",
+        include_str!("../../scenarios/fail-closed-f2-withdrawn.toml"),
+    ),
+    (
+        "scenarios/fail-closed-f3-blocked.toml",
+        include_str!("../../scenarios/fail-closed-f3-blocked.toml"),
+    ),
+    (
+        "scenarios/fail-closed-f4-sandbox-unavailable.toml",
+        include_str!("../../scenarios/fail-closed-f4-sandbox-unavailable.toml"),
+    ),
+    (
+        "scenarios/fail-closed-f5-code-timeout.toml",
+        include_str!("../../scenarios/fail-closed-f5-code-timeout.toml"),
+    ),
+    (
+        "scenarios/fail-closed-f6-denied-input.toml",
+        include_str!("../../scenarios/fail-closed-f6-denied-input.toml"),
+    ),
+    (
         "scenarios/tool-search-mcp-target.toml",
         include_str!("../../scenarios/tool-search-mcp-target.toml"),
     ),
 ];
+
+/// Where the tables of a scenario file start, for errors that toml itself cannot place.
+#[derive(Debug, Default, Deserialize)]
+struct Spans {
+    #[serde(default)]
+    lanes: Vec<toml::Spanned<toml::Value>>,
+    #[serde(default)]
+    script: Vec<toml::Spanned<toml::Value>>,
+    #[serde(default)]
+    claims: Vec<toml::Spanned<toml::Value>>,
+}
+
+/// 1-based line of byte `offset` in `text`.
+fn line_of(text: &str, offset: usize) -> usize {
+    text.as_bytes()
+        .iter()
+        .take(offset)
+        .filter(|b| **b == b'\n')
+        .count()
+        + 1
+}
 
 /// Parses one scenario text; `origin` names it in errors.
 pub fn parse_scenario(text: &str, origin: &str) -> Result<Scenario, ScenarioError> {
@@ -140,36 +346,114 @@ pub fn parse_scenario(text: &str, origin: &str) -> Result<Scenario, ScenarioErro
         message: e.to_string().trim_end().to_string(),
     })?;
     scenario.origin = origin.to_string();
-    validate(&scenario)?;
+    let spans: Spans = toml::from_str(text).unwrap_or_default();
+    let line = |list: &[toml::Spanned<toml::Value>], i: usize| {
+        list.get(i).map(|s| line_of(text, s.span().start))
+    };
+    validate(&scenario).map_err(|(at, message)| ScenarioError::Invalid {
+        origin: origin.to_string(),
+        line: match at {
+            At::Lane(i) => line(&spans.lanes, i),
+            At::Script(i) => line(&spans.script, i),
+            At::Claim(i) => line(&spans.claims, i),
+            At::File => None,
+        },
+        message,
+    })?;
     Ok(scenario)
 }
 
-fn validate(s: &Scenario) -> Result<(), ScenarioError> {
-    let invalid = |message: String| ScenarioError::Invalid {
-        origin: s.origin.clone(),
-        message,
-    };
-    if s.lanes.is_empty() {
-        return Err(invalid("`lanes` must list at least one lane".into()));
+/// Which table a validation error is about.
+enum At {
+    File,
+    Lane(usize),
+    Script(usize),
+    Claim(usize),
+}
+
+type Invalid = (At, String);
+
+fn validate(s: &Scenario) -> Result<(), Invalid> {
+    if s.lanes.is_empty() && s.pending.is_none() {
+        return Err((
+            At::File,
+            "`lanes` must list at least one lane (or say why not with `pending`)".into(),
+        ));
     }
     for (i, lane) in s.lanes.iter().enumerate() {
-        if s.lanes[..i].iter().any(|l| l.name == lane.name) {
-            return Err(invalid(format!("lane name {:?} is used twice", lane.name)));
-        }
-        crate::config::ToolSearchSettings::resolve(Some(&lane.tool_search_json())).map_err(
-            |(field, message)| invalid(format!("lanes[{i}] ({}): {field}: {message}", lane.name)),
-        )?;
+        validate_lane(s, i, lane).map_err(|m| (At::Lane(i), m))?;
+    }
+    if let Some(script) = &s.script {
+        validate_script("script", script).map_err(|(i, m)| (At::Script(i), m))?;
+    }
+    for (i, claim) in s.claims.iter().enumerate() {
+        validate_claim(s, claim).map_err(|m| (At::Claim(i), format!("claims[{i}]: {m}")))?;
     }
     if !["openclaw", "mcp", "client"].contains(&s.target_source.as_str()) {
-        return Err(invalid(format!(
-            "target_source must be openclaw, mcp or client (got {:?})",
-            s.target_source
-        )));
+        return Err((
+            At::File,
+            format!(
+                "target_source: expected openclaw, mcp or client, got {:?}",
+                s.target_source
+            ),
+        ));
     }
     if s.catalog.size == 0 {
-        return Err(invalid("catalog.size must be at least 1".into()));
+        return Err((At::File, "catalog.size: expected at least 1".into()));
     }
     Ok(())
+}
+
+fn validate_lane(s: &Scenario, i: usize, lane: &Lane) -> Result<(), String> {
+    let at = format!("lanes[{i}] ({})", lane.name);
+    if s.lanes[..i].iter().any(|l| l.name == lane.name) {
+        return Err(format!("{at}: name {:?} is used twice", lane.name));
+    }
+    crate::config::ToolSearchSettings::resolve(Some(&lane.tool_search_json()))
+        .map_err(|(field, message)| format!("{at}: {field}: {message}"))?;
+    if lane.config.as_ref().is_some_and(|c| !c.is_table()) {
+        return Err(format!(
+            "{at}: config: expected a table of gateway config keys"
+        ));
+    }
+    if let Some(script) = &lane.script {
+        validate_script(&format!("{at}: script"), script).map_err(|(_, m)| m)?;
+    }
+    Ok(())
+}
+
+fn validate_script(at: &str, script: &[ScriptStep]) -> Result<(), (usize, String)> {
+    match script.iter().position(|step| step.to_turn().is_none()) {
+        Some(i) => Err((
+            i,
+            format!("{at}[{i}]: expected either `tool` (with optional `arguments`) or `text`"),
+        )),
+        None => Ok(()),
+    }
+}
+
+fn validate_claim(s: &Scenario, claim: &ClaimSpec) -> Result<(), String> {
+    if !KNOWN_CLAIMS.contains(&claim.id.as_str()) {
+        return Err(format!(
+            "id: unknown claim {:?}; expected one of {}",
+            claim.id,
+            KNOWN_CLAIMS.join(", ")
+        ));
+    }
+    if CLAIMS_NEEDING_TOOL.contains(&claim.id.as_str()) && claim.tool.is_none() {
+        return Err(format!(
+            "tool: claim {} needs the tool it is about",
+            claim.id
+        ));
+    }
+    match claim
+        .lanes
+        .iter()
+        .find(|l| !s.lanes.iter().any(|x| &&x.name == l))
+    {
+        Some(unknown) => Err(format!("lanes: no lane named {unknown:?} in this scenario")),
+        None => Ok(()),
+    }
 }
 
 /// Loads the built-in scenarios plus every `*.toml` in `extra_dirs` (sorted by file name).
@@ -249,7 +533,7 @@ mod tests {
                 .iter()
                 .map(|l| l.name.as_str())
                 .collect::<Vec<_>>(),
-            ["direct", "tools", "directory"]
+            ["direct", "tools", "code", "directory"]
         );
         assert!(reference.lanes[0].is_direct());
         assert!(!reference.lanes[1].is_direct());

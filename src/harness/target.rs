@@ -8,7 +8,7 @@ use std::pin::Pin;
 
 use serde_json::{json, Value};
 
-use super::scenario::{Lane, Scenario};
+use super::scenario::{CatalogSpec, Lane, Scenario};
 use super::HarnessError;
 use crate::engine::surface::CONTROL_TOOLS;
 use crate::gateway::session_log::{read_session_log, session_id_for_key, session_log_path};
@@ -29,6 +29,10 @@ pub struct LaneSetup<'a> {
 /// A target that can start a gateway per lane.
 pub trait Target: Send + Sync {
     fn name(&self) -> &'static str;
+    /// How long one turn may take on this target.
+    fn turn_timeout(&self) -> std::time::Duration {
+        super::lane::TURN_TIMEOUT
+    }
     fn start<'a>(
         &'a self,
         setup: &'a LaneSetup<'a>,
@@ -42,6 +46,10 @@ pub trait LaneGateway: Send {
     /// The session log records of one session, in order.
     fn session_records(&self, agent: &str, session_key: &str) -> Result<Vec<Value>, HarnessError>;
     fn stop(self: Box<Self>) -> BoxFuture<'static, ()>;
+    /// What to show when a turn fails (e.g. the tail of the gateway's own log).
+    fn diagnostics(&self) -> String {
+        String::new()
+    }
 }
 
 /// The project's own gateway, in-process, on a loopback port.
@@ -90,21 +98,60 @@ pub fn embedded_config(setup: &LaneSetup<'_>) -> Value {
     }
     let mcp_servers: serde_json::Map<String, Value> = scenario
         .catalog
-        .mcp_fixtures
+        .mcp
         .iter()
         .map(|f| (f.clone(), json!({ "fixture": f })))
         .collect();
-    json!({
+    let mut provider = json!({ "baseUrl": setup.provider_base_url, "apiKey": "qa-key", "api": "openai-responses" });
+    if setup.lane.stream {
+        provider["stream"] = json!(true);
+    }
+    if let Some(ms) = setup.lane.provider_timeout_ms {
+        provider["timeoutMs"] = json!(ms);
+    }
+    let mut config = json!({
         "gateway": { "mode": "local", "bind": "loopback" },
-        "models": { "providers": { "mock": { "baseUrl": setup.provider_base_url, "apiKey": "qa-key", "api": "openai-responses" } } },
+        "models": { "providers": { "mock": provider } },
         "agents": { "defaults": { "model": { "primary": "mock/qa" } }, "list": [{ "id": scenario.agent }] },
         "tools": tools,
         "catalog": {
-            "fakePlugin": { "id": scenario.catalog.plugin_id, "size": scenario.catalog.size },
+            "fakePlugin": fake_plugin_config(&scenario.catalog),
             "coreTools": scenario.catalog.core_tools,
             "mcpServers": mcp_servers,
         },
-    })
+    });
+    merge_overrides(&mut config, setup.lane.config_json());
+    config
+}
+
+fn fake_plugin_config(catalog: &CatalogSpec) -> Value {
+    let mut plugin = json!({ "id": catalog.plugin_id, "size": catalog.size });
+    if let Some(template) = &catalog.description_template {
+        plugin["descriptionTemplate"] = json!(template);
+    }
+    if !catalog.direct_only.is_empty() {
+        plugin["directOnly"] = json!(catalog.direct_only);
+    }
+    plugin
+}
+
+/// Deep-merges a lane's `config` overrides into its gateway config: tables merge key by key,
+/// anything else replaces.
+pub fn merge_overrides(base: &mut Value, overrides: Value) {
+    match (base, overrides) {
+        (Value::Object(base), Value::Object(overrides)) => {
+            for (key, value) in overrides {
+                match base.get_mut(&key) {
+                    Some(slot) => merge_overrides(slot, value),
+                    None => {
+                        base.insert(key, value);
+                    }
+                }
+            }
+        }
+        (_, Value::Null) => {}
+        (slot, value) => *slot = value,
+    }
 }
 
 struct EmbeddedLane {

@@ -5,19 +5,12 @@
 //! and reached through an rmcp client, so every call crosses the real MCP protocol. MCP schemas are
 //! untrusted: they are kept as sent and never validated by the gateway (the server checks its input).
 
-#[cfg(feature = "mcp")]
 pub mod fixture;
-#[cfg(feature = "mcp")]
 mod hub;
-#[cfg(not(feature = "mcp"))]
-mod hub_off;
 
 use thiserror::Error;
 
-#[cfg(feature = "mcp")]
 pub use hub::McpHub;
-#[cfg(not(feature = "mcp"))]
-pub use hub_off::McpHub;
 
 /// Names of the fixture servers this build can attach.
 pub const FIXTURES: [&str; 2] = ["calendar", "qa"];
@@ -34,6 +27,4 @@ pub enum McpError {
     NotAnObject(String),
     #[error("{0}")]
     ToolError(String),
-    #[error("catalog.mcpServers.{server}: this build has no MCP support (cargo feature `mcp`)")]
-    Disabled { server: String },
 }

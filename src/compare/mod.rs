@@ -1,0 +1,376 @@
+//! Payload comparison per mode: what each Tool Search mode costs as the catalogue grows.
+//!
+//! For every catalogue size the reference turn runs for real (embedded gateway and mock provider
+//! over loopback) once per mode, and the journaled provider requests are measured: the first request
+//! and the whole turn. The mode the gateway actually used is read from its session log, so a `code`
+//! lane that fell back to `tools` is reported as such, never as code.
+
+pub mod chart;
+pub mod measure;
+pub mod render;
+
+use serde::Serialize;
+use serde_json::Value;
+
+use crate::catalog::fake::fake_tool_name;
+use crate::harness::lane::{run_lane, LaneObservation};
+use crate::harness::scenario::{load_all, select, Lane, LaneExpect, Scenario};
+use crate::harness::target::EmbeddedTarget;
+use crate::harness::HarnessError;
+use crate::provider::MockProvider;
+use measure::{measure_turn, PayloadSize};
+
+/// Catalogue sizes compared when none are given.
+pub const DEFAULT_SIZES: [usize; 4] = [36, 100, 1_000, 10_000];
+/// The scenario whose turn is measured.
+pub const REFERENCE_SCENARIO: &str = "tool-search-gateway-e2e";
+/// Index of the fake tool the turn reaches (the reference target), bounded by the catalogue size.
+const TARGET_INDEX: usize = 17;
+
+/// A requested `tools.toolSearch` mode.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize)]
+#[serde(rename_all = "lowercase")]
+pub enum CompareMode {
+    Direct,
+    Code,
+    Tools,
+    Directory,
+}
+
+impl CompareMode {
+    /// Every mode, in report order.
+    pub const ALL: [CompareMode; 4] = [
+        CompareMode::Direct,
+        CompareMode::Code,
+        CompareMode::Tools,
+        CompareMode::Directory,
+    ];
+
+    pub fn as_str(self) -> &'static str {
+        match self {
+            CompareMode::Direct => "direct",
+            CompareMode::Code => "code",
+            CompareMode::Tools => "tools",
+            CompareMode::Directory => "directory",
+        }
+    }
+
+    /// Parses a mode name as written on the command line.
+    pub fn parse(name: &str) -> Result<CompareMode, CompareError> {
+        CompareMode::ALL
+            .into_iter()
+            .find(|m| m.as_str() == name.trim())
+            .ok_or_else(|| CompareError::UnknownMode(name.to_string()))
+    }
+
+    /// The lane's `tools.toolSearch` value.
+    fn tool_search(self) -> toml::Value {
+        match self {
+            CompareMode::Direct => toml::Value::Boolean(false),
+            mode => {
+                let mut table = toml::map::Map::new();
+                table.insert("mode".into(), toml::Value::String(mode.as_str().into()));
+                toml::Value::Table(table)
+            }
+        }
+    }
+}
+
+/// Bad compare options.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+pub enum CompareError {
+    #[error("unknown mode {0:?}; known: direct, code, tools, directory")]
+    UnknownMode(String),
+    #[error("catalogue size {0:?} is not a positive integer")]
+    BadSize(String),
+    #[error("nothing to compare: give at least one size and one mode")]
+    Empty,
+}
+
+/// What to compare.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct CompareOptions {
+    /// Catalogue sizes (fake plugin tools), measured in ascending order.
+    pub sizes: Vec<usize>,
+    /// Modes, reported in [`CompareMode::ALL`] order.
+    pub modes: Vec<CompareMode>,
+}
+
+impl Default for CompareOptions {
+    fn default() -> Self {
+        CompareOptions {
+            sizes: DEFAULT_SIZES.to_vec(),
+            modes: CompareMode::ALL.to_vec(),
+        }
+    }
+}
+
+impl CompareOptions {
+    /// Sorted, deduplicated, non-empty options.
+    pub fn normalized(mut self) -> Result<CompareOptions, CompareError> {
+        self.sizes.sort_unstable();
+        self.sizes.dedup();
+        self.modes.sort_unstable();
+        self.modes.dedup();
+        if self.sizes.is_empty() || self.modes.is_empty() || self.sizes[0] == 0 {
+            return Err(CompareError::Empty);
+        }
+        Ok(self)
+    }
+}
+
+/// Parses `36,100,1000` (underscores allowed: `10_000`).
+pub fn parse_sizes(text: &str) -> Result<Vec<usize>, CompareError> {
+    text.split(',')
+        .filter(|s| !s.trim().is_empty())
+        .map(|s| {
+            s.trim()
+                .replace('_', "")
+                .parse::<usize>()
+                .ok()
+                .filter(|n| *n > 0)
+                .ok_or_else(|| CompareError::BadSize(s.to_string()))
+        })
+        .collect()
+}
+
+/// Parses `direct,tools`.
+pub fn parse_modes(text: &str) -> Result<Vec<CompareMode>, CompareError> {
+    text.split(',')
+        .filter(|s| !s.trim().is_empty())
+        .map(CompareMode::parse)
+        .collect()
+}
+
+/// One mode at one catalogue size.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct CompareCell {
+    pub size: usize,
+    /// The mode asked for.
+    pub mode: CompareMode,
+    /// The mode the gateway used (from its session log), e.g. `tools` for a code lane without sandbox.
+    pub effective_mode: String,
+    /// Why the effective mode differs, as the gateway logged it.
+    pub notes: Vec<String>,
+    /// Did the turn end with the target's success marker?
+    pub reached_target: bool,
+    pub requests: usize,
+    pub first: PayloadSize,
+    pub turn: PayloadSize,
+    /// First-request bytes over direct's at the same size (`None` without a direct lane).
+    pub first_ratio: Option<f64>,
+    /// Whole-turn bytes over direct's at the same size.
+    pub turn_ratio: Option<f64>,
+}
+
+/// Every cell, sorted by size then mode.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct CompareReport {
+    pub tokenizer: &'static str,
+    pub sizes: Vec<usize>,
+    pub modes: Vec<CompareMode>,
+    pub cells: Vec<CompareCell>,
+}
+
+impl CompareReport {
+    /// The cell of `mode` at `size`.
+    pub fn cell(&self, size: usize, mode: CompareMode) -> Option<&CompareCell> {
+        self.cells.iter().find(|c| c.size == size && c.mode == mode)
+    }
+}
+
+/// The reference scenario resized to `size` fake tools, with one lane per mode.
+pub fn sized_scenario(reference: &Scenario, size: usize, modes: &[CompareMode]) -> Scenario {
+    let mut scenario = reference.clone();
+    let target = fake_tool_name(TARGET_INDEX.min(size), size);
+    scenario.catalog.size = size;
+    scenario.prompt = format!("tool search qa check target={target}");
+    scenario.target_tool = target;
+    scenario.lanes = modes
+        .iter()
+        .map(|mode| Lane {
+            name: mode.as_str().to_string(),
+            tool_search: mode.tool_search(),
+            config: None,
+            script: None,
+            stream: false,
+            provider_timeout_ms: None,
+            expect: LaneExpect::default(),
+            openclaw_expect: LaneExpect::default(),
+        })
+        .collect();
+    scenario
+}
+
+/// The built-in reference scenario.
+pub fn reference_scenario() -> Result<Scenario, HarnessError> {
+    let all = load_all(&[])?;
+    let mut picked = select(all, &[REFERENCE_SCENARIO.to_string()])?;
+    picked
+        .pop()
+        .ok_or_else(|| HarnessError::Config(format!("no scenario {REFERENCE_SCENARIO}")))
+}
+
+/// Runs the comparison: one fresh mock provider per size, one real turn per mode.
+pub async fn run_compare(options: CompareOptions) -> Result<CompareReport, HarnessError> {
+    let options = options
+        .normalized()
+        .map_err(|e| HarnessError::Config(e.to_string()))?;
+    let reference = reference_scenario()?;
+    let mut cells = Vec::new();
+    for &size in &options.sizes {
+        cells.extend(run_size(&reference, size, &options.modes).await?);
+    }
+    Ok(CompareReport {
+        tokenizer: "o200k_base",
+        sizes: options.sizes,
+        modes: options.modes,
+        cells,
+    })
+}
+
+async fn run_size(
+    reference: &Scenario,
+    size: usize,
+    modes: &[CompareMode],
+) -> Result<Vec<CompareCell>, HarnessError> {
+    let scenario = sized_scenario(reference, size, modes);
+    let provider = MockProvider::start()
+        .await
+        .map_err(|e| HarnessError::infra(format!("mock provider did not start: {e}")))?;
+    let journal = provider.journal();
+    let mut cells = Vec::new();
+    for (mode, lane) in modes.iter().zip(&scenario.lanes) {
+        let observation = run_lane(
+            &EmbeddedTarget,
+            &scenario,
+            lane,
+            &provider.base_url(),
+            &journal,
+        )
+        .await?;
+        cells.push(cell(&scenario, size, *mode, &observation)?);
+    }
+    with_ratios(&mut cells);
+    Ok(cells)
+}
+
+fn cell(
+    scenario: &Scenario,
+    size: usize,
+    mode: CompareMode,
+    observation: &LaneObservation,
+) -> Result<CompareCell, HarnessError> {
+    let (first, turn) =
+        measure_turn(&observation.requests).map_err(|e| HarnessError::infra(e.to_string()))?;
+    let surface = observation
+        .session
+        .iter()
+        .find(|r| r.get("type").and_then(Value::as_str) == Some("surface"));
+    let effective_mode = surface
+        .and_then(|s| s.get("mode"))
+        .and_then(Value::as_str)
+        .unwrap_or("unknown")
+        .to_string();
+    let notes = surface
+        .and_then(|s| s.get("notes"))
+        .and_then(Value::as_array)
+        .map(|n| {
+            n.iter()
+                .filter_map(Value::as_str)
+                .map(str::to_string)
+                .collect()
+        })
+        .unwrap_or_default();
+    let marker = format!("{} {}", crate::catalog::fake::FAKE_OK, scenario.target_tool);
+    Ok(CompareCell {
+        size,
+        mode,
+        effective_mode,
+        notes,
+        reached_target: observation.figures().gateway_output_text.contains(&marker),
+        requests: observation.requests.len(),
+        first,
+        turn,
+        first_ratio: None,
+        turn_ratio: None,
+    })
+}
+
+fn ratio(value: usize, base: usize) -> Option<f64> {
+    (base > 0).then(|| value as f64 / base as f64)
+}
+
+/// Fills the ratios to the direct cell of the same size (cells of one size).
+fn with_ratios(cells: &mut [CompareCell]) {
+    let Some(direct) = cells
+        .iter()
+        .find(|c| c.mode == CompareMode::Direct)
+        .map(|c| (c.first.raw_bytes, c.turn.raw_bytes))
+    else {
+        return;
+    };
+    for cell in cells {
+        cell.first_ratio = ratio(cell.first.raw_bytes, direct.0);
+        cell.turn_ratio = ratio(cell.turn.raw_bytes, direct.1);
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn sizes_and_modes_parse() {
+        assert_eq!(parse_sizes("36, 100,10_000").unwrap(), [36, 100, 10_000]);
+        assert_eq!(
+            parse_sizes("0").unwrap_err(),
+            CompareError::BadSize("0".into())
+        );
+        assert_eq!(
+            parse_modes("tools,direct").unwrap(),
+            [CompareMode::Tools, CompareMode::Direct]
+        );
+        assert_eq!(
+            parse_modes("magic").unwrap_err().to_string(),
+            "unknown mode \"magic\"; known: direct, code, tools, directory"
+        );
+    }
+
+    #[test]
+    fn options_are_sorted_and_deduplicated() {
+        let options = CompareOptions {
+            sizes: vec![100, 36, 100],
+            modes: vec![CompareMode::Tools, CompareMode::Direct, CompareMode::Tools],
+        }
+        .normalized()
+        .unwrap();
+        assert_eq!(options.sizes, [36, 100]);
+        assert_eq!(options.modes, [CompareMode::Direct, CompareMode::Tools]);
+        let empty = CompareOptions {
+            sizes: vec![],
+            modes: vec![CompareMode::Direct],
+        };
+        assert_eq!(empty.normalized().unwrap_err(), CompareError::Empty);
+    }
+
+    #[test]
+    fn sized_scenario_targets_the_padded_name() {
+        let reference = reference_scenario().unwrap();
+        let s = sized_scenario(&reference, 1_000, &[CompareMode::Direct, CompareMode::Code]);
+        assert_eq!(s.catalog.size, 1_000);
+        assert_eq!(s.target_tool, "fake_plugin_tool_0017");
+        assert_eq!(
+            s.prompt,
+            "tool search qa check target=fake_plugin_tool_0017"
+        );
+        assert_eq!(
+            s.lanes[1].tool_search_json(),
+            serde_json::json!({"mode": "code"})
+        );
+        let small = sized_scenario(&reference, 5, &[CompareMode::Direct]);
+        assert_eq!(small.target_tool, "fake_plugin_tool_05");
+    }
+}

@@ -1,0 +1,277 @@
+//! Load: many concurrent sessions through one embedded gateway against the mock provider.
+//!
+//! It exists to show that the gateway keeps sessions apart under concurrency: every session's log
+//! must be complete, well-formed JSONL holding only that session's turn, and every provider request
+//! must be accounted for. It also measures turn latency (p50/p99) for the bench and the CLI; tests
+//! check completeness only, never timings.
+
+use std::time::{Duration, Instant};
+
+use serde_json::{json, Value};
+
+use super::HarnessError;
+use crate::catalog::fake::FAKE_OK;
+use crate::gateway::http::{AGENT_HEADER, SESSION_HEADER};
+use crate::gateway::session_log::{read_session_log, session_id_for_key, session_log_path};
+use crate::provider::MockProvider;
+
+/// Fake tools in the load catalogue; session `i` targets tool `i % FAKE_TOOLS + 1`.
+pub const FAKE_TOOLS: usize = 36;
+const AGENT: &str = "qa";
+
+/// The record types of one complete `tools`-mode turn, in order.
+pub const TURN_RECORDS: [&str; 13] = [
+    "surface",
+    "message",
+    "provider_request",
+    "message",
+    "toolResult",
+    "provider_request",
+    "message",
+    "toolResult",
+    "message",
+    "toolResult",
+    "provider_request",
+    "message",
+    "telemetry",
+];
+
+/// Provider requests one `tools`-mode turn takes (search, call, answer).
+pub const REQUESTS_PER_TURN: usize = 3;
+
+/// What a load run saw.
+#[derive(Debug, Clone, PartialEq)]
+pub struct LoadReport {
+    pub sessions: usize,
+    /// Turn latencies (request sent → full answer read), sorted ascending.
+    pub latencies: Vec<Duration>,
+    /// Requests the mock provider journaled.
+    pub provider_requests: usize,
+    /// `provider_request` records over all session logs.
+    pub logged_provider_requests: usize,
+    /// Everything that was wrong, one line each, sorted; empty when the run was clean.
+    pub problems: Vec<String>,
+}
+
+impl LoadReport {
+    /// The latency at quantile `q` (0.0..=1.0), nearest rank; zero when nothing was measured.
+    pub fn quantile(&self, q: f64) -> Duration {
+        if self.latencies.is_empty() {
+            return Duration::ZERO;
+        }
+        let rank = (q.clamp(0.0, 1.0) * self.latencies.len() as f64).ceil() as usize;
+        self.latencies[rank.saturating_sub(1).min(self.latencies.len() - 1)]
+    }
+
+    /// One line for people: sessions, requests, p50 and p99.
+    pub fn summary(&self) -> String {
+        format!(
+            "{} sessions, {} provider requests, turn latency p50 {:.1} ms, p99 {:.1} ms, {} problems",
+            self.sessions,
+            self.provider_requests,
+            self.quantile(0.50).as_secs_f64() * 1000.0,
+            self.quantile(0.99).as_secs_f64() * 1000.0,
+            self.problems.len()
+        )
+    }
+}
+
+/// The session key and prompt of session `i`.
+pub fn session_turn(i: usize) -> (String, String, String) {
+    let key = format!("load-{i:04}");
+    let target = format!("fake_plugin_tool_{:02}", i % FAKE_TOOLS + 1);
+    let prompt = format!("tool search qa check target={target} session {key}");
+    (key, target, prompt)
+}
+
+/// Runs `sessions` concurrent one-turn sessions through one embedded gateway (`tools` mode) and
+/// checks every session log and the provider journal.
+pub async fn run_load(sessions: usize) -> Result<LoadReport, HarnessError> {
+    let provider = MockProvider::start()
+        .await
+        .map_err(|e| HarnessError::infra(format!("mock provider did not start: {e}")))?;
+    let state = tempfile::Builder::new()
+        .prefix("tsqa-load-")
+        .tempdir()
+        .map_err(|e| HarnessError::infra(format!("cannot create a temp dir: {e}")))?;
+    let config = crate::config::parse(&gateway_config(&provider.base_url()), "load config")
+        .map_err(|e| HarnessError::Config(e.to_string()))?;
+    let gateway = crate::gateway::serve(
+        config,
+        state.path().to_path_buf(),
+        ([127, 0, 0, 1], 0).into(),
+    )
+    .await
+    .map_err(|e| HarnessError::infra(format!("embedded gateway did not start: {e}")))?;
+    let http = reqwest::Client::builder()
+        .timeout(super::lane::TURN_TIMEOUT)
+        .build()
+        .map_err(|e| HarnessError::infra(format!("http client: {e}")))?;
+    let url = format!("{}/v1/responses", gateway.base_url());
+    let turns = (0..sessions).map(|i| one_turn(&http, &url, i));
+    let results = futures::future::join_all(turns).await;
+    gateway.stop().await;
+
+    let mut problems = Vec::new();
+    let mut latencies = Vec::new();
+    let mut logged_provider_requests = 0;
+    for (i, result) in results.into_iter().enumerate() {
+        match result {
+            Ok(elapsed) => latencies.push(elapsed),
+            Err(problem) => problems.push(problem),
+        }
+        let (key, target, prompt) = session_turn(i);
+        let path = session_log_path(state.path(), AGENT, &session_id_for_key(&key));
+        match read_session_log(&path) {
+            Ok(records) => {
+                logged_provider_requests += count_type(&records, "provider_request");
+                problems.extend(check_session(&key, &target, &prompt, &records));
+            }
+            Err(e) => problems.push(e),
+        }
+    }
+    let provider_requests = provider.journal().all().len();
+    if provider_requests != sessions * REQUESTS_PER_TURN {
+        problems.push(format!(
+            "provider journaled {provider_requests} requests, expected {}",
+            sessions * REQUESTS_PER_TURN
+        ));
+    }
+    if logged_provider_requests != provider_requests {
+        problems.push(format!(
+            "session logs record {logged_provider_requests} provider requests, the provider saw {provider_requests}"
+        ));
+    }
+    latencies.sort();
+    problems.sort();
+    Ok(LoadReport {
+        sessions,
+        latencies,
+        provider_requests,
+        logged_provider_requests,
+        problems,
+    })
+}
+
+fn gateway_config(provider_base_url: &str) -> String {
+    json!({
+        "models": { "providers": { "mock": { "baseUrl": provider_base_url, "apiKey": "qa-key" } } },
+        "agents": { "defaults": { "model": { "primary": "mock/qa" } }, "list": [{ "id": AGENT }] },
+        "tools": { "toolSearch": { "mode": "tools" } },
+        "catalog": { "fakePlugin": { "id": crate::catalog::fake::FIXTURE_PLUGIN_ID, "size": FAKE_TOOLS } },
+    })
+    .to_string()
+}
+
+/// Sends session `i`'s turn; the latency, or what was wrong with the answer.
+async fn one_turn(http: &reqwest::Client, url: &str, i: usize) -> Result<Duration, String> {
+    let (key, target, prompt) = session_turn(i);
+    let started = Instant::now();
+    let response = http
+        .post(url)
+        .header(AGENT_HEADER, AGENT)
+        .header(SESSION_HEADER, &key)
+        .json(&json!({ "model": "openclaw/qa", "input": prompt, "stream": false }))
+        .send()
+        .await
+        .map_err(|e| format!("{key}: request failed: {e}"))?;
+    let status = response.status().as_u16();
+    let body: Value = response
+        .json()
+        .await
+        .map_err(|e| format!("{key}: answer is not JSON: {e}"))?;
+    let elapsed = started.elapsed();
+    let text = super::lane::output_text(&body);
+    let want = format!("{FAKE_OK} {target}");
+    if status != 200 || !text.contains(&want) {
+        return Err(format!(
+            "{key}: HTTP {status}, answer {text:?} lacks {want:?}"
+        ));
+    }
+    Ok(elapsed)
+}
+
+fn count_type(records: &[Value], kind: &str) -> usize {
+    records
+        .iter()
+        .filter(|r| r["type"].as_str() == Some(kind))
+        .count()
+}
+
+/// What is wrong with one session's log: its shape, and any record that belongs to another session.
+pub fn check_session(key: &str, target: &str, prompt: &str, records: &[Value]) -> Vec<String> {
+    let mut problems = Vec::new();
+    let kinds: Vec<&str> = records
+        .iter()
+        .map(|r| r["type"].as_str().unwrap_or("?"))
+        .collect();
+    if kinds != TURN_RECORDS {
+        problems.push(format!(
+            "{key}: record types {kinds:?}, expected {TURN_RECORDS:?}"
+        ));
+    }
+    let user_texts: Vec<&str> = records
+        .iter()
+        .filter(|r| r["role"].as_str() == Some("user"))
+        .filter_map(|r| r["text"].as_str())
+        .collect();
+    if user_texts != [prompt] {
+        problems.push(format!(
+            "{key}: user messages {user_texts:?}, expected [{prompt:?}]"
+        ));
+    }
+    for record in records {
+        if let Some(other) = foreign_tool(record, target) {
+            problems.push(format!(
+                "{key}: a record names {other}, which belongs to another session"
+            ));
+        }
+    }
+    problems
+}
+
+/// A fake tool named by a tool call or result that is not this session's target.
+fn foreign_tool(record: &Value, target: &str) -> Option<String> {
+    let names = [&record["toolName"], &record["toolCall"]["name"]];
+    names
+        .into_iter()
+        .filter_map(Value::as_str)
+        .find(|name| name.starts_with("fake_plugin_tool_") && *name != target)
+        .map(str::to_string)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn report(millis: &[u64]) -> LoadReport {
+        LoadReport {
+            sessions: millis.len(),
+            latencies: millis.iter().map(|m| Duration::from_millis(*m)).collect(),
+            provider_requests: 0,
+            logged_provider_requests: 0,
+            problems: Vec::new(),
+        }
+    }
+
+    #[test]
+    fn quantiles_use_the_nearest_rank() {
+        let r = report(&(1..=100).collect::<Vec<_>>());
+        assert_eq!(r.quantile(0.50), Duration::from_millis(50));
+        assert_eq!(r.quantile(0.99), Duration::from_millis(99));
+        assert_eq!(r.quantile(1.0), Duration::from_millis(100));
+        assert_eq!(report(&[]).quantile(0.5), Duration::ZERO);
+        assert_eq!(report(&[7]).quantile(0.99), Duration::from_millis(7));
+    }
+
+    #[test]
+    fn a_record_of_another_session_is_reported() {
+        let records = vec![json!({ "type": "toolResult", "toolName": "fake_plugin_tool_02" })];
+        let problems = check_session("load-0000", "fake_plugin_tool_01", "p", &records);
+        assert_eq!(
+            problems.last().map(String::as_str),
+            Some("load-0000: a record names fake_plugin_tool_02, which belongs to another session")
+        );
+        assert_eq!(problems.len(), 3);
+    }
+}

@@ -1,0 +1,165 @@
+//! Writes the OpenClaw JSON config for one lane: a local loopback gateway with no auth, the
+//! mock provider as its only model (`openai-responses`), the fake plugin loaded from disk,
+//! everything that would reach beyond loopback switched off, and `tools.toolSearch` per lane.
+
+use std::path::Path;
+
+use serde_json::{json, Value};
+
+use super::OpenClawError;
+
+/// The provider id the config gives the mock provider.
+pub const PROVIDER_ID: &str = "mock";
+/// The model id the mock provider serves.
+pub const MODEL_ID: &str = "qa";
+/// The agent the config declares; requests name it in the `x-openclaw-agent` header (the gateway
+/// answers `Unknown agent` for an undeclared one) and its transcripts live under `agents/qa/`.
+pub const AGENT_ID: &str = "qa";
+
+/// The per-lane part of the config.
+#[derive(Debug, Clone, PartialEq)]
+pub struct LaneConfig {
+    /// `tools.toolSearch`: `false` (direct), `true` (code mode) or an object such as `{"mode": "tools"}`.
+    /// Always written, because an unset value means `tools` mode in OpenClaw 2026.9.6.
+    pub tool_search: Value,
+    /// `tools.alsoAllow`: the control tools a Tool Search lane needs, plus anything else to allow.
+    pub also_allow: Vec<String>,
+    /// `tools.deny`: tools the policy must remove (fail-closed scenarios).
+    pub deny: Vec<String>,
+}
+
+impl LaneConfig {
+    /// Direct exposure: `toolSearch: false`, nothing extra allowed.
+    pub fn direct() -> LaneConfig {
+        LaneConfig {
+            tool_search: Value::Bool(false),
+            also_allow: Vec::new(),
+            deny: Vec::new(),
+        }
+    }
+
+    /// Code mode: `toolSearch: true` with `tool_search_code` allowed.
+    pub fn code() -> LaneConfig {
+        LaneConfig {
+            tool_search: Value::Bool(true),
+            also_allow: vec!["tool_search_code".into()],
+            deny: Vec::new(),
+        }
+    }
+
+    /// Structured controls (`{"mode": "tools"}` or `{"mode": "directory"}`) with the three controls allowed.
+    pub fn structured(mode: &str) -> LaneConfig {
+        LaneConfig {
+            tool_search: json!({ "mode": mode }),
+            also_allow: ["tool_search", "tool_describe", "tool_call"]
+                .map(String::from)
+                .to_vec(),
+            deny: Vec::new(),
+        }
+    }
+}
+
+/// Builds the config for one lane and writes it to `path` as pretty JSON.
+pub fn write_config(
+    path: &Path,
+    provider_base_url: &str,
+    plugin_dir: &Path,
+    plugin_id: &str,
+    lane: &LaneConfig,
+    log_file: &Path,
+) -> Result<(), OpenClawError> {
+    let config = config_value(provider_base_url, plugin_dir, plugin_id, lane, log_file)?;
+    super::write_json(path, &config)
+}
+
+/// The config as a value (what [`write_config`] writes).
+pub fn config_value(
+    provider_base_url: &str,
+    plugin_dir: &Path,
+    plugin_id: &str,
+    lane: &LaneConfig,
+    log_file: &Path,
+) -> Result<Value, OpenClawError> {
+    validate_tool_search(&lane.tool_search)?;
+    let base_url = provider_base_url.trim_end_matches('/');
+    if !(base_url.starts_with("http://") || base_url.starts_with("https://")) {
+        return Err(OpenClawError::Invalid {
+            what: "provider base URL",
+            reason: format!(
+                "{provider_base_url:?} must start with http:// (e.g. http://127.0.0.1:PORT/v1)"
+            ),
+        });
+    }
+    let mut tools =
+        json!({ "toolSearch": lane.tool_search, "alsoAllow": sorted(&lane.also_allow) });
+    if !lane.deny.is_empty() {
+        tools["deny"] = json!(sorted(&lane.deny));
+    }
+    Ok(json!({
+        "gateway": {
+            "mode": "local",
+            "bind": "loopback",
+            "auth": { "mode": "none" },
+            "http": { "endpoints": { "responses": { "enabled": true } } }
+        },
+        "models": {
+            "catalogRefresh": { "enabled": false },
+            "providers": { PROVIDER_ID: provider(base_url) }
+        },
+        "agents": {
+            "defaults": { "model": { "primary": format!("{PROVIDER_ID}/{MODEL_ID}") } },
+            "entries": { AGENT_ID: {} }
+        },
+        "update": { "checkOnStart": false },
+        "discovery": { "mdns": { "mode": "off" } },
+        "logging": { "file": path_text(log_file)? },
+        "plugins": {
+            "load": { "paths": [path_text(plugin_dir)?] },
+            "allow": [plugin_id],
+            "entries": { plugin_id: { "enabled": true } }
+        },
+        "tools": tools
+    }))
+}
+
+fn provider(base_url: &str) -> Value {
+    json!({
+        "baseUrl": base_url,
+        "apiKey": "toolsearch-qa-mock-key",
+        "api": "openai-responses",
+        "models": [{
+            "id": MODEL_ID,
+            "name": MODEL_ID,
+            "reasoning": false,
+            "input": ["text"],
+            "contextWindow": 128000,
+            "maxTokens": 4096,
+            "cost": { "input": 0, "output": 0, "cacheRead": 0, "cacheWrite": 0 }
+        }]
+    })
+}
+
+/// `tools.toolSearch` must be a boolean or an object; OpenClaw itself checks the object's keys.
+fn validate_tool_search(value: &Value) -> Result<(), OpenClawError> {
+    if value.is_boolean() || value.is_object() {
+        return Ok(());
+    }
+    Err(OpenClawError::Invalid {
+        what: "tools.toolSearch",
+        reason: format!("{value} must be true, false or an object such as {{\"mode\":\"tools\"}}"),
+    })
+}
+
+fn sorted(names: &[String]) -> Vec<&str> {
+    let mut names: Vec<&str> = names.iter().map(String::as_str).collect();
+    names.sort_unstable();
+    names.dedup();
+    names
+}
+
+fn path_text(path: &Path) -> Result<&str, OpenClawError> {
+    path.to_str().ok_or_else(|| OpenClawError::Invalid {
+        what: "path",
+        reason: format!("{} is not valid UTF-8", path.display()),
+    })
+}

@@ -1,0 +1,260 @@
+//! Runs a real OpenClaw gateway as a child process: `node openclaw.mjs gateway run` on a loopback
+//! port with no auth, an environment that keeps it inside a temp dir and away from the network, its
+//! output captured in a log file, readiness taken from the log, and its whole process group killed
+//! when the handle is dropped.
+
+use std::path::{Path, PathBuf};
+use std::process::Stdio;
+use std::time::{Duration, Instant};
+
+use rustix::process::{kill_process_group, Pid, Signal};
+use tokio::process::{Child, Command};
+
+use super::{Installation, OpenClawError};
+
+/// The log line OpenClaw prints once its HTTP server accepts connections.
+pub const READY_LINE: &str = "http server listening";
+/// How long [`OpenClawGateway::start`] waits for [`READY_LINE`]. Generous: a start takes about
+/// 8 s on an idle 2-core machine but took over 200 s on one busy with parallel builds.
+pub const DEFAULT_START_TIMEOUT: Duration = Duration::from_secs(300);
+/// How long [`OpenClawGateway::stop`] waits after SIGTERM before it sends SIGKILL.
+pub const STOP_GRACE: Duration = Duration::from_secs(15);
+/// Lines of log an error carries.
+const LOG_TAIL_LINES: usize = 40;
+const POLL_INTERVAL: Duration = Duration::from_millis(100);
+
+/// The switches that keep a gateway from updating itself, advertising itself or starting
+/// channels and the canvas host.
+const QUIET_ENV: [(&str, &str); 4] = [
+    ("OPENCLAW_NO_AUTO_UPDATE", "1"),
+    ("OPENCLAW_DISABLE_BONJOUR", "1"),
+    ("OPENCLAW_SKIP_CHANNELS", "1"),
+    ("OPENCLAW_SKIP_CANVAS_HOST", "1"),
+];
+
+/// A running OpenClaw gateway. Dropping it kills the gateway and everything it spawned.
+#[derive(Debug)]
+pub struct OpenClawGateway {
+    child: Child,
+    pid: Option<Pid>,
+    port: u16,
+    log_path: PathBuf,
+    ready_after: Duration,
+}
+
+impl OpenClawGateway {
+    /// Starts a gateway on `127.0.0.1:port` with the config at `config_path` and its state in
+    /// `state_dir` (created if needed; `HOME` is `state_dir/home`, the output log
+    /// `state_dir/gateway.log`), and waits up to [`DEFAULT_START_TIMEOUT`] until it listens.
+    pub async fn start(
+        install: &Installation,
+        config_path: &Path,
+        state_dir: &Path,
+        port: u16,
+    ) -> Result<OpenClawGateway, OpenClawError> {
+        OpenClawGateway::start_with_timeout(
+            install,
+            config_path,
+            state_dir,
+            port,
+            DEFAULT_START_TIMEOUT,
+        )
+        .await
+    }
+
+    /// [`OpenClawGateway::start`] with an explicit readiness bound.
+    pub async fn start_with_timeout(
+        install: &Installation,
+        config_path: &Path,
+        state_dir: &Path,
+        port: u16,
+        timeout: Duration,
+    ) -> Result<OpenClawGateway, OpenClawError> {
+        let home = state_dir.join("home");
+        std::fs::create_dir_all(&home).map_err(OpenClawError::io("create directory", &home))?;
+        let log_path = state_dir.join("gateway.log");
+        let started = Instant::now();
+        let child = spawn(install, config_path, state_dir, &home, port, &log_path)?;
+        let pid = child
+            .id()
+            .and_then(|id| i32::try_from(id).ok())
+            .and_then(Pid::from_raw);
+        let mut gateway = OpenClawGateway {
+            child,
+            pid,
+            port,
+            log_path,
+            ready_after: Duration::ZERO,
+        };
+        gateway.wait_ready(started, timeout).await?;
+        gateway.ready_after = started.elapsed();
+        Ok(gateway)
+    }
+
+    /// `http://127.0.0.1:<port>`.
+    pub fn base_url(&self) -> String {
+        format!("http://127.0.0.1:{}", self.port)
+    }
+
+    pub fn port(&self) -> u16 {
+        self.port
+    }
+
+    /// The file holding the gateway's stdout and stderr.
+    pub fn log_path(&self) -> &Path {
+        &self.log_path
+    }
+
+    /// Time from spawn to [`READY_LINE`].
+    pub fn ready_after(&self) -> Duration {
+        self.ready_after
+    }
+
+    /// The last lines of the gateway's output.
+    pub fn log_tail(&self) -> String {
+        log_tail(&self.log_path)
+    }
+
+    /// Stops the gateway: SIGTERM to its process group, then SIGKILL after [`STOP_GRACE`].
+    pub async fn stop(mut self) -> Result<(), OpenClawError> {
+        self.signal(Signal::TERM);
+        if tokio::time::timeout(STOP_GRACE, self.child.wait())
+            .await
+            .is_err()
+        {
+            self.signal(Signal::KILL);
+            self.child
+                .wait()
+                .await
+                .map_err(OpenClawError::io("wait for the gateway", &self.log_path))?;
+        }
+        // The group may still hold helpers the gateway spawned; they must not outlive it.
+        self.signal(Signal::KILL);
+        self.pid = None;
+        Ok(())
+    }
+
+    async fn wait_ready(
+        &mut self,
+        started: Instant,
+        timeout: Duration,
+    ) -> Result<(), OpenClawError> {
+        loop {
+            if log_contains(&self.log_path, READY_LINE) {
+                return Ok(());
+            }
+            let exited = self
+                .child
+                .try_wait()
+                .map_err(OpenClawError::io("wait for the gateway", &self.log_path))?;
+            if let Some(status) = exited {
+                self.pid = None;
+                return Err(OpenClawError::EarlyExit {
+                    status: status.to_string(),
+                    log_tail: self.log_tail(),
+                });
+            }
+            if started.elapsed() >= timeout {
+                return Err(OpenClawError::StartTimeout {
+                    seconds: timeout.as_secs(),
+                    log_tail: self.log_tail(),
+                });
+            }
+            tokio::time::sleep(POLL_INTERVAL).await;
+        }
+    }
+
+    /// Signals the whole process group; a group that is already gone is not an error.
+    fn signal(&self, signal: Signal) {
+        if let Some(pid) = self.pid {
+            let _ = kill_process_group(pid, signal);
+        }
+    }
+}
+
+impl Drop for OpenClawGateway {
+    fn drop(&mut self) {
+        self.signal(Signal::KILL);
+    }
+}
+
+fn spawn(
+    install: &Installation,
+    config_path: &Path,
+    state_dir: &Path,
+    home: &Path,
+    port: u16,
+    log_path: &Path,
+) -> Result<Child, OpenClawError> {
+    let log = std::fs::File::create(log_path).map_err(OpenClawError::io("create", log_path))?;
+    let log_err = log
+        .try_clone()
+        .map_err(OpenClawError::io("reopen", log_path))?;
+    let mut command = Command::new(&install.node);
+    command
+        .arg(&install.openclaw_mjs)
+        .args([
+            "gateway",
+            "run",
+            "--port",
+            &port.to_string(),
+            "--bind",
+            "loopback",
+            "--auth",
+            "none",
+        ])
+        .current_dir(state_dir)
+        .env_clear()
+        .env("PATH", search_path(&install.node))
+        .env("HOME", home)
+        .env("OPENCLAW_CONFIG_PATH", config_path)
+        .env("OPENCLAW_STATE_DIR", state_dir)
+        .envs(QUIET_ENV)
+        .stdin(Stdio::null())
+        .stdout(log)
+        .stderr(log_err)
+        .process_group(0)
+        .kill_on_drop(true);
+    command.spawn().map_err(|source| OpenClawError::Spawn {
+        program: install.node.clone(),
+        source,
+    })
+}
+
+/// `PATH` with the install's Node first, so anything the gateway runs as `node` is a version
+/// OpenClaw accepts (the system one may be too old).
+fn search_path(node: &Path) -> std::ffi::OsString {
+    let inherited = std::env::var_os("PATH").unwrap_or_default();
+    let dirs = node
+        .parent()
+        .map(Path::to_path_buf)
+        .into_iter()
+        .chain(std::env::split_paths(&inherited));
+    std::env::join_paths(dirs).unwrap_or(inherited)
+}
+
+/// A free loopback port, for a gateway to be started on. (Another process may take it before
+/// the gateway binds; a start then fails with the gateway's own error in the log tail.)
+pub fn free_loopback_port() -> Result<u16, OpenClawError> {
+    let listener = std::net::TcpListener::bind(("127.0.0.1", 0))
+        .map_err(OpenClawError::io("bind a loopback port", "127.0.0.1:0"))?;
+    let port = listener
+        .local_addr()
+        .map_err(OpenClawError::io("read the address of", "127.0.0.1:0"))?
+        .port();
+    Ok(port)
+}
+
+fn log_contains(path: &Path, needle: &str) -> bool {
+    std::fs::read(path).is_ok_and(|bytes| String::from_utf8_lossy(&bytes).contains(needle))
+}
+
+/// The last [`LOG_TAIL_LINES`] lines of a log file (empty when it cannot be read).
+pub fn log_tail(path: &Path) -> String {
+    let Ok(bytes) = std::fs::read(path) else {
+        return String::new();
+    };
+    let text = String::from_utf8_lossy(&bytes);
+    let lines: Vec<&str> = text.lines().collect();
+    lines[lines.len().saturating_sub(LOG_TAIL_LINES)..].join("\n")
+}

@@ -1,0 +1,31 @@
+//! The `openclaw` target's groundwork: drive a real OpenClaw gateway installed from npm.
+//!
+//! One job per file: [`install`] finds and checks the cached install, [`plugin`] writes the fake
+//! catalogue as a real plugin, [`config`] writes a lane's OpenClaw config, [`gateway`] runs the
+//! gateway process, [`transcript`] reads the session events it recorded. The harness reaches the
+//! gateway only over HTTP and reads only these files, as for the embedded target.
+
+pub mod config;
+pub mod error;
+pub mod gateway;
+pub mod install;
+pub mod plugin;
+pub mod transcript;
+
+use std::path::Path;
+
+use serde_json::Value;
+
+pub use config::{config_value, write_config, LaneConfig, AGENT_ID, MODEL_ID, PROVIDER_ID};
+pub use error::OpenClawError;
+pub use gateway::{free_loopback_port, OpenClawGateway, DEFAULT_START_TIMEOUT, READY_LINE};
+pub use install::{Installation, CACHE_ENV, OPENCLAW_VERSION};
+pub use plugin::write_plugin;
+pub use transcript::{read_transcript, read_transcript_events, TranscriptEvent};
+
+/// Writes `value` as pretty JSON with a final newline.
+pub(crate) fn write_json(path: &Path, value: &Value) -> Result<(), OpenClawError> {
+    let mut text = serde_json::to_string_pretty(value).map_err(OpenClawError::json(path))?;
+    text.push('\n');
+    std::fs::write(path, text).map_err(OpenClawError::io("write", path))
+}

@@ -1,0 +1,193 @@
+//! Writes a catalogue as a real OpenClaw plugin (manifest, package, ESM entry), so the same
+//! fake tools the embedded gateway serves can be loaded by a real gateway with `plugins.load.paths`.
+//!
+//! Every tool is registered with its exact name, label, description and input schema; running one
+//! returns the fake result of the reference run: text `FAKE_PLUGIN_OK <name> <input JSON>` and
+//! details `{status: "ok", tool, input}`.
+
+use std::collections::BTreeSet;
+use std::path::{Path, PathBuf};
+
+use serde_json::{json, Value};
+
+use super::{Installation, OpenClawError};
+use crate::catalog::ToolEntry;
+
+/// Writes the plugin `plugin_id` with `tools` into `dir/<plugin_id>/` (created if needed) and
+/// returns that directory, ready for `plugins.load.paths`. Tools are written sorted by name.
+pub fn write_plugin(
+    dir: &Path,
+    plugin_id: &str,
+    tools: &[ToolEntry],
+    install: &Installation,
+) -> Result<PathBuf, OpenClawError> {
+    validate_plugin_id(plugin_id)?;
+    let mut tools: Vec<&ToolEntry> = tools.iter().collect();
+    tools.sort_by(|a, b| a.name.cmp(&b.name));
+    validate_tool_names(&tools)?;
+
+    let plugin_dir = dir.join(plugin_id);
+    std::fs::create_dir_all(&plugin_dir)
+        .map_err(OpenClawError::io("create directory", &plugin_dir))?;
+    super::write_json(&plugin_dir.join("package.json"), &package_json(plugin_id))?;
+    super::write_json(
+        &plugin_dir.join("openclaw.plugin.json"),
+        &manifest(plugin_id, &tools),
+    )?;
+    let index = plugin_dir.join("index.js");
+    let source = index_js(plugin_id, &tools, &install.plugin_entry_js)?;
+    std::fs::write(&index, source).map_err(OpenClawError::io("write", &index))?;
+    Ok(plugin_dir)
+}
+
+/// Plugin ids become directory names and config keys: keep them to lower-case ASCII, digits, `-`, `_`, `.`.
+fn validate_plugin_id(plugin_id: &str) -> Result<(), OpenClawError> {
+    let valid_char =
+        |c: char| c.is_ascii_lowercase() || c.is_ascii_digit() || matches!(c, '-' | '_' | '.');
+    let starts_well = plugin_id
+        .chars()
+        .next()
+        .is_some_and(|c| c.is_ascii_alphanumeric());
+    if starts_well && plugin_id.chars().all(valid_char) {
+        return Ok(());
+    }
+    Err(OpenClawError::Invalid {
+        what: "plugin id",
+        reason: format!(
+            "{plugin_id:?} must start with a letter or digit and use only a-z, 0-9, '-', '_', '.'"
+        ),
+    })
+}
+
+fn validate_tool_names(tools: &[&ToolEntry]) -> Result<(), OpenClawError> {
+    let mut seen = BTreeSet::new();
+    for tool in tools {
+        if tool.name.trim().is_empty() {
+            return Err(OpenClawError::Invalid {
+                what: "tool name",
+                reason: format!("tool {:?} has an empty name", tool.id),
+            });
+        }
+        if !seen.insert(tool.name.as_str()) {
+            return Err(OpenClawError::Invalid {
+                what: "tool name",
+                reason: format!("{:?} appears twice", tool.name),
+            });
+        }
+    }
+    Ok(())
+}
+
+fn package_json(plugin_id: &str) -> Value {
+    json!({
+        "name": plugin_id,
+        "version": "0.0.0",
+        "private": true,
+        "type": "module",
+        "openclaw": { "extensions": ["./index.js"] }
+    })
+}
+
+fn manifest(plugin_id: &str, tools: &[&ToolEntry]) -> Value {
+    let names: Vec<&str> = tools.iter().map(|t| t.name.as_str()).collect();
+    json!({
+        "id": plugin_id,
+        "name": plugin_id,
+        "description": "Fake tool catalogue written by toolsearch-qa.",
+        "activation": { "onStartup": true },
+        "contracts": { "tools": names },
+        "configSchema": { "type": "object", "additionalProperties": false, "properties": {} }
+    })
+}
+
+/// The ESM entry: the tool table as a JSON literal and a loop that registers each tool.
+fn index_js(
+    plugin_id: &str,
+    tools: &[&ToolEntry],
+    plugin_entry_js: &Path,
+) -> Result<String, OpenClawError> {
+    let table: Vec<Value> = tools
+        .iter()
+        .map(|t| json!({ "name": t.name, "label": t.label, "description": t.description, "parameters": t.parameters }))
+        .collect();
+    let table =
+        serde_json::to_string_pretty(&table).map_err(OpenClawError::json(plugin_entry_js))?;
+    let sdk = serde_json::to_string(&file_url(plugin_entry_js)?)
+        .map_err(OpenClawError::json(plugin_entry_js))?;
+    let id = serde_json::to_string(plugin_id).map_err(OpenClawError::json(plugin_entry_js))?;
+    Ok(format!(
+        "// Written by toolsearch-qa: a fake tool catalogue as an OpenClaw plugin.\n\
+         import {{ definePluginEntry }} from {sdk};\n\
+         \n\
+         const TOOLS = {table};\n\
+         \n\
+         function fakeTool(spec) {{\n\
+         \x20 return {{\n\
+         \x20   ...spec,\n\
+         \x20   async execute(_toolCallId, params) {{\n\
+         \x20     const input = params ?? {{}};\n\
+         \x20     return {{\n\
+         \x20       content: [{{ type: \"text\", text: `FAKE_PLUGIN_OK ${{spec.name}} ${{JSON.stringify(input)}}` }}],\n\
+         \x20       details: {{ status: \"ok\", tool: spec.name, input }},\n\
+         \x20     }};\n\
+         \x20   }},\n\
+         \x20 }};\n\
+         }}\n\
+         \n\
+         export default definePluginEntry({{\n\
+         \x20 id: {id},\n\
+         \x20 name: {id},\n\
+         \x20 description: \"Fake tool catalogue written by toolsearch-qa.\",\n\
+         \x20 register(api) {{\n\
+         \x20   for (const spec of TOOLS) {{\n\
+         \x20     api.registerTool(fakeTool(spec));\n\
+         \x20   }}\n\
+         \x20 }},\n\
+         }});\n"
+    ))
+}
+
+/// A `file://` URL for an absolute path, percent-encoding everything but unreserved bytes and `/`.
+fn file_url(path: &Path) -> Result<String, OpenClawError> {
+    let text = path
+        .to_str()
+        .filter(|_| path.is_absolute())
+        .ok_or_else(|| OpenClawError::Invalid {
+            what: "plugin SDK path",
+            reason: format!("{} must be an absolute UTF-8 path", path.display()),
+        })?;
+    let mut url = String::from("file://");
+    for byte in text.bytes() {
+        if byte.is_ascii_alphanumeric() || matches!(byte, b'/' | b'-' | b'_' | b'.' | b'~') {
+            url.push(char::from(byte));
+        } else {
+            url.push_str(&format!("%{byte:02X}"));
+        }
+    }
+    Ok(url)
+}
+
+#[cfg(test)]
+mod tests {
+    use std::path::Path;
+
+    use super::{file_url, validate_plugin_id};
+
+    #[test]
+    fn file_urls_are_percent_encoded() {
+        let url = file_url(Path::new("/tmp/a b/#x%/plugin-entry.js")).ok();
+        assert_eq!(
+            url.as_deref(),
+            Some("file:///tmp/a%20b/%23x%25/plugin-entry.js")
+        );
+        assert!(file_url(Path::new("relative/x.js")).is_err());
+    }
+
+    #[test]
+    fn plugin_ids() {
+        assert!(validate_plugin_id("tool-search-e2e-fixture").is_ok());
+        for bad in ["", "-x", "Upper", "a/b", "a b"] {
+            assert!(validate_plugin_id(bad).is_err(), "{bad:?}");
+        }
+    }
+}

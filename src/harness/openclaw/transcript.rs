@@ -1,0 +1,153 @@
+//! Reads what a real OpenClaw gateway recorded of its sessions. OpenClaw 2026.9.6 keeps
+//! transcripts in SQLite (`<state>/agents/<agent>/agent/openclaw-agent.sqlite`, table
+//! `transcript_events`, large rows zstd-compressed); older versions wrote JSONL files under
+//! `<state>/agents/<agent>/sessions/`. Both come back as the same list of JSON events.
+
+use std::path::{Path, PathBuf};
+
+use rusqlite::{Connection, OpenFlags};
+use serde_json::Value;
+
+use super::OpenClawError;
+
+/// One transcript event with the session it belongs to and its place in that session.
+#[derive(Debug, Clone, PartialEq)]
+pub struct TranscriptEvent {
+    pub session_id: String,
+    /// Position in the session (SQLite `seq`; the line index for JSONL).
+    pub seq: i64,
+    pub event: Value,
+}
+
+/// The events of every session of `agent_id`, sessions in id order, events in session order.
+pub fn read_transcript(state_dir: &Path, agent_id: &str) -> Result<Vec<Value>, OpenClawError> {
+    Ok(read_transcript_events(state_dir, agent_id)?
+        .into_iter()
+        .map(|e| e.event)
+        .collect())
+}
+
+/// [`read_transcript`] keeping the session id and sequence number of each event.
+pub fn read_transcript_events(
+    state_dir: &Path,
+    agent_id: &str,
+) -> Result<Vec<TranscriptEvent>, OpenClawError> {
+    let agent_dir = state_dir.join("agents").join(agent_id);
+    let sqlite = agent_dir.join("agent").join("openclaw-agent.sqlite");
+    let sessions_dir = agent_dir.join("sessions");
+    if sqlite.is_file() {
+        return read_sqlite(&sqlite);
+    }
+    if sessions_dir.is_dir() {
+        return read_jsonl_dir(&sessions_dir);
+    }
+    Err(OpenClawError::NoTranscript {
+        agent_id: agent_id.to_string(),
+        state_dir: state_dir.to_path_buf(),
+        sqlite,
+        sessions_dir,
+    })
+}
+
+fn read_sqlite(path: &Path) -> Result<Vec<TranscriptEvent>, OpenClawError> {
+    let sql_error = |source| OpenClawError::Sqlite {
+        path: path.to_path_buf(),
+        source,
+    };
+    // Read-only, so a gateway that is still running keeps its database to itself.
+    let connection =
+        Connection::open_with_flags(path, OpenFlags::SQLITE_OPEN_READ_ONLY).map_err(sql_error)?;
+    let mut statement = connection
+        .prepare("SELECT session_id, seq, event_json, event_zstd FROM transcript_events ORDER BY session_id, seq")
+        .map_err(sql_error)?;
+    let rows = statement
+        .query_map([], |row| {
+            Ok((
+                row.get::<_, String>(0)?,
+                row.get::<_, i64>(1)?,
+                row.get::<_, Option<String>>(2)?,
+                row.get::<_, Option<Vec<u8>>>(3)?,
+            ))
+        })
+        .map_err(sql_error)?;
+    let mut events = Vec::new();
+    for row in rows {
+        let (session_id, seq, json, zstd) = row.map_err(sql_error)?;
+        let location = format!("{} session {session_id} seq {seq}", path.display());
+        let text = event_text(json, zstd, &location)?;
+        let event = parse_event(&text, &location)?;
+        events.push(TranscriptEvent {
+            session_id,
+            seq,
+            event,
+        });
+    }
+    Ok(events)
+}
+
+/// The event's JSON text: the decompressed `event_zstd` when present, else `event_json`.
+fn event_text(
+    json: Option<String>,
+    zstd: Option<Vec<u8>>,
+    location: &str,
+) -> Result<String, OpenClawError> {
+    let bad = |reason: String| OpenClawError::BadTranscript {
+        location: location.to_string(),
+        reason,
+    };
+    match (zstd, json) {
+        (Some(compressed), _) => {
+            let bytes = zstd::stream::decode_all(compressed.as_slice())
+                .map_err(|e| bad(format!("zstd: {e}")))?;
+            String::from_utf8(bytes)
+                .map_err(|e| bad(format!("decompressed event is not UTF-8: {e}")))
+        }
+        (None, Some(text)) => Ok(text),
+        (None, None) => Err(bad("neither event_json nor event_zstd is set".into())),
+    }
+}
+
+fn read_jsonl_dir(dir: &Path) -> Result<Vec<TranscriptEvent>, OpenClawError> {
+    let entries = std::fs::read_dir(dir).map_err(OpenClawError::io("list", dir))?;
+    let mut files: Vec<PathBuf> = entries
+        .filter_map(|entry| entry.ok().map(|e| e.path()))
+        .filter(|path| path.extension().is_some_and(|ext| ext == "jsonl"))
+        .collect();
+    files.sort();
+    let mut events = Vec::new();
+    for file in files {
+        events.extend(read_jsonl_file(&file)?);
+    }
+    Ok(events)
+}
+
+fn read_jsonl_file(path: &Path) -> Result<Vec<TranscriptEvent>, OpenClawError> {
+    let text = std::fs::read_to_string(path).map_err(OpenClawError::io("read", path))?;
+    let session_id = path
+        .file_stem()
+        .map(|s| s.to_string_lossy().into_owned())
+        .unwrap_or_default();
+    let mut events = Vec::new();
+    for (index, line) in text
+        .lines()
+        .enumerate()
+        .filter(|(_, line)| !line.trim().is_empty())
+    {
+        let location = format!("{} line {}", path.display(), index + 1);
+        let event = parse_event(line, &location)?;
+        let seq = i64::try_from(index).unwrap_or(i64::MAX);
+        events.push(TranscriptEvent {
+            session_id: session_id.clone(),
+            seq,
+            event,
+        });
+    }
+    Ok(events)
+}
+
+fn parse_event(text: &str, location: &str) -> Result<Value, OpenClawError> {
+    serde_json::from_str(text).map_err(|e| OpenClawError::BadTranscript {
+        location: location.to_string(),
+        reason: format!("not JSON: {e}"),
+    })
+}

@@ -1,0 +1,64 @@
+// The child side of the node backend. It runs inside the jail (no network, empty root,
+// unprivileged user, Node permission model with no grants) and talks JSON lines on stdio:
+//   in:  {"t":"run","prelude":…,"code":…,"maxPending":n}  {"t":"result","id":n,"ok":b,"payload":s}
+//   out: {"t":"call","id":n,"op":s,"args":s}  {"t":"log","level":s,"text":s}  {"t":"done","kind":s,"payload":s}
+// The model's code runs in a fresh vm realm whose global has no prototype link to this one;
+// the functions handed to it take and return primitives only and never throw.
+"use strict";
+const vm = require("vm");
+
+let nextId = 0;
+let settle = null;
+let pending = "";
+
+function write(message) {
+  try { process.stdout.write(JSON.stringify(message) + "\n"); } catch (_) { process.exit(70); }
+}
+
+function send(op, args) {
+  nextId += 1;
+  write({ t: "call", id: nextId, op: "" + op, args: "" + args });
+  return nextId;
+}
+
+function emit(level, text) { write({ t: "log", level: "" + level, text: "" + text }); }
+
+function finish(kind, payload) { write({ t: "done", kind: "" + kind, payload: "" + payload }); }
+
+function start(message) {
+  const context = vm.createContext(Object.create(null), {
+    name: "tool_search_code",
+    codeGeneration: { strings: true, wasm: false },
+  });
+  // Without this hook (and --experimental-vm-modules) import() rejects with an error from
+  // this realm, whose constructor chain reaches `process`. The hook throws one of its own.
+  const denied = vm.runInContext('new Error("import() is not available in code mode")', context);
+  const importModuleDynamically = function () { throw denied; };
+  const prelude = vm.runInContext(message.prelude, context, { filename: "prelude.js", importModuleDynamically });
+  const pair = prelude(send, emit, finish, message.maxPending);
+  settle = pair[1];
+  pair[0]("" + message.code);
+}
+
+function handle(line) {
+  let message;
+  try { message = JSON.parse(line); } catch (_) { return; }
+  if (message.t === "run" && settle === null) {
+    try { start(message); } catch (e) { finish("crashed", "" + (e && e.message)); }
+  } else if (message.t === "result" && settle !== null) {
+    try { settle(message.id, message.ok === true, "" + message.payload); } catch (_) { /* the code's own breakage */ }
+  }
+}
+
+process.on("unhandledRejection", function () {});
+process.stdin.setEncoding("utf8");
+process.stdin.on("data", function (chunk) {
+  pending += chunk;
+  let i;
+  while ((i = pending.indexOf("\n")) >= 0) {
+    const line = pending.slice(0, i);
+    pending = pending.slice(i + 1);
+    handle(line);
+  }
+});
+process.stdin.on("end", function () { process.exit(0); });

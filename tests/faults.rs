@@ -1,0 +1,228 @@
+//! A broken provider (wiremock on loopback), seen from both sides:
+//! - the gateway answers with a clear JSON error and its session log records the failed turn
+//!   while keeping every record of the turn before it;
+//! - the harness reports an infrastructure error (exit code 3 at the CLI), not a claim failure.
+//!
+//! Faults: HTTP 500, 429 with `retry-after`, a response slower than the provider timeout,
+//! malformed JSON, a truncated event stream, and well-formed JSON of the wrong shape.
+
+mod common;
+
+use std::time::Duration;
+
+use common::{start_gateway, tools_config};
+use serde_json::{json, Value};
+use toolsearch_qa::gateway::session_log::read_session_log;
+use toolsearch_qa::gateway::sse::encode_response;
+use toolsearch_qa::harness::scenario::{load_all, select};
+use toolsearch_qa::harness::target::EmbeddedTarget;
+use toolsearch_qa::harness::{run_suite_on, HarnessError, ProviderSource};
+use wiremock::matchers::method;
+use wiremock::{Mock, MockServer, ResponseTemplate};
+
+/// The gateway's provider timeout in these tests.
+const TIMEOUT_MS: u64 = 200;
+
+struct Fault {
+    name: &'static str,
+    stream: bool,
+    reply: ResponseTemplate,
+    /// The end of the gateway's error message, after `provider at <url> `.
+    message: String,
+}
+
+fn faults() -> Vec<Fault> {
+    let truncated = encode_response(&hello_response());
+    let cut = truncated
+        .find("event: response.output_item.added")
+        .unwrap_or(truncated.len());
+    vec![
+        Fault {
+            name: "500",
+            stream: false,
+            reply: ResponseTemplate::new(500).set_body_string("internal trouble"),
+            message: "answered HTTP 500: internal trouble".into(),
+        },
+        Fault {
+            name: "429",
+            stream: false,
+            reply: ResponseTemplate::new(429)
+                .insert_header("retry-after", "7")
+                .set_body_string("slow down"),
+            message: "is rate limiting (HTTP 429, retry-after: 7); not retried: slow down".into(),
+        },
+        Fault {
+            name: "slow",
+            stream: false,
+            reply: ResponseTemplate::new(200)
+                .set_body_json(hello_response())
+                .set_delay(Duration::from_millis(TIMEOUT_MS * 10)),
+            message: format!(
+                "did not answer within {TIMEOUT_MS} ms (models.providers.<id>.timeoutMs)"
+            ),
+        },
+        Fault {
+            name: "malformed",
+            stream: false,
+            reply: ResponseTemplate::new(200)
+                .set_body_raw("{\"output\": [", "application/json"),
+            message: "answered with a body that is not JSON: EOF while parsing a list at line 1 column 12".into(),
+        },
+        Fault {
+            name: "truncated-stream",
+            stream: true,
+            reply: ResponseTemplate::new(200)
+                .set_body_raw(truncated[..cut].to_string(), "text/event-stream"),
+            message: "sent a broken event stream: stream ended after 2 events without response.completed".into(),
+        },
+        Fault {
+            name: "wrong-shape",
+            stream: false,
+            reply: ResponseTemplate::new(200).set_body_json(
+                json!({ "output": [{ "type": "function_call", "name": "tool_search" }] }),
+            ),
+            message: "answered JSON of the wrong shape: output[0] function_call has no string `call_id`".into(),
+        },
+    ]
+}
+
+fn hello_response() -> Value {
+    json!({ "id": "resp_1", "object": "response", "status": "completed", "output": [
+        { "type": "message", "id": "msg_1", "role": "assistant", "status": "completed",
+          "content": [{ "type": "output_text", "text": "hello", "annotations": [] }] }
+    ] })
+}
+
+/// A provider that answers the first request well and every later one with the fault.
+async fn provider_with(fault: &Fault) -> MockServer {
+    let server = MockServer::start().await;
+    let good = if fault.stream {
+        ResponseTemplate::new(200)
+            .set_body_raw(encode_response(&hello_response()), "text/event-stream")
+    } else {
+        ResponseTemplate::new(200).set_body_json(hello_response())
+    };
+    Mock::given(method("POST"))
+        .respond_with(good)
+        .up_to_n_times(1)
+        .with_priority(1)
+        .mount(&server)
+        .await;
+    Mock::given(method("POST"))
+        .respond_with(fault.reply.clone())
+        .mount(&server)
+        .await;
+    server
+}
+
+async fn post(http: &reqwest::Client, base: &str, text: &str) -> (u16, Value) {
+    let response = http
+        .post(format!("{base}/v1/responses"))
+        .header("x-openclaw-agent", "qa")
+        .header("x-openclaw-session-key", "s1")
+        .json(&json!({ "input": text }))
+        .send()
+        .await
+        .unwrap();
+    (response.status().as_u16(), response.json().await.unwrap())
+}
+
+#[tokio::test]
+async fn each_fault_is_a_clear_502_and_the_log_keeps_the_earlier_turn() {
+    for fault in faults() {
+        let provider = provider_with(&fault).await;
+        let (gateway, state) = start_gateway(&tools_config(json!({
+            "baseUrl": format!("{}/v1", provider.uri()), "stream": fault.stream, "timeoutMs": TIMEOUT_MS,
+        })))
+        .await;
+        let http = reqwest::Client::new();
+        let (status, body) = post(&http, &gateway.base_url(), "first").await;
+        assert_eq!(
+            (status, body["output"][0]["content"][0]["text"].clone()),
+            (200, json!("hello")),
+            "{}",
+            fault.name
+        );
+
+        let (status, body) = post(&http, &gateway.base_url(), "second").await;
+        let want = format!(
+            "provider at {}/v1/responses {}",
+            provider.uri(),
+            fault.message
+        );
+        assert_eq!(status, 502, "{}", fault.name);
+        assert_eq!(body["error"]["type"], "upstream_error", "{}", fault.name);
+        assert_eq!(body["error"]["message"], want.as_str(), "{}", fault.name);
+
+        let records = read_session_log(&state.path().join("agents/qa/sessions/s1.jsonl")).unwrap();
+        let kinds: Vec<&str> = records
+            .iter()
+            .map(|r| r["type"].as_str().unwrap())
+            .collect();
+        assert_eq!(
+            kinds,
+            [
+                "surface",
+                "message",
+                "provider_request",
+                "message",
+                "telemetry",
+                "surface",
+                "message",
+                "provider_request",
+                "turn_error",
+            ],
+            "{}",
+            fault.name
+        );
+        assert_eq!(records[1]["text"], "first");
+        assert_eq!(records[3]["text"], "hello");
+        assert_eq!(records[6]["text"], "second");
+        assert_eq!(records[8]["error"], want.as_str(), "{}", fault.name);
+
+        // The gateway still serves: a bad request gets its 400 right away.
+        let status = http
+            .post(format!("{}/v1/responses", gateway.base_url()))
+            .header("x-openclaw-agent", "qa")
+            .json(&json!({ "input": 5 }))
+            .send()
+            .await
+            .unwrap()
+            .status();
+        assert_eq!(status.as_u16(), 400, "{}", fault.name);
+        gateway.stop().await;
+    }
+}
+
+#[tokio::test]
+async fn each_fault_is_an_infrastructure_error_of_the_harness() {
+    let reference = select(load_all(&[]).unwrap(), &["tool-search-gateway-e2e".into()]).unwrap();
+    for fault in faults() {
+        let server = MockServer::start().await;
+        Mock::given(method("POST"))
+            .respond_with(fault.reply.clone())
+            .mount(&server)
+            .await;
+        let mut scenarios = reference.clone();
+        for lane in &mut scenarios[0].lanes {
+            lane.stream = fault.stream;
+            lane.provider_timeout_ms = Some(TIMEOUT_MS);
+        }
+        let source = ProviderSource::Url(format!("{}/v1", server.uri()));
+        let error = run_suite_on(&EmbeddedTarget, &scenarios, &source, &|_, _| {})
+            .await
+            .err();
+        let Some(HarnessError::Infra(message)) = error else {
+            panic!(
+                "{}: expected an infrastructure error, got {error:?}",
+                fault.name
+            );
+        };
+        let want = format!(
+            "scenario tool-search-gateway-e2e lane direct: the gateway answered HTTP 502: provider at {}/v1/responses {}",
+            server.uri(),
+            fault.message
+        );
+        assert_eq!(message, want, "{}", fault.name);
+    }
+}

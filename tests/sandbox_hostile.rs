@@ -1,0 +1,747 @@
+//! Hostile and ordinary model code on every code-mode backend. Each hostile case must end
+//! with a clear error or a harmless value, reach nothing outside the sandbox (a loopback
+//! canary must see zero connections), and leave the backend able to run the next call.
+//! Node cases are skipped, with the reason printed, only when the node backend's probe fails.
+
+use std::net::TcpListener;
+use std::sync::atomic::{AtomicUsize, Ordering};
+use std::sync::{Arc, Mutex};
+use std::time::Duration;
+
+use serde_json::{json, Value};
+use toolsearch_qa::sandbox::{
+    backend, Bridge, BridgeFuture, CodeLimits, CodeRun, CodeSandbox, SandboxError, SandboxKind,
+};
+
+/// A bridge that answers at once and records every operation in order.
+#[derive(Default)]
+struct Recorder {
+    calls: Mutex<Vec<String>>,
+}
+
+impl Recorder {
+    fn record(&self, entry: String) {
+        if let Ok(mut calls) = self.calls.lock() {
+            calls.push(entry);
+        }
+    }
+
+    fn calls(&self) -> Vec<String> {
+        self.calls.lock().map(|c| c.clone()).unwrap_or_default()
+    }
+}
+
+impl Bridge for Recorder {
+    fn search(&self, query: String, options: Value) -> BridgeFuture {
+        self.record(format!("search {query} {options}"));
+        let hit = json!({
+            "id": format!("openclaw:tool-search-e2e-fixture:{query}"),
+            "source": "openclaw", "sourceName": "tool-search-e2e-fixture",
+            "name": query, "input": "{ marker: string }",
+        });
+        Box::pin(async move { Ok(json!([hit])) })
+    }
+
+    fn describe(&self, id: String) -> BridgeFuture {
+        self.record(format!("describe {id}"));
+        Box::pin(async move { Ok(json!({ "id": id, "parameters": {} })) })
+    }
+
+    fn call(&self, id: String, args: Value) -> BridgeFuture {
+        self.record(format!("call {id} {args}"));
+        if id == "missing" {
+            return Box::pin(async move { Err(format!("Unknown tool id: {id}.")) });
+        }
+        let name = id.rsplit(':').next().unwrap_or_default().to_string();
+        Box::pin(async move {
+            Ok(json!({
+                "tool": { "id": id, "name": name },
+                "result": { "details": { "status": "ok", "tool": name, "input": args } },
+            }))
+        })
+    }
+}
+
+/// A bridge whose calls never resolve.
+#[derive(Default)]
+struct Never {
+    started: AtomicUsize,
+}
+
+impl Never {
+    fn pending(&self) -> BridgeFuture {
+        self.started.fetch_add(1, Ordering::SeqCst);
+        Box::pin(futures::future::pending())
+    }
+}
+
+impl Bridge for Never {
+    fn search(&self, _query: String, _options: Value) -> BridgeFuture {
+        self.pending()
+    }
+    fn describe(&self, _id: String) -> BridgeFuture {
+        self.pending()
+    }
+    fn call(&self, _id: String, _args: Value) -> BridgeFuture {
+        self.pending()
+    }
+}
+
+/// A loopback TCP listener that counts connections; the code must never reach it.
+struct Canary {
+    port: u16,
+    hits: Arc<AtomicUsize>,
+}
+
+impl Canary {
+    fn start() -> Canary {
+        let listener = TcpListener::bind("127.0.0.1:0").expect("bind a loopback canary");
+        let port = listener.local_addr().expect("canary address").port();
+        let hits = Arc::new(AtomicUsize::new(0));
+        let seen = hits.clone();
+        std::thread::spawn(move || {
+            for stream in listener.incoming() {
+                if stream.is_ok() {
+                    seen.fetch_add(1, Ordering::SeqCst);
+                }
+            }
+        });
+        Canary { port, hits }
+    }
+
+    fn hits(&self) -> usize {
+        self.hits.load(Ordering::SeqCst)
+    }
+}
+
+fn backends() -> Vec<Box<dyn CodeSandbox>> {
+    let mut all = vec![backend(SandboxKind::Quickjs, None)];
+    let node = backend(SandboxKind::Node, None);
+    match node.probe() {
+        Ok(()) => all.push(node),
+        Err(why) => eprintln!("skipping the node backend: {why}"),
+    }
+    all
+}
+
+fn limits(timeout_ms: u64) -> CodeLimits {
+    CodeLimits {
+        timeout: Duration::from_millis(timeout_ms),
+        ..CodeLimits::default()
+    }
+}
+
+async fn run_on(
+    sandbox: &dyn CodeSandbox,
+    code: &str,
+    bridge: Arc<dyn Bridge>,
+    limits: CodeLimits,
+) -> Result<CodeRun, SandboxError> {
+    sandbox.run(code.to_string(), bridge, limits).await
+}
+
+async fn run(sandbox: &dyn CodeSandbox, code: &str) -> Result<CodeRun, SandboxError> {
+    run_on(sandbox, code, Arc::new(Recorder::default()), limits(5_000)).await
+}
+
+/// The backend still works after a hostile run.
+async fn still_works(sandbox: &dyn CodeSandbox) {
+    let next = run(sandbox, "return 1 + 1;").await;
+    assert_eq!(
+        next.map(|r| r.value),
+        Ok(json!(2)),
+        "{:?} broke after a hostile run",
+        sandbox.kind()
+    );
+}
+
+fn thrown_text(result: &Result<CodeRun, SandboxError>) -> String {
+    match result {
+        Err(SandboxError::Thrown(text)) => text.clone(),
+        other => panic!("expected a thrown error, got {other:?}"),
+    }
+}
+
+/// Runs `code` on every backend, expects a thrown error mentioning `needle`.
+async fn expect_thrown(code: &str, needle: &str) {
+    for sandbox in backends() {
+        let result = run(&*sandbox, code).await;
+        let text = thrown_text(&result);
+        assert!(
+            text.contains(needle),
+            "{:?}: `{text}` lacks `{needle}`",
+            sandbox.kind()
+        );
+        still_works(&*sandbox).await;
+    }
+}
+
+/// Runs `code` on every backend, expects exactly `value`.
+async fn expect_value(code: &str, value: Value) {
+    for sandbox in backends() {
+        let result = run(&*sandbox, code).await.map(|r| r.value);
+        assert_eq!(result, Ok(value.clone()), "{:?}", sandbox.kind());
+        still_works(&*sandbox).await;
+    }
+}
+
+// ---- ordinary code -------------------------------------------------------------------------
+
+const SCRIPTED_MODEL_CODE: &str = r#"
+const hits = await openclaw.tools.search("fake_plugin_tool_17", { limit: 1 });
+const hit = hits.find((h) => h.name === "fake_plugin_tool_17");
+if (!hit) throw new Error("target tool not found");
+return await openclaw.tools.call(hit.id, { marker: "normal" });
+"#;
+
+#[tokio::test]
+async fn search_then_call_like_the_scripted_model() {
+    for sandbox in backends() {
+        let bridge = Arc::new(Recorder::default());
+        let result = run_on(
+            &*sandbox,
+            SCRIPTED_MODEL_CODE,
+            bridge.clone(),
+            limits(5_000),
+        )
+        .await;
+        let id = "openclaw:tool-search-e2e-fixture:fake_plugin_tool_17";
+        let expected = json!({
+            "tool": { "id": id, "name": "fake_plugin_tool_17" },
+            "result": { "details": { "status": "ok", "tool": "fake_plugin_tool_17", "input": { "marker": "normal" } } },
+        });
+        assert_eq!(
+            result,
+            Ok(CodeRun {
+                value: expected,
+                logs: vec![]
+            }),
+            "{:?}",
+            sandbox.kind()
+        );
+        assert_eq!(
+            bridge.calls(),
+            vec![
+                r#"search fake_plugin_tool_17 {"limit":1}"#.to_string(),
+                format!(r#"call {id} {{"marker":"normal"}}"#),
+            ]
+        );
+    }
+}
+
+#[tokio::test]
+async fn bridge_promises_are_lazy() {
+    let code = r#"
+        const never = openclaw.tools.call("a", {});
+        const later = openclaw.tools.describe("b");
+        await openclaw.tools.search("c");
+        const d = await later;
+        return d.id;
+    "#;
+    for sandbox in backends() {
+        let bridge = Arc::new(Recorder::default());
+        let result = run_on(&*sandbox, code, bridge.clone(), limits(5_000)).await;
+        assert_eq!(
+            result.map(|r| r.value),
+            Ok(json!("b")),
+            "{:?}",
+            sandbox.kind()
+        );
+        assert_eq!(
+            bridge.calls(),
+            vec!["search c null".to_string(), "describe b".to_string()]
+        );
+    }
+}
+
+#[tokio::test]
+async fn started_calls_are_drained_before_the_result() {
+    let code = r#"
+        openclaw.tools.call("x:y:first", { n: 1 }).then(() => console.log("first settled"));
+        openclaw.tools.call("x:y:second", { n: 2 }).then(() => console.log("second settled"));
+        return "returned";
+    "#;
+    for sandbox in backends() {
+        let bridge = Arc::new(Recorder::default());
+        let result = run_on(&*sandbox, code, bridge.clone(), limits(5_000)).await;
+        let run = result.expect("drain run");
+        assert_eq!(run.value, json!("returned"), "{:?}", sandbox.kind());
+        assert_eq!(
+            bridge.calls(),
+            vec![
+                r#"call x:y:first {"n":1}"#.to_string(),
+                r#"call x:y:second {"n":2}"#.to_string()
+            ]
+        );
+        let mut logs = run.logs.clone();
+        logs.sort();
+        assert_eq!(
+            logs,
+            vec!["first settled".to_string(), "second settled".to_string()],
+            "{:?}",
+            sandbox.kind()
+        );
+    }
+}
+
+#[tokio::test]
+async fn console_lines_are_logged_in_order() {
+    let code = r#"console.log("a", 1, { b: true }); console.warn("careful"); console.error(new Error("x").message); return null;"#;
+    for sandbox in backends() {
+        let result = run(&*sandbox, code).await;
+        let logs = vec![
+            r#"a 1 {"b":true}"#.to_string(),
+            "[warn] careful".to_string(),
+            "[error] x".to_string(),
+        ];
+        assert_eq!(
+            result,
+            Ok(CodeRun {
+                value: Value::Null,
+                logs
+            }),
+            "{:?}",
+            sandbox.kind()
+        );
+    }
+}
+
+#[tokio::test]
+async fn undefined_becomes_null() {
+    expect_value("const x = 1;", Value::Null).await;
+    expect_value("return undefined;", Value::Null).await;
+    expect_value(
+        "return [undefined, () => 1, { f() {} }];",
+        json!([null, null, {}]),
+    )
+    .await;
+}
+
+#[tokio::test]
+async fn empty_code_is_rejected() {
+    for sandbox in backends() {
+        assert_eq!(
+            run(&*sandbox, "  \n\t ").await,
+            Err(SandboxError::EmptyCode)
+        );
+    }
+}
+
+#[tokio::test]
+async fn syntax_errors_are_reported() {
+    for sandbox in backends() {
+        let result = run(&*sandbox, "return (;").await;
+        assert!(
+            matches!(result, Err(SandboxError::Syntax(_))),
+            "{:?}: {result:?}",
+            sandbox.kind()
+        );
+        let breakout = run(&*sandbox, "}); (function () {").await;
+        // V8 rejects a body that closes the wrapper; QuickJS compiles only the wrapper's own
+        // (empty) body. Either way nothing outside the realm runs.
+        assert!(
+            matches!(&breakout, Err(SandboxError::Syntax(_)))
+                || breakout
+                    == Ok(CodeRun {
+                        value: Value::Null,
+                        logs: vec![]
+                    }),
+            "{:?}: {breakout:?}",
+            sandbox.kind()
+        );
+        still_works(&*sandbox).await;
+    }
+}
+
+#[tokio::test]
+async fn thrown_errors_and_bridge_rejections_are_reported() {
+    expect_thrown(r#"throw new Error("boom");"#, "Error: boom").await;
+    expect_thrown(
+        r#"await openclaw.tools.call("missing", {});"#,
+        "Unknown tool id: missing.",
+    )
+    .await;
+    expect_thrown(
+        r#"await openclaw.tools.describe(42);"#,
+        "describe(id): id must be a string",
+    )
+    .await;
+    expect_value(
+        r#"try { await openclaw.tools.call("missing", {}); } catch (e) { return e.message; }"#,
+        json!("Unknown tool id: missing."),
+    )
+    .await;
+}
+
+#[tokio::test]
+async fn non_json_values_are_rejected() {
+    for sandbox in backends() {
+        let result = run(&*sandbox, "const a = {}; a.self = a; return a;").await;
+        assert!(
+            matches!(result, Err(SandboxError::BadValue(_))),
+            "{:?}: {result:?}",
+            sandbox.kind()
+        );
+        let big = run(&*sandbox, "return 10n;").await;
+        assert!(
+            matches!(big, Err(SandboxError::BadValue(_))),
+            "{:?}: {big:?}",
+            sandbox.kind()
+        );
+    }
+}
+
+#[tokio::test]
+async fn sequential_thousands_of_bridge_calls_work() {
+    let code = r#"let n = 0; for (let i = 0; i < 2000; i++) { const r = await openclaw.tools.call("t", { i }); n += r.result.details.input.i === i ? 1 : 0; } return n;"#;
+    expect_value(code, json!(2000)).await;
+}
+
+// ---- hostile code --------------------------------------------------------------------------
+
+#[tokio::test]
+async fn hostile_reading_files() {
+    expect_thrown(
+        r#"return require("fs").readFileSync("/etc/passwd", "utf8");"#,
+        "require",
+    )
+    .await;
+}
+
+#[tokio::test]
+async fn hostile_process() {
+    expect_thrown("return process.env;", "process").await;
+}
+
+#[tokio::test]
+async fn hostile_require_through_module() {
+    expect_thrown(r#"return module.require("child_process");"#, "module").await;
+}
+
+#[tokio::test]
+async fn hostile_ambient_globals_are_absent() {
+    let code = r#"
+        const names = ["process", "require", "module", "exports", "Buffer", "fetch", "setTimeout",
+          "setInterval", "setImmediate", "WebSocket", "XMLHttpRequest", "Worker",
+          "Deno", "Bun", "std", "os", "__dirname", "global"];
+        return names.filter((n) => typeof globalThis[n] !== "undefined");
+    "#;
+    expect_value(code, json!([])).await;
+}
+
+#[tokio::test]
+async fn hostile_dynamic_import() {
+    for sandbox in backends() {
+        let result = run(
+            &*sandbox,
+            r#"const fs = await import("fs"); return fs.readFileSync("/etc/passwd", "utf8");"#,
+        )
+        .await;
+        assert!(
+            matches!(result, Err(SandboxError::Thrown(_))),
+            "{:?}: {result:?}",
+            sandbox.kind()
+        );
+        still_works(&*sandbox).await;
+    }
+}
+
+#[tokio::test]
+async fn hostile_import_error_constructor_escape() {
+    let code = r#"try { await import("fs"); return "imported"; } catch (e) { return e.constructor.constructor("return typeof process")(); }"#;
+    expect_value(code, json!("undefined")).await;
+}
+
+#[tokio::test]
+async fn hostile_fetch_to_a_loopback_canary() {
+    let canary = Canary::start();
+    let code = format!(
+        r#"return await fetch("http://127.0.0.1:{}/");"#,
+        canary.port
+    );
+    expect_thrown(&code, "fetch").await;
+    assert_eq!(canary.hits(), 0);
+}
+
+#[tokio::test]
+async fn hostile_raw_sockets_to_a_loopback_canary() {
+    let canary = Canary::start();
+    let code = format!(
+        r#"const net = (globalThis.process && process.mainModule) ? process.mainModule.require("net") : require("net");
+           net.connect({{ host: "127.0.0.1", port: {} }}); return "connected";"#,
+        canary.port
+    );
+    expect_thrown(&code, "is not defined").await;
+    assert_eq!(canary.hits(), 0);
+}
+
+#[tokio::test]
+async fn hostile_escape_to_process_then_network() {
+    // Even an escape to the host realm must find no network: the canary stays silent.
+    let canary = Canary::start();
+    let code = format!(
+        r#"let p;
+           try {{ await import("net"); }} catch (e) {{ p = e.constructor.constructor("return this.process")(); }}
+           if (!p) return "no process";
+           const net = p.getBuiltinModule ? p.getBuiltinModule("net") : p.mainModule.require("net");
+           return await new Promise((ok) => {{ const s = net.connect({{ host: "127.0.0.1", port: {} }});
+             s.on("connect", () => ok("connected")); s.on("error", (e) => ok("blocked")); }});"#,
+        canary.port
+    );
+    expect_value(&code, json!("no process")).await;
+    assert_eq!(canary.hits(), 0);
+}
+
+#[tokio::test]
+async fn hostile_spawning_a_process() {
+    expect_thrown(
+        r#"return require("child_process").execSync("id").toString();"#,
+        "require",
+    )
+    .await;
+}
+
+#[tokio::test]
+async fn hostile_workers() {
+    expect_thrown(r#"return new Worker("data:text/javascript,1");"#, "Worker").await;
+}
+
+#[tokio::test]
+async fn hostile_constructor_escapes() {
+    let escapes = [
+        r#"return this.constructor.constructor("return typeof process")();"#,
+        r#"return openclaw.tools.call.constructor("return typeof process")();"#,
+        r#"return console.log.constructor("return typeof require")();"#,
+        r#"return (async () => {}).constructor("return typeof process")().then((t) => t);"#,
+        r#"const p = openclaw.tools.search("x"); return p.then.constructor("return typeof process")();"#,
+    ];
+    for code in escapes {
+        expect_value(code, json!("undefined")).await;
+    }
+}
+
+#[tokio::test]
+async fn hostile_error_stack_escape() {
+    let code = r#"
+        Error.prepareStackTrace = (e, frames) => frames.map((f) => typeof f.getThis === "function" ? typeof f.getThis() : "none");
+        const frames = new Error("x").stack;
+        return typeof frames === "string" || Array.isArray(frames) ? "harmless" : "odd";
+    "#;
+    expect_value(code, json!("harmless")).await;
+}
+
+#[tokio::test]
+async fn hostile_infinite_loop() {
+    for sandbox in backends() {
+        let result = run_on(
+            &*sandbox,
+            "while (true) {}",
+            Arc::new(Recorder::default()),
+            limits(300),
+        )
+        .await;
+        assert_eq!(
+            result,
+            Err(SandboxError::Timeout { ms: 300 }),
+            "{:?}",
+            sandbox.kind()
+        );
+        still_works(&*sandbox).await;
+    }
+}
+
+#[tokio::test]
+async fn hostile_infinite_loop_after_an_await() {
+    let code = r#"await openclaw.tools.search("x"); await null; for (;;) {}"#;
+    for sandbox in backends() {
+        let result = run_on(&*sandbox, code, Arc::new(Recorder::default()), limits(300)).await;
+        assert_eq!(
+            result,
+            Err(SandboxError::Timeout { ms: 300 }),
+            "{:?}",
+            sandbox.kind()
+        );
+        still_works(&*sandbox).await;
+    }
+}
+
+#[tokio::test]
+async fn hostile_never_resolving_promise() {
+    for sandbox in backends() {
+        let result = run_on(
+            &*sandbox,
+            "await new Promise(() => {});",
+            Arc::new(Recorder::default()),
+            limits(300),
+        )
+        .await;
+        assert!(
+            matches!(
+                result,
+                Err(SandboxError::Timeout { ms: 300 }) | Err(SandboxError::Stalled)
+            ),
+            "{:?}: {result:?}",
+            sandbox.kind()
+        );
+        still_works(&*sandbox).await;
+    }
+}
+
+#[tokio::test]
+async fn hostile_never_resolving_bridge_call_times_out() {
+    for sandbox in backends() {
+        let bridge = Arc::new(Never::default());
+        // Long enough for a cold node child to start and reach the call.
+        let result = run_on(
+            &*sandbox,
+            r#"return await openclaw.tools.call("t", {});"#,
+            bridge.clone(),
+            limits(3_000),
+        )
+        .await;
+        assert_eq!(
+            result,
+            Err(SandboxError::Timeout { ms: 3_000 }),
+            "{:?}",
+            sandbox.kind()
+        );
+        assert_eq!(bridge.started.load(Ordering::SeqCst), 1);
+        still_works(&*sandbox).await;
+    }
+}
+
+#[tokio::test]
+async fn hostile_bridge_call_after_the_deadline_never_starts() {
+    let code = r#"const t = Date.now(); while (Date.now() - t < 600) {} return await openclaw.tools.call("late", {});"#;
+    for sandbox in backends() {
+        let bridge = Arc::new(Recorder::default());
+        let result = run_on(&*sandbox, code, bridge.clone(), limits(300)).await;
+        assert_eq!(
+            result,
+            Err(SandboxError::Timeout { ms: 300 }),
+            "{:?}",
+            sandbox.kind()
+        );
+        // Give a runaway runtime time to try anyway; nothing may reach the bridge.
+        tokio::time::sleep(Duration::from_millis(500)).await;
+        assert_eq!(bridge.calls(), Vec::<String>::new(), "{:?}", sandbox.kind());
+        still_works(&*sandbox).await;
+    }
+}
+
+#[tokio::test]
+async fn hostile_memory_bomb() {
+    let code = r#"const a = []; for (;;) a.push("x".repeat(1 << 20) + a.length);"#;
+    for sandbox in backends() {
+        let small = CodeLimits {
+            memory_bytes: 32 * 1024 * 1024,
+            ..limits(10_000)
+        };
+        let result = run_on(&*sandbox, code, Arc::new(Recorder::default()), small).await;
+        assert_eq!(
+            result,
+            Err(SandboxError::OutOfMemory {
+                limit: 32 * 1024 * 1024
+            }),
+            "{:?}",
+            sandbox.kind()
+        );
+        still_works(&*sandbox).await;
+    }
+}
+
+#[tokio::test]
+async fn hostile_output_flood() {
+    for sandbox in backends() {
+        let small = CodeLimits {
+            output_bytes: 64 * 1024,
+            ..limits(5_000)
+        };
+        let result = run_on(
+            &*sandbox,
+            r#"for (;;) console.log("flood flood flood");"#,
+            Arc::new(Recorder::default()),
+            small,
+        )
+        .await;
+        assert_eq!(
+            result,
+            Err(SandboxError::OutputTooLarge { limit: 64 * 1024 }),
+            "{:?}",
+            sandbox.kind()
+        );
+        let value = run_on(
+            &*sandbox,
+            r#"return "x".repeat(100000);"#,
+            Arc::new(Recorder::default()),
+            small,
+        )
+        .await;
+        assert_eq!(
+            value,
+            Err(SandboxError::OutputTooLarge { limit: 64 * 1024 }),
+            "{:?}",
+            sandbox.kind()
+        );
+        still_works(&*sandbox).await;
+    }
+}
+
+#[tokio::test]
+async fn hostile_thousands_of_parallel_bridge_calls() {
+    let code = r#"return (await Promise.all(Array.from({ length: 5000 }, (_, i) => openclaw.tools.call("t", { i })))).length;"#;
+    for sandbox in backends() {
+        let bridge = Arc::new(Recorder::default());
+        let result = run_on(&*sandbox, code, bridge.clone(), limits(5_000)).await;
+        assert_eq!(
+            result,
+            Err(SandboxError::TooManyPendingCalls { limit: 128 }),
+            "{:?}",
+            sandbox.kind()
+        );
+        assert!(
+            bridge.calls().len() <= 128,
+            "{:?}: {} calls",
+            sandbox.kind(),
+            bridge.calls().len()
+        );
+        still_works(&*sandbox).await;
+    }
+}
+
+#[tokio::test]
+async fn hostile_bridge_prototype_tampering() {
+    let code = r#"
+        Promise.prototype.then = function () { throw new Error("hijacked"); };
+        Object.prototype.then = undefined;
+        JSON.stringify = () => "{}"; JSON.parse = () => ({ owned: true });
+        try { openclaw.tools.call = () => "replaced"; } catch (e) {}
+        try { Object.setPrototypeOf(openclaw.tools, { call: () => "proto" }); } catch (e) {}
+        const r = await openclaw.tools.search("fake_plugin_tool_17");
+        return [typeof openclaw.tools.call("x", {}), r.length];
+    "#;
+    for sandbox in backends() {
+        let result = run(&*sandbox, code).await;
+        // Tampering may break the code's own run, never the host: an error or a harmless value.
+        match &result {
+            Ok(run) => assert_eq!(run.value, json!(["object", 1]), "{:?}", sandbox.kind()),
+            Err(SandboxError::Thrown(text)) => {
+                assert!(text.contains("hijacked"), "{:?}: {text}", sandbox.kind())
+            }
+            Err(other) => panic!("{:?}: unexpected {other:?}", sandbox.kind()),
+        }
+        still_works(&*sandbox).await;
+    }
+}
+
+#[tokio::test]
+async fn hostile_bridge_functions_are_frozen() {
+    let code = r#"
+        "use strict";
+        const out = [];
+        try { openclaw.tools.search = null; out.push("writable"); } catch (e) { out.push(e.name); }
+        try { delete openclaw.tools; out.push("deleted"); } catch (e) { out.push(e.name); }
+        return out;
+    "#;
+    expect_value(code, json!(["TypeError", "TypeError"])).await;
+}
