@@ -95,6 +95,47 @@ async fn direct_grows_exactly_linearly() {
 }
 
 #[tokio::test]
+async fn directory_grows_then_stops_at_its_bound() {
+    use toolsearch_qa::engine::directory::MAX_DIRECTORY_CHARS;
+    // 17..50: every added tool adds one directory line of the same length (two-digit names).
+    // 200..999: the directory is full; names have three digits and so does the omitted count, so
+    // the block, and with it the whole first request, is the same size at every size.
+    let sizes = [17, 20, 50, 200, 500, 999];
+    let report = compare(&sizes, &[CompareMode::Directory, CompareMode::Tools]).await;
+    let of = |mode| -> Vec<_> { report.cells.iter().filter(|c| c.mode == mode).collect() };
+    let (directory, tools) = (of(CompareMode::Directory), of(CompareMode::Tools));
+    // The directory prompt is the tools prompt, a blank line and the block.
+    let block: Vec<usize> = directory
+        .iter()
+        .zip(&tools)
+        .map(|(d, t)| d.first.system_prompt_chars - t.first.system_prompt_chars - 1)
+        .collect();
+    let line = (block[1] - block[0]) / 3;
+    assert_eq!(
+        block[1] - block[0],
+        3 * line,
+        "17 -> 20 adds three equal lines"
+    );
+    assert_eq!(block[2] - block[0], 33 * line, "17 -> 50 adds 33 lines");
+    assert_eq!((block[3], block[4]), (block[5], block[5]), "bounded");
+    assert!(block[5] <= MAX_DIRECTORY_CHARS, "{}", block[5]);
+    assert!(
+        block[5] + line > MAX_DIRECTORY_CHARS,
+        "full: one more line would not fit"
+    );
+    assert!(block[2] < block[5], "50 tools still fit below the bound");
+    let bytes = first_bytes(&report, CompareMode::Directory);
+    assert_eq!((bytes[3], bytes[4]), (bytes[5], bytes[5]), "bounded");
+    for cell in &directory {
+        assert_eq!(cell.first.declared_tools, 4, "controls plus session_status");
+        assert_eq!(
+            cell.first.tool_json_bytes,
+            directory[0].first.tool_json_bytes
+        );
+    }
+}
+
+#[tokio::test]
 async fn bridges_are_smaller_than_direct_at_the_reference_size() {
     let report = compare(&[36], &[CompareMode::Direct, CompareMode::Tools]).await;
     let direct = report.cell(36, CompareMode::Direct).expect("direct cell");

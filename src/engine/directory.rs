@@ -16,6 +16,8 @@
 //! runs it through its normal path and logs it as a *direct* call (a `toolResult` without
 //! `parentToolCallId`); it is not a Tool Search `call`, so `callCount` does not change.
 
+use std::collections::HashMap;
+
 use serde_json::Value;
 
 use super::catalog::collapse;
@@ -39,29 +41,45 @@ const GUIDANCE: &str =
     "Call a listed name directly with its arguments, or use tool_call with its id and args; \
      tool_describe shows a full schema.";
 
-/// The directory section of the system prompt for `catalog`, heading included.
+/// The directory section of the system prompt for `catalog`, heading included: as many lines as
+/// fit in [`MAX_DIRECTORY_CHARS`], the rest counted as omitted.
 pub fn directory_block(catalog: &ToolCatalog) -> String {
     if catalog.is_empty() {
         return format!("{DIRECTORY_HEADING}\n{EMPTY_LINE}\n");
     }
-    let mut lines = directory_lines(catalog.entries());
-    let mut omitted = 0;
-    loop {
-        let block = render(&lines, omitted);
-        if block.chars().count() <= MAX_DIRECTORY_CHARS || lines.is_empty() {
-            return block;
-        }
-        lines.pop();
-        omitted += 1;
+    let lines = directory_lines(catalog.entries());
+    let kept = lines_that_fit(&lines);
+    render(&lines[..kept], lines.len() - kept)
+}
+
+/// The largest number of leading `lines` whose rendered block stays within the bound (one pass
+/// over prefix sums, so a 100k-tool catalogue costs no more than rendering it once).
+fn lines_that_fit(lines: &[String]) -> usize {
+    let mut prefix = Vec::with_capacity(lines.len() + 1);
+    prefix.push(0usize);
+    for line in lines {
+        let last = prefix[prefix.len() - 1];
+        prefix.push(last + line.chars().count() + 1);
     }
+    (0..=lines.len())
+        .rev()
+        .find(|&kept| {
+            let frame = render(&[], lines.len() - kept).chars().count();
+            frame + prefix[kept] <= MAX_DIRECTORY_CHARS
+        })
+        .unwrap_or(0)
 }
 
 /// One line per trusted entry with a unique, well-formed name, sorted by name then id.
 pub fn directory_lines(entries: &[ToolEntry]) -> Vec<String> {
+    let mut name_counts: HashMap<&str, usize> = HashMap::new();
+    for entry in entries {
+        *name_counts.entry(entry.name.as_str()).or_default() += 1;
+    }
     let mut listed: Vec<&ToolEntry> = entries
         .iter()
         .filter(|e| e.source == ToolSource::Openclaw && is_identifier(&e.name))
-        .filter(|e| entries.iter().filter(|o| o.name == e.name).count() == 1)
+        .filter(|e| name_counts[e.name.as_str()] == 1)
         .collect();
     listed.sort_by(|a, b| a.name.cmp(&b.name).then_with(|| a.id.cmp(&b.id)));
     listed.into_iter().map(directory_line).collect()
