@@ -40,6 +40,7 @@ pub fn claim_title(claim: &str) -> &'static str {
         "C4" => "Tool Search exposes only the compact bridge and direct-only tools",
         "C5" => "Tool Search's request payload is smaller",
         "C6" => "session log shows the expected counts and bridged-call telemetry",
+        "H1" => "a client tool call is handed back to the caller and not run",
         other => fail_closed::title(other).unwrap_or(""),
     }
 }
@@ -111,7 +112,10 @@ pub fn evaluate(scenario: &Scenario, lanes: &[Observed<'_>]) -> Vec<Verdict> {
             continue;
         }
         for observed in lanes.iter().filter(|o| applies(&o.lane.name)) {
-            let checks = fail_closed::checks(scenario, spec, observed);
+            let checks = match spec.id.as_str() {
+                "H1" => super::client_handoff::h1_handed_back(scenario, observed),
+                _ => fail_closed::checks(scenario, spec, observed),
+            };
             verdicts.push(verdict(&spec.id, &observed.lane.name, checks));
         }
     }
@@ -398,10 +402,13 @@ fn c4_only_bridge_declared(
 }
 
 /// The declared names a Tool Search lane must show: the controls of its configured mode plus the
-/// direct-only tools of the scenario's catalogue (and, in directory mode, the client tools of the
-/// turn, which the reference turn does not send), sorted.
+/// direct-only tools of the scenario's catalogue (and, in directory mode, the client tools the
+/// turn sends), sorted.
 fn expected_bridge_names(scenario: &Scenario, o: &Observed<'_>) -> Vec<String> {
     let mut names = o.lane.controls();
+    if is_directory_lane(o) {
+        names.extend(scenario.catalog.client.iter().cloned());
+    }
     if scenario.catalog.core_tools {
         names.extend(
             core_tools()

@@ -99,7 +99,7 @@ fn error_message(response: &Value) -> String {
         .unwrap_or_else(|| response.to_string())
 }
 
-/// The reference turn: one user message; `stream` as the lane says.
+/// The reference turn: one user message, the scenario's client tools; `stream` as the lane says.
 pub fn turn_body(scenario: &Scenario, stream: bool) -> Value {
     let mut body = json!({
         "model": "openclaw/qa",
@@ -108,6 +108,15 @@ pub fn turn_body(scenario: &Scenario, stream: bool) -> Value {
     });
     if let Some(max) = scenario.max_output_tokens {
         body["max_output_tokens"] = json!(max);
+    }
+    if !scenario.catalog.client.is_empty() {
+        let tools: Vec<Value> = scenario
+            .catalog
+            .client
+            .iter()
+            .map(|name| super::client_handoff::client_tool_declaration(name))
+            .collect();
+        body["tools"] = json!(tools);
     }
     body
 }

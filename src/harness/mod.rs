@@ -5,6 +5,7 @@
 //! gateway on the chosen target, one turn, the observations, and the claims.
 
 pub mod claims;
+pub mod client_handoff;
 pub mod fail_closed;
 pub mod junit;
 pub mod lane;

@@ -110,7 +110,8 @@ pub struct CatalogSpec {
     /// project's own MCP servers, listed with `tools/list` and run with `tools/call`.
     #[serde(default)]
     pub mcp: Vec<String>,
-    /// Client tool names supplied with the turn (data, like `mcp`).
+    /// Client tools the caller sends with the turn (`tools` of the `/v1/responses` request), by
+    /// name; the gateway catalogues them as `client:client:<name>` and never runs them.
     #[serde(default)]
     pub client: Vec<String>,
 }
@@ -169,8 +170,8 @@ pub struct ClaimSpec {
 }
 
 /// Claim ids a scenario may name.
-pub const KNOWN_CLAIMS: [&str; 12] = [
-    "C1", "C2", "C3", "C4", "C5", "C6", "F1", "F2", "F3", "F4", "F5", "F6",
+pub const KNOWN_CLAIMS: [&str; 13] = [
+    "C1", "C2", "C3", "C4", "C5", "C6", "F1", "F2", "F3", "F4", "F5", "F6", "H1",
 ];
 
 /// Claims that need `tool`.
@@ -316,6 +317,10 @@ const BUILT_IN: &[(&str, &str)] = &[
         "scenarios/tool-search-mcp-target.toml",
         include_str!("../../scenarios/tool-search-mcp-target.toml"),
     ),
+    (
+        "scenarios/tool-search-client-target.toml",
+        include_str!("../../scenarios/tool-search-client-target.toml"),
+    ),
 ];
 
 /// Where the tables of a scenario file start, for errors that toml itself cannot place.
@@ -389,6 +394,7 @@ fn validate(s: &Scenario) -> Result<(), Invalid> {
     for (i, claim) in s.claims.iter().enumerate() {
         validate_claim(s, claim).map_err(|m| (At::Claim(i), format!("claims[{i}]: {m}")))?;
     }
+    validate_client_tools(s).map_err(|m| (At::File, m))?;
     if !["openclaw", "mcp", "client"].contains(&s.target_source.as_str()) {
         return Err((
             At::File,
@@ -400,6 +406,27 @@ fn validate(s: &Scenario) -> Result<(), Invalid> {
     }
     if s.catalog.size == 0 {
         return Err((At::File, "catalog.size: expected at least 1".into()));
+    }
+    Ok(())
+}
+
+fn validate_client_tools(s: &Scenario) -> Result<(), String> {
+    let client = &s.catalog.client;
+    if let Some(bad) = client.iter().find(|n| {
+        n.is_empty()
+            || !n
+                .chars()
+                .all(|c| c.is_ascii_alphanumeric() || c == '_' || c == '-')
+    }) {
+        return Err(format!(
+            "catalog.client: {bad:?} is not a tool name (letters, digits, `_` and `-` only)"
+        ));
+    }
+    if s.target_source == "client" && !client.contains(&s.target_tool) {
+        return Err(format!(
+            "target_tool: {:?} has target_source client but is not in catalog.client",
+            s.target_tool
+        ));
     }
     Ok(())
 }
