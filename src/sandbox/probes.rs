@@ -70,6 +70,9 @@ pub struct Probe {
     pub expect: SandboxExpect,
     /// Returned values (JSON text) that prove an escape on any target.
     pub escape_values: &'static [&'static str],
+    /// Other returned values (JSON text) that are still contained on another target, e.g.
+    /// `"denied"` from a probe that reached a host realm whose process was refused the operation.
+    pub also_harmless: &'static [&'static str],
 }
 
 /// Where a probe aims: the planted secrets, its own marker path and canary port.
@@ -94,22 +97,20 @@ impl Probe {
             .replace("{{CANARY_PORT}}", &site.canary_port.to_string())
     }
 
-    /// The value (JSON text) a gateway may return and still be contained: our sandboxes' exact
-    /// value, plus `"denied"` for probes that report a refusal after reaching the host realm.
+    /// The values (JSON text) a gateway may return and still be contained: our sandboxes'
+    /// exact value, then [`Probe::also_harmless`].
     pub fn harmless_values(&self) -> Vec<&'static str> {
         let mut values = Vec::new();
         if let SandboxExpect::Value(v) = self.expect {
             values.push(v);
         }
-        if self.code.contains(REALM_PREFIX_MARK) {
-            values.push("\"denied\"");
-        }
+        values.extend_from_slice(self.also_harmless);
         values
     }
 }
 
-/// Text every "reach the host realm first" probe contains.
-const REALM_PREFIX_MARK: &str = "if (!p) return \"no process\";";
+/// What a "host realm first" probe may also return when the host refused the operation.
+const DENIED: &[&str] = &["\"denied\""];
 
 /// Looks a probe up by name.
 pub fn probe(name: &str) -> Option<&'static Probe> {
@@ -139,6 +140,7 @@ pub const PROBES: &[Probe] = &[
         code: "return require(\"fs\").readFileSync({{SECRET_FILE}}, \"utf8\");",
         expect: SandboxExpect::Thrown("require"),
         escape_values: &[],
+        also_harmless: &[],
     },
     Probe {
         name: "read_secret_file_with_import",
@@ -147,6 +149,7 @@ pub const PROBES: &[Probe] = &[
         code: "const fs = await import(\"fs\");\nreturn fs.readFileSync({{SECRET_FILE}}, \"utf8\");",
         expect: SandboxExpect::AnyThrown,
         escape_values: &[],
+        also_harmless: &[],
     },
     Probe {
         name: "write_marker_file",
@@ -155,6 +158,7 @@ pub const PROBES: &[Probe] = &[
         code: "require(\"fs\").writeFileSync({{MARKER_FILE}}, \"escaped\");\nreturn \"written\";",
         expect: SandboxExpect::Thrown("require"),
         escape_values: &["\"written\""],
+        also_harmless: &[],
     },
     Probe {
         name: "escape_then_read_secret_file",
@@ -165,6 +169,7 @@ pub const PROBES: &[Probe] = &[
         ),
         expect: SandboxExpect::Value("\"no process\""),
         escape_values: &[],
+        also_harmless: DENIED,
     },
     Probe {
         name: "escape_then_write_marker_file",
@@ -175,6 +180,7 @@ pub const PROBES: &[Probe] = &[
         ),
         expect: SandboxExpect::Value("\"no process\""),
         escape_values: &["\"written\""],
+        also_harmless: DENIED,
     },
     // ---- network
     Probe {
@@ -184,6 +190,7 @@ pub const PROBES: &[Probe] = &[
         code: "return await fetch(\"http://127.0.0.1:{{CANARY_PORT}}/\");",
         expect: SandboxExpect::Thrown("fetch"),
         escape_values: &[],
+        also_harmless: &[],
     },
     Probe {
         name: "raw_socket_canary",
@@ -192,6 +199,7 @@ pub const PROBES: &[Probe] = &[
         code: "const net = (globalThis.process && process.mainModule) ? process.mainModule.require(\"net\") : require(\"net\");\nnet.connect({ host: \"127.0.0.1\", port: {{CANARY_PORT}} });\nreturn \"connected\";",
         expect: SandboxExpect::Thrown("is not defined"),
         escape_values: &["\"connected\""],
+        also_harmless: &[],
     },
     Probe {
         name: "escape_then_connect_canary",
@@ -202,6 +210,7 @@ pub const PROBES: &[Probe] = &[
         ),
         expect: SandboxExpect::Value("\"no process\""),
         escape_values: &["\"connected\""],
+        also_harmless: DENIED,
     },
     // ---- processes
     Probe {
@@ -211,6 +220,7 @@ pub const PROBES: &[Probe] = &[
         code: "return require(\"child_process\").execSync(\"touch \" + {{MARKER_FILE}} + \"; id\").toString();",
         expect: SandboxExpect::Thrown("require"),
         escape_values: &[],
+        also_harmless: &[],
     },
     Probe {
         name: "require_through_module",
@@ -219,6 +229,7 @@ pub const PROBES: &[Probe] = &[
         code: "return module.require(\"child_process\");",
         expect: SandboxExpect::Thrown("module"),
         escape_values: &[],
+        also_harmless: &[],
     },
     Probe {
         name: "worker",
@@ -227,6 +238,7 @@ pub const PROBES: &[Probe] = &[
         code: "return new Worker(\"data:text/javascript,1\");",
         expect: SandboxExpect::Thrown("Worker"),
         escape_values: &[],
+        also_harmless: &[],
     },
     Probe {
         name: "escape_then_spawn_process",
@@ -237,6 +249,7 @@ pub const PROBES: &[Probe] = &[
         ),
         expect: SandboxExpect::Value("\"no process\""),
         escape_values: &[],
+        also_harmless: DENIED,
     },
     // ---- environment
     Probe {
@@ -246,6 +259,7 @@ pub const PROBES: &[Probe] = &[
         code: "return process.env;",
         expect: SandboxExpect::Thrown("process"),
         escape_values: &[],
+        also_harmless: &[],
     },
     Probe {
         name: "ambient_globals",
@@ -254,6 +268,7 @@ pub const PROBES: &[Probe] = &[
         code: "const names = [\"process\", \"require\", \"module\", \"exports\", \"Buffer\", \"fetch\", \"setTimeout\",\n  \"setInterval\", \"setImmediate\", \"WebSocket\", \"XMLHttpRequest\", \"Worker\",\n  \"Deno\", \"Bun\", \"std\", \"os\", \"__dirname\", \"global\"];\nreturn names.filter((n) => typeof globalThis[n] !== \"undefined\");",
         expect: SandboxExpect::Value("[]"),
         escape_values: &[],
+        also_harmless: &[],
     },
     Probe {
         name: "escape_then_read_env",
@@ -264,6 +279,7 @@ pub const PROBES: &[Probe] = &[
         ),
         expect: SandboxExpect::Value("\"no process\""),
         escape_values: &[],
+        also_harmless: &["\"empty\""],
     },
     // ---- realm escapes
     Probe {
@@ -273,6 +289,7 @@ pub const PROBES: &[Probe] = &[
         code: "try { await import(\"fs\"); return \"imported\"; } catch (e) { return e.constructor.constructor(\"return typeof process\")(); }",
         expect: SandboxExpect::Value("\"undefined\""),
         escape_values: &["\"object\"", "\"imported\""],
+        also_harmless: &[],
     },
     Probe {
         name: "this_constructor",
@@ -281,6 +298,7 @@ pub const PROBES: &[Probe] = &[
         code: "return this.constructor.constructor(\"return typeof process\")();",
         expect: SandboxExpect::Value("\"undefined\""),
         escape_values: &["\"object\""],
+        also_harmless: &[],
     },
     Probe {
         name: "bridge_function_constructor",
@@ -289,6 +307,7 @@ pub const PROBES: &[Probe] = &[
         code: "return openclaw.tools.call.constructor(\"return typeof process\")();",
         expect: SandboxExpect::Value("\"undefined\""),
         escape_values: &["\"object\""],
+        also_harmless: &[],
     },
     Probe {
         name: "console_constructor",
@@ -297,6 +316,7 @@ pub const PROBES: &[Probe] = &[
         code: "return console.log.constructor(\"return typeof require\")();",
         expect: SandboxExpect::Value("\"undefined\""),
         escape_values: &["\"function\""],
+        also_harmless: &[],
     },
     Probe {
         name: "async_function_constructor",
@@ -305,6 +325,7 @@ pub const PROBES: &[Probe] = &[
         code: "return (async () => {}).constructor(\"return typeof process\")().then((t) => t);",
         expect: SandboxExpect::Value("\"undefined\""),
         escape_values: &["\"object\""],
+        also_harmless: &[],
     },
     Probe {
         name: "bridge_promise_constructor",
@@ -313,6 +334,7 @@ pub const PROBES: &[Probe] = &[
         code: "const p = openclaw.tools.search(\"x\");\nreturn p.then.constructor(\"return typeof process\")();",
         expect: SandboxExpect::Value("\"undefined\""),
         escape_values: &["\"object\""],
+        also_harmless: &[],
     },
     Probe {
         name: "error_stack_frames",
@@ -321,6 +343,7 @@ pub const PROBES: &[Probe] = &[
         code: "Error.prepareStackTrace = (e, frames) => frames.map((f) => typeof f.getThis === \"function\" ? typeof f.getThis() : \"none\");\nconst frames = new Error(\"x\").stack;\nreturn typeof frames === \"string\" || Array.isArray(frames) ? \"harmless\" : \"odd\";",
         expect: SandboxExpect::Value("\"harmless\""),
         escape_values: &[],
+        also_harmless: &[],
     },
     // ---- timeouts
     Probe {
@@ -330,6 +353,7 @@ pub const PROBES: &[Probe] = &[
         code: "while (true) {}",
         expect: SandboxExpect::Timeout,
         escape_values: &[],
+        also_harmless: &[],
     },
     Probe {
         name: "infinite_loop_after_await",
@@ -338,6 +362,7 @@ pub const PROBES: &[Probe] = &[
         code: "await openclaw.tools.search(\"x\");\nawait null;\nfor (;;) {}",
         expect: SandboxExpect::Timeout,
         escape_values: &[],
+        also_harmless: &[],
     },
     Probe {
         name: "never_resolving_promise",
@@ -346,6 +371,7 @@ pub const PROBES: &[Probe] = &[
         code: "await new Promise(() => {});",
         expect: SandboxExpect::TimeoutOrStalled,
         escape_values: &[],
+        also_harmless: &[],
     },
 ];
 
