@@ -31,6 +31,9 @@ struct Cli {
 enum Command {
     /// Run scenarios: start the mock provider, a gateway per lane, send the turn, check the claims.
     Suite(SuiteArgs),
+    /// Run the hostile-code probes through a gateway's `tool_search_code` (one gateway start per
+    /// target); one row per probe: contained, ESCAPED or inconclusive, with the evidence.
+    Probes(ProbesArgs),
     /// List the scenarios (built in and from --scenario-dir).
     List {
         /// Also load every *.toml scenario in this directory (repeatable).
@@ -79,6 +82,19 @@ struct CompareArgs {
     /// Also write an SVG chart of first-request bytes against catalogue size.
     #[arg(long, value_name = "FILE.svg")]
     chart: Option<PathBuf>,
+}
+
+#[derive(clap::Args)]
+struct ProbesArgs {
+    /// What to probe.
+    #[arg(long, value_enum, default_value_t = TargetKind::Embedded)]
+    target: TargetKind,
+    /// Output format on stdout.
+    #[arg(long, value_enum, default_value_t = Format::Table)]
+    format: Format,
+    /// Run only this probe (repeatable; default: every probe).
+    #[arg(long = "probe", value_name = "NAME")]
+    probes: Vec<String>,
 }
 
 #[derive(Clone, Copy, ValueEnum)]
@@ -174,6 +190,12 @@ enum Format {
 
 fn main() -> ExitCode {
     let cli = Cli::parse();
+    // The embedded gateway runs in this process, so the probes' planted environment secret goes
+    // into this process's environment, here, before any thread exists.
+    let probe_secret = toolsearch_qa::harness::probes::new_env_secret();
+    if matches!(cli.command, Command::Probes(_)) {
+        std::env::set_var(toolsearch_qa::harness::probes::SECRET_ENV, &probe_secret);
+    }
     let runtime = match tokio::runtime::Builder::new_multi_thread()
         .enable_all()
         .build()
@@ -184,6 +206,7 @@ fn main() -> ExitCode {
     runtime.block_on(async {
         match cli.command {
             Command::Suite(args) => suite(args).await,
+            Command::Probes(args) => probes(args, probe_secret).await,
             Command::List { scenario_dirs } => list(&scenario_dirs),
             Command::Load { sessions } => load(sessions).await,
             Command::Compare(args) => compare(args).await,
@@ -246,18 +269,9 @@ async fn suite(args: SuiteArgs) -> ExitCode {
         Err(e) => return fail(2, &e.to_string()),
     };
     let scenarios = narrow(scenarios, args.filter.as_deref(), args.shard);
-    let targets: Vec<Box<dyn Target>> = match args.target {
-        TargetKind::Embedded => vec![Box::new(EmbeddedTarget)],
-        TargetKind::Openclaw | TargetKind::Both => {
-            let openclaw = match OpenClawTarget::locate() {
-                Ok(t) => Box::new(t) as Box<dyn Target>,
-                Err(e) => return harness_fail(e),
-            };
-            match args.target {
-                TargetKind::Both => vec![Box::new(EmbeddedTarget), openclaw],
-                _ => vec![openclaw],
-            }
-        }
+    let targets = match targets(args.target) {
+        Ok(t) => t,
+        Err(e) => return harness_fail(e),
     };
     let source = args
         .provider_url
@@ -311,6 +325,76 @@ async fn suite(args: SuiteArgs) -> ExitCode {
         return fail(3, &message);
     }
     if report.ok {
+        ExitCode::SUCCESS
+    } else {
+        ExitCode::from(1)
+    }
+}
+
+/// The targets `kind` names; the openclaw one must be installed.
+fn targets(kind: TargetKind) -> Result<Vec<Box<dyn Target>>, HarnessError> {
+    Ok(match kind {
+        TargetKind::Embedded => vec![Box::new(EmbeddedTarget)],
+        TargetKind::Openclaw => vec![Box::new(OpenClawTarget::locate()?)],
+        TargetKind::Both => vec![
+            Box::new(EmbeddedTarget),
+            Box::new(OpenClawTarget::locate()?),
+        ],
+    })
+}
+
+/// Exit 0 when every probe is contained, 1 when any escaped, 3 when any is inconclusive (the
+/// run could not judge it: an incomplete run is not a verdict).
+async fn probes(args: ProbesArgs, env_secret: String) -> ExitCode {
+    use toolsearch_qa::harness::probes::{reports_json, run_probes, Plant};
+    use toolsearch_qa::sandbox::probes::{probe, PROBES};
+    let mut selected = Vec::new();
+    for name in &args.probes {
+        match probe(name) {
+            Some(p) => selected.push(*p),
+            None => {
+                let known: Vec<&str> = PROBES.iter().map(|p| p.name).collect();
+                return fail(
+                    2,
+                    &format!("unknown probe {name:?}; known: {}", known.join(", ")),
+                );
+            }
+        }
+    }
+    if selected.is_empty() {
+        selected = PROBES.to_vec();
+    }
+    let targets = match targets(args.target) {
+        Ok(t) => t,
+        Err(e) => return harness_fail(e),
+    };
+    let plant = match Plant::new(&env_secret) {
+        Ok(p) => p,
+        Err(e) => return harness_fail(e),
+    };
+    let mut reports = Vec::new();
+    for target in &targets {
+        match run_probes(target.as_ref(), &selected, &plant).await {
+            Ok(report) => reports.push(report),
+            Err(e) => return harness_fail(e),
+        }
+    }
+    match args.format {
+        Format::Table => {
+            for report in &reports {
+                print!("{}", report.to_table());
+            }
+        }
+        Format::Json => println!("{:#}", reports_json(&reports)),
+    }
+    let inconclusive: usize = reports.iter().map(|r| r.inconclusive).sum();
+    if inconclusive > 0 {
+        return fail(
+            3,
+            &format!("{inconclusive} probe(s) inconclusive: the run could not judge them (see the evidence column)"),
+        );
+    }
+    if reports.iter().all(|r| r.ok) {
         ExitCode::SUCCESS
     } else {
         ExitCode::from(1)

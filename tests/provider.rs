@@ -487,8 +487,8 @@ async fn script_replaces_directives_turn_by_turn() {
         ScriptedTurn::Text("done".into()),
     ];
     let provider = MockProvider::start_with(ProviderOptions {
-        port: None,
         script: Some(script),
+        ..ProviderOptions::default()
     })
     .await
     .unwrap();
@@ -528,6 +528,57 @@ async fn script_replaces_directives_turn_by_turn() {
     assert_eq!(
         called(&post(&provider, &body(&[], input)).await).0,
         "tool_call"
+    );
+}
+
+#[tokio::test]
+async fn scripts_by_prompt_pick_the_script_per_user_message() {
+    let call = |code: &str| ScriptedTurn::ToolCall {
+        name: "tool_search_code".into(),
+        arguments: json!({ "code": code }),
+    };
+    let provider = MockProvider::start_with(ProviderOptions {
+        script: Some(vec![ScriptedTurn::Text("default".into())]),
+        scripts_by_prompt: vec![
+            (
+                "batch 1.".into(),
+                vec![call("one"), ScriptedTurn::Text("1 done".into())],
+            ),
+            ("batch 2.".into(), vec![call("two")]),
+        ],
+        ..ProviderOptions::default()
+    })
+    .await
+    .unwrap();
+    let first = post(&provider, &body(&[], vec![user("run batch 1.")])).await;
+    assert_eq!(
+        called(&first),
+        ("tool_search_code".to_string(), json!({ "code": "one" }))
+    );
+    let mut input = vec![
+        user("run batch 1."),
+        call_item("a", "tool_search_code", &json!({})),
+        output_item("a", "r1"),
+    ];
+    assert_eq!(
+        text_of(&post(&provider, &body(&[], input.clone())).await),
+        "1 done"
+    );
+    input.push(user("now batch 2."));
+    assert_eq!(
+        called(&post(&provider, &body(&[], input)).await),
+        ("tool_search_code".to_string(), json!({ "code": "two" }))
+    );
+    let other = post(&provider, &body(&[], vec![user("batch 11 is not batch 1")])).await;
+    assert_eq!(text_of(&other), "default");
+    // A user message the gateway adds after the caller's does not hide the key.
+    let wrapped = vec![
+        user("[Sun 22:01 UTC] run batch 2."),
+        user("internal context"),
+    ];
+    assert_eq!(
+        called(&post(&provider, &body(&[], wrapped)).await),
+        ("tool_search_code".to_string(), json!({ "code": "two" }))
     );
 }
 

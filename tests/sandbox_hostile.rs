@@ -2,6 +2,8 @@
 //! with a clear error or a harmless value, reach nothing outside the sandbox (a loopback
 //! canary must see zero connections), and leave the backend able to run the next call.
 //! Node cases are skipped, with the reason printed, only when the node backend's probe fails.
+//! The file, network, process, env, realm and timeout cases are the shared probes of
+//! `src/sandbox/probes.rs`, which the `probes` command also runs through whole gateways.
 
 use std::net::TcpListener;
 use std::sync::atomic::{AtomicUsize, Ordering};
@@ -9,6 +11,7 @@ use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
 use serde_json::{json, Value};
+use toolsearch_qa::sandbox::probes::{Area, Probe, ProbeSite, SandboxExpect, PROBES};
 use toolsearch_qa::sandbox::{
     backend, Bridge, BridgeFuture, CodeLimits, CodeRun, CodeSandbox, SandboxError, SandboxKind,
 };
@@ -397,194 +400,129 @@ async fn sequential_thousands_of_bridge_calls_work() {
     expect_value(code, json!(2000)).await;
 }
 
-// ---- hostile code --------------------------------------------------------------------------
+// ---- hostile code: the shared probes (src/sandbox/probes.rs) -------------------------------
+
+/// A planted secret file, a marker path and a canary for one probe run.
+struct Site {
+    dir: tempfile::TempDir,
+    secret: String,
+    canary: Canary,
+}
+
+impl Site {
+    fn new() -> Site {
+        let dir = tempfile::tempdir().expect("temp dir");
+        let secret = "TSQA-SANDBOX-SECRET-7f3a91".to_string();
+        std::fs::write(dir.path().join("secret.txt"), &secret).expect("plant the secret");
+        Site {
+            dir,
+            secret,
+            canary: Canary::start(),
+        }
+    }
+
+    fn marker(&self) -> std::path::PathBuf {
+        self.dir.path().join("marker")
+    }
+
+    fn render(&self, probe: &Probe) -> String {
+        let secret_file = self.dir.path().join("secret.txt");
+        let marker = self.marker();
+        probe.render(&ProbeSite {
+            secret_file: &secret_file,
+            secret_env: "TSQA_SANDBOX_SECRET",
+            marker_file: &marker,
+            canary_port: self.canary.port,
+        })
+    }
+}
+
+/// Runs every shared probe of `area` on every backend: the exact result the probe expects,
+/// no canary connection, no marker file, no secret in the result, and a backend that still works.
+async fn expect_probes(area: Area) {
+    let probes: Vec<&Probe> = PROBES.iter().filter(|p| p.area == area).collect();
+    assert!(!probes.is_empty(), "no probe in {area}");
+    for sandbox in backends() {
+        for probe in &probes {
+            let site = Site::new();
+            let timeout_ms = match probe.expect {
+                SandboxExpect::Timeout | SandboxExpect::TimeoutOrStalled => 300,
+                _ => 5_000,
+            };
+            let code = site.render(probe);
+            let result = run_on(
+                &*sandbox,
+                &code,
+                Arc::new(Recorder::default()),
+                limits(timeout_ms),
+            )
+            .await;
+            let at = format!("{:?} {}", sandbox.kind(), probe.name);
+            match probe.expect {
+                SandboxExpect::Thrown(needle) => {
+                    let text = thrown_text(&result);
+                    assert!(text.contains(needle), "{at}: `{text}` lacks `{needle}`");
+                }
+                SandboxExpect::AnyThrown => {
+                    assert!(
+                        matches!(result, Err(SandboxError::Thrown(_))),
+                        "{at}: {result:?}"
+                    );
+                }
+                SandboxExpect::Value(text) => {
+                    let value: Value = serde_json::from_str(text).expect("probe value is JSON");
+                    assert_eq!(result.clone().map(|r| r.value), Ok(value), "{at}");
+                }
+                SandboxExpect::Timeout => {
+                    assert_eq!(result, Err(SandboxError::Timeout { ms: 300 }), "{at}");
+                }
+                SandboxExpect::TimeoutOrStalled => assert!(
+                    matches!(
+                        result,
+                        Err(SandboxError::Timeout { ms: 300 }) | Err(SandboxError::Stalled)
+                    ),
+                    "{at}: {result:?}"
+                ),
+            }
+            assert!(
+                !format!("{result:?}").contains(&site.secret),
+                "{at}: the secret leaked: {result:?}"
+            );
+            assert_eq!(site.canary.hits(), 0, "{at}: the canary saw a connection");
+            assert!(!site.marker().exists(), "{at}: the marker file was written");
+            still_works(&*sandbox).await;
+        }
+    }
+}
 
 #[tokio::test]
-async fn hostile_reading_files() {
-    expect_thrown(
-        r#"return require("fs").readFileSync("/etc/passwd", "utf8");"#,
-        "require",
-    )
-    .await;
+async fn hostile_files() {
+    expect_probes(Area::Files).await;
+}
+
+#[tokio::test]
+async fn hostile_network() {
+    expect_probes(Area::Network).await;
 }
 
 #[tokio::test]
 async fn hostile_process() {
-    expect_thrown("return process.env;", "process").await;
+    expect_probes(Area::Process).await;
 }
 
 #[tokio::test]
-async fn hostile_require_through_module() {
-    expect_thrown(r#"return module.require("child_process");"#, "module").await;
+async fn hostile_env() {
+    expect_probes(Area::Env).await;
 }
 
 #[tokio::test]
-async fn hostile_ambient_globals_are_absent() {
-    let code = r#"
-        const names = ["process", "require", "module", "exports", "Buffer", "fetch", "setTimeout",
-          "setInterval", "setImmediate", "WebSocket", "XMLHttpRequest", "Worker",
-          "Deno", "Bun", "std", "os", "__dirname", "global"];
-        return names.filter((n) => typeof globalThis[n] !== "undefined");
-    "#;
-    expect_value(code, json!([])).await;
+async fn hostile_realm_escapes() {
+    expect_probes(Area::Realm).await;
 }
 
 #[tokio::test]
-async fn hostile_dynamic_import() {
-    for sandbox in backends() {
-        let result = run(
-            &*sandbox,
-            r#"const fs = await import("fs"); return fs.readFileSync("/etc/passwd", "utf8");"#,
-        )
-        .await;
-        assert!(
-            matches!(result, Err(SandboxError::Thrown(_))),
-            "{:?}: {result:?}",
-            sandbox.kind()
-        );
-        still_works(&*sandbox).await;
-    }
-}
-
-#[tokio::test]
-async fn hostile_import_error_constructor_escape() {
-    let code = r#"try { await import("fs"); return "imported"; } catch (e) { return e.constructor.constructor("return typeof process")(); }"#;
-    expect_value(code, json!("undefined")).await;
-}
-
-#[tokio::test]
-async fn hostile_fetch_to_a_loopback_canary() {
-    let canary = Canary::start();
-    let code = format!(
-        r#"return await fetch("http://127.0.0.1:{}/");"#,
-        canary.port
-    );
-    expect_thrown(&code, "fetch").await;
-    assert_eq!(canary.hits(), 0);
-}
-
-#[tokio::test]
-async fn hostile_raw_sockets_to_a_loopback_canary() {
-    let canary = Canary::start();
-    let code = format!(
-        r#"const net = (globalThis.process && process.mainModule) ? process.mainModule.require("net") : require("net");
-           net.connect({{ host: "127.0.0.1", port: {} }}); return "connected";"#,
-        canary.port
-    );
-    expect_thrown(&code, "is not defined").await;
-    assert_eq!(canary.hits(), 0);
-}
-
-#[tokio::test]
-async fn hostile_escape_to_process_then_network() {
-    // Even an escape to the host realm must find no network: the canary stays silent.
-    let canary = Canary::start();
-    let code = format!(
-        r#"let p;
-           try {{ await import("net"); }} catch (e) {{ p = e.constructor.constructor("return this.process")(); }}
-           if (!p) return "no process";
-           const net = p.getBuiltinModule ? p.getBuiltinModule("net") : p.mainModule.require("net");
-           return await new Promise((ok) => {{ const s = net.connect({{ host: "127.0.0.1", port: {} }});
-             s.on("connect", () => ok("connected")); s.on("error", (e) => ok("blocked")); }});"#,
-        canary.port
-    );
-    expect_value(&code, json!("no process")).await;
-    assert_eq!(canary.hits(), 0);
-}
-
-#[tokio::test]
-async fn hostile_spawning_a_process() {
-    expect_thrown(
-        r#"return require("child_process").execSync("id").toString();"#,
-        "require",
-    )
-    .await;
-}
-
-#[tokio::test]
-async fn hostile_workers() {
-    expect_thrown(r#"return new Worker("data:text/javascript,1");"#, "Worker").await;
-}
-
-#[tokio::test]
-async fn hostile_constructor_escapes() {
-    let escapes = [
-        r#"return this.constructor.constructor("return typeof process")();"#,
-        r#"return openclaw.tools.call.constructor("return typeof process")();"#,
-        r#"return console.log.constructor("return typeof require")();"#,
-        r#"return (async () => {}).constructor("return typeof process")().then((t) => t);"#,
-        r#"const p = openclaw.tools.search("x"); return p.then.constructor("return typeof process")();"#,
-    ];
-    for code in escapes {
-        expect_value(code, json!("undefined")).await;
-    }
-}
-
-#[tokio::test]
-async fn hostile_error_stack_escape() {
-    let code = r#"
-        Error.prepareStackTrace = (e, frames) => frames.map((f) => typeof f.getThis === "function" ? typeof f.getThis() : "none");
-        const frames = new Error("x").stack;
-        return typeof frames === "string" || Array.isArray(frames) ? "harmless" : "odd";
-    "#;
-    expect_value(code, json!("harmless")).await;
-}
-
-#[tokio::test]
-async fn hostile_infinite_loop() {
-    for sandbox in backends() {
-        let result = run_on(
-            &*sandbox,
-            "while (true) {}",
-            Arc::new(Recorder::default()),
-            limits(300),
-        )
-        .await;
-        assert_eq!(
-            result,
-            Err(SandboxError::Timeout { ms: 300 }),
-            "{:?}",
-            sandbox.kind()
-        );
-        still_works(&*sandbox).await;
-    }
-}
-
-#[tokio::test]
-async fn hostile_infinite_loop_after_an_await() {
-    let code = r#"await openclaw.tools.search("x"); await null; for (;;) {}"#;
-    for sandbox in backends() {
-        let result = run_on(&*sandbox, code, Arc::new(Recorder::default()), limits(300)).await;
-        assert_eq!(
-            result,
-            Err(SandboxError::Timeout { ms: 300 }),
-            "{:?}",
-            sandbox.kind()
-        );
-        still_works(&*sandbox).await;
-    }
-}
-
-#[tokio::test]
-async fn hostile_never_resolving_promise() {
-    for sandbox in backends() {
-        let result = run_on(
-            &*sandbox,
-            "await new Promise(() => {});",
-            Arc::new(Recorder::default()),
-            limits(300),
-        )
-        .await;
-        assert!(
-            matches!(
-                result,
-                Err(SandboxError::Timeout { ms: 300 }) | Err(SandboxError::Stalled)
-            ),
-            "{:?}: {result:?}",
-            sandbox.kind()
-        );
-        still_works(&*sandbox).await;
-    }
+async fn hostile_timeouts() {
+    expect_probes(Area::Timeout).await;
 }
 
 #[tokio::test]

@@ -49,6 +49,7 @@ pub async fn run_lane(
         lane,
         provider_base_url: provider_base_url.to_string(),
         work_dir: work.path().to_path_buf(),
+        env: Vec::new(),
     };
     let started = Instant::now();
     let gateway = target.start(&setup).await?;
@@ -121,7 +122,8 @@ pub fn turn_body(scenario: &Scenario, stream: bool) -> Value {
     body
 }
 
-async fn send_turn(
+/// Sends the scenario's turn to a gateway; the status and the (decoded) body.
+pub(crate) async fn send_turn(
     base_url: &str,
     scenario: &Scenario,
     lane: &Lane,

@@ -12,6 +12,7 @@ pub mod lane;
 pub mod load;
 pub mod openclaw;
 pub mod openclaw_target;
+pub mod probes;
 pub mod report;
 pub mod scenario;
 pub mod snapshot;
@@ -96,9 +97,12 @@ async fn start_provider(
     steps: Option<&[scenario::ScriptStep]>,
 ) -> Result<MockProvider, HarnessError> {
     let script = steps.map(|s| s.iter().filter_map(scenario::ScriptStep::to_turn).collect());
-    MockProvider::start_with(ProviderOptions { port: None, script })
-        .await
-        .map_err(|e| HarnessError::infra(format!("mock provider did not start: {e}")))
+    MockProvider::start_with(ProviderOptions {
+        script,
+        ..ProviderOptions::default()
+    })
+    .await
+    .map_err(|e| HarnessError::infra(format!("mock provider did not start: {e}")))
 }
 
 /// Runs one scenario's lanes in order and evaluates its claims.

@@ -9,7 +9,7 @@ use serde_json::{json, Value};
 
 use super::openclaw::{
     free_loopback_port, read_transcript, write_config, write_plugin, Installation, LaneConfig,
-    OpenClawGateway,
+    OpenClawGateway, DEFAULT_START_TIMEOUT,
 };
 use super::target::{BoxFuture, LaneGateway, LaneSetup, Target};
 use super::HarnessError;
@@ -84,9 +84,16 @@ impl Target for OpenClawTarget {
             )
             .map_err(infra)?;
             let port = free_loopback_port().map_err(infra)?;
-            let gateway = OpenClawGateway::start(&self.install, &config_path, &state_dir, port)
-                .await
-                .map_err(infra)?;
+            let gateway = OpenClawGateway::start_with_env(
+                &self.install,
+                &config_path,
+                &state_dir,
+                port,
+                DEFAULT_START_TIMEOUT,
+                &setup.env,
+            )
+            .await
+            .map_err(infra)?;
             Ok(Box::new(OpenClawLane { gateway, state_dir }) as Box<dyn LaneGateway>)
         })
     }

@@ -24,6 +24,9 @@ pub struct LaneSetup<'a> {
     pub provider_base_url: String,
     /// A fresh directory for this lane (config, state, logs).
     pub work_dir: PathBuf,
+    /// Extra environment variables for a gateway that runs as its own process (the openclaw
+    /// target); the in-process embedded gateway shares the harness's environment instead.
+    pub env: Vec<(String, String)>,
 }
 
 /// A target that can start a gateway per lane.

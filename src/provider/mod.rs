@@ -49,6 +49,11 @@ pub struct ProviderOptions {
     /// last user message (the n-th request since the user last spoke, 0-based) gets turn n; past the
     /// end the reply is the text `SCRIPT_EXHAUSTED`.
     pub script: Option<Vec<ScriptedTurn>>,
+    /// Scripts chosen by a key in the request's message texts: of the keys that occur, the one
+    /// that occurs last wins, and its script is followed (same rule as `script`) instead of
+    /// `script`. Lets one gateway run several scripted turns, in one session or in several (the
+    /// `probes` command batches its probes this way).
+    pub scripts_by_prompt: Vec<(String, Vec<ScriptedTurn>)>,
 }
 
 /// A running mock provider; it stops when dropped.
@@ -67,7 +72,7 @@ impl MockProvider {
     pub async fn start_on(port: u16) -> Result<MockProvider, ProviderError> {
         Self::start_with(ProviderOptions {
             port: Some(port),
-            script: None,
+            ..ProviderOptions::default()
         })
         .await
     }
@@ -85,6 +90,7 @@ impl MockProvider {
         let router = routes::Router {
             journal: journal.clone(),
             script: options.script.map(Arc::new),
+            scripts_by_prompt: Arc::new(options.scripts_by_prompt),
         };
         server
             .register(Mock::given(any()).respond_with(router))

@@ -21,6 +21,7 @@ pub const MOCK_MODEL: &str = "mock-openai/qa";
 pub(crate) struct Router {
     pub(crate) journal: Journal,
     pub(crate) script: Option<Arc<Vec<ScriptedTurn>>>,
+    pub(crate) scripts_by_prompt: Arc<Vec<(String, Vec<ScriptedTurn>)>>,
 }
 
 impl Respond for Router {
@@ -57,7 +58,15 @@ impl Router {
     }
 
     fn answer(&self, raw: &[u8], body: Value, parsed: &ParsedInput) -> ResponseTemplate {
-        let script = self.script.as_deref().map(Vec::as_slice);
+        // The key that occurs last in the message texts: a gateway may add its own user
+        // message after the caller's (OpenClaw appends an internal-context one).
+        let by_prompt = self
+            .scripts_by_prompt
+            .iter()
+            .filter_map(|(key, script)| Some((parsed.all_input_text.rfind(key.as_str())?, script)))
+            .max_by_key(|(at, _)| *at)
+            .map(|(_, script)| script.as_slice());
+        let script = by_prompt.or(self.script.as_deref().map(Vec::as_slice));
         let decision = decide(parsed, body.get("tools"), script);
         let ids = ids_for(raw, &decision.reply);
         let model = body

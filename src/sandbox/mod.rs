@@ -10,6 +10,7 @@ mod driver;
 mod error;
 mod jail;
 mod node;
+pub mod probes;
 mod quickjs;
 
 use std::future::Future;

@@ -70,11 +70,24 @@ impl OpenClawGateway {
         port: u16,
         timeout: Duration,
     ) -> Result<OpenClawGateway, OpenClawError> {
+        OpenClawGateway::start_with_env(install, config_path, state_dir, port, timeout, &[]).await
+    }
+
+    /// [`OpenClawGateway::start_with_timeout`] with extra environment variables for the gateway
+    /// (on top of the cleared environment it always gets).
+    pub async fn start_with_env(
+        install: &Installation,
+        config_path: &Path,
+        state_dir: &Path,
+        port: u16,
+        timeout: Duration,
+        env: &[(String, String)],
+    ) -> Result<OpenClawGateway, OpenClawError> {
         let home = state_dir.join("home");
         std::fs::create_dir_all(&home).map_err(OpenClawError::io("create directory", &home))?;
         let log_path = state_dir.join("gateway.log");
         let started = Instant::now();
-        let child = spawn(install, config_path, state_dir, &home, port, &log_path)?;
+        let child = spawn(install, config_path, state_dir, &home, port, &log_path, env)?;
         let pid = child
             .id()
             .and_then(|id| i32::try_from(id).ok())
@@ -185,6 +198,7 @@ fn spawn(
     home: &Path,
     port: u16,
     log_path: &Path,
+    env: &[(String, String)],
 ) -> Result<Child, OpenClawError> {
     let log = std::fs::File::create(log_path).map_err(OpenClawError::io("create", log_path))?;
     let log_err = log
@@ -210,6 +224,7 @@ fn spawn(
         .env("OPENCLAW_CONFIG_PATH", config_path)
         .env("OPENCLAW_STATE_DIR", state_dir)
         .envs(QUIET_ENV)
+        .envs(env.iter().map(|(k, v)| (k, v)))
         .stdin(Stdio::null())
         .stdout(log)
         .stderr(log_err)

@@ -1,0 +1,727 @@
+//! The hostile-code probes through a whole gateway: one gateway start in code mode, one turn in
+//! which the scripted model calls `tool_search_code` once per probe of
+//! [`crate::sandbox::probes::PROBES`], then a verdict per probe from what the session log (or
+//! OpenClaw's transcript) says the tool returned and from what the harness planted and watched.
+//!
+//! Planted per run: a secret file in a temp dir, a secret environment variable
+//! ([`SECRET_ENV`]) for the gateway, and per probe its own marker path and its own loopback
+//! canary listener. A probe **escaped** when a secret shows up in its tool result, its canary saw
+//! a connection, its marker file exists, or it returned a value that only an escape produces. It
+//! is **contained** when the result is an error or exactly the harmless value, and
+//! **inconclusive** otherwise (no result at all, or a value that proves neither).
+
+use std::collections::HashMap;
+use std::fmt;
+use std::path::{Path, PathBuf};
+use std::sync::atomic::{AtomicUsize, Ordering};
+use std::sync::Arc;
+use std::time::Instant;
+
+use serde::Serialize;
+use serde_json::{json, Value};
+
+use super::lane::send_turn;
+use super::scenario::{Lane, Scenario};
+use super::target::{LaneSetup, Target};
+use super::HarnessError;
+use crate::engine::surface::TOOL_SEARCH_CODE;
+use crate::provider::{JournalRecord, MockProvider, ProviderOptions, ScriptedTurn};
+use crate::sandbox::probes::{Area, Probe, ProbeSite};
+
+/// The environment variable holding the planted secret.
+pub const SECRET_ENV: &str = "TOOLSEARCH_QA_PROBE_SECRET";
+/// `tools.toolSearch.codeTimeoutMs` of the probe lane: long enough for a cold Node child on a
+/// loaded machine, short enough that the three timeout probes cost seconds, not minutes.
+pub const CODE_TIMEOUT_MS: u64 = 5_000;
+/// The model's text answer after the last probe.
+pub const DONE_TEXT: &str = "PROBES DONE";
+/// Characters of a tool result kept in a report.
+const RESULT_CHARS: usize = 240;
+
+/// How one probe ended.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "lowercase")]
+pub enum ProbeOutcome {
+    Contained,
+    Escaped,
+    Inconclusive,
+}
+
+impl fmt::Display for ProbeOutcome {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(match self {
+            ProbeOutcome::Contained => "contained",
+            ProbeOutcome::Escaped => "ESCAPED",
+            ProbeOutcome::Inconclusive => "inconclusive",
+        })
+    }
+}
+
+/// The tool result a probe got, as the session log recorded it.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct ToolResult {
+    pub is_error: bool,
+    pub text: String,
+}
+
+/// What the harness saw of one probe.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Observation {
+    /// The result the session log recorded; `None`: it recorded none for this probe.
+    pub result: Option<ToolResult>,
+    /// The tool output the model was sent (the next provider request), when there was one. It
+    /// is what reached the model, so a secret in it counts even when a transcript redacts it.
+    pub model_output: Option<String>,
+    pub canary_connections: usize,
+    pub marker_written: bool,
+}
+
+/// One report row.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct ProbeVerdict {
+    pub name: String,
+    pub area: Area,
+    pub attempt: String,
+    pub outcome: ProbeOutcome,
+    /// Why, in a few words.
+    pub evidence: String,
+    pub secret_seen: bool,
+    pub canary_connections: usize,
+    pub marker_written: bool,
+    /// The tool result, cut to a few hundred characters (`null`: none).
+    pub result: Option<ToolResult>,
+}
+
+/// The `value` of a successful `tool_search_code` result `{ok: true, value, …}`.
+pub fn result_value(result: &ToolResult) -> Option<Value> {
+    if result.is_error {
+        return None;
+    }
+    let parsed: Value = serde_json::from_str(&result.text).ok()?;
+    (parsed.get("ok") == Some(&Value::Bool(true))).then(|| parsed["value"].clone())
+}
+
+/// Judges one probe from what was observed; `secrets` are the planted texts.
+pub fn judge(probe: &Probe, observed: &Observation, secrets: &[&str]) -> ProbeVerdict {
+    let texts = [
+        observed.result.as_ref().map(|r| r.text.as_str()),
+        observed.model_output.as_deref(),
+    ];
+    let secret_seen = texts
+        .iter()
+        .flatten()
+        .any(|text| secrets.iter().any(|s| !s.is_empty() && text.contains(s)));
+    // A result the session log lacks is read from what the model was sent (errors there are the
+    // gateway's `{"status": "error", …}` envelope).
+    let result = observed.result.clone().or_else(|| {
+        observed.model_output.as_ref().map(|text| ToolResult {
+            is_error: serde_json::from_str::<Value>(text).is_ok_and(|v| v["status"] == "error"),
+            text: text.clone(),
+        })
+    });
+    let value = result.as_ref().and_then(result_value);
+    let value_text = value.as_ref().map(Value::to_string);
+    let mut escapes = Vec::new();
+    if secret_seen {
+        escapes.push("a planted secret is in the result".to_string());
+    }
+    if observed.canary_connections > 0 {
+        escapes.push(format!(
+            "the canary saw {} connection(s)",
+            observed.canary_connections
+        ));
+    }
+    if observed.marker_written {
+        escapes.push("the marker file was written".to_string());
+    }
+    if let Some(text) = value_text
+        .as_deref()
+        .filter(|t| probe.escape_values.contains(t))
+    {
+        escapes.push(format!("returned {text}"));
+    }
+    let (outcome, evidence) = if !escapes.is_empty() {
+        (ProbeOutcome::Escaped, escapes.join("; "))
+    } else {
+        match (&result, value_text) {
+            (None, _) => (
+                ProbeOutcome::Inconclusive,
+                "no tool result for this probe".to_string(),
+            ),
+            (Some(r), _) if r.is_error => (
+                ProbeOutcome::Contained,
+                format!("error: {}", first_line(&error_message(&r.text), 100)),
+            ),
+            (Some(_), Some(text)) if probe.harmless_values().contains(&text.as_str()) => {
+                (ProbeOutcome::Contained, format!("returned {text}"))
+            }
+            (Some(_), Some(text)) => (
+                ProbeOutcome::Inconclusive,
+                format!("returned {}", cut(&text, 100)),
+            ),
+            (Some(r), None) => (
+                ProbeOutcome::Inconclusive,
+                format!("unreadable result: {}", first_line(&r.text, 100)),
+            ),
+        }
+    };
+    ProbeVerdict {
+        name: probe.name.to_string(),
+        area: probe.area,
+        attempt: probe.attempt.to_string(),
+        outcome,
+        evidence,
+        secret_seen,
+        canary_connections: observed.canary_connections,
+        marker_written: observed.marker_written,
+        result: result.as_ref().map(|r| ToolResult {
+            is_error: r.is_error,
+            text: cut(&r.text, RESULT_CHARS),
+        }),
+    }
+}
+
+/// The message of an error result: the `error` field when the text is a JSON error envelope
+/// (`{"status": "error", "error": …}`), without a leading `Tool <name> failed: `.
+fn error_message(text: &str) -> String {
+    let parsed: Value = serde_json::from_str(text).unwrap_or(Value::Null);
+    let message = parsed["error"].as_str().unwrap_or(text);
+    let message = match message.strip_prefix("Tool ") {
+        Some(rest) => rest
+            .split_once(" failed: ")
+            .map_or(message, |(_, after)| after),
+        None => message,
+    };
+    message.to_string()
+}
+
+fn cut(text: &str, chars: usize) -> String {
+    match text.char_indices().nth(chars) {
+        Some((at, _)) => format!("{}…", &text[..at]),
+        None => text.to_string(),
+    }
+}
+
+fn first_line(text: &str, chars: usize) -> String {
+    cut(text.lines().next().unwrap_or_default().trim(), chars)
+}
+
+/// The probes of one target.
+#[derive(Debug, Clone, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct ProbeReport {
+    pub target: String,
+    pub ok: bool,
+    pub code_timeout_ms: u64,
+    pub gateway_starts: usize,
+    /// Wall time of the whole run (gateway start, the turn, stop), for the reader; never checked.
+    pub elapsed_ms: u128,
+    pub contained: usize,
+    pub escaped: usize,
+    pub inconclusive: usize,
+    pub probes: Vec<ProbeVerdict>,
+}
+
+impl ProbeReport {
+    fn new(target: &str, elapsed_ms: u128, probes: Vec<ProbeVerdict>) -> ProbeReport {
+        let count = |o: ProbeOutcome| probes.iter().filter(|p| p.outcome == o).count();
+        let (contained, escaped, inconclusive) = (
+            count(ProbeOutcome::Contained),
+            count(ProbeOutcome::Escaped),
+            count(ProbeOutcome::Inconclusive),
+        );
+        ProbeReport {
+            target: target.to_string(),
+            ok: contained == probes.len(),
+            code_timeout_ms: CODE_TIMEOUT_MS,
+            gateway_starts: 1,
+            elapsed_ms,
+            contained,
+            escaped,
+            inconclusive,
+            probes,
+        }
+    }
+
+    /// The outcome of a probe by name.
+    pub fn outcome(&self, name: &str) -> Option<ProbeOutcome> {
+        self.probes
+            .iter()
+            .find(|p| p.name == name)
+            .map(|p| p.outcome)
+    }
+
+    /// The table: one row per probe, then a summary line.
+    pub fn to_table(&self) -> String {
+        use comfy_table::{presets::UTF8_FULL_CONDENSED, Table};
+        let mut table = Table::new();
+        table.load_style(UTF8_FULL_CONDENSED);
+        table.set_header(["probe", "area", "outcome", "evidence"]);
+        for p in &self.probes {
+            table.add_row([
+                p.name.clone(),
+                p.area.to_string(),
+                p.outcome.to_string(),
+                p.evidence.clone(),
+            ]);
+        }
+        format!(
+            "probes on {} (tool_search_code, codeTimeoutMs {}, {} gateway start, {:.1} s)\n{table}\n{}\n",
+            self.target,
+            self.code_timeout_ms,
+            self.gateway_starts,
+            self.elapsed_ms as f64 / 1000.0,
+            self.summary()
+        )
+    }
+
+    /// `N contained, M ESCAPED, K inconclusive`.
+    pub fn summary(&self) -> String {
+        format!(
+            "{}: {} contained, {} ESCAPED, {} inconclusive",
+            self.target, self.contained, self.escaped, self.inconclusive
+        )
+    }
+}
+
+/// The JSON of one or more reports: `{ok, targets: [report…]}`.
+pub fn reports_json(reports: &[ProbeReport]) -> Value {
+    json!({ "ok": reports.iter().all(|r| r.ok), "targets": reports })
+}
+
+/// A loopback listener counting the connections it accepts; stops when dropped.
+pub struct Canary {
+    pub port: u16,
+    hits: Arc<AtomicUsize>,
+    task: tokio::task::JoinHandle<()>,
+}
+
+impl Canary {
+    pub async fn start() -> Result<Canary, HarnessError> {
+        let listener = tokio::net::TcpListener::bind(("127.0.0.1", 0))
+            .await
+            .map_err(|e| HarnessError::infra(format!("cannot bind a loopback canary: {e}")))?;
+        let port = listener
+            .local_addr()
+            .map_err(|e| HarnessError::infra(format!("canary address: {e}")))?
+            .port();
+        let hits = Arc::new(AtomicUsize::new(0));
+        let seen = hits.clone();
+        let task = tokio::spawn(async move {
+            while listener.accept().await.is_ok() {
+                seen.fetch_add(1, Ordering::SeqCst);
+            }
+        });
+        Ok(Canary { port, hits, task })
+    }
+
+    pub fn hits(&self) -> usize {
+        self.hits.load(Ordering::SeqCst)
+    }
+}
+
+impl Drop for Canary {
+    fn drop(&mut self) {
+        self.task.abort();
+    }
+}
+
+/// What a run plants: a secret file and a secret for the gateway's environment.
+pub struct Plant {
+    dir: tempfile::TempDir,
+    pub file_secret: String,
+    pub env_secret: String,
+}
+
+impl Plant {
+    /// A fresh temp dir with `secret.txt`. `env_secret` is the value the gateway gets in
+    /// [`SECRET_ENV`] (for the in-process embedded gateway, the caller sets it in its own
+    /// environment before any thread starts; see `main.rs`).
+    pub fn new(env_secret: &str) -> Result<Plant, HarnessError> {
+        let dir = tempfile::Builder::new()
+            .prefix("tsqa-probes-")
+            .tempdir()
+            .map_err(|e| HarnessError::infra(format!("cannot create a temp dir: {e}")))?;
+        let file_secret = format!("TSQA-FILE-SECRET-{}", unique_suffix());
+        let path = dir.path().join("secret.txt");
+        std::fs::write(&path, &file_secret)
+            .map_err(|e| HarnessError::infra(format!("cannot write {}: {e}", path.display())))?;
+        Ok(Plant {
+            dir,
+            file_secret,
+            env_secret: env_secret.to_string(),
+        })
+    }
+
+    pub fn secret_file(&self) -> PathBuf {
+        self.dir.path().join("secret.txt")
+    }
+
+    pub fn marker(&self, probe: &Probe) -> PathBuf {
+        self.dir.path().join(format!("marker-{}", probe.name))
+    }
+}
+
+/// A value unlikely to appear anywhere by chance.
+pub fn unique_suffix() -> String {
+    let nanos = std::time::SystemTime::now()
+        .duration_since(std::time::UNIX_EPOCH)
+        .map(|d| d.as_nanos())
+        .unwrap_or_default();
+    format!("{:x}{:x}", nanos, std::process::id())
+}
+
+/// A new secret for [`SECRET_ENV`].
+pub fn new_env_secret() -> String {
+    format!("TSQA-ENV-SECRET-{}", unique_suffix())
+}
+
+/// Probes per turn: the embedded gateway allows 8 provider rounds per turn, and each probe is
+/// one round plus the closing text answer.
+pub const PROBES_PER_TURN: usize = 6;
+
+/// The probe scenario: code mode with [`CODE_TIMEOUT_MS`]; the turns' prompts and scripts are
+/// set per batch.
+fn probe_scenario() -> Result<Scenario, HarnessError> {
+    serde_json::from_value(json!({
+        "id": "sandbox-probes",
+        "title": "hostile tool_search_code probes",
+        "agent": "qa",
+        "prompt": "run sandbox probe batch 1.",
+        "target_tool": "fake_plugin_tool_01",
+        "max_output_tokens": 256,
+        "catalog": { "plugin_id": crate::catalog::fake::FIXTURE_PLUGIN_ID, "size": 3 },
+        "lanes": [{ "name": "code-probes",
+                    "tool_search": { "mode": "code", "codeTimeoutMs": CODE_TIMEOUT_MS } }],
+    }))
+    .map_err(|e| HarnessError::Config(format!("probe scenario: {e}")))
+}
+
+/// One turn's prompt key and script: a `tool_search_code` call per code, then a text answer.
+fn batch_script(batch: usize, codes: &[String]) -> (String, Vec<ScriptedTurn>) {
+    let mut script: Vec<ScriptedTurn> = codes
+        .iter()
+        .map(|code| ScriptedTurn::ToolCall {
+            name: TOOL_SEARCH_CODE.into(),
+            arguments: json!({ "code": code }),
+        })
+        .collect();
+    script.push(ScriptedTurn::Text(DONE_TEXT.into()));
+    (format!("probe batch {batch}."), script)
+}
+
+/// The first line of every probe's code as the harness sends it: `// probe <name>`. Results are
+/// matched to probes by it (a gateway may redact other parts of the code in its transcript).
+fn tag(name: &str) -> String {
+    format!("// probe {name}\n")
+}
+
+/// The probe a `tool_search_code` code belongs to.
+fn tagged<'p>(code: &str, probes: &'p [Probe]) -> Option<&'p Probe> {
+    probes.iter().find(|p| code.starts_with(&tag(p.name)))
+}
+
+/// The `tool_search_code` results in `session`, by probe name.
+fn session_results(session: &[Value], probes: &[Probe]) -> HashMap<String, ToolResult> {
+    let mut calls = HashMap::new();
+    for record in session {
+        let call = &record["toolCall"];
+        if call["name"] != TOOL_SEARCH_CODE {
+            continue;
+        }
+        let arguments = match &call["arguments"] {
+            Value::String(text) => serde_json::from_str(text).unwrap_or(Value::Null),
+            other => other.clone(),
+        };
+        let probe = arguments["code"].as_str().and_then(|c| tagged(c, probes));
+        if let (Some(id), Some(probe)) = (call["id"].as_str(), probe) {
+            calls.insert(id.to_string(), probe.name.to_string());
+        }
+    }
+    let mut results = HashMap::new();
+    let code_results = session
+        .iter()
+        .filter(|r| r["type"] == "toolResult" && r["toolName"] == TOOL_SEARCH_CODE)
+        .filter(|r| r.get("parentToolCallId").is_none());
+    for record in code_results {
+        let Some(name) = record["toolCallId"].as_str().and_then(|id| calls.get(id)) else {
+            continue;
+        };
+        let result = ToolResult {
+            is_error: record["isError"].as_bool().unwrap_or(false),
+            text: match &record["output"] {
+                Value::String(s) => s.clone(),
+                other => other.to_string(),
+            },
+        };
+        results.entry(name.clone()).or_insert(result);
+    }
+    results
+}
+
+/// The tool output the model was sent for each probe: the request after the one that planned
+/// the probe's call carries its output.
+fn model_outputs(journal: &[JournalRecord], probes: &[Probe]) -> HashMap<String, String> {
+    let mut outputs = HashMap::new();
+    let mut planned: Option<&Probe> = None;
+    for record in journal {
+        if let (Some(probe), Some(output)) = (planned, &record.tool_output) {
+            outputs
+                .entry(probe.name.to_string())
+                .or_insert_with(|| output.clone());
+        }
+        planned = record
+            .planned_tool_args
+            .as_ref()
+            .and_then(|args| args["code"].as_str())
+            .and_then(|code| tagged(code, probes));
+    }
+    outputs
+}
+
+/// Runs `probes` on `target` with one gateway start: the probes go in batches of
+/// [`PROBES_PER_TURN`], one session turn per batch. The gateway gets [`SECRET_ENV`] =
+/// `plant.env_secret` when it runs as its own process. A turn the gateway answers with an error
+/// leaves its probes without results (inconclusive, with the error as evidence); a gateway that
+/// does not start is an infrastructure error.
+pub async fn run_probes(
+    target: &dyn Target,
+    probes: &[Probe],
+    plant: &Plant,
+) -> Result<ProbeReport, HarnessError> {
+    let started = Instant::now();
+    let secret_file = plant.secret_file();
+    let mut canaries = Vec::new();
+    let mut codes = Vec::new();
+    for probe in probes {
+        let canary = Canary::start().await?;
+        let marker = plant.marker(probe);
+        let code = probe.render(&ProbeSite {
+            secret_file: &secret_file,
+            secret_env: SECRET_ENV,
+            marker_file: &marker,
+            canary_port: canary.port,
+        });
+        codes.push(format!("{}{code}", tag(probe.name)));
+        canaries.push(canary);
+    }
+    let batches: Vec<(String, Vec<ScriptedTurn>)> = codes
+        .chunks(PROBES_PER_TURN)
+        .enumerate()
+        .map(|(i, chunk)| batch_script(i + 1, chunk))
+        .collect();
+    let provider = MockProvider::start_with(ProviderOptions {
+        scripts_by_prompt: batches.clone(),
+        ..ProviderOptions::default()
+    })
+    .await
+    .map_err(|e| HarnessError::infra(format!("mock provider did not start: {e}")))?;
+    let scenario = probe_scenario()?;
+    let lane: &Lane = &scenario.lanes[0];
+    let work = tempfile::Builder::new()
+        .prefix("tsqa-probes-gateway-")
+        .tempdir()
+        .map_err(|e| HarnessError::infra(format!("cannot create a temp dir: {e}")))?;
+    let setup = LaneSetup {
+        scenario: &scenario,
+        lane,
+        provider_base_url: provider.base_url(),
+        work_dir: work.path().to_path_buf(),
+        env: vec![(SECRET_ENV.to_string(), plant.env_secret.clone())],
+    };
+    let gateway = target.start(&setup).await?;
+    let mut turn_errors = Vec::new();
+    let mut session = Vec::new();
+    for (i, (key, _)) in batches.iter().enumerate() {
+        let mut turn = scenario.clone();
+        turn.prompt = format!("run sandbox {key}");
+        let session_key = format!("sandbox-probes-{}", i + 1);
+        let sent = send_turn(
+            &gateway.base_url(),
+            &turn,
+            lane,
+            &session_key,
+            target.turn_timeout(),
+        )
+        .await;
+        match sent {
+            Ok((status, _)) if (200..300).contains(&status) => {}
+            Ok((status, body)) => turn_errors.push(format!(
+                "batch {}: HTTP {status}: {}",
+                i + 1,
+                first_line(
+                    &body["error"]["message"]
+                        .as_str()
+                        .map_or_else(|| body.to_string(), str::to_string),
+                    120
+                )
+            )),
+            Err(e) => turn_errors.push(format!(
+                "batch {}: {}",
+                i + 1,
+                first_line(&e.to_string(), 120)
+            )),
+        }
+        match gateway.session_records(&scenario.agent, &session_key) {
+            Ok(records) => session.extend(records),
+            Err(e) => turn_errors.push(format!("batch {}: session log: {e}", i + 1)),
+        }
+    }
+    gateway.stop().await;
+    let results = session_results(&session, probes);
+    let outputs = model_outputs(&provider.journal().since(0), probes);
+    drop(provider);
+    let secrets = [plant.file_secret.as_str(), plant.env_secret.as_str()];
+    let verdicts = probes
+        .iter()
+        .zip(&canaries)
+        .enumerate()
+        .map(|(i, (probe, canary))| {
+            let observed = Observation {
+                result: results.get(probe.name).cloned(),
+                model_output: outputs.get(probe.name).cloned(),
+                canary_connections: canary.hits(),
+                marker_written: marker_exists(&plant.marker(probe)),
+            };
+            let mut verdict = judge(probe, &observed, &secrets);
+            let batch = i / PROBES_PER_TURN + 1;
+            if observed.result.is_none() && observed.model_output.is_none() {
+                let prefix = format!("batch {batch}:");
+                if let Some(error) = turn_errors.iter().find(|e| e.starts_with(&prefix)) {
+                    verdict.evidence = format!("{}; {error}", verdict.evidence);
+                }
+            }
+            verdict
+        })
+        .collect();
+    Ok(ProbeReport::new(
+        target.name(),
+        started.elapsed().as_millis(),
+        verdicts,
+    ))
+}
+
+fn marker_exists(path: &Path) -> bool {
+    path.symlink_metadata().is_ok()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::sandbox::probes::probe;
+
+    fn ok_value(value: Value) -> Option<ToolResult> {
+        Some(ToolResult {
+            is_error: false,
+            text: json!({ "ok": true, "value": value, "logs": [] }).to_string(),
+        })
+    }
+
+    fn observed(result: Option<ToolResult>) -> Observation {
+        Observation {
+            result,
+            model_output: None,
+            canary_connections: 0,
+            marker_written: false,
+        }
+    }
+
+    fn verdict(name: &str, observation: Observation) -> (ProbeOutcome, String) {
+        let probe = probe(name).expect("known probe");
+        let v = judge(probe, &observation, &["FILE-SECRET", "ENV-SECRET"]);
+        (v.outcome, v.evidence)
+    }
+
+    #[test]
+    fn errors_and_harmless_values_are_contained() {
+        let error = Some(ToolResult {
+            is_error: true,
+            text: "code threw: ReferenceError: require is not defined\nmore".into(),
+        });
+        assert_eq!(
+            verdict("read_secret_file_with_require", observed(error)),
+            (
+                ProbeOutcome::Contained,
+                "error: code threw: ReferenceError: require is not defined".into()
+            )
+        );
+        assert_eq!(
+            verdict("this_constructor", observed(ok_value(json!("undefined")))),
+            (ProbeOutcome::Contained, "returned \"undefined\"".into())
+        );
+        assert_eq!(
+            verdict(
+                "escape_then_read_secret_file",
+                observed(ok_value(json!("denied")))
+            ),
+            (ProbeOutcome::Contained, "returned \"denied\"".into())
+        );
+    }
+
+    #[test]
+    fn secrets_canaries_markers_and_escape_values_are_escapes() {
+        assert_eq!(
+            verdict(
+                "escape_then_read_env",
+                observed(ok_value(json!({ "secret": "ENV-SECRET" })))
+            ),
+            (
+                ProbeOutcome::Escaped,
+                "a planted secret is in the result".into()
+            )
+        );
+        let mut hit = observed(ok_value(json!("connected")));
+        hit.canary_connections = 1;
+        assert_eq!(
+            verdict("escape_then_connect_canary", hit),
+            (
+                ProbeOutcome::Escaped,
+                "the canary saw 1 connection(s); returned \"connected\"".into()
+            )
+        );
+        let mut written = observed(Some(ToolResult {
+            is_error: true,
+            text: "failed later".into(),
+        }));
+        written.marker_written = true;
+        assert_eq!(
+            verdict("write_marker_file", written),
+            (ProbeOutcome::Escaped, "the marker file was written".into())
+        );
+        assert_eq!(
+            verdict(
+                "import_error_constructor",
+                observed(ok_value(json!("object")))
+            ),
+            (ProbeOutcome::Escaped, "returned \"object\"".into())
+        );
+    }
+
+    #[test]
+    fn missing_or_unexpected_results_are_inconclusive() {
+        assert_eq!(
+            verdict("infinite_loop", observed(None)),
+            (
+                ProbeOutcome::Inconclusive,
+                "no tool result for this probe".into()
+            )
+        );
+        assert_eq!(
+            verdict("this_constructor", observed(ok_value(json!("string")))),
+            (ProbeOutcome::Inconclusive, "returned \"string\"".into())
+        );
+        let text = Some(ToolResult {
+            is_error: false,
+            text: "not json".into(),
+        });
+        assert_eq!(
+            verdict("worker", observed(text)),
+            (
+                ProbeOutcome::Inconclusive,
+                "unreadable result: not json".into()
+            )
+        );
+    }
+}
