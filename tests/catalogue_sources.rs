@@ -19,6 +19,7 @@ async fn start(mode: &str, script: Vec<ScriptedTurn>) -> Fixture {
     let provider = MockProvider::start_with(ProviderOptions {
         port: None,
         script: Some(script),
+        ..ProviderOptions::default()
     })
     .await
     .expect("mock provider starts");
