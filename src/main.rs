@@ -196,10 +196,13 @@ fn main() -> ExitCode {
     if matches!(cli.command, Command::Probes(_)) {
         std::env::set_var(toolsearch_qa::harness::probes::SECRET_ENV, &probe_secret);
     }
-    let runtime = match tokio::runtime::Builder::new_multi_thread()
-        .enable_all()
-        .build()
-    {
+    let mut builder = tokio::runtime::Builder::new_multi_thread();
+    if matches!(cli.command, Command::Compare(_)) {
+        // One worker: compare measures one turn at a time, and every extra thread is another
+        // malloc arena holding on to freed multi-megabyte request bodies (peak RSS at 10k tools).
+        builder.worker_threads(1);
+    }
+    let runtime = match builder.enable_all().build() {
         Ok(rt) => rt,
         Err(e) => return fail(3, &format!("cannot start the async runtime: {e}")),
     };
