@@ -85,7 +85,7 @@ pub fn measure_request(record: &JournalRecord) -> Result<PayloadSize, TokenizerE
 
 /// The first request and the sum over all requests of a turn.
 pub fn measure_turn(
-    records: &[JournalRecord],
+    records: &[std::sync::Arc<JournalRecord>],
 ) -> Result<(PayloadSize, PayloadSize), TokenizerError> {
     let mut first = None;
     let mut turn = PayloadSize::default();

@@ -236,7 +236,7 @@ fn c2_tool_search_calls_target(
         .observation
         .requests
         .iter()
-        .filter_map(planned_wire_tool)
+        .filter_map(|r| planned_wire_tool(r))
         .collect();
     let expected_path: Vec<String> = if f
         .provider_declared_tool_names

@@ -447,7 +447,7 @@ mod tests {
             session_key: "k".into(),
             status: 200,
             response: json!({ "output": [] }),
-            requests: vec![record],
+            requests: vec![record.into()],
             session,
             elapsed: std::time::Duration::ZERO,
         }

@@ -1,6 +1,7 @@
 //! Running one lane: start the target's gateway, send the scenario's turn, and collect what the
 //! provider received and what the session log says. Only data leaves this module.
 
+use std::sync::Arc;
 use std::time::{Duration, Instant};
 
 use serde::Serialize;
@@ -22,7 +23,7 @@ pub struct LaneObservation {
     pub session_key: String,
     pub status: u16,
     pub response: Value,
-    pub requests: Vec<JournalRecord>,
+    pub requests: Vec<Arc<JournalRecord>>,
     pub session: Vec<Value>,
     pub elapsed: Duration,
 }
@@ -224,7 +225,7 @@ impl LaneObservation {
             provider_system_prompt_chars: first.map(|r| system_prompt_chars(&r.body)).unwrap_or(0),
             provider_declared_tool_count: declared.len(),
             provider_declared_tool_names: declared,
-            provider_planned_tools: self.requests.iter().map(planned_wire_tool).collect(),
+            provider_planned_tools: self.requests.iter().map(|r| planned_wire_tool(r)).collect(),
             gateway_output_tool_names: output_tool_names(&self.response),
             gateway_output_text: output_text(&self.response),
             session_log: session_answers(&self.session),

@@ -463,7 +463,7 @@ fn session_results(session: &[Value], probes: &[Probe]) -> HashMap<String, ToolR
 
 /// The tool output the model was sent for each probe: the request after the one that planned
 /// the probe's call carries its output.
-fn model_outputs(journal: &[JournalRecord], probes: &[Probe]) -> HashMap<String, String> {
+fn model_outputs(journal: &[Arc<JournalRecord>], probes: &[Probe]) -> HashMap<String, String> {
     let mut outputs = HashMap::new();
     let mut planned: Option<&Probe> = None;
     for record in journal {

@@ -47,10 +47,11 @@ pub struct JournalRecord {
     pub outcome: String,
 }
 
-/// Shared, append-only journal; clones see the same records.
+/// Shared, append-only journal; clones see the same records. Records are shared, never copied:
+/// a 10,000-tool request body is megabytes raw and tens of megabytes parsed.
 #[derive(Debug, Clone, Default)]
 pub struct Journal {
-    records: Arc<Mutex<Vec<JournalRecord>>>,
+    records: Arc<Mutex<Vec<Arc<JournalRecord>>>>,
 }
 
 impl Journal {
@@ -59,7 +60,7 @@ impl Journal {
         Self::default()
     }
 
-    fn lock(&self) -> MutexGuard<'_, Vec<JournalRecord>> {
+    fn lock(&self) -> MutexGuard<'_, Vec<Arc<JournalRecord>>> {
         // A poisoned lock only means another thread panicked mid-push; the data is still a valid Vec.
         self.records
             .lock()
@@ -72,7 +73,7 @@ impl Journal {
     }
 
     /// Records whose cursor is greater than `cursor`, in order.
-    pub fn since(&self, cursor: u64) -> Vec<JournalRecord> {
+    pub fn since(&self, cursor: u64) -> Vec<Arc<JournalRecord>> {
         self.lock()
             .iter()
             .filter(|record| record.cursor > cursor)
@@ -81,12 +82,12 @@ impl Journal {
     }
 
     /// Every record, in order.
-    pub fn all(&self) -> Vec<JournalRecord> {
+    pub fn all(&self) -> Vec<Arc<JournalRecord>> {
         self.lock().clone()
     }
 
     /// The most recent record, if any.
-    pub fn last(&self) -> Option<JournalRecord> {
+    pub fn last(&self) -> Option<Arc<JournalRecord>> {
         self.lock().last().cloned()
     }
 
@@ -94,7 +95,7 @@ impl Journal {
     pub(crate) fn push_with(&self, build: impl FnOnce(u64) -> JournalRecord) -> u64 {
         let mut records = self.lock();
         let cursor = records.len() as u64 + 1;
-        records.push(build(cursor));
+        records.push(Arc::new(build(cursor)));
         cursor
     }
 }
