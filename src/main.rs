@@ -63,6 +63,13 @@ enum Command {
         #[arg(long, default_value_t = 0)]
         port: u16,
     },
+    /// Measure search quality: recall@1, recall@5, MRR and exact-name recall on the realistic
+    /// catalogue with the labelled queries; exit 1 if it fell below the committed baseline.
+    Quality {
+        /// Output format on stdout (`json` is the baseline file's format).
+        #[arg(long, value_enum, default_value_t = Format::Table)]
+        format: Format,
+    },
 }
 
 #[derive(clap::Args)]
@@ -193,6 +200,7 @@ fn main() -> ExitCode {
                 state_dir,
                 port,
             } => gateway(config, state_dir, port).await,
+            Command::Quality { format } => quality(format),
         }
     })
 }
@@ -458,5 +466,26 @@ async fn gateway(config: PathBuf, state_dir: Option<PathBuf>, port: u16) -> Exit
             ExitCode::SUCCESS
         }
         Err(e) => fail(3, &e.to_string()),
+    }
+}
+
+fn quality(format: Format) -> ExitCode {
+    use toolsearch_qa::harness::quality::{measure_builtin, Baseline};
+    let (report, baseline) = match measure_builtin().and_then(|r| Ok((r, Baseline::builtin()?))) {
+        Ok(pair) => pair,
+        Err(e) => return fail(2, &e.to_string()),
+    };
+    match format {
+        Format::Table => print!("{}", report.to_table(Some(&baseline))),
+        Format::Json => println!("{}", report.to_json()),
+    }
+    let regressions = report.regressions(&baseline);
+    for r in &regressions {
+        eprintln!("regression: {r}");
+    }
+    if regressions.is_empty() {
+        ExitCode::SUCCESS
+    } else {
+        ExitCode::from(1)
     }
 }

@@ -141,12 +141,18 @@ impl ToolCatalog {
         let exact = self.exact_matches(q);
         let mut hits: Vec<Hit> = self.index.score(&query_terms(q));
         hits.retain(|h| !exact.contains(&h.doc));
-        hits.sort_by(|a, b| {
+        let order = |a: &Hit, b: &Hit| {
             b.literal
                 .cmp(&a.literal)
                 .then_with(|| b.score.total_cmp(&a.score))
                 .then_with(|| a.doc.cmp(&b.doc))
-        });
+        };
+        // Only the first `limit` are returned: select them in linear time, then sort those.
+        if hits.len() > limit {
+            hits.select_nth_unstable_by(limit - 1, order);
+            hits.truncate(limit);
+        }
+        hits.sort_by(order);
         exact
             .into_iter()
             .chain(hits.into_iter().map(|h| h.doc))

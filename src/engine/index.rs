@@ -38,7 +38,9 @@ pub struct Hit {
 pub struct Bm25Index {
     terms: HashMap<String, TermInfo>,
     doc_len: Vec<u32>,
-    avg_len: f64,
+    /// Per document, the BM25 length term `K1 · (1 − B + B · len / avg_len)`, so scoring a
+    /// posting is one division.
+    len_norm: Vec<f64>,
 }
 
 /// `ln(1 + (N − n + 0.5) / (n + 0.5))`: never negative, rarer terms weigh more.
@@ -81,10 +83,21 @@ impl Bm25Index {
         for info in terms.values_mut() {
             info.idf = idf(docs.len(), info.postings.len());
         }
+        let len_norm = doc_len
+            .iter()
+            .map(|&len| {
+                let norm = if avg_len > 0.0 {
+                    f64::from(len) / avg_len
+                } else {
+                    0.0
+                };
+                K1 * (1.0 - B + B * norm)
+            })
+            .collect();
         Bm25Index {
             terms,
             doc_len,
-            avg_len,
+            len_norm,
         }
     }
 
@@ -97,36 +110,40 @@ impl Bm25Index {
     }
 
     /// Scores every document that holds at least one query term. Sorted by document position.
+    ///
+    /// Scores accumulate in dense per-document arrays (no hashing per posting); a document is
+    /// new when its score is still 0, which is sound because every posting adds a positive
+    /// amount (idf > 0, tf ≥ 1, weight > 0).
     pub fn score(&self, query: &[QueryTerm]) -> Vec<Hit> {
-        let mut acc: HashMap<u32, (f64, bool)> = HashMap::new();
+        let n = self.doc_len.len();
+        let mut score = vec![0.0f64; n];
+        let mut literal = vec![false; n];
+        let mut touched: Vec<u32> = Vec::new();
         for q in query {
             let Some(info) = self.terms.get(&q.term) else {
                 continue;
             };
+            let weight = q.weight * info.idf * (K1 + 1.0);
             for p in &info.postings {
-                let len = f64::from(self.doc_len[p.doc as usize]);
-                let norm = if self.avg_len > 0.0 {
-                    len / self.avg_len
-                } else {
-                    0.0
-                };
+                let d = p.doc as usize;
+                if score[d] == 0.0 {
+                    touched.push(p.doc);
+                }
                 let tf = f64::from(p.tf);
-                let part = q.weight * info.idf * tf * (K1 + 1.0) / (tf + K1 * (1.0 - B + B * norm));
-                let slot = acc.entry(p.doc).or_insert((0.0, false));
-                slot.0 += part;
-                slot.1 |= q.literal;
+                score[d] += weight * tf / (tf + self.len_norm[d]);
+                literal[d] |= q.literal;
             }
         }
-        let mut hits: Vec<Hit> = acc
+        touched.sort_unstable();
+        touched.dedup();
+        touched
             .into_iter()
-            .map(|(doc, (score, literal))| Hit {
-                doc: doc as usize,
-                score,
-                literal,
+            .map(|d| Hit {
+                doc: d as usize,
+                score: score[d as usize],
+                literal: literal[d as usize],
             })
-            .collect();
-        hits.sort_by_key(|h| h.doc);
-        hits
+            .collect()
     }
 }
 

@@ -11,6 +11,7 @@ pub mod lane;
 pub mod load;
 pub mod openclaw;
 pub mod openclaw_target;
+pub mod quality;
 pub mod report;
 pub mod scenario;
 pub mod snapshot;
