@@ -582,7 +582,16 @@ mod tests {
     fn base_catalogue_is_large_unique_and_deterministic() {
         let tools = realistic_catalog();
         assert_eq!(tools.len(), base_size());
-        assert!(tools.len() >= 1000, "{}", tools.len());
+        assert_eq!(tools.len(), 1003);
+        assert_eq!(services::SERVICES.len(), 66);
+        let sources: BTreeSet<&str> = tools.iter().map(|t| t.source_name.as_str()).collect();
+        for key in [
+            "calendar", "github", "slack", "drive", "browser", "crm", "mail", "jira",
+        ] {
+            assert!(sources.contains(key), "no {key} tools");
+        }
+        let mcp = tools.iter().filter(|t| t.source == ToolSource::Mcp).count();
+        assert_eq!((mcp, tools.len() - mcp), (352, 651));
         let names: BTreeSet<&str> = tools.iter().map(|t| t.name.as_str()).collect();
         assert_eq!(names.len(), tools.len(), "tool names must be unique");
         let ids: BTreeSet<&str> = tools.iter().map(|t| t.id.as_str()).collect();

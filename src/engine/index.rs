@@ -1,7 +1,7 @@
 //! The BM25 index over catalogue documents (spec §4): built once per catalogue, then every
 //! query only walks the postings of its own terms (documents are never re-tokenised).
 
-use std::collections::HashMap;
+use foldhash::HashMap;
 
 use super::text::QueryTerm;
 
@@ -49,40 +49,69 @@ pub fn idf(total_docs: usize, docs_with_term: usize) -> f64 {
     (1.0 + (n_total - n + 0.5) / (n + 0.5)).ln()
 }
 
-impl Bm25Index {
-    /// Indexes documents given as their term lists (see [`super::text::terms`]).
-    pub fn build(docs: &[Vec<String>]) -> Self {
-        let mut terms: HashMap<String, TermInfo> = HashMap::new();
-        let mut doc_len = Vec::with_capacity(docs.len());
-        for (doc, words) in docs.iter().enumerate() {
-            doc_len.push(u32::try_from(words.len()).unwrap_or(u32::MAX));
-            let mut sorted: Vec<&str> = words.iter().map(String::as_str).collect();
-            sorted.sort_unstable();
-            let doc = u32::try_from(doc).unwrap_or(u32::MAX);
-            for run in sorted.chunk_by(|a, b| a == b) {
-                let tf = u32::try_from(run.len()).unwrap_or(u32::MAX);
-                let posting = Posting { doc, tf };
-                match terms.get_mut(run[0]) {
-                    Some(info) => info.postings.push(posting),
-                    None => {
-                        let info = TermInfo {
-                            idf: 0.0,
-                            postings: vec![posting],
-                        };
-                        terms.insert(run[0].to_string(), info);
-                    }
-                }
+/// Builds a [`Bm25Index`] one document at a time, numbering terms as they first appear.
+///
+/// Documents are added in order, so a term's postings stay sorted by document and a repeat of
+/// a term within the current document is always that term's last posting: counting term
+/// frequency needs no sorting and no hashing.
+#[derive(Debug, Default)]
+pub struct Bm25Builder {
+    ids: HashMap<String, u32>,
+    terms: Vec<String>,
+    postings: Vec<Vec<Posting>>,
+    doc_len: Vec<u32>,
+}
+
+impl Bm25Builder {
+    /// The id of `term`, assigning the next one if it is new.
+    pub fn term_id(&mut self, term: &str) -> u32 {
+        if let Some(&id) = self.ids.get(term) {
+            return id;
+        }
+        let id = u32::try_from(self.terms.len()).unwrap_or(u32::MAX);
+        self.ids.insert(term.to_string(), id);
+        self.terms.push(term.to_string());
+        self.postings.push(Vec::new());
+        id
+    }
+
+    /// Adds the next document as the ids (from [`Self::term_id`]) of its terms, in any order;
+    /// repeats are term frequency.
+    pub fn add_document(&mut self, term_ids: &[u32]) {
+        let doc = u32::try_from(self.doc_len.len()).unwrap_or(u32::MAX);
+        self.doc_len
+            .push(u32::try_from(term_ids.len()).unwrap_or(u32::MAX));
+        for &id in term_ids {
+            let list = &mut self.postings[id as usize];
+            match list.last_mut() {
+                Some(last) if last.doc == doc => last.tf = last.tf.saturating_add(1),
+                _ => list.push(Posting { doc, tf: 1 }),
             }
         }
+    }
+
+    /// The index: idf per term and the BM25 length term per document.
+    pub fn finish(self) -> Bm25Index {
+        let n_docs = self.doc_len.len();
+        let terms: HashMap<String, TermInfo> = self
+            .terms
+            .into_iter()
+            .zip(self.postings)
+            .map(|(term, postings)| {
+                let info = TermInfo {
+                    idf: idf(n_docs, postings.len()),
+                    postings,
+                };
+                (term, info)
+            })
+            .collect();
+        let doc_len = self.doc_len;
         let total: u64 = doc_len.iter().map(|&l| u64::from(l)).sum();
-        let avg_len = if docs.is_empty() {
+        let avg_len = if n_docs == 0 {
             0.0
         } else {
-            total as f64 / docs.len() as f64
+            total as f64 / n_docs as f64
         };
-        for info in terms.values_mut() {
-            info.idf = idf(docs.len(), info.postings.len());
-        }
         let len_norm = doc_len
             .iter()
             .map(|&len| {
@@ -99,6 +128,20 @@ impl Bm25Index {
             doc_len,
             len_norm,
         }
+    }
+}
+
+impl Bm25Index {
+    /// Indexes documents given as their term lists (see [`super::text::terms`]).
+    pub fn build<S: AsRef<str>>(docs: &[Vec<S>]) -> Self {
+        let mut builder = Bm25Builder::default();
+        let mut ids = Vec::new();
+        for doc in docs {
+            ids.clear();
+            ids.extend(doc.iter().map(|t| builder.term_id(t.as_ref())));
+            builder.add_document(&ids);
+        }
+        builder.finish()
     }
 
     pub fn len(&self) -> usize {
@@ -188,6 +231,17 @@ mod tests {
         assert_eq!(hits.len(), 1);
         // tf 1, len == avg: score = idf * (k1+1)/(1+k1) = idf.
         assert!((hits[0].score - idf(2, 1)).abs() < 1e-12);
+    }
+
+    #[test]
+    fn a_repeated_term_is_term_frequency() {
+        let index = Bm25Index::build(&docs(&["alpha alpha beta", "beta gamma delta"]));
+        let hits = index.score(&query_terms("alpha"));
+        assert_eq!(hits.len(), 1);
+        // tf 2, length 3 = average 3: idf · 2 · (k1 + 1) / (2 + k1).
+        assert!((hits[0].score - idf(2, 1) * 2.0 * 2.2 / 3.2).abs() < 1e-12);
+        let beta = index.score(&query_terms("beta"));
+        assert_eq!(beta.iter().map(|h| h.doc).collect::<Vec<_>>(), vec![0, 1]);
     }
 
     #[test]

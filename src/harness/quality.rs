@@ -462,6 +462,68 @@ mod tests {
     }
 
     #[test]
+    fn a_tool_not_first_for_its_own_name_is_a_regression() {
+        // Two plugins ship a tool of the same name: searching the name puts the smaller id
+        // first, so the other one misses.
+        let twin = |plugin: &str| {
+            ToolEntry::new(
+                ToolSource::Openclaw,
+                plugin,
+                "export_all",
+                "Export everything.",
+                serde_json::json!({}),
+                Executor::CoreEcho,
+            )
+        };
+        let entries = vec![twin("p"), twin("q"), tool("other_tool", "export")];
+        let report = measure(entries, &set(&[("export", "other_tool")]));
+        let Ok(report) = report else {
+            panic!("{report:?}");
+        };
+        assert_eq!(report.exact_name_misses, vec!["openclaw:q:export_all"]);
+        assert_eq!((report.exact_name_hits, report.catalog_size), (2, 3));
+        assert_eq!(report.exact_name_recall, 0.6667);
+        let baseline = Baseline {
+            queries: 1,
+            hits_at_1: 0,
+            hits_at_5: 0,
+            mrr: 0.0,
+        };
+        assert_eq!(
+            report.regressions(&baseline),
+            vec![
+                "exact-name recall is 2/3; every tool must come first for its own name \
+                 (misses: openclaw:q:export_all)"
+                    .to_string()
+            ]
+        );
+    }
+
+    /// The committed baseline is a real run of this build, not a placeholder: regenerate it
+    /// with `toolsearch-qa quality --format json > data/search-quality-baseline.json` when
+    /// ranking, catalogue or queries change on purpose.
+    #[test]
+    fn committed_baseline_is_the_current_measurement() {
+        let report = measure_builtin();
+        let Ok(report) = report else {
+            panic!("{report:?}");
+        };
+        let baseline = Baseline::builtin();
+        let Ok(baseline) = baseline else {
+            panic!("{baseline:?}");
+        };
+        assert_eq!(
+            Baseline {
+                queries: report.queries,
+                hits_at_1: report.hits_at_1,
+                hits_at_5: report.hits_at_5,
+                mrr: report.mrr,
+            },
+            baseline
+        );
+    }
+
+    #[test]
     fn builtin_set_is_large_and_every_label_is_a_catalogued_tool() {
         let set = QualitySet::builtin();
         let Ok(set) = set else {
