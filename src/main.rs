@@ -66,6 +66,24 @@ enum Command {
         #[arg(long, default_value_t = 0)]
         port: u16,
     },
+    /// Measure search quality on the realistic catalogue (plus the catalogued core tools) with
+    /// the labelled queries of data/search-quality.toml: recall@1, recall@5, MRR@20 and
+    /// exact-name recall (every tool searched by its own name must come first).
+    ///
+    /// Exit 0 when nothing regressed; 1 when exact-name recall is below 100% or recall@5 is
+    /// below the baseline's (each regression is one `regression:` line on stderr); 2 when the
+    /// baseline file cannot be read.
+    Quality {
+        /// Output on stdout: `table` (the figures next to the baseline's, then every query whose
+        /// tool was not ranked first) or `json` (the full report; the committed baseline is this
+        /// output).
+        #[arg(long, value_enum, default_value_t = Format::Table)]
+        format: Format,
+        /// Compare with this report (written by `--format json`) instead of the committed
+        /// data/search-quality-baseline.json.
+        #[arg(long, value_name = "FILE")]
+        baseline: Option<PathBuf>,
+    },
 }
 
 #[derive(clap::Args)]
@@ -118,7 +136,8 @@ struct SuiteArgs {
     /// What to drive.
     #[arg(long, value_enum, default_value_t = TargetKind::Embedded)]
     target: TargetKind,
-    /// Output format on stdout.
+    /// Output on stdout: `table` (figures and claims per scenario, then the count line) or
+    /// `json` (the JSON summary).
     #[arg(long, value_enum, default_value_t = Format::Table)]
     format: Format,
     /// Keep only scenarios whose id contains this text.
@@ -182,9 +201,9 @@ enum TargetKind {
 
 #[derive(Clone, Copy, ValueEnum)]
 enum Format {
-    /// Readable tables of figures and claims.
+    /// Readable tables.
     Table,
-    /// The JSON summary.
+    /// JSON.
     Json,
 }
 
@@ -219,6 +238,7 @@ fn main() -> ExitCode {
                 state_dir,
                 port,
             } => gateway(config, state_dir, port).await,
+            Command::Quality { format, baseline } => quality(format, baseline),
         }
     })
 }
@@ -545,5 +565,37 @@ async fn gateway(config: PathBuf, state_dir: Option<PathBuf>, port: u16) -> Exit
             ExitCode::SUCCESS
         }
         Err(e) => fail(3, &e.to_string()),
+    }
+}
+
+fn quality(format: Format, baseline: Option<PathBuf>) -> ExitCode {
+    use toolsearch_qa::harness::quality::{measure_builtin, Baseline};
+    let baseline = match &baseline {
+        None => Baseline::builtin().map_err(|e| e.to_string()),
+        Some(path) => std::fs::read_to_string(path)
+            .map_err(|e| e.to_string())
+            .and_then(|text| Baseline::parse(&text).map_err(|e| e.to_string()))
+            .map_err(|e| format!("--baseline {}: {e}", path.display())),
+    };
+    let baseline = match baseline {
+        Ok(b) => b,
+        Err(e) => return fail(2, &e),
+    };
+    let report = match measure_builtin() {
+        Ok(r) => r,
+        Err(e) => return fail(2, &e.to_string()),
+    };
+    match format {
+        Format::Table => print!("{}", report.to_table(Some(&baseline))),
+        Format::Json => println!("{}", report.to_json()),
+    }
+    let regressions = report.regressions(&baseline);
+    for r in &regressions {
+        eprintln!("regression: {r}");
+    }
+    if regressions.is_empty() {
+        ExitCode::SUCCESS
+    } else {
+        ExitCode::from(1)
     }
 }

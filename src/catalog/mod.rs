@@ -6,6 +6,7 @@
 
 pub mod fake;
 pub mod policy;
+pub mod realistic;
 
 use serde::{Deserialize, Serialize};
 use serde_json::Value;

@@ -3,13 +3,16 @@
 //! controls are answered from.
 
 use std::collections::BTreeMap;
+use std::sync::OnceLock;
+
+use foldhash::HashMap;
 
 use serde::Serialize;
 use serde_json::{json, Map, Value};
 
-use super::index::{Bm25Index, Hit};
+use super::index::{Bm25Builder, Bm25Index, Hit};
 use super::signature::{input_signature, output_signature, UNKNOWN};
-use super::text::{closest, query_terms, terms};
+use super::text::{closest, query_terms, word_terms, words};
 use super::validate::{validate_args, LazyValidator};
 use super::EngineError;
 use crate::catalog::{ToolEntry, ToolSource};
@@ -73,25 +76,35 @@ pub struct ToolCatalog {
     by_name: BTreeMap<String, Vec<usize>>,
     /// One lazily compiled input validator per entry, same order as `entries`.
     validators: Vec<LazyValidator>,
+    /// Each entry's signature hints, rendered the first time a search returns it (same order
+    /// as `entries`): rendering schemas is most of the cost of a search otherwise.
+    signatures: Vec<OnceLock<Signatures>>,
 }
 
 impl ToolCatalog {
     /// Sorts the entries by id and indexes them once.
     pub fn new(mut entries: Vec<ToolEntry>, limits: SearchLimits) -> Self {
-        entries.sort_by(|a, b| a.id.cmp(&b.id));
-        let docs: Vec<Vec<String>> = entries.iter().map(document_terms).collect();
-        let index = Bm25Index::build(&docs);
+        sort_by_id(&mut entries);
+        let index = index_entries(&entries);
         let mut by_name: BTreeMap<String, Vec<usize>> = BTreeMap::new();
         for (i, e) in entries.iter().enumerate() {
             by_name.entry(e.name.clone()).or_default().push(i);
         }
-        let validators = vec![LazyValidator::default(); entries.len()];
+        // One cell per entry: cloning a LazyValidator shares its cell, so `vec![v; n]` would
+        // make every entry use whichever schema was compiled first.
+        let validators = std::iter::repeat_with(LazyValidator::default)
+            .take(entries.len())
+            .collect();
+        let signatures = std::iter::repeat_with(OnceLock::new)
+            .take(entries.len())
+            .collect();
         ToolCatalog {
             entries,
             limits,
             index,
             by_name,
             validators,
+            signatures,
         }
     }
 
@@ -141,17 +154,26 @@ impl ToolCatalog {
         let exact = self.exact_matches(q);
         let mut hits: Vec<Hit> = self.index.score(&query_terms(q));
         hits.retain(|h| !exact.contains(&h.doc));
-        hits.sort_by(|a, b| {
+        let order = |a: &Hit, b: &Hit| {
             b.literal
                 .cmp(&a.literal)
                 .then_with(|| b.score.total_cmp(&a.score))
                 .then_with(|| a.doc.cmp(&b.doc))
-        });
+        };
+        // Only the first `limit` are returned: select them in linear time, then sort those.
+        if hits.len() > limit {
+            hits.select_nth_unstable_by(limit - 1, order);
+            hits.truncate(limit);
+        }
+        hits.sort_by(order);
         exact
             .into_iter()
             .chain(hits.into_iter().map(|h| h.doc))
             .take(limit)
-            .map(|i| search_item(&self.entries[i]))
+            .map(|i| {
+                let e = &self.entries[i];
+                search_item_with(e, self.signatures[i].get_or_init(|| signatures(e)))
+            })
             .collect()
     }
 
@@ -377,7 +399,28 @@ fn whole_number(f: Option<f64>) -> Option<u64> {
 }
 
 fn search_item(e: &ToolEntry) -> SearchItem {
+    search_item_with(e, &signatures(e))
+}
+
+/// The `input` and `output` hints of an entry's search item.
+type Signatures = (String, Option<String>);
+
+fn signatures(e: &ToolEntry) -> Signatures {
     let trusted = e.source.is_trusted();
+    let input = if trusted {
+        input_signature(&e.parameters)
+    } else {
+        UNKNOWN.into()
+    };
+    let output = e
+        .output_schema
+        .as_ref()
+        .filter(|_| trusted)
+        .and_then(output_signature);
+    (input, output)
+}
+
+fn search_item_with(e: &ToolEntry, (input, output): &Signatures) -> SearchItem {
     SearchItem {
         id: e.id.clone(),
         source: e.source,
@@ -385,57 +428,86 @@ fn search_item(e: &ToolEntry) -> SearchItem {
         name: e.name.clone(),
         label: e.label.clone(),
         description: e.description.clone(),
-        input: if trusted {
-            input_signature(&e.parameters)
-        } else {
-            UNKNOWN.into()
-        },
-        output: e
-            .output_schema
-            .as_ref()
-            .filter(|_| trusted)
-            .and_then(output_signature),
+        input: input.clone(),
+        output: output.clone(),
     }
 }
 
-/// The indexed terms of one entry: name, id, label, description and, for trusted tools, the
-/// parameter text.
-fn document_terms(e: &ToolEntry) -> Vec<String> {
-    let mut out = Vec::new();
-    for text in [&e.name, &e.id, &e.label, &e.description] {
-        out.extend(terms(text));
+/// Sorts by id, stable (equal ids keep their order). Entries are large, so the sort moves
+/// positions and each entry is then moved once.
+fn sort_by_id(entries: &mut Vec<ToolEntry>) {
+    if entries.is_sorted_by(|a, b| a.id <= b.id) {
+        return;
     }
+    let mut order: Vec<usize> = (0..entries.len()).collect();
+    order.sort_by(|&a, &b| entries[a].id.cmp(&entries[b].id));
+    let mut slots: Vec<Option<ToolEntry>> = entries.drain(..).map(Some).collect();
+    entries.extend(order.into_iter().filter_map(|i| slots[i].take()));
+}
+
+/// The BM25 index of `entries`, in their order. Catalogues repeat the same words a great deal
+/// (verbs, object names, schema boilerplate), so each distinct word is analysed once and its
+/// terms are kept as ids: a word occurrence costs one lookup. A document holds the terms of
+/// [`super::text::terms`] on each of its texts.
+fn index_entries(entries: &[ToolEntry]) -> Bm25Index {
+    let mut builder = Bm25Builder::default();
+    let mut by_word: HashMap<&str, Vec<u32>> = HashMap::default();
+    let mut word_buf = Vec::new();
+    let mut texts = Vec::new();
+    let mut doc = Vec::new();
+    for e in entries {
+        texts.clear();
+        document_texts(e, &mut texts);
+        doc.clear();
+        for word in texts.iter().flat_map(|t| words(t)) {
+            let ids = by_word.entry(word).or_insert_with(|| {
+                word_buf.clear();
+                word_terms(word, &mut word_buf);
+                word_buf.iter().map(|t| builder.term_id(t)).collect()
+            });
+            doc.extend_from_slice(ids);
+        }
+        builder.add_document(&doc);
+    }
+    builder.finish()
+}
+
+/// An entry's search text (spec §4): name, id, label, description and, for trusted tools only,
+/// the parameter text.
+fn document_texts<'a>(e: &'a ToolEntry, out: &mut Vec<&'a str>) {
+    out.extend([&e.name, &e.id, &e.label, &e.description].map(String::as_str));
     if e.source.is_trusted() {
-        schema_terms(&e.parameters, 0, &mut out);
+        schema_texts(&e.parameters, 0, out);
     }
-    out
 }
 
 /// Descriptions and property names, through properties/items/anyOf/oneOf/allOf, to depth 4.
-fn schema_terms(schema: &Value, depth: usize, out: &mut Vec<String>) {
+fn schema_texts<'a>(schema: &'a Value, depth: usize, out: &mut Vec<&'a str>) {
     if depth > PARAM_TEXT_DEPTH {
         return;
     }
     let Some(obj) = schema.as_object() else {
         return;
     };
-    if let Some(Value::String(d)) = obj.get("description") {
-        out.extend(terms(d));
-    }
-    if let Some(Value::Object(props)) = obj.get("properties") {
-        for (name, sub) in props {
-            out.extend(terms(name));
-            schema_terms(sub, depth + 1, out);
-        }
-    }
-    match obj.get("items") {
-        Some(Value::Array(items)) => items.iter().for_each(|s| schema_terms(s, depth + 1, out)),
-        Some(items) => schema_terms(items, depth + 1, out),
-        None => {}
-    }
-    for kw in ["anyOf", "oneOf", "allOf"] {
-        if let Some(Value::Array(members)) = obj.get(kw) {
-            members.iter().for_each(|s| schema_terms(s, depth + 1, out));
+    // One pass over the keys (a document is a bag of words: the order of its texts does not
+    // change any score), instead of a hashed lookup per keyword.
+    for (key, value) in obj {
+        match (key.as_str(), value) {
+            ("description", Value::String(d)) => out.push(d),
+            ("properties", Value::Object(props)) => {
+                for (name, sub) in props {
+                    out.push(name);
+                    schema_texts(sub, depth + 1, out);
+                }
+            }
+            ("items", Value::Array(items)) => {
+                items.iter().for_each(|s| schema_texts(s, depth + 1, out));
+            }
+            ("items", items) => schema_texts(items, depth + 1, out),
+            ("anyOf" | "oneOf" | "allOf", Value::Array(members)) => {
+                members.iter().for_each(|s| schema_texts(s, depth + 1, out));
+            }
+            _ => {}
         }
     }
 }
@@ -690,6 +762,32 @@ mod tests {
             catalog.validate_input(&untrusted, &json!("anything")),
             Ok(())
         );
+    }
+
+    /// Each entry compiles its own schema: validating one tool first must not make a second
+    /// tool's arguments be checked against the first tool's schema.
+    #[test]
+    fn each_entry_has_its_own_validator() {
+        let catalog = ToolCatalog::new(
+            crate::catalog::realistic::realistic_catalog(),
+            SearchLimits::default(),
+        );
+        let (Ok(issue), Ok(channel)) = (
+            catalog.lookup("github_create_issue").cloned(),
+            catalog.lookup("slackGetChannel").cloned(),
+        ) else {
+            panic!("realistic tools missing")
+        };
+        let issue_args = json!({"repo": "acme/api", "title": "Crash"});
+        let channel_args = json!({"channelId": "C1"});
+        assert_eq!(catalog.validate_input(&issue, &issue_args), Ok(()));
+        assert_eq!(catalog.validate_input(&channel, &channel_args), Ok(()));
+        let err = catalog.validate_input(&channel, &issue_args);
+        assert!(
+            matches!(err, Err(EngineError::InvalidArguments { ref name, .. }) if name == "slackGetChannel"),
+            "{err:?}"
+        );
+        assert!(catalog.validate_input(&issue, &channel_args).is_err());
     }
 
     #[test]

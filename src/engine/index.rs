@@ -1,7 +1,7 @@
 //! The BM25 index over catalogue documents (spec §4): built once per catalogue, then every
 //! query only walks the postings of its own terms (documents are never re-tokenised).
 
-use std::collections::HashMap;
+use foldhash::HashMap;
 
 use super::text::QueryTerm;
 
@@ -38,7 +38,9 @@ pub struct Hit {
 pub struct Bm25Index {
     terms: HashMap<String, TermInfo>,
     doc_len: Vec<u32>,
-    avg_len: f64,
+    /// Per document, the BM25 length term `K1 · (1 − B + B · len / avg_len)`, so scoring a
+    /// posting is one division.
+    len_norm: Vec<f64>,
 }
 
 /// `ln(1 + (N − n + 0.5) / (n + 0.5))`: never negative, rarer terms weigh more.
@@ -47,45 +49,99 @@ pub fn idf(total_docs: usize, docs_with_term: usize) -> f64 {
     (1.0 + (n_total - n + 0.5) / (n + 0.5)).ln()
 }
 
-impl Bm25Index {
-    /// Indexes documents given as their term lists (see [`super::text::terms`]).
-    pub fn build(docs: &[Vec<String>]) -> Self {
-        let mut terms: HashMap<String, TermInfo> = HashMap::new();
-        let mut doc_len = Vec::with_capacity(docs.len());
-        for (doc, words) in docs.iter().enumerate() {
-            doc_len.push(u32::try_from(words.len()).unwrap_or(u32::MAX));
-            let mut sorted: Vec<&str> = words.iter().map(String::as_str).collect();
-            sorted.sort_unstable();
-            let doc = u32::try_from(doc).unwrap_or(u32::MAX);
-            for run in sorted.chunk_by(|a, b| a == b) {
-                let tf = u32::try_from(run.len()).unwrap_or(u32::MAX);
-                let posting = Posting { doc, tf };
-                match terms.get_mut(run[0]) {
-                    Some(info) => info.postings.push(posting),
-                    None => {
-                        let info = TermInfo {
-                            idf: 0.0,
-                            postings: vec![posting],
-                        };
-                        terms.insert(run[0].to_string(), info);
-                    }
-                }
+/// Builds a [`Bm25Index`] one document at a time, numbering terms as they first appear.
+///
+/// Documents are added in order, so a term's postings stay sorted by document and a repeat of
+/// a term within the current document is always that term's last posting: counting term
+/// frequency needs no sorting and no hashing.
+#[derive(Debug, Default)]
+pub struct Bm25Builder {
+    ids: HashMap<String, u32>,
+    terms: Vec<String>,
+    postings: Vec<Vec<Posting>>,
+    doc_len: Vec<u32>,
+}
+
+impl Bm25Builder {
+    /// The id of `term`, assigning the next one if it is new.
+    pub fn term_id(&mut self, term: &str) -> u32 {
+        if let Some(&id) = self.ids.get(term) {
+            return id;
+        }
+        let id = u32::try_from(self.terms.len()).unwrap_or(u32::MAX);
+        self.ids.insert(term.to_string(), id);
+        self.terms.push(term.to_string());
+        self.postings.push(Vec::new());
+        id
+    }
+
+    /// Adds the next document as the ids (from [`Self::term_id`]) of its terms, in any order;
+    /// repeats are term frequency.
+    pub fn add_document(&mut self, term_ids: &[u32]) {
+        let doc = u32::try_from(self.doc_len.len()).unwrap_or(u32::MAX);
+        self.doc_len
+            .push(u32::try_from(term_ids.len()).unwrap_or(u32::MAX));
+        for &id in term_ids {
+            let list = &mut self.postings[id as usize];
+            match list.last_mut() {
+                Some(last) if last.doc == doc => last.tf = last.tf.saturating_add(1),
+                _ => list.push(Posting { doc, tf: 1 }),
             }
         }
+    }
+
+    /// The index: idf per term and the BM25 length term per document.
+    pub fn finish(self) -> Bm25Index {
+        let n_docs = self.doc_len.len();
+        let terms: HashMap<String, TermInfo> = self
+            .terms
+            .into_iter()
+            .zip(self.postings)
+            .map(|(term, postings)| {
+                let info = TermInfo {
+                    idf: idf(n_docs, postings.len()),
+                    postings,
+                };
+                (term, info)
+            })
+            .collect();
+        let doc_len = self.doc_len;
         let total: u64 = doc_len.iter().map(|&l| u64::from(l)).sum();
-        let avg_len = if docs.is_empty() {
+        let avg_len = if n_docs == 0 {
             0.0
         } else {
-            total as f64 / docs.len() as f64
+            total as f64 / n_docs as f64
         };
-        for info in terms.values_mut() {
-            info.idf = idf(docs.len(), info.postings.len());
-        }
+        let len_norm = doc_len
+            .iter()
+            .map(|&len| {
+                let norm = if avg_len > 0.0 {
+                    f64::from(len) / avg_len
+                } else {
+                    0.0
+                };
+                K1 * (1.0 - B + B * norm)
+            })
+            .collect();
         Bm25Index {
             terms,
             doc_len,
-            avg_len,
+            len_norm,
         }
+    }
+}
+
+impl Bm25Index {
+    /// Indexes documents given as their term lists (see [`super::text::terms`]).
+    pub fn build<S: AsRef<str>>(docs: &[Vec<S>]) -> Self {
+        let mut builder = Bm25Builder::default();
+        let mut ids = Vec::new();
+        for doc in docs {
+            ids.clear();
+            ids.extend(doc.iter().map(|t| builder.term_id(t.as_ref())));
+            builder.add_document(&ids);
+        }
+        builder.finish()
     }
 
     pub fn len(&self) -> usize {
@@ -97,36 +153,40 @@ impl Bm25Index {
     }
 
     /// Scores every document that holds at least one query term. Sorted by document position.
+    ///
+    /// Scores accumulate in dense per-document arrays (no hashing per posting); a document is
+    /// new when its score is still 0, which is sound because every posting adds a positive
+    /// amount (idf > 0, tf ≥ 1, weight > 0).
     pub fn score(&self, query: &[QueryTerm]) -> Vec<Hit> {
-        let mut acc: HashMap<u32, (f64, bool)> = HashMap::new();
+        let n = self.doc_len.len();
+        let mut score = vec![0.0f64; n];
+        let mut literal = vec![false; n];
+        let mut touched: Vec<u32> = Vec::new();
         for q in query {
             let Some(info) = self.terms.get(&q.term) else {
                 continue;
             };
+            let weight = q.weight * info.idf * (K1 + 1.0);
             for p in &info.postings {
-                let len = f64::from(self.doc_len[p.doc as usize]);
-                let norm = if self.avg_len > 0.0 {
-                    len / self.avg_len
-                } else {
-                    0.0
-                };
+                let d = p.doc as usize;
+                if score[d] == 0.0 {
+                    touched.push(p.doc);
+                }
                 let tf = f64::from(p.tf);
-                let part = q.weight * info.idf * tf * (K1 + 1.0) / (tf + K1 * (1.0 - B + B * norm));
-                let slot = acc.entry(p.doc).or_insert((0.0, false));
-                slot.0 += part;
-                slot.1 |= q.literal;
+                score[d] += weight * tf / (tf + self.len_norm[d]);
+                literal[d] |= q.literal;
             }
         }
-        let mut hits: Vec<Hit> = acc
+        touched.sort_unstable();
+        touched.dedup();
+        touched
             .into_iter()
-            .map(|(doc, (score, literal))| Hit {
-                doc: doc as usize,
-                score,
-                literal,
+            .map(|d| Hit {
+                doc: d as usize,
+                score: score[d as usize],
+                literal: literal[d as usize],
             })
-            .collect();
-        hits.sort_by_key(|h| h.doc);
-        hits
+            .collect()
     }
 }
 
@@ -171,6 +231,17 @@ mod tests {
         assert_eq!(hits.len(), 1);
         // tf 1, len == avg: score = idf * (k1+1)/(1+k1) = idf.
         assert!((hits[0].score - idf(2, 1)).abs() < 1e-12);
+    }
+
+    #[test]
+    fn a_repeated_term_is_term_frequency() {
+        let index = Bm25Index::build(&docs(&["alpha alpha beta", "beta gamma delta"]));
+        let hits = index.score(&query_terms("alpha"));
+        assert_eq!(hits.len(), 1);
+        // tf 2, length 3 = average 3: idf · 2 · (k1 + 1) / (2 + k1).
+        assert!((hits[0].score - idf(2, 1) * 2.0 * 2.2 / 3.2).abs() < 1e-12);
+        let beta = index.score(&query_terms("beta"));
+        assert_eq!(beta.iter().map(|h| h.doc).collect::<Vec<_>>(), vec![0, 1]);
     }
 
     #[test]

@@ -10,12 +10,15 @@ pub const LITERAL_WEIGHT: f64 = 1.0;
 pub const SYNONYM_WEIGHT: f64 = 0.35;
 
 /// English filler words that carry no capability meaning. Verbs (`get`, `set`, `run`, …) stay.
+/// The one- and two-letter tails of contractions (`what's`, `I'm`, `don't`, `we'll`, …) are
+/// here too: the apostrophe splits them off and alone they mean nothing.
 const STOP_WORDS: &[&str] = &[
     "a", "about", "all", "an", "and", "any", "are", "as", "at", "be", "been", "but", "by", "can",
-    "could", "do", "does", "for", "from", "has", "have", "how", "i", "if", "in", "into", "is",
-    "it", "its", "me", "my", "of", "on", "or", "our", "please", "should", "so", "some", "that",
-    "the", "their", "them", "then", "there", "these", "this", "those", "to", "was", "we", "were",
-    "what", "when", "which", "who", "will", "with", "would", "you", "your",
+    "could", "d", "do", "does", "for", "from", "has", "have", "how", "i", "if", "in", "into", "is",
+    "it", "its", "ll", "m", "me", "my", "of", "on", "or", "our", "please", "re", "s", "should",
+    "so", "some", "t", "that", "the", "their", "them", "then", "there", "these", "this", "those",
+    "to", "ve", "was", "we", "were", "what", "when", "which", "who", "will", "with", "would",
+    "you", "your",
 ];
 
 /// Words the stemmer leaves alone: their ending is not an inflection.
@@ -32,7 +35,10 @@ const SYNONYMS: &[(&[&str], &[&str])] = &[
         &["look", "lookup", "google", "browse"],
         &["search", "web", "find"],
     ),
-    (&["url", "link", "website", "webpage"], &["fetch", "web"]),
+    (
+        &["url", "link", "website", "webpage", "http", "https", "www"],
+        &["fetch", "web"],
+    ),
     (
         &["run", "execute", "shell", "command"],
         &["exec", "process"],
@@ -44,7 +50,16 @@ const SYNONYMS: &[(&[&str], &[&str])] = &[
     (&["say", "tell", "notify", "dm"], &["message", "send"]),
     (&["open", "view", "show", "cat"], &["read", "file"]),
     (&["save", "store", "persist"], &["write", "file"]),
-    (&["remove", "erase", "drop"], &["delete"]),
+    (
+        &["remove", "erase", "drop", "cancel", "discard", "trash"],
+        &["delete"],
+    ),
+    (&["add", "new", "make"], &["create"]),
+    (&["change", "edit", "modify", "rename"], &["update"]),
+    (&["repo"], &["repository"]),
+    (&["pr"], &["pull", "request"]),
+    (&["vm"], &["instance", "virtual", "machine"]),
+    (&["db"], &["database"]),
     (&["download", "scrape"], &["fetch", "web"]),
 ];
 
@@ -60,16 +75,30 @@ pub struct QueryTerm {
 pub fn terms(text: &str) -> Vec<String> {
     let mut out = Vec::new();
     for word in words(text) {
-        let lower = word.to_lowercase();
-        push_term(&mut out, &lower);
-        let parts = word_parts(word);
-        if parts.len() >= 2 {
-            for part in parts {
-                push_term(&mut out, &part);
-            }
-        }
+        word_terms(word, &mut out);
     }
     out
+}
+
+/// The index terms of one word of [`words`]: the lower-cased word, then its parts when there
+/// are two or more, each without filler words and stemmed. A pure function of the word, so a
+/// caller indexing many documents can analyse each distinct word once.
+pub fn word_terms(word: &str, out: &mut Vec<String>) {
+    let lower = word.to_lowercase();
+    push_term(out, &lower);
+    // Only `_`, capitals and digits make parts; most words have none of them.
+    if !word
+        .chars()
+        .any(|c| c == '_' || c.is_uppercase() || c.is_numeric())
+    {
+        return;
+    }
+    let parts = word_parts(word);
+    if parts.len() >= 2 {
+        for part in parts {
+            push_term(out, &part);
+        }
+    }
 }
 
 /// The query terms of `query`: each distinct literal term at weight 1, then synonym terms at
@@ -121,7 +150,7 @@ fn push_term(out: &mut Vec<String>, lower: &str) {
 }
 
 /// Maximal runs of letters, digits and `_`.
-fn words(text: &str) -> impl Iterator<Item = &str> {
+pub fn words(text: &str) -> impl Iterator<Item = &str> {
     text.split(|c: char| !(c.is_alphanumeric() || c == '_'))
         .filter(|w| !w.is_empty())
 }
@@ -349,6 +378,51 @@ mod tests {
         assert!(query_terms("open this link")
             .iter()
             .any(|x| x.term == "fetch"));
+    }
+
+    #[test]
+    fn contraction_tails_are_not_terms() {
+        assert_eq!(terms("what's new"), vec!["new"]);
+        assert_eq!(
+            terms("I'm sure we'll go, don't wait"),
+            vec!["sur", "go", "don", "wait"]
+        );
+        assert_eq!(terms("Today's agenda"), vec!["today", "agenda"]);
+    }
+
+    #[test]
+    fn a_typed_url_fires_the_url_group() {
+        let q = query_terms("what does https://example.com/post say");
+        let synonyms: Vec<&str> = q
+            .iter()
+            .filter(|x| !x.literal)
+            .map(|x| x.term.as_str())
+            .collect();
+        // `https` → fetch, web; `say` → message, send.
+        assert_eq!(synonyms, vec!["fetch", "messag", "send", "web"]);
+    }
+
+    #[test]
+    fn crud_verbs_and_abbreviations_reach_the_words_tool_names_use() {
+        let synonyms = |query: &str| -> Vec<String> {
+            query_terms(query)
+                .into_iter()
+                .filter(|x| !x.literal)
+                .map(|x| x.term)
+                .collect()
+        };
+        assert_eq!(synonyms("cancel the lunch"), vec!["delet"]);
+        assert_eq!(synonyms("add a task"), vec!["creat"]);
+        assert_eq!(synonyms("rename the channel"), vec!["updat"]);
+        assert_eq!(
+            synonyms("restart the VM"),
+            vec!["instanc", "machin", "virtual"]
+        );
+        assert_eq!(synonyms("merge my PR"), vec!["pull", "request"]);
+        assert_eq!(synonyms("fork the repo"), vec!["repository"]);
+        assert_eq!(synonyms("back up the db"), vec!["databas"]);
+        // A word the query already holds is not added again at the lower weight.
+        assert_eq!(synonyms("add create"), Vec::<String>::new());
     }
 
     #[test]

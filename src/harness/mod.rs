@@ -13,6 +13,7 @@ pub mod load;
 pub mod openclaw;
 pub mod openclaw_target;
 pub mod probes;
+pub mod quality;
 pub mod report;
 pub mod scenario;
 pub mod snapshot;
