@@ -34,16 +34,21 @@ fn junit_cases(xml: &str) -> Vec<(String, String, Option<String>)> {
                 let attr = |key: &[u8]| {
                     e.try_get_attribute(key)
                         .unwrap()
-                        .map(|a| a.unescape_value().unwrap().into_owned())
+                        .map(|a| {
+                            a.normalized_value(quick_xml::XmlVersion::Implicit1_0)
+                                .unwrap()
+                                .into_owned()
+                        })
                         .unwrap_or_default()
                 };
                 cases.push((attr(b"name"), attr(b"classname"), None));
             }
             Event::Start(e) | Event::Empty(e) if e.name().as_ref() == b"failure" => {
-                let message = e
-                    .try_get_attribute("message")
-                    .unwrap()
-                    .map(|a| a.unescape_value().unwrap().into_owned());
+                let message = e.try_get_attribute("message").unwrap().map(|a| {
+                    a.normalized_value(quick_xml::XmlVersion::Implicit1_0)
+                        .unwrap()
+                        .into_owned()
+                });
                 if let Some(last) = cases.last_mut() {
                     last.2 = message;
                 }
