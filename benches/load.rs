@@ -2,7 +2,7 @@
 //! provider. Prints p50/p99 turn latency of a first run, then lets criterion time whole runs.
 
 use criterion::{criterion_group, criterion_main, Criterion};
-use toolsearch_qa::harness::load::run_load;
+use toolsearch_qa::load::run_load;
 
 const SESSIONS: usize = 200;
 

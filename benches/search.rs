@@ -12,7 +12,7 @@ use std::time::{Duration, Instant};
 use criterion::{criterion_group, criterion_main, BatchSize, BenchmarkId, Criterion};
 use toolsearch_qa::catalog::realistic::realistic_tools;
 use toolsearch_qa::engine::{SearchLimits, ToolCatalog};
-use toolsearch_qa::harness::quality::QualitySet;
+use toolsearch_qa::quality::QualitySet;
 
 const SIZES: [usize; 3] = [1_000, 10_000, 100_000];
 /// Searches timed one by one per size, for the percentiles.

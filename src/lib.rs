@@ -1,14 +1,20 @@
 //! toolsearch-qa: a QA and benchmark harness for LLM-agent Tool Search.
 //!
-//! Rooms (see `design.md`): [`catalog`] what tools are, [`config`] the gateway config,
+//! Rooms (see the Layout section of `README.md`): [`catalog`] what tools are, [`config`] the gateway config,
 //! [`engine`] Tool Search itself, [`sandbox`] code-mode executors, [`provider`] the mock
-//! OpenAI provider, [`gateway`] the embedded gateway, [`harness`] scenarios, lanes, claims and reports.
+//! OpenAI provider, [`gateway`] the embedded gateway, [`targets`] what the suite drives (the
+//! embedded gateway or a real OpenClaw), [`suite`] scenarios, lanes, claims and reports. The
+//! other commands sit beside the suite: [`compare`], [`quality`], [`load`], [`probes`].
 
 pub mod catalog;
 pub mod compare;
 pub mod config;
 pub mod engine;
 pub mod gateway;
-pub mod harness;
+pub mod load;
+pub mod probes;
 pub mod provider;
+pub mod quality;
 pub mod sandbox;
+pub mod suite;
+pub mod targets;

@@ -9,12 +9,12 @@ use std::path::{Path, PathBuf};
 use std::process::ExitCode;
 
 use clap::{Parser, Subcommand, ValueEnum};
-use toolsearch_qa::harness::junit::junit_xml;
-use toolsearch_qa::harness::openclaw_target::OpenClawTarget;
-use toolsearch_qa::harness::report::{side_by_side, side_by_side_json, SuiteReport};
-use toolsearch_qa::harness::scenario::{load_all, select, Lane, Scenario};
-use toolsearch_qa::harness::target::{EmbeddedTarget, Target};
-use toolsearch_qa::harness::{run_suite_on, HarnessError, ProviderSource};
+use toolsearch_qa::suite::junit::junit_xml;
+use toolsearch_qa::targets::openclaw::OpenClawTarget;
+use toolsearch_qa::suite::report::{side_by_side, side_by_side_json, SuiteReport};
+use toolsearch_qa::suite::scenario::{load_all, select, Lane, Scenario};
+use toolsearch_qa::targets::{EmbeddedTarget, Target};
+use toolsearch_qa::suite::{run_suite_on, HarnessError, ProviderSource};
 
 #[derive(Parser)]
 #[command(
@@ -211,9 +211,9 @@ fn main() -> ExitCode {
     let cli = Cli::parse();
     // The embedded gateway runs in this process, so the probes' planted environment secret goes
     // into this process's environment, here, before any thread exists.
-    let probe_secret = toolsearch_qa::harness::probes::new_env_secret();
+    let probe_secret = toolsearch_qa::probes::new_env_secret();
     if matches!(cli.command, Command::Probes(_)) {
-        std::env::set_var(toolsearch_qa::harness::probes::SECRET_ENV, &probe_secret);
+        std::env::set_var(toolsearch_qa::probes::SECRET_ENV, &probe_secret);
     }
     let mut builder = tokio::runtime::Builder::new_multi_thread();
     if matches!(cli.command, Command::Compare(_)) {
@@ -369,7 +369,7 @@ fn targets(kind: TargetKind) -> Result<Vec<Box<dyn Target>>, HarnessError> {
 /// Exit 0 when every probe is contained, 1 when any escaped, 3 when any is inconclusive (the
 /// run could not judge it: an incomplete run is not a verdict).
 async fn probes(args: ProbesArgs, env_secret: String) -> ExitCode {
-    use toolsearch_qa::harness::probes::{reports_json, run_probes, Plant};
+    use toolsearch_qa::probes::{reports_json, run_probes, Plant};
     use toolsearch_qa::sandbox::probes::{probe, PROBES};
     let mut selected = Vec::new();
     for name in &args.probes {
@@ -517,7 +517,7 @@ fn list(dirs: &[PathBuf]) -> ExitCode {
 
 /// Exit 0 when every session is complete and separate, 1 when not (each problem on stderr).
 async fn load(sessions: usize) -> ExitCode {
-    match toolsearch_qa::harness::load::run_load(sessions).await {
+    match toolsearch_qa::load::run_load(sessions).await {
         Ok(report) => {
             println!("{}", report.summary());
             for problem in &report.problems {
@@ -569,7 +569,7 @@ async fn gateway(config: PathBuf, state_dir: Option<PathBuf>, port: u16) -> Exit
 }
 
 fn quality(format: Format, baseline: Option<PathBuf>) -> ExitCode {
-    use toolsearch_qa::harness::quality::{measure_builtin, Baseline};
+    use toolsearch_qa::quality::{measure_builtin, Baseline};
     let baseline = match &baseline {
         None => Baseline::builtin().map_err(|e| e.to_string()),
         Some(path) => std::fs::read_to_string(path)

@@ -8,7 +8,7 @@ use serde::{Deserialize, Serialize};
 use serde_json::value::RawValue;
 use tiktoken_rs::CoreBPE;
 
-use crate::harness::lane::{declared_tool_names, system_prompt_chars};
+use crate::suite::lane::{declared_tool_names, system_prompt_chars};
 use crate::provider::JournalRecord;
 
 /// Sizes of one request, or the sum over the requests of a turn.

@@ -13,10 +13,10 @@ use serde::Serialize;
 use serde_json::Value;
 
 use crate::catalog::fake::fake_tool_name;
-use crate::harness::lane::{run_lane, LaneObservation};
-use crate::harness::scenario::{load_all, select, Lane, LaneExpect, Scenario};
-use crate::harness::target::EmbeddedTarget;
-use crate::harness::HarnessError;
+use crate::suite::lane::{run_lane, LaneObservation};
+use crate::suite::scenario::{load_all, select, Lane, LaneExpect, Scenario};
+use crate::targets::EmbeddedTarget;
+use crate::suite::HarnessError;
 use crate::provider::MockProvider;
 use measure::{measure_turn, PayloadSize};
 

@@ -1,6 +1,6 @@
 //! The hostile-code probes: one list of `tool_search_code` bodies that try to leave the sandbox
 //! (files, network, processes, environment, the host realm, the clock), shared by
-//! `tests/sandbox_hostile.rs` (our own backends, exact results) and the `probes` command (a whole
+//! `tests/it/sandbox_hostile.rs` (our own backends, exact results) and the `probes` command (a whole
 //! gateway, ours or a real OpenClaw, judged by what escaped).
 //!
 //! A probe's code is a template: `{{SECRET_FILE}}`, `{{MARKER_FILE}}` (JSON string literals),

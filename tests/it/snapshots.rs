@@ -2,9 +2,9 @@
 //! turn and the session log, redacted only for ports, temp paths, timestamps and random ids.
 //! Drift fails `cargo test`; `cargo insta review` accepts or rejects the new versions.
 
-use toolsearch_qa::harness::run_suite;
-use toolsearch_qa::harness::scenario::load_all;
-use toolsearch_qa::harness::target::EmbeddedTarget;
+use toolsearch_qa::suite::run_suite;
+use toolsearch_qa::suite::scenario::load_all;
+use toolsearch_qa::targets::EmbeddedTarget;
 
 #[tokio::test]
 async fn payloads_and_session_logs_match_the_committed_snapshots() {
@@ -14,7 +14,7 @@ async fn payloads_and_session_logs_match_the_committed_snapshots() {
     for scenario in &report.scenarios {
         for (name, content) in &scenario.snapshot_contents {
             names.push(name.clone());
-            insta::with_settings!({ snapshot_path => "../snapshots", prepend_module_to_snapshot => false, omit_expression => true }, {
+            insta::with_settings!({ snapshot_path => "../../snapshots", prepend_module_to_snapshot => false, omit_expression => true }, {
                 insta::assert_snapshot!(name.as_str(), content);
             });
         }
@@ -30,7 +30,7 @@ async fn two_runs_give_identical_snapshots() {
     let scenarios = load_all(&[]).unwrap();
     let a = run_suite(&EmbeddedTarget, &scenarios).await.unwrap();
     let b = run_suite(&EmbeddedTarget, &scenarios).await.unwrap();
-    let contents = |r: &toolsearch_qa::harness::report::SuiteReport| {
+    let contents = |r: &toolsearch_qa::suite::report::SuiteReport| {
         r.scenarios
             .iter()
             .flat_map(|s| s.snapshot_contents.clone())

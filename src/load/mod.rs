@@ -9,7 +9,7 @@ use std::time::{Duration, Instant};
 
 use serde_json::{json, Value};
 
-use super::HarnessError;
+use crate::suite::HarnessError;
 use crate::catalog::fake::FAKE_OK;
 use crate::gateway::http::{AGENT_HEADER, SESSION_HEADER};
 use crate::gateway::session_log::{read_session_log, session_id_for_key, session_log_path};
@@ -104,7 +104,7 @@ pub async fn run_load(sessions: usize) -> Result<LoadReport, HarnessError> {
     .await
     .map_err(|e| HarnessError::infra(format!("embedded gateway did not start: {e}")))?;
     let http = reqwest::Client::builder()
-        .timeout(super::lane::TURN_TIMEOUT)
+        .timeout(crate::suite::lane::TURN_TIMEOUT)
         .build()
         .map_err(|e| HarnessError::infra(format!("http client: {e}")))?;
     let url = format!("{}/v1/responses", gateway.base_url());
@@ -181,7 +181,7 @@ async fn one_turn(http: &reqwest::Client, url: &str, i: usize) -> Result<Duratio
         .await
         .map_err(|e| format!("{key}: answer is not JSON: {e}"))?;
     let elapsed = started.elapsed();
-    let text = super::lane::output_text(&body);
+    let text = crate::suite::lane::output_text(&body);
     let want = format!("{FAKE_OK} {target}");
     if status != 200 || !text.contains(&want) {
         return Err(format!(

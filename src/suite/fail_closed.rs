@@ -417,8 +417,8 @@ pub fn expected_figures(o: &Observed<'_>) -> Vec<Check> {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::harness::lane::LaneObservation;
-    use crate::harness::scenario::parse_scenario;
+    use crate::suite::lane::LaneObservation;
+    use crate::suite::scenario::parse_scenario;
     use crate::provider::{JournalRecord, RequestKind};
     use serde_json::json;
 

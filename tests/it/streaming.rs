@@ -3,15 +3,14 @@
 //! provider. Claims and snapshots are the same as without streaming, except the `stream` flag the
 //! provider payload carries.
 
-mod common;
 
-use common::{start_gateway, tools_config};
+use crate::common::{start_gateway, tools_config};
 use serde_json::{json, Value};
 use toolsearch_qa::gateway::sse::decode_stream;
-use toolsearch_qa::harness::report::SuiteReport;
-use toolsearch_qa::harness::run_suite;
-use toolsearch_qa::harness::scenario::{load_all, select, Scenario};
-use toolsearch_qa::harness::target::EmbeddedTarget;
+use toolsearch_qa::suite::report::SuiteReport;
+use toolsearch_qa::suite::run_suite;
+use toolsearch_qa::suite::scenario::{load_all, select, Scenario};
+use toolsearch_qa::targets::EmbeddedTarget;
 use toolsearch_qa::provider::MockProvider;
 
 async fn turn(provider: &MockProvider, stream: bool) -> (String, String) {

@@ -10,6 +10,7 @@ pub mod error;
 pub mod gateway;
 pub mod install;
 pub mod plugin;
+pub mod target;
 pub mod transcript;
 
 use std::path::Path;
@@ -21,6 +22,7 @@ pub use error::OpenClawError;
 pub use gateway::{free_loopback_port, OpenClawGateway, DEFAULT_START_TIMEOUT, READY_LINE};
 pub use install::{Installation, CACHE_ENV, OPENCLAW_VERSION};
 pub use plugin::write_plugin;
+pub use target::OpenClawTarget;
 pub use transcript::{read_transcript, read_transcript_events, TranscriptEvent};
 
 /// Writes `value` as pretty JSON with a final newline.

@@ -9,15 +9,9 @@ pub mod client_handoff;
 pub mod fail_closed;
 pub mod junit;
 pub mod lane;
-pub mod load;
-pub mod openclaw;
-pub mod openclaw_target;
-pub mod probes;
-pub mod quality;
 pub mod report;
 pub mod scenario;
 pub mod snapshot;
-pub mod target;
 
 use thiserror::Error;
 
@@ -26,7 +20,7 @@ use claims::{evaluate, Observed};
 use lane::run_lane;
 use report::{ScenarioReport, SuiteReport};
 use scenario::Scenario;
-use target::Target;
+use crate::targets::Target;
 
 /// Why a suite could not produce verdicts. Claim failures are not errors: they are verdicts.
 #[derive(Debug, Error)]

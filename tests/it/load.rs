@@ -2,7 +2,7 @@
 //! session log must be complete, well-formed JSONL holding only its own session, and no provider
 //! request may be dropped. Latency is printed (p50/p99), never asserted.
 
-use toolsearch_qa::harness::load::{run_load, REQUESTS_PER_TURN};
+use toolsearch_qa::load::{run_load, REQUESTS_PER_TURN};
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 4)]
 async fn two_hundred_concurrent_sessions_keep_complete_separate_logs() {

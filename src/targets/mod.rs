@@ -8,8 +8,10 @@ use std::pin::Pin;
 
 use serde_json::{json, Value};
 
-use super::scenario::{CatalogSpec, Lane, Scenario};
-use super::HarnessError;
+pub mod openclaw;
+
+use crate::suite::scenario::{CatalogSpec, Lane, Scenario};
+use crate::suite::HarnessError;
 use crate::engine::surface::CONTROL_TOOLS;
 use crate::gateway::session_log::{read_session_log, session_id_for_key, session_log_path};
 use crate::gateway::RunningGateway;
@@ -34,7 +36,7 @@ pub trait Target: Send + Sync {
     fn name(&self) -> &'static str;
     /// How long one turn may take on this target.
     fn turn_timeout(&self) -> std::time::Duration {
-        super::lane::TURN_TIMEOUT
+        crate::suite::lane::TURN_TIMEOUT
     }
     fn start<'a>(
         &'a self,

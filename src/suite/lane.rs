@@ -8,7 +8,7 @@ use serde::Serialize;
 use serde_json::{json, Value};
 
 use super::scenario::{Lane, Scenario};
-use super::target::{LaneSetup, Target};
+use crate::targets::{LaneSetup, Target};
 use super::HarnessError;
 use crate::gateway::http::{AGENT_HEADER, SESSION_HEADER};
 use crate::provider::{Journal, JournalRecord};

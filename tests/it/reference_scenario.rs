@@ -2,11 +2,11 @@
 //! embedded gateway and the mock provider. Figures that are known exactly are asserted exactly.
 
 use serde_json::Value;
-use toolsearch_qa::harness::run_suite;
-use toolsearch_qa::harness::scenario::{load_all, select};
-use toolsearch_qa::harness::target::EmbeddedTarget;
+use toolsearch_qa::suite::run_suite;
+use toolsearch_qa::suite::scenario::{load_all, select};
+use toolsearch_qa::targets::EmbeddedTarget;
 
-async fn reference_report() -> toolsearch_qa::harness::report::SuiteReport {
+async fn reference_report() -> toolsearch_qa::suite::report::SuiteReport {
     let scenarios = select(load_all(&[]).unwrap(), &["tool-search-gateway-e2e".into()]).unwrap();
     run_suite(&EmbeddedTarget, &scenarios).await.unwrap()
 }
@@ -126,7 +126,7 @@ async fn every_claim_holds_with_exact_figures() {
 
 #[tokio::test]
 async fn two_runs_give_identical_figures_and_claims() {
-    let strip = |r: &toolsearch_qa::harness::report::SuiteReport| {
+    let strip = |r: &toolsearch_qa::suite::report::SuiteReport| {
         let mut v = serde_json::to_value(r).unwrap();
         for s in v["scenarios"].as_array_mut().unwrap() {
             s.as_object_mut().unwrap().remove("laneMillis");

@@ -5,7 +5,7 @@
 
 use serde_json::{json, Value};
 use toolsearch_qa::gateway::session_log::read_session_log;
-use toolsearch_qa::harness::lane::session_answers;
+use toolsearch_qa::suite::lane::session_answers;
 use toolsearch_qa::provider::{MockProvider, ProviderOptions, ScriptedTurn};
 
 struct Fixture {

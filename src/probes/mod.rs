@@ -20,10 +20,10 @@ use std::time::Instant;
 use serde::Serialize;
 use serde_json::{json, Value};
 
-use super::lane::send_turn;
-use super::scenario::{Lane, Scenario};
-use super::target::{LaneSetup, Target};
-use super::HarnessError;
+use crate::suite::lane::send_turn;
+use crate::suite::scenario::{Lane, Scenario};
+use crate::suite::HarnessError;
+use crate::targets::{LaneSetup, Target};
 use crate::engine::surface::TOOL_SEARCH_CODE;
 use crate::provider::{JournalRecord, MockProvider, ProviderOptions, ScriptedTurn};
 use crate::sandbox::probes::{Area, Probe, ProbeSite};

@@ -7,12 +7,12 @@ use std::path::PathBuf;
 
 use serde_json::{json, Value};
 
-use super::openclaw::{
+use super::{
     free_loopback_port, read_transcript, write_config, write_plugin, Installation, LaneConfig,
     OpenClawGateway, DEFAULT_START_TIMEOUT,
 };
-use super::target::{BoxFuture, LaneGateway, LaneSetup, Target};
-use super::HarnessError;
+use crate::suite::HarnessError;
+use crate::targets::{BoxFuture, LaneGateway, LaneSetup, Target};
 use crate::catalog::fake::fake_plugin_tools;
 use crate::engine::surface::{TOOL_CALL, TOOL_DESCRIBE, TOOL_SEARCH, TOOL_SEARCH_CODE};
 
@@ -51,7 +51,7 @@ impl Target for OpenClawTarget {
     ) -> BoxFuture<'a, Result<Box<dyn LaneGateway>, HarnessError>> {
         Box::pin(async move {
             let scenario = setup.scenario;
-            let infra = |e: super::openclaw::OpenClawError| {
+            let infra = |e: super::OpenClawError| {
                 HarnessError::infra(format!("openclaw lane {}: {e}", setup.lane.name))
             };
             let tools = fake_plugin_tools(&scenario.catalog.plugin_id, scenario.catalog.size);

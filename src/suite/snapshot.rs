@@ -118,7 +118,7 @@ pub fn write_pending(dir: &Path, name: &str, content: &str) -> std::io::Result<P
     std::fs::write(
         &path,
         format!(
-            "---\nsource: tests/snapshots.rs\nexpression: content\n---\n{}\n",
+            "---\nsource: tests/it/snapshots.rs\nexpression: content\n---\n{}\n",
             content.trim_end()
         ),
     )?;
@@ -155,7 +155,7 @@ mod tests {
         ));
         std::fs::write(
             dir.path().join("a.snap"),
-            "---\nsource: tests/snapshots.rs\nexpression: content\n---\nline1\nline2\n",
+            "---\nsource: tests/it/snapshots.rs\nexpression: content\n---\nline1\nline2\n",
         )
         .unwrap();
         assert_eq!(
