@@ -7,11 +7,11 @@ use toolsearch_qa::catalog::fake::{core_tools, fake_plugin_tools, FIXTURE_PLUGIN
 use toolsearch_qa::catalog::{ToolEntry, ToolPolicy};
 use toolsearch_qa::config::ToolSearchMode;
 use toolsearch_qa::engine::{SearchLimits, Surface, SurfacePlan, ToolCatalog};
+use toolsearch_qa::provider::MockProvider;
 use toolsearch_qa::suite::lane::run_lane;
 use toolsearch_qa::suite::scenario::{load_all, select};
-use toolsearch_qa::targets::EmbeddedTarget;
 use toolsearch_qa::suite::{run_scenario, run_suite, ProviderSource};
-use toolsearch_qa::provider::MockProvider;
+use toolsearch_qa::targets::EmbeddedTarget;
 
 const SIZES: [usize; 4] = [36, 100, 1_000, 10_000];
 

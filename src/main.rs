@@ -10,11 +10,11 @@ use std::process::ExitCode;
 
 use clap::{Parser, Subcommand, ValueEnum};
 use toolsearch_qa::suite::junit::junit_xml;
-use toolsearch_qa::targets::openclaw::OpenClawTarget;
 use toolsearch_qa::suite::report::{side_by_side, side_by_side_json, SuiteReport};
 use toolsearch_qa::suite::scenario::{load_all, select, Lane, Scenario};
-use toolsearch_qa::targets::{EmbeddedTarget, Target};
 use toolsearch_qa::suite::{run_suite_on, HarnessError, ProviderSource};
+use toolsearch_qa::targets::openclaw::OpenClawTarget;
+use toolsearch_qa::targets::{EmbeddedTarget, Target};
 
 #[derive(Parser)]
 #[command(

@@ -373,7 +373,7 @@ fn scope(object: &Object) -> String {
 
 fn describe_list(o: &Object, product: &str, n: usize) -> String {
     let plural = spaced(o.plural);
-    if n % 2 == 0 {
+    if n.is_multiple_of(2) {
         format!(
             "List {plural}{} in {product}, most recent first. {} Use cursor to page.",
             scope(o),
@@ -386,7 +386,7 @@ fn describe_list(o: &Object, product: &str, n: usize) -> String {
 
 fn describe_get(o: &Object, product: &str, n: usize) -> String {
     let one = spaced(o.singular);
-    if n % 2 == 0 {
+    if n.is_multiple_of(2) {
         format!("Get one {one} from {product} by its id, with every field.")
     } else {
         format!(
@@ -408,7 +408,7 @@ fn describe_create(o: &Object, product: &str, _n: usize) -> String {
 
 fn describe_update(o: &Object, product: &str, n: usize) -> String {
     let one = spaced(o.singular);
-    if n % 2 == 0 {
+    if n.is_multiple_of(2) {
         format!("Update an existing {one} in {product}; fields left out stay unchanged.")
     } else {
         format!(
@@ -428,7 +428,7 @@ fn describe_delete(o: &Object, product: &str, _n: usize) -> String {
 
 fn describe_search(o: &Object, product: &str, n: usize) -> String {
     let plural = spaced(o.plural);
-    if n % 2 == 0 {
+    if n.is_multiple_of(2) {
         format!("Search {plural} in {product} by free text and filters.")
     } else {
         format!(

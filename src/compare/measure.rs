@@ -8,8 +8,8 @@ use serde::{Deserialize, Serialize};
 use serde_json::value::RawValue;
 use tiktoken_rs::CoreBPE;
 
-use crate::suite::lane::{declared_tool_names, system_prompt_chars};
 use crate::provider::JournalRecord;
+use crate::suite::lane::{declared_tool_names, system_prompt_chars};
 
 /// Sizes of one request, or the sum over the requests of a turn.
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize)]
@@ -27,9 +27,11 @@ pub struct PayloadSize {
     pub tokens: usize,
 }
 
-impl PayloadSize {
-    /// Field-wise sum (for a whole turn).
-    pub fn add(self, other: PayloadSize) -> PayloadSize {
+/// Field-wise sum (for a whole turn).
+impl std::ops::Add for PayloadSize {
+    type Output = PayloadSize;
+
+    fn add(self, other: PayloadSize) -> PayloadSize {
         PayloadSize {
             raw_bytes: self.raw_bytes + other.raw_bytes,
             tool_json_bytes: self.tool_json_bytes + other.tool_json_bytes,
@@ -92,7 +94,7 @@ pub fn measure_turn(
     for record in records {
         let size = measure_request(record)?;
         first.get_or_insert(size);
-        turn = turn.add(size);
+        turn = turn + size;
     }
     Ok((first.unwrap_or_default(), turn))
 }
@@ -125,7 +127,7 @@ mod tests {
             tokens: 5,
         };
         assert_eq!(
-            a.add(a),
+            a + a,
             PayloadSize {
                 raw_bytes: 2,
                 tool_json_bytes: 4,

@@ -13,11 +13,11 @@ use serde::Serialize;
 use serde_json::Value;
 
 use crate::catalog::fake::fake_tool_name;
+use crate::provider::MockProvider;
 use crate::suite::lane::{run_lane, LaneObservation};
 use crate::suite::scenario::{load_all, select, Lane, LaneExpect, Scenario};
-use crate::targets::EmbeddedTarget;
 use crate::suite::HarnessError;
-use crate::provider::MockProvider;
+use crate::targets::EmbeddedTarget;
 use measure::{measure_turn, PayloadSize};
 
 /// Catalogue sizes compared when none are given.

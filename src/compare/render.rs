@@ -133,7 +133,7 @@ mod tests {
                 reached_target: true,
                 requests: 3,
                 first: size,
-                turn: size.add(size),
+                turn: size + size,
                 first_ratio: Some(0.5),
                 turn_ratio: None,
             }],

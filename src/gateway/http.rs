@@ -34,17 +34,42 @@ pub fn router(state: Arc<GatewayState>) -> Router {
         .with_state(state)
 }
 
-/// `{error: {type, message}}` with a status.
-pub fn error(status: StatusCode, kind: &str, message: impl Into<String>) -> Response {
-    (
-        status,
-        Json(json!({ "error": { "type": kind, "message": message.into() } })),
-    )
-        .into_response()
+/// A failed request as a value: its status and `{error: {type, message}}`. It turns itself into
+/// the response (axum's error-handling pattern), so parsing returns it like any other error.
+#[derive(Debug)]
+pub struct ApiError {
+    status: StatusCode,
+    kind: &'static str,
+    message: String,
 }
 
-fn bad_request(message: impl Into<String>) -> Response {
-    error(StatusCode::BAD_REQUEST, "invalid_request_error", message)
+impl ApiError {
+    pub fn new(status: StatusCode, kind: &'static str, message: impl Into<String>) -> Self {
+        ApiError {
+            status,
+            kind,
+            message: message.into(),
+        }
+    }
+}
+
+impl IntoResponse for ApiError {
+    fn into_response(self) -> Response {
+        (
+            self.status,
+            Json(json!({ "error": { "type": self.kind, "message": self.message } })),
+        )
+            .into_response()
+    }
+}
+
+/// `{error: {type, message}}` with a status.
+pub fn error(status: StatusCode, kind: &'static str, message: impl Into<String>) -> Response {
+    ApiError::new(status, kind, message).into_response()
+}
+
+fn bad_request(message: impl Into<String>) -> ApiError {
+    ApiError::new(StatusCode::BAD_REQUEST, "invalid_request_error", message)
 }
 
 async fn responses(
@@ -54,7 +79,7 @@ async fn responses(
 ) -> Response {
     let request = match parse_request(&state, &headers, &body) {
         Ok(r) => r,
-        Err(response) => return response,
+        Err(error) => return error.into_response(),
     };
     let (request, model, stream) = request;
     let session_id = session_id_for_key(&request.session_key);
@@ -133,7 +158,7 @@ fn parse_request(
     state: &GatewayState,
     headers: &HeaderMap,
     body: &[u8],
-) -> Result<(TurnRequest, String, bool), Response> {
+) -> Result<(TurnRequest, String, bool), ApiError> {
     let body: Value = serde_json::from_slice(body)
         .map_err(|e| bad_request(format!("body is not valid JSON: {e}")))?;
     let Value::Object(fields) = &body else {
@@ -166,7 +191,7 @@ fn parse_request(
     };
     let agent_id = header(AGENT_HEADER).unwrap_or_else(|| "main".into());
     if !state.knows_agent(&agent_id) {
-        return Err(error(
+        return Err(ApiError::new(
             StatusCode::NOT_FOUND,
             "not_found",
             format!("unknown agent {agent_id:?} (header {AGENT_HEADER})"),
@@ -188,7 +213,7 @@ fn parse_request(
 }
 
 /// `input`: a string, or an array of message items (content a string or text parts).
-fn parse_input(input: Option<&Value>) -> Result<Vec<Value>, Response> {
+fn parse_input(input: Option<&Value>) -> Result<Vec<Value>, ApiError> {
     let user = |text: &str| json!({ "type": "message", "role": "user", "content": [{ "type": "input_text", "text": text }] });
     match input {
         Some(Value::String(text)) => Ok(vec![user(text)]),
@@ -231,7 +256,7 @@ fn required_tools(tool_choice: Option<&Value>) -> Vec<String> {
 fn parse_client_tools(
     state: &GatewayState,
     tools: Option<&Value>,
-) -> Result<Vec<ToolEntry>, Response> {
+) -> Result<Vec<ToolEntry>, ApiError> {
     let items = match tools {
         None | Some(Value::Null) => return Ok(Vec::new()),
         Some(Value::Array(items)) => items,

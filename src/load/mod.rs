@@ -9,11 +9,11 @@ use std::time::{Duration, Instant};
 
 use serde_json::{json, Value};
 
-use crate::suite::HarnessError;
 use crate::catalog::fake::FAKE_OK;
 use crate::gateway::http::{AGENT_HEADER, SESSION_HEADER};
 use crate::gateway::session_log::{read_session_log, session_id_for_key, session_log_path};
 use crate::provider::MockProvider;
+use crate::suite::HarnessError;
 
 /// Fake tools in the load catalogue; session `i` targets tool `i % FAKE_TOOLS + 1`.
 pub const FAKE_TOOLS: usize = 36;

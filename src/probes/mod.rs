@@ -20,13 +20,13 @@ use std::time::Instant;
 use serde::Serialize;
 use serde_json::{json, Value};
 
+use crate::engine::surface::TOOL_SEARCH_CODE;
+use crate::provider::{JournalRecord, MockProvider, ProviderOptions, ScriptedTurn};
+use crate::sandbox::probes::{Area, Probe, ProbeSite};
 use crate::suite::lane::send_turn;
 use crate::suite::scenario::{Lane, Scenario};
 use crate::suite::HarnessError;
 use crate::targets::{LaneSetup, Target};
-use crate::engine::surface::TOOL_SEARCH_CODE;
-use crate::provider::{JournalRecord, MockProvider, ProviderOptions, ScriptedTurn};
-use crate::sandbox::probes::{Area, Probe, ProbeSite};
 
 /// The environment variable holding the planted secret.
 pub const SECRET_ENV: &str = "TOOLSEARCH_QA_PROBE_SECRET";

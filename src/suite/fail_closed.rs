@@ -417,9 +417,9 @@ pub fn expected_figures(o: &Observed<'_>) -> Vec<Check> {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::provider::{JournalRecord, RequestKind};
     use crate::suite::lane::LaneObservation;
     use crate::suite::scenario::parse_scenario;
-    use crate::provider::{JournalRecord, RequestKind};
     use serde_json::json;
 
     const SCENARIO: &str = "id='f'\ntitle='t'\nprompt='p'\ntarget_tool='fake_plugin_tool_17'\n\

@@ -8,10 +8,10 @@ use serde::Serialize;
 use serde_json::{json, Value};
 
 use super::scenario::{Lane, Scenario};
-use crate::targets::{LaneSetup, Target};
 use super::HarnessError;
 use crate::gateway::http::{AGENT_HEADER, SESSION_HEADER};
 use crate::provider::{Journal, JournalRecord};
+use crate::targets::{LaneSetup, Target};
 
 /// How long the harness waits for one gateway turn.
 pub const TURN_TIMEOUT: Duration = Duration::from_secs(120);

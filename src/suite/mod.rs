@@ -16,11 +16,11 @@ pub mod snapshot;
 use thiserror::Error;
 
 use crate::provider::{Journal, MockProvider, ProviderOptions};
+use crate::targets::Target;
 use claims::{evaluate, Observed};
 use lane::run_lane;
 use report::{ScenarioReport, SuiteReport};
 use scenario::Scenario;
-use crate::targets::Target;
 
 /// Why a suite could not produce verdicts. Claim failures are not errors: they are verdicts.
 #[derive(Debug, Error)]

@@ -10,11 +10,11 @@ use serde_json::{json, Value};
 
 pub mod openclaw;
 
-use crate::suite::scenario::{CatalogSpec, Lane, Scenario};
-use crate::suite::HarnessError;
 use crate::engine::surface::CONTROL_TOOLS;
 use crate::gateway::session_log::{read_session_log, session_id_for_key, session_log_path};
 use crate::gateway::RunningGateway;
+use crate::suite::scenario::{CatalogSpec, Lane, Scenario};
+use crate::suite::HarnessError;
 
 pub type BoxFuture<'a, T> = Pin<Box<dyn Future<Output = T> + Send + 'a>>;
 

@@ -5,8 +5,8 @@
 
 use serde_json::{json, Value};
 use toolsearch_qa::gateway::session_log::read_session_log;
-use toolsearch_qa::suite::lane::session_answers;
 use toolsearch_qa::provider::{MockProvider, ProviderOptions, ScriptedTurn};
+use toolsearch_qa::suite::lane::session_answers;
 
 struct Fixture {
     _provider: MockProvider,

@@ -6,7 +6,6 @@
 //! Faults: HTTP 500, 429 with `retry-after`, a response slower than the provider timeout,
 //! malformed JSON, a truncated event stream, and well-formed JSON of the wrong shape.
 
-
 use std::time::Duration;
 
 use crate::common::{start_gateway, tools_config};
@@ -14,8 +13,8 @@ use serde_json::{json, Value};
 use toolsearch_qa::gateway::session_log::read_session_log;
 use toolsearch_qa::gateway::sse::encode_response;
 use toolsearch_qa::suite::scenario::{load_all, select};
-use toolsearch_qa::targets::EmbeddedTarget;
 use toolsearch_qa::suite::{run_suite_on, HarnessError, ProviderSource};
+use toolsearch_qa::targets::EmbeddedTarget;
 use wiremock::matchers::method;
 use wiremock::{Mock, MockServer, ResponseTemplate};
 

@@ -8,13 +8,13 @@ use std::path::{Path, PathBuf};
 
 use serde_json::{json, Value};
 use toolsearch_qa::catalog::fake::{fake_plugin_tools, FIXTURE_PLUGIN_ID};
+use toolsearch_qa::probes::{new_env_secret, run_probes, Plant, ProbeOutcome};
+use toolsearch_qa::sandbox::probes::PROBES;
+use toolsearch_qa::targets::openclaw::OpenClawTarget;
 use toolsearch_qa::targets::openclaw::{
     config_value, free_loopback_port, read_transcript, write_config, write_plugin, Installation,
     LaneConfig, OpenClawError, OpenClawGateway, AGENT_ID,
 };
-use toolsearch_qa::targets::openclaw::OpenClawTarget;
-use toolsearch_qa::probes::{new_env_secret, run_probes, Plant, ProbeOutcome};
-use toolsearch_qa::sandbox::probes::PROBES;
 
 const LOG: &str = "/tmp/openclaw.log";
 

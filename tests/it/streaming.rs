@@ -3,15 +3,14 @@
 //! provider. Claims and snapshots are the same as without streaming, except the `stream` flag the
 //! provider payload carries.
 
-
 use crate::common::{start_gateway, tools_config};
 use serde_json::{json, Value};
 use toolsearch_qa::gateway::sse::decode_stream;
+use toolsearch_qa::provider::MockProvider;
 use toolsearch_qa::suite::report::SuiteReport;
 use toolsearch_qa::suite::run_suite;
 use toolsearch_qa::suite::scenario::{load_all, select, Scenario};
 use toolsearch_qa::targets::EmbeddedTarget;
-use toolsearch_qa::provider::MockProvider;
 
 async fn turn(provider: &MockProvider, stream: bool) -> (String, String) {
     let config = tools_config(json!({ "baseUrl": provider.base_url(), "stream": stream }));
@@ -126,6 +125,7 @@ async fn streaming_lanes_give_the_same_claims_and_snapshots() {
     let plain_snaps = snapshots(&plain);
     let streamed_snaps = snapshots(&streamed);
     assert_eq!(plain_snaps.len(), streamed_snaps.len());
+    let bytes = regex::Regex::new(r#""rawBytes": \d+"#).unwrap();
     for ((name, a), (other, b)) in plain_snaps.iter().zip(&streamed_snaps) {
         assert_eq!(name, other);
         if name.ends_with("__provider") {
@@ -135,7 +135,6 @@ async fn streaming_lanes_give_the_same_claims_and_snapshots() {
             );
         }
         // The session log's rawBytes count the flag too: "true" is one byte shorter than "false".
-        let bytes = regex::Regex::new(r#""rawBytes": \d+"#).unwrap();
         let streamed_text = b.replace("\"stream\": true", "\"stream\": false");
         assert_eq!(
             bytes.replace_all(a, "rawBytes"),

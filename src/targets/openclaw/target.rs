@@ -11,10 +11,10 @@ use super::{
     free_loopback_port, read_transcript, write_config, write_plugin, Installation, LaneConfig,
     OpenClawGateway, DEFAULT_START_TIMEOUT,
 };
-use crate::suite::HarnessError;
-use crate::targets::{BoxFuture, LaneGateway, LaneSetup, Target};
 use crate::catalog::fake::fake_plugin_tools;
 use crate::engine::surface::{TOOL_CALL, TOOL_DESCRIBE, TOOL_SEARCH, TOOL_SEARCH_CODE};
+use crate::suite::HarnessError;
+use crate::targets::{BoxFuture, LaneGateway, LaneSetup, Target};
 
 /// A real OpenClaw gateway, found in the install cache.
 pub struct OpenClawTarget {
