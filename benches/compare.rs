@@ -47,7 +47,10 @@ fn surface(c: &mut Criterion) {
     let policy = ToolPolicy::default();
     let mut group = c.benchmark_group("surface_serialise");
     group.sample_size(10);
-    for (mode, name) in [(None, "direct"), (Some(ToolSearchMode::Tools), "tools")] {
+    for (mode, name) in [
+        (ToolSearchMode::Direct, "direct"),
+        (ToolSearchMode::Tools, "tools"),
+    ] {
         for size in SIZES {
             let tools = all_tools(size);
             group.bench_function(BenchmarkId::new(name, size), |b| {

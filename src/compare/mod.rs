@@ -13,6 +13,7 @@ use serde::Serialize;
 use serde_json::Value;
 
 use crate::catalog::fake::fake_tool_name;
+use crate::config::ToolSearchMode;
 use crate::provider::MockProvider;
 use crate::suite::lane::{run_lane, LaneObservation};
 use crate::suite::scenario::{load_all, select, Lane, LaneExpect, Scenario};
@@ -27,51 +28,14 @@ pub const REFERENCE_SCENARIO: &str = "tool-search-gateway-e2e";
 /// Index of the fake tool the turn reaches (the reference target), bounded by the catalogue size.
 const TARGET_INDEX: usize = 17;
 
-/// A requested `tools.toolSearch` mode.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize)]
-#[serde(rename_all = "lowercase")]
-pub enum CompareMode {
-    Direct,
-    Code,
-    Tools,
-    Directory,
-}
-
-impl CompareMode {
-    /// Every mode, in report order.
-    pub const ALL: [CompareMode; 4] = [
-        CompareMode::Direct,
-        CompareMode::Code,
-        CompareMode::Tools,
-        CompareMode::Directory,
-    ];
-
-    pub fn as_str(self) -> &'static str {
-        match self {
-            CompareMode::Direct => "direct",
-            CompareMode::Code => "code",
-            CompareMode::Tools => "tools",
-            CompareMode::Directory => "directory",
-        }
-    }
-
-    /// Parses a mode name as written on the command line.
-    pub fn parse(name: &str) -> Result<CompareMode, CompareError> {
-        CompareMode::ALL
-            .into_iter()
-            .find(|m| m.as_str() == name.trim())
-            .ok_or_else(|| CompareError::UnknownMode(name.to_string()))
-    }
-
-    /// The lane's `tools.toolSearch` value.
-    fn tool_search(self) -> toml::Value {
-        match self {
-            CompareMode::Direct => toml::Value::Boolean(false),
-            mode => {
-                let mut table = toml::map::Map::new();
-                table.insert("mode".into(), toml::Value::String(mode.as_str().into()));
-                toml::Value::Table(table)
-            }
+/// The lane's `tools.toolSearch` value for `mode`: `false` for direct, `{mode = "…"}` otherwise.
+fn tool_search_value(mode: ToolSearchMode) -> toml::Value {
+    match mode {
+        ToolSearchMode::Direct => toml::Value::Boolean(false),
+        mode => {
+            let mut table = toml::map::Map::new();
+            table.insert("mode".into(), toml::Value::String(mode.as_str().into()));
+            toml::Value::Table(table)
         }
     }
 }
@@ -92,15 +56,15 @@ pub enum CompareError {
 pub struct CompareOptions {
     /// Catalogue sizes (fake plugin tools), measured in ascending order.
     pub sizes: Vec<usize>,
-    /// Modes, reported in [`CompareMode::ALL`] order.
-    pub modes: Vec<CompareMode>,
+    /// Modes, reported in [`ToolSearchMode::ALL`] order.
+    pub modes: Vec<ToolSearchMode>,
 }
 
 impl Default for CompareOptions {
     fn default() -> Self {
         CompareOptions {
             sizes: DEFAULT_SIZES.to_vec(),
-            modes: CompareMode::ALL.to_vec(),
+            modes: ToolSearchMode::ALL.to_vec(),
         }
     }
 }
@@ -135,10 +99,13 @@ pub fn parse_sizes(text: &str) -> Result<Vec<usize>, CompareError> {
 }
 
 /// Parses `direct,tools`.
-pub fn parse_modes(text: &str) -> Result<Vec<CompareMode>, CompareError> {
+pub fn parse_modes(text: &str) -> Result<Vec<ToolSearchMode>, CompareError> {
     text.split(',')
         .filter(|s| !s.trim().is_empty())
-        .map(CompareMode::parse)
+        .map(|name| {
+            ToolSearchMode::from_name(name.trim())
+                .ok_or_else(|| CompareError::UnknownMode(name.to_string()))
+        })
         .collect()
 }
 
@@ -148,7 +115,7 @@ pub fn parse_modes(text: &str) -> Result<Vec<CompareMode>, CompareError> {
 pub struct CompareCell {
     pub size: usize,
     /// The mode asked for.
-    pub mode: CompareMode,
+    pub mode: ToolSearchMode,
     /// The mode the gateway used (from its session log), e.g. `tools` for a code lane without sandbox.
     pub effective_mode: String,
     /// Why the effective mode differs, as the gateway logged it.
@@ -170,19 +137,19 @@ pub struct CompareCell {
 pub struct CompareReport {
     pub tokenizer: &'static str,
     pub sizes: Vec<usize>,
-    pub modes: Vec<CompareMode>,
+    pub modes: Vec<ToolSearchMode>,
     pub cells: Vec<CompareCell>,
 }
 
 impl CompareReport {
     /// The cell of `mode` at `size`.
-    pub fn cell(&self, size: usize, mode: CompareMode) -> Option<&CompareCell> {
+    pub fn cell(&self, size: usize, mode: ToolSearchMode) -> Option<&CompareCell> {
         self.cells.iter().find(|c| c.size == size && c.mode == mode)
     }
 }
 
 /// The reference scenario resized to `size` fake tools, with one lane per mode.
-pub fn sized_scenario(reference: &Scenario, size: usize, modes: &[CompareMode]) -> Scenario {
+pub fn sized_scenario(reference: &Scenario, size: usize, modes: &[ToolSearchMode]) -> Scenario {
     let mut scenario = reference.clone();
     let target = fake_tool_name(TARGET_INDEX.min(size), size);
     scenario.catalog.size = size;
@@ -192,7 +159,7 @@ pub fn sized_scenario(reference: &Scenario, size: usize, modes: &[CompareMode]) 
         .iter()
         .map(|mode| Lane {
             name: mode.as_str().to_string(),
-            tool_search: mode.tool_search(),
+            tool_search: tool_search_value(*mode),
             config: None,
             script: None,
             stream: false,
@@ -234,7 +201,7 @@ pub async fn run_compare(options: CompareOptions) -> Result<CompareReport, Harne
 async fn run_size(
     reference: &Scenario,
     size: usize,
-    modes: &[CompareMode],
+    modes: &[ToolSearchMode],
 ) -> Result<Vec<CompareCell>, HarnessError> {
     let scenario = sized_scenario(reference, size, modes);
     let provider = MockProvider::start()
@@ -260,7 +227,7 @@ async fn run_size(
 fn cell(
     scenario: &Scenario,
     size: usize,
-    mode: CompareMode,
+    mode: ToolSearchMode,
     observation: &LaneObservation,
 ) -> Result<CompareCell, HarnessError> {
     let (first, turn) =
@@ -307,7 +274,7 @@ fn ratio(value: usize, base: usize) -> Option<f64> {
 fn with_ratios(cells: &mut [CompareCell]) {
     let Some(direct) = cells
         .iter()
-        .find(|c| c.mode == CompareMode::Direct)
+        .find(|c| c.mode == ToolSearchMode::Direct)
         .map(|c| (c.first.raw_bytes, c.turn.raw_bytes))
     else {
         return;
@@ -331,7 +298,7 @@ mod tests {
         );
         assert_eq!(
             parse_modes("tools,direct").unwrap(),
-            [CompareMode::Tools, CompareMode::Direct]
+            [ToolSearchMode::Tools, ToolSearchMode::Direct]
         );
         assert_eq!(
             parse_modes("magic").unwrap_err().to_string(),
@@ -343,15 +310,22 @@ mod tests {
     fn options_are_sorted_and_deduplicated() {
         let options = CompareOptions {
             sizes: vec![100, 36, 100],
-            modes: vec![CompareMode::Tools, CompareMode::Direct, CompareMode::Tools],
+            modes: vec![
+                ToolSearchMode::Tools,
+                ToolSearchMode::Direct,
+                ToolSearchMode::Tools,
+            ],
         }
         .normalized()
         .unwrap();
         assert_eq!(options.sizes, [36, 100]);
-        assert_eq!(options.modes, [CompareMode::Direct, CompareMode::Tools]);
+        assert_eq!(
+            options.modes,
+            [ToolSearchMode::Direct, ToolSearchMode::Tools]
+        );
         let empty = CompareOptions {
             sizes: vec![],
-            modes: vec![CompareMode::Direct],
+            modes: vec![ToolSearchMode::Direct],
         };
         assert_eq!(empty.normalized().unwrap_err(), CompareError::Empty);
     }
@@ -359,7 +333,11 @@ mod tests {
     #[test]
     fn sized_scenario_targets_the_padded_name() {
         let reference = reference_scenario().unwrap();
-        let s = sized_scenario(&reference, 1_000, &[CompareMode::Direct, CompareMode::Code]);
+        let s = sized_scenario(
+            &reference,
+            1_000,
+            &[ToolSearchMode::Direct, ToolSearchMode::Code],
+        );
         assert_eq!(s.catalog.size, 1_000);
         assert_eq!(s.target_tool, "fake_plugin_tool_0017");
         assert_eq!(
@@ -370,7 +348,7 @@ mod tests {
             s.lanes[1].tool_search_json(),
             serde_json::json!({"mode": "code"})
         );
-        let small = sized_scenario(&reference, 5, &[CompareMode::Direct]);
+        let small = sized_scenario(&reference, 5, &[ToolSearchMode::Direct]);
         assert_eq!(small.target_tool, "fake_plugin_tool_05");
     }
 }

@@ -82,7 +82,7 @@ impl GatewayState {
         let mut agents = vec!["main".to_string()];
         agents.extend(config.raw.agents.list.iter().map(|a| a.id.clone()));
         let (code, code_runtime) = match config.tool_search.mode {
-            Some(ToolSearchMode::Code) => {
+            ToolSearchMode::Code => {
                 let (runtime, probe) = CodeRuntime::from_settings(&config.tool_search);
                 (probe.is_ok().then_some(runtime), probe)
             }

@@ -422,7 +422,7 @@ fn expected_bridge_names(scenario: &Scenario, o: &Observed<'_>) -> Vec<String> {
 }
 
 fn is_directory_lane(o: &Observed<'_>) -> bool {
-    o.lane.surface_mode() == crate::engine::SurfaceMode::Directory
+    o.lane.surface_mode() == crate::config::ToolSearchMode::Directory
 }
 
 /// A string as it appears inside raw JSON (quotes stripped, escapes kept).

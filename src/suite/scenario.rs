@@ -243,12 +243,10 @@ impl Lane {
     }
 
     /// The surface the lane's configured mode asks for (`Direct` when Tool Search is off).
-    pub fn surface_mode(&self) -> crate::engine::SurfaceMode {
+    pub fn surface_mode(&self) -> crate::config::ToolSearchMode {
         crate::config::ToolSearchSettings::resolve(Some(&self.tool_search_json()))
-            .ok()
-            .and_then(|s| s.mode)
-            .map(crate::engine::SurfaceMode::from)
-            .unwrap_or(crate::engine::SurfaceMode::Direct)
+            .map(|s| s.mode)
+            .unwrap_or(crate::config::ToolSearchMode::Direct)
     }
 
     /// The control tools the lane's configured mode needs (none when Tool Search is off).
@@ -278,7 +276,7 @@ impl Lane {
     /// Is Tool Search off in this lane?
     pub fn is_direct(&self) -> bool {
         crate::config::ToolSearchSettings::resolve(Some(&self.tool_search_json()))
-            .map(|s| s.mode.is_none())
+            .map(|s| !s.mode.is_tool_search())
             .unwrap_or(false)
     }
 }
