@@ -10,7 +10,7 @@ use toolsearch_qa::engine::{SearchLimits, Surface, SurfacePlan, ToolCatalog};
 use toolsearch_qa::provider::MockProvider;
 use toolsearch_qa::suite::lane::run_lane;
 use toolsearch_qa::suite::scenario::{load_all, select};
-use toolsearch_qa::suite::{run_scenario, run_suite, ProviderSource};
+use toolsearch_qa::suite::{run_scenario, run_suite, ProviderSource, Quiet};
 use toolsearch_qa::targets::EmbeddedTarget;
 
 const SIZES: [usize; 4] = [36, 100, 1_000, 10_000];
@@ -121,7 +121,7 @@ fn end_to_end(c: &mut Criterion) {
                 &EmbeddedTarget,
                 &reference,
                 &ProviderSource::Mock,
-                &|_, _| {},
+                &Quiet,
             ))
         })
     });

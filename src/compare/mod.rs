@@ -14,10 +14,12 @@ use serde_json::Value;
 
 use crate::catalog::fake::fake_tool_name;
 use crate::config::ToolSearchMode;
+use crate::error::{Error, Exit};
+use crate::protocol::SessionRecord;
 use crate::provider::MockProvider;
-use crate::suite::lane::{run_lane, LaneObservation};
-use crate::suite::scenario::{load_all, select, Lane, LaneExpect, Scenario};
-use crate::suite::HarnessError;
+use crate::suite::lane::run_lane;
+use crate::suite::observation::LaneObservation;
+use crate::suite::scenario::{load_all, select, Lane, Scenario};
 use crate::targets::EmbeddedTarget;
 use measure::{measure_turn, PayloadSize};
 
@@ -28,16 +30,21 @@ pub const REFERENCE_SCENARIO: &str = "tool-search-gateway-e2e";
 /// Index of the fake tool the turn reaches (the reference target), bounded by the catalogue size.
 const TARGET_INDEX: usize = 17;
 
-/// The lane's `tools.toolSearch` value for `mode`: `false` for direct, `{mode = "…"}` otherwise.
-fn tool_search_value(mode: ToolSearchMode) -> toml::Value {
-    match mode {
-        ToolSearchMode::Direct => toml::Value::Boolean(false),
-        mode => {
-            let mut table = toml::map::Map::new();
-            table.insert("mode".into(), toml::Value::String(mode.as_str().into()));
-            toml::Value::Table(table)
-        }
-    }
+/// The lane of `mode`: `tools.toolSearch` is `false` for direct, `{mode = "…"}` otherwise.
+fn mode_lane(mode: ToolSearchMode) -> Lane {
+    let tool_search = match mode {
+        ToolSearchMode::Direct => Value::Bool(false),
+        mode => serde_json::json!({ "mode": mode.as_str() }),
+    };
+    Lane::new(mode.as_str(), tool_search).expect("every mode resolves")
+}
+
+/// How `compare` prints its report.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, clap::ValueEnum)]
+pub enum CompareFormat {
+    Table,
+    Json,
+    Markdown,
 }
 
 /// Bad compare options.
@@ -155,36 +162,22 @@ pub fn sized_scenario(reference: &Scenario, size: usize, modes: &[ToolSearchMode
     scenario.catalog.size = size;
     scenario.prompt = format!("tool search qa check target={target}");
     scenario.target_tool = target;
-    scenario.lanes = modes
-        .iter()
-        .map(|mode| Lane {
-            name: mode.as_str().to_string(),
-            tool_search: tool_search_value(*mode),
-            config: None,
-            script: None,
-            stream: false,
-            provider_timeout_ms: None,
-            expect: LaneExpect::default(),
-            openclaw_expect: LaneExpect::default(),
-        })
-        .collect();
+    scenario.lanes = modes.iter().map(|mode| mode_lane(*mode)).collect();
     scenario
 }
 
 /// The built-in reference scenario.
-pub fn reference_scenario() -> Result<Scenario, HarnessError> {
+pub fn reference_scenario() -> Result<Scenario, Error> {
     let all = load_all(&[])?;
     let mut picked = select(all, &[REFERENCE_SCENARIO.to_string()])?;
     picked
         .pop()
-        .ok_or_else(|| HarnessError::Config(format!("no scenario {REFERENCE_SCENARIO}")))
+        .ok_or_else(|| Error::Usage(format!("no scenario {REFERENCE_SCENARIO}")))
 }
 
 /// Runs the comparison: one fresh mock provider per size, one real turn per mode.
-pub async fn run_compare(options: CompareOptions) -> Result<CompareReport, HarnessError> {
-    let options = options
-        .normalized()
-        .map_err(|e| HarnessError::Config(e.to_string()))?;
+pub async fn run_compare(options: CompareOptions) -> Result<CompareReport, Error> {
+    let options = options.normalized()?;
     let reference = reference_scenario()?;
     let mut cells = Vec::new();
     for &size in &options.sizes {
@@ -202,11 +195,9 @@ async fn run_size(
     reference: &Scenario,
     size: usize,
     modes: &[ToolSearchMode],
-) -> Result<Vec<CompareCell>, HarnessError> {
+) -> Result<Vec<CompareCell>, Error> {
     let scenario = sized_scenario(reference, size, modes);
-    let provider = MockProvider::start()
-        .await
-        .map_err(|e| HarnessError::infra(format!("mock provider did not start: {e}")))?;
+    let provider = MockProvider::start().await?;
     let journal = provider.journal();
     let mut cells = Vec::new();
     for (mode, lane) in modes.iter().zip(&scenario.lanes) {
@@ -229,28 +220,18 @@ fn cell(
     size: usize,
     mode: ToolSearchMode,
     observation: &LaneObservation,
-) -> Result<CompareCell, HarnessError> {
+) -> Result<CompareCell, Error> {
     let (first, turn) =
-        measure_turn(&observation.requests).map_err(|e| HarnessError::infra(e.to_string()))?;
-    let surface = observation
-        .session
-        .iter()
-        .find(|r| r.get("type").and_then(Value::as_str) == Some("surface"));
+        measure_turn(&observation.requests).map_err(|e| Error::Machine(e.to_string()))?;
+    let surface = observation.session.records.iter().find_map(|r| match r {
+        SessionRecord::Surface(s) => Some(s),
+        _ => None,
+    });
     let effective_mode = surface
-        .and_then(|s| s.get("mode"))
-        .and_then(Value::as_str)
-        .unwrap_or("unknown")
+        .and_then(|s| s.mode)
+        .map_or("unknown", ToolSearchMode::as_str)
         .to_string();
-    let notes = surface
-        .and_then(|s| s.get("notes"))
-        .and_then(Value::as_array)
-        .map(|n| {
-            n.iter()
-                .filter_map(Value::as_str)
-                .map(str::to_string)
-                .collect()
-        })
-        .unwrap_or_default();
+    let notes = surface.and_then(|s| s.notes.clone()).unwrap_or_default();
     let marker = format!("{} {}", crate::catalog::fake::FAKE_OK, scenario.target_tool);
     Ok(CompareCell {
         size,
@@ -283,6 +264,31 @@ fn with_ratios(cells: &mut [CompareCell]) {
         cell.first_ratio = ratio(cell.first.raw_bytes, direct.0);
         cell.turn_ratio = ratio(cell.turn.raw_bytes, direct.1);
     }
+}
+
+/// The `compare` command: parse the sizes and modes, run, write the chart, print the report.
+pub async fn command(
+    sizes: &str,
+    modes: &str,
+    format: CompareFormat,
+    chart: Option<&std::path::Path>,
+    out: &mut dyn std::io::Write,
+) -> Result<u8, Error> {
+    let sizes = parse_sizes(sizes).map_err(|e| Error::Usage(format!("--sizes: {e}")))?;
+    let modes = parse_modes(modes).map_err(|e| Error::Usage(format!("--modes: {e}")))?;
+    let report = run_compare(CompareOptions { sizes, modes }).await?;
+    if let Some(path) = chart {
+        std::fs::write(path, chart::svg(&report)).map_err(Error::io("cannot write", path))?;
+    }
+    let text = match format {
+        CompareFormat::Table => render::table(&report),
+        CompareFormat::Markdown => render::markdown(&report),
+        CompareFormat::Json => render::json(&report)
+            .map(|text| text + "\n")
+            .map_err(|e| Error::Machine(format!("cannot render JSON: {e}")))?,
+    };
+    crate::output::emit(out, &text)?;
+    Ok(Exit::OK)
 }
 
 #[cfg(test)]
@@ -344,10 +350,7 @@ mod tests {
             s.prompt,
             "tool search qa check target=fake_plugin_tool_0017"
         );
-        assert_eq!(
-            s.lanes[1].tool_search_json(),
-            serde_json::json!({"mode": "code"})
-        );
+        assert_eq!(s.lanes[1].tool_search, serde_json::json!({"mode": "code"}));
         let small = sized_scenario(&reference, 5, &[ToolSearchMode::Direct]);
         assert_eq!(small.target_tool, "fake_plugin_tool_05");
     }

@@ -14,7 +14,7 @@ pub const CONTROL_TOOLS: [&str; 4] = [TOOL_SEARCH_CODE, TOOL_SEARCH, TOOL_DESCRI
 /// What the model is shown: every schema (`Direct`, Tool Search off) or one of Tool Search's
 /// compact surfaces (spec §7). The one mode type of the project: the config resolves to it, the
 /// engine plans a surface in it, scenarios, the session log and `compare` name lanes by it.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize, Deserialize)]
 #[serde(rename_all = "lowercase")]
 pub enum ToolSearchMode {
     Direct,

@@ -9,10 +9,14 @@
 use std::path::{Path, PathBuf};
 
 use serde::Deserialize;
+use serde_json::Value;
 use thiserror::Error;
 
-use crate::catalog::ToolPolicy;
+use super::claims::ClaimId;
+use crate::catalog::{ToolPolicy, ToolSource};
+use crate::config::{ToolSearchMode, ToolSearchSettings};
 use crate::provider::ScriptedTurn;
+use crate::targets::TargetKind;
 
 #[derive(Debug, Error)]
 pub enum ScenarioError {
@@ -44,43 +48,61 @@ fn line_prefix(line: Option<usize>) -> String {
     line.map(|l| format!("line {l}: ")).unwrap_or_default()
 }
 
-/// One scenario file.
-#[derive(Debug, Clone, Deserialize)]
-#[serde(deny_unknown_fields)]
+/// One scenario, resolved: every value checked and typed when the file loaded.
+#[derive(Debug, Clone)]
 pub struct Scenario {
     pub id: String,
     pub title: String,
-    #[serde(default)]
     pub objective: String,
     /// Agent id sent as `x-openclaw-agent`.
-    #[serde(default = "default_agent")]
     pub agent: String,
     /// The user message of the turn.
     pub prompt: String,
     /// The fake tool the turn must reach.
     pub target_tool: String,
-    /// Where the target comes from (`openclaw`, `mcp` or `client`); C6 checks the session log says so.
-    #[serde(default = "openclaw_source")]
-    pub target_source: String,
-    #[serde(default)]
+    /// Where the target comes from; C6 checks the session log says so.
+    pub target_source: ToolSource,
     pub max_output_tokens: Option<u64>,
     pub catalog: CatalogSpec,
-    #[serde(default)]
     pub policy: ToolPolicy,
     /// An explicit model script for every lane (a lane's own `script` wins). Unset: the mock
     /// follows the directive in the prompt.
-    #[serde(default)]
     pub script: Option<Vec<ScriptStep>>,
     /// The claims to evaluate, with their parameters. Empty: the regression claims C1–C6.
-    #[serde(default)]
     pub claims: Vec<ClaimSpec>,
     /// Why the scenario has no runnable lane yet (e.g. it needs a sandbox this build lacks).
-    #[serde(default)]
     pub pending: Option<String>,
     pub lanes: Vec<Lane>,
-    /// Where the scenario was loaded from (filled by the loader).
-    #[serde(skip)]
+    /// Where the scenario was loaded from.
     pub origin: String,
+}
+
+/// A scenario file as written (the serde mirror of [`Scenario`]).
+#[derive(Debug, Clone, Deserialize)]
+#[serde(deny_unknown_fields)]
+struct ScenarioFile {
+    id: String,
+    title: String,
+    #[serde(default)]
+    objective: String,
+    #[serde(default = "default_agent")]
+    agent: String,
+    prompt: String,
+    target_tool: String,
+    #[serde(default = "openclaw_source")]
+    target_source: String,
+    #[serde(default)]
+    max_output_tokens: Option<u64>,
+    catalog: CatalogSpec,
+    #[serde(default)]
+    policy: ToolPolicy,
+    #[serde(default)]
+    script: Option<Vec<ScriptStep>>,
+    #[serde(default)]
+    claims: Vec<ClaimFile>,
+    #[serde(default)]
+    pending: Option<String>,
+    lanes: Vec<LaneFile>,
 }
 
 fn openclaw_source() -> String {
@@ -153,57 +175,73 @@ impl ScriptStep {
 }
 
 /// A claim to evaluate, with its parameters.
-#[derive(Debug, Clone, Deserialize)]
-#[serde(deny_unknown_fields)]
+#[derive(Debug, Clone, PartialEq)]
 pub struct ClaimSpec {
-    /// `C1`…`C6`, `F1`…`F6`.
-    pub id: String,
+    pub id: ClaimId,
     /// The tool the claim is about (F1 denied, F2 withdrawn, F3 blocked, F5/F6 targeted).
-    #[serde(default)]
     pub tool: Option<String>,
     /// Text the error or block reported to the model must contain.
-    #[serde(default)]
     pub error: Option<String>,
     /// Lanes the claim applies to; empty: every lane.
-    #[serde(default)]
     pub lanes: Vec<String>,
 }
 
-/// Claim ids a scenario may name.
-pub const KNOWN_CLAIMS: [&str; 13] = [
-    "C1", "C2", "C3", "C4", "C5", "C6", "F1", "F2", "F3", "F4", "F5", "F6", "H1",
-];
-
-/// Claims that need `tool`.
-const CLAIMS_NEEDING_TOOL: [&str; 3] = ["F1", "F2", "F3"];
-
-/// One gateway configuration the scenario runs under.
+/// A `[[claims]]` table as written.
 #[derive(Debug, Clone, Deserialize)]
 #[serde(deny_unknown_fields)]
+struct ClaimFile {
+    id: String,
+    #[serde(default)]
+    tool: Option<String>,
+    #[serde(default)]
+    error: Option<String>,
+    #[serde(default)]
+    lanes: Vec<String>,
+}
+
+/// One gateway configuration the scenario runs under.
+#[derive(Debug, Clone)]
 pub struct Lane {
     pub name: String,
-    /// The `tools.toolSearch` value: `false`, `true`, or a table such as `{ mode = "tools" }`.
-    pub tool_search: toml::Value,
+    /// The `tools.toolSearch` value as written (`false`, `true`, or a table such as
+    /// `{ mode = "tools" }`), for the gateway configs of every target.
+    pub tool_search: Value,
+    /// The same value resolved (spec §2): every decision about the lane reads this.
+    pub settings: ToolSearchSettings,
     /// Overrides deep-merged into the lane's gateway config (JSON5 key names), e.g.
     /// `{ tools = { approvals = [...] } }` or `{ catalog = { withdrawAfterSearch = [...] } }`.
-    #[serde(default)]
-    pub config: Option<toml::Value>,
+    pub config: Option<Value>,
     /// This lane's own model script (wins over the scenario's).
-    #[serde(default)]
     pub script: Option<Vec<ScriptStep>>,
     /// Stream both ways: the gateway requests the provider with `stream: true`, and the harness
     /// asks the gateway for Server-Sent Events. Claims and snapshots are the same as without.
-    #[serde(default)]
     pub stream: bool,
     /// How long the gateway waits for one provider response (`models.providers.<id>.timeoutMs`).
-    #[serde(default)]
     pub provider_timeout_ms: Option<u64>,
     /// Exact figures the lane must show on the embedded target.
-    #[serde(default)]
     pub expect: LaneExpect,
     /// Exact figures the lane must show on a real OpenClaw gateway (its own core tools differ).
-    #[serde(default)]
     pub openclaw_expect: LaneExpect,
+}
+
+/// A `[[lanes]]` table as written.
+#[derive(Debug, Clone, Deserialize)]
+#[serde(deny_unknown_fields)]
+struct LaneFile {
+    name: String,
+    tool_search: Value,
+    #[serde(default)]
+    config: Option<Value>,
+    #[serde(default)]
+    script: Option<Vec<ScriptStep>>,
+    #[serde(default)]
+    stream: bool,
+    #[serde(default)]
+    provider_timeout_ms: Option<u64>,
+    #[serde(default)]
+    expect: LaneExpect,
+    #[serde(default)]
+    openclaw_expect: LaneExpect,
 }
 
 /// Exact expectations for one lane; unset ones are not checked.
@@ -234,38 +272,40 @@ impl LaneExpect {
 }
 
 impl Lane {
-    /// The expectations for a target by name.
-    pub fn expect_for(&self, target: &str) -> &LaneExpect {
+    /// A lane with `tools.toolSearch = tool_search` and nothing else set; the value must resolve.
+    pub fn new(name: &str, tool_search: Value) -> Result<Lane, String> {
+        let settings = ToolSearchSettings::resolve(Some(&tool_search))
+            .map_err(|(field, message)| format!("{field}: {message}"))?;
+        Ok(Lane {
+            name: name.to_string(),
+            tool_search,
+            settings,
+            config: None,
+            script: None,
+            stream: false,
+            provider_timeout_ms: None,
+            expect: LaneExpect::default(),
+            openclaw_expect: LaneExpect::default(),
+        })
+    }
+
+    /// The expectations for a target.
+    pub fn expect_for(&self, target: TargetKind) -> &LaneExpect {
         match target {
-            "openclaw" => &self.openclaw_expect,
-            _ => &self.expect,
+            TargetKind::Openclaw => &self.openclaw_expect,
+            TargetKind::Embedded => &self.expect,
         }
     }
 
-    /// The surface the lane's configured mode asks for (`Direct` when Tool Search is off).
-    pub fn surface_mode(&self) -> crate::config::ToolSearchMode {
-        crate::config::ToolSearchSettings::resolve(Some(&self.tool_search_json()))
-            .map(|s| s.mode)
-            .unwrap_or(crate::config::ToolSearchMode::Direct)
+    /// The mode the lane's configured `tools.toolSearch` asks for (`Direct` when off).
+    pub fn mode(&self) -> ToolSearchMode {
+        self.settings.mode
     }
 
     /// The control tools the lane's configured mode needs (none when Tool Search is off).
     pub fn controls(&self) -> Vec<String> {
-        let controls = self.surface_mode().controls();
+        let controls = self.mode().controls();
         controls.iter().map(|c| c.to_string()).collect()
-    }
-
-    /// The lane's `tools.toolSearch` as JSON.
-    pub fn tool_search_json(&self) -> serde_json::Value {
-        serde_json::to_value(&self.tool_search).unwrap_or(serde_json::Value::Null)
-    }
-
-    /// The lane's config overrides as JSON (`null` when none).
-    pub fn config_json(&self) -> serde_json::Value {
-        self.config
-            .as_ref()
-            .and_then(|c| serde_json::to_value(c).ok())
-            .unwrap_or(serde_json::Value::Null)
     }
 
     /// The model script this lane runs under, if any.
@@ -275,9 +315,7 @@ impl Lane {
 
     /// Is Tool Search off in this lane?
     pub fn is_direct(&self) -> bool {
-        crate::config::ToolSearchSettings::resolve(Some(&self.tool_search_json()))
-            .map(|s| !s.mode.is_tool_search())
-            .unwrap_or(false)
+        !self.mode().is_tool_search()
     }
 }
 
@@ -344,16 +382,15 @@ fn line_of(text: &str, offset: usize) -> usize {
 
 /// Parses one scenario text; `origin` names it in errors.
 pub fn parse_scenario(text: &str, origin: &str) -> Result<Scenario, ScenarioError> {
-    let mut scenario: Scenario = toml::from_str(text).map_err(|e| ScenarioError::Parse {
+    let file: ScenarioFile = toml::from_str(text).map_err(|e| ScenarioError::Parse {
         origin: origin.to_string(),
         message: e.to_string().trim_end().to_string(),
     })?;
-    scenario.origin = origin.to_string();
     let spans: Spans = toml::from_str(text).unwrap_or_default();
     let line = |list: &[toml::Spanned<toml::Value>], i: usize| {
         list.get(i).map(|s| line_of(text, s.span().start))
     };
-    validate(&scenario).map_err(|(at, message)| ScenarioError::Invalid {
+    resolve(file, origin).map_err(|(at, message)| ScenarioError::Invalid {
         origin: origin.to_string(),
         line: match at {
             At::Lane(i) => line(&spans.lanes, i),
@@ -362,8 +399,20 @@ pub fn parse_scenario(text: &str, origin: &str) -> Result<Scenario, ScenarioErro
             At::File => None,
         },
         message,
+    })
+}
+
+/// A scenario given as JSON (same fields as the TOML file), for scenarios built in code.
+pub fn scenario_from_json(value: Value, origin: &str) -> Result<Scenario, ScenarioError> {
+    let file: ScenarioFile = serde_json::from_value(value).map_err(|e| ScenarioError::Parse {
+        origin: origin.to_string(),
+        message: e.to_string(),
     })?;
-    Ok(scenario)
+    resolve(file, origin).map_err(|(_, message)| ScenarioError::Invalid {
+        origin: origin.to_string(),
+        line: None,
+        message,
+    })
 }
 
 /// Which table a validation error is about.
@@ -376,40 +425,70 @@ enum At {
 
 type Invalid = (At, String);
 
-fn validate(s: &Scenario) -> Result<(), Invalid> {
-    if s.lanes.is_empty() && s.pending.is_none() {
+/// Checks every value of a file and types it.
+fn resolve(file: ScenarioFile, origin: &str) -> Result<Scenario, Invalid> {
+    if file.lanes.is_empty() && file.pending.is_none() {
         return Err((
             At::File,
             "`lanes` must list at least one lane (or say why not with `pending`)".into(),
         ));
     }
-    for (i, lane) in s.lanes.iter().enumerate() {
-        validate_lane(s, i, lane).map_err(|m| (At::Lane(i), m))?;
+    let mut lanes: Vec<Lane> = Vec::new();
+    for (i, lane) in file.lanes.into_iter().enumerate() {
+        lanes.push(resolve_lane(&lanes, i, lane).map_err(|m| (At::Lane(i), m))?);
     }
-    if let Some(script) = &s.script {
+    if let Some(script) = &file.script {
         validate_script("script", script).map_err(|(i, m)| (At::Script(i), m))?;
     }
-    for (i, claim) in s.claims.iter().enumerate() {
-        validate_claim(s, claim).map_err(|m| (At::Claim(i), format!("claims[{i}]: {m}")))?;
-    }
-    validate_client_tools(s).map_err(|m| (At::File, m))?;
-    if !["openclaw", "mcp", "client"].contains(&s.target_source.as_str()) {
-        return Err((
-            At::File,
-            format!(
-                "target_source: expected openclaw, mcp or client, got {:?}",
-                s.target_source
-            ),
-        ));
-    }
-    if s.catalog.size == 0 {
+    let claims = file
+        .claims
+        .into_iter()
+        .enumerate()
+        .map(|(i, claim)| {
+            resolve_claim(&lanes, claim).map_err(|m| (At::Claim(i), format!("claims[{i}]: {m}")))
+        })
+        .collect::<Result<Vec<_>, _>>()?;
+    let target_source = match file.target_source.as_str() {
+        "openclaw" => ToolSource::Openclaw,
+        "mcp" => ToolSource::Mcp,
+        "client" => ToolSource::Client,
+        other => {
+            return Err((
+                At::File,
+                format!("target_source: expected openclaw, mcp or client, got {other:?}"),
+            ))
+        }
+    };
+    validate_client_tools(&file.catalog, &file.target_tool, target_source)
+        .map_err(|m| (At::File, m))?;
+    if file.catalog.size == 0 {
         return Err((At::File, "catalog.size: expected at least 1".into()));
     }
-    Ok(())
+    Ok(Scenario {
+        id: file.id,
+        title: file.title,
+        objective: file.objective,
+        agent: file.agent,
+        prompt: file.prompt,
+        target_tool: file.target_tool,
+        target_source,
+        max_output_tokens: file.max_output_tokens,
+        catalog: file.catalog,
+        policy: file.policy,
+        script: file.script,
+        claims,
+        pending: file.pending,
+        lanes,
+        origin: origin.to_string(),
+    })
 }
 
-fn validate_client_tools(s: &Scenario) -> Result<(), String> {
-    let client = &s.catalog.client;
+fn validate_client_tools(
+    catalog: &CatalogSpec,
+    target_tool: &str,
+    target_source: ToolSource,
+) -> Result<(), String> {
+    let client = &catalog.client;
     if let Some(bad) = client.iter().find(|n| {
         n.is_empty()
             || !n
@@ -420,23 +499,23 @@ fn validate_client_tools(s: &Scenario) -> Result<(), String> {
             "catalog.client: {bad:?} is not a tool name (letters, digits, `_` and `-` only)"
         ));
     }
-    if s.target_source == "client" && !client.contains(&s.target_tool) {
+    if target_source == ToolSource::Client && !client.iter().any(|c| c == target_tool) {
         return Err(format!(
-            "target_tool: {:?} has target_source client but is not in catalog.client",
-            s.target_tool
+            "target_tool: {target_tool:?} has target_source client but is not in catalog.client"
         ));
     }
     Ok(())
 }
 
-fn validate_lane(s: &Scenario, i: usize, lane: &Lane) -> Result<(), String> {
+/// Lane `i`, checked against the lanes before it.
+fn resolve_lane(before: &[Lane], i: usize, lane: LaneFile) -> Result<Lane, String> {
     let at = format!("lanes[{i}] ({})", lane.name);
-    if s.lanes[..i].iter().any(|l| l.name == lane.name) {
+    if before.iter().any(|l| l.name == lane.name) {
         return Err(format!("{at}: name {:?} is used twice", lane.name));
     }
-    crate::config::ToolSearchSettings::resolve(Some(&lane.tool_search_json()))
+    let settings = ToolSearchSettings::resolve(Some(&lane.tool_search))
         .map_err(|(field, message)| format!("{at}: {field}: {message}"))?;
-    if lane.config.as_ref().is_some_and(|c| !c.is_table()) {
+    if lane.config.as_ref().is_some_and(|c| !c.is_object()) {
         return Err(format!(
             "{at}: config: expected a table of gateway config keys"
         ));
@@ -444,7 +523,17 @@ fn validate_lane(s: &Scenario, i: usize, lane: &Lane) -> Result<(), String> {
     if let Some(script) = &lane.script {
         validate_script(&format!("{at}: script"), script).map_err(|(_, m)| m)?;
     }
-    Ok(())
+    Ok(Lane {
+        name: lane.name,
+        tool_search: lane.tool_search,
+        settings,
+        config: lane.config,
+        script: lane.script,
+        stream: lane.stream,
+        provider_timeout_ms: lane.provider_timeout_ms,
+        expect: lane.expect,
+        openclaw_expect: lane.openclaw_expect,
+    })
 }
 
 fn validate_script(at: &str, script: &[ScriptStep]) -> Result<(), (usize, String)> {
@@ -457,28 +546,35 @@ fn validate_script(at: &str, script: &[ScriptStep]) -> Result<(), (usize, String
     }
 }
 
-fn validate_claim(s: &Scenario, claim: &ClaimSpec) -> Result<(), String> {
-    if !KNOWN_CLAIMS.contains(&claim.id.as_str()) {
+fn resolve_claim(lanes: &[Lane], claim: ClaimFile) -> Result<ClaimSpec, String> {
+    let Some(id) = ClaimId::from_name(&claim.id).filter(|id| id.def().nameable) else {
+        let known: Vec<&str> = ClaimId::ALL
+            .iter()
+            .filter(|id| id.def().nameable)
+            .map(|id| id.as_str())
+            .collect();
         return Err(format!(
             "id: unknown claim {:?}; expected one of {}",
             claim.id,
-            KNOWN_CLAIMS.join(", ")
+            known.join(", ")
         ));
+    };
+    if id.def().needs_tool && claim.tool.is_none() {
+        return Err(format!("tool: claim {id} needs the tool it is about"));
     }
-    if CLAIMS_NEEDING_TOOL.contains(&claim.id.as_str()) && claim.tool.is_none() {
-        return Err(format!(
-            "tool: claim {} needs the tool it is about",
-            claim.id
-        ));
-    }
-    match claim
+    if let Some(unknown) = claim
         .lanes
         .iter()
-        .find(|l| !s.lanes.iter().any(|x| &&x.name == l))
+        .find(|l| !lanes.iter().any(|x| &&x.name == l))
     {
-        Some(unknown) => Err(format!("lanes: no lane named {unknown:?} in this scenario")),
-        None => Ok(()),
+        return Err(format!("lanes: no lane named {unknown:?} in this scenario"));
     }
+    Ok(ClaimSpec {
+        id,
+        tool: claim.tool,
+        error: claim.error,
+        lanes: claim.lanes,
+    })
 }
 
 /// Loads the built-in scenarios plus every `*.toml` in `extra_dirs` (sorted by file name).
@@ -540,6 +636,23 @@ pub fn select(all: Vec<Scenario>, ids: &[String]) -> Result<Vec<Scenario>, Scena
         .collect()
 }
 
+/// The `list` command: one line per scenario (id, title, lanes, origin).
+pub fn list(dirs: &[PathBuf], out: &mut dyn std::io::Write) -> Result<u8, crate::error::Error> {
+    let mut text = String::new();
+    for s in load_all(dirs)? {
+        let lanes: Vec<&str> = s.lanes.iter().map(|l| l.name.as_str()).collect();
+        text.push_str(&format!(
+            "{}\t{}\tlanes: {}\t({})\n",
+            s.id,
+            s.title,
+            lanes.join(", "),
+            s.origin
+        ));
+    }
+    crate::output::emit(out, &text)?;
+    Ok(crate::error::Exit::OK)
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -562,6 +675,7 @@ mod tests {
         );
         assert!(reference.lanes[0].is_direct());
         assert!(!reference.lanes[1].is_direct());
+        assert_eq!(reference.lanes[2].mode(), ToolSearchMode::Code);
     }
 
     #[test]
