@@ -19,14 +19,12 @@ use crate::protocol::SessionRecord;
 use crate::provider::MockProvider;
 use crate::suite::lane::run_lane;
 use crate::suite::observation::LaneObservation;
-use crate::suite::scenario::{load_all, select, Lane, Scenario};
+use crate::suite::scenario::{load_all, select, Lane, Scenario, REFERENCE_SCENARIO};
 use crate::targets::EmbeddedTarget;
 use measure::{measure_turn, PayloadSize};
 
 /// Catalogue sizes compared when none are given.
 pub const DEFAULT_SIZES: [usize; 4] = [36, 100, 1_000, 10_000];
-/// The scenario whose turn is measured.
-pub const REFERENCE_SCENARIO: &str = "tool-search-gateway-e2e";
 /// Index of the fake tool the turn reaches (the reference target), bounded by the catalogue size.
 const TARGET_INDEX: usize = 17;
 

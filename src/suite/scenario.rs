@@ -319,45 +319,12 @@ impl Lane {
     }
 }
 
-/// The scenarios that ship with the binary.
-const BUILT_IN: &[(&str, &str)] = &[
-    (
-        "scenarios/tool-search-gateway-e2e.toml",
-        include_str!("../../scenarios/tool-search-gateway-e2e.toml"),
-    ),
-    (
-        "scenarios/fail-closed-f1-policy-denied.toml",
-        include_str!("../../scenarios/fail-closed-f1-policy-denied.toml"),
-    ),
-    (
-        "scenarios/fail-closed-f2-withdrawn.toml",
-        include_str!("../../scenarios/fail-closed-f2-withdrawn.toml"),
-    ),
-    (
-        "scenarios/fail-closed-f3-blocked.toml",
-        include_str!("../../scenarios/fail-closed-f3-blocked.toml"),
-    ),
-    (
-        "scenarios/fail-closed-f4-sandbox-unavailable.toml",
-        include_str!("../../scenarios/fail-closed-f4-sandbox-unavailable.toml"),
-    ),
-    (
-        "scenarios/fail-closed-f5-code-timeout.toml",
-        include_str!("../../scenarios/fail-closed-f5-code-timeout.toml"),
-    ),
-    (
-        "scenarios/fail-closed-f6-denied-input.toml",
-        include_str!("../../scenarios/fail-closed-f6-denied-input.toml"),
-    ),
-    (
-        "scenarios/tool-search-mcp-target.toml",
-        include_str!("../../scenarios/tool-search-mcp-target.toml"),
-    ),
-    (
-        "scenarios/tool-search-client-target.toml",
-        include_str!("../../scenarios/tool-search-client-target.toml"),
-    ),
-];
+/// The scenarios that ship with the binary: every `scenarios/*.toml`, by file name (found by
+/// `build.rs`; adding a scenario needs no Rust edit).
+const BUILT_IN: &[(&str, &str)] = include!(concat!(env!("OUT_DIR"), "/builtin_scenarios.rs"));
+
+/// The reference run's scenario; listed and run first.
+pub const REFERENCE_SCENARIO: &str = "tool-search-gateway-e2e";
 
 /// Where the tables of a scenario file start, for errors that toml itself cannot place.
 #[derive(Debug, Default, Deserialize)]
@@ -577,12 +544,15 @@ fn resolve_claim(lanes: &[Lane], claim: ClaimFile) -> Result<ClaimSpec, String> 
     })
 }
 
-/// Loads the built-in scenarios plus every `*.toml` in `extra_dirs` (sorted by file name).
+/// Loads the built-in scenarios (the reference first, then by file name) plus every `*.toml`
+/// in `extra_dirs` (sorted by file name).
 pub fn load_all(extra_dirs: &[PathBuf]) -> Result<Vec<Scenario>, ScenarioError> {
     let mut scenarios = Vec::new();
     for (origin, text) in BUILT_IN {
         scenarios.push(parse_scenario(text, origin)?);
     }
+    // A stable sort: the reference moves to the front, the others keep file-name order.
+    scenarios.sort_by_key(|s| s.id != REFERENCE_SCENARIO);
     for dir in extra_dirs {
         for path in toml_files(dir)? {
             let text = std::fs::read_to_string(&path).map_err(|source| ScenarioError::Read {
