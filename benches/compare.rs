@@ -8,8 +8,8 @@ use toolsearch_qa::catalog::{ToolEntry, ToolPolicy};
 use toolsearch_qa::config::ToolSearchMode;
 use toolsearch_qa::engine::{SearchLimits, Surface, SurfacePlan, ToolCatalog};
 use toolsearch_qa::provider::MockProvider;
+use toolsearch_qa::scenario::{load_all, select};
 use toolsearch_qa::suite::lane::run_lane;
-use toolsearch_qa::suite::scenario::{load_all, select};
 use toolsearch_qa::suite::{run_scenario, run_suite, ProviderSource, Quiet};
 use toolsearch_qa::targets::EmbeddedTarget;
 

@@ -9,13 +9,10 @@ use std::path::PathBuf;
 
 use thiserror::Error;
 
-use crate::compare::CompareError;
 use crate::config::ConfigError;
 use crate::gateway::GatewayError;
 use crate::provider::ProviderError;
-use crate::quality::QualityError;
-use crate::suite::scenario::ScenarioError;
-use crate::targets::openclaw::OpenClawError;
+use crate::scenario::ScenarioError;
 
 /// The exit codes of `toolsearch-qa`, named once (the README's table is checked against them).
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -55,12 +52,6 @@ pub enum Error {
     /// A gateway config that does not load.
     #[error(transparent)]
     Config(#[from] ConfigError),
-    /// Bad `compare` options.
-    #[error(transparent)]
-    Compare(#[from] CompareError),
-    /// A labelled search-quality set or baseline that does not load.
-    #[error(transparent)]
-    Quality(#[from] QualityError),
     /// The mock provider would not start.
     #[error("mock provider did not start: {0}")]
     Provider(#[from] ProviderError),
@@ -73,7 +64,7 @@ pub enum Error {
         /// What was being done (`target`, `lane direct`, `transcript`).
         context: String,
         #[source]
-        source: Box<OpenClawError>,
+        source: Box<dyn std::error::Error + Send + Sync>,
     },
     /// A file or directory the command needs.
     #[error("{action} {}: {source}", path.display())]
@@ -113,11 +104,7 @@ impl Error {
     /// The exit code this error ends the command with.
     pub fn exit_code(&self) -> u8 {
         match self {
-            Error::Usage(_)
-            | Error::Scenario(_)
-            | Error::Config(_)
-            | Error::Compare(_)
-            | Error::Quality(_) => Exit::USAGE,
+            Error::Usage(_) | Error::Scenario(_) | Error::Config(_) => Exit::USAGE,
             Error::Provider(_)
             | Error::Gateway(_)
             | Error::OpenClaw { .. }
@@ -144,7 +131,9 @@ impl Error {
     }
 
     /// An [`Error::OpenClaw`] maker for `map_err`.
-    pub fn openclaw(context: impl Into<String>) -> impl FnOnce(OpenClawError) -> Error {
+    pub fn openclaw<E: std::error::Error + Send + Sync + 'static>(
+        context: impl Into<String>,
+    ) -> impl FnOnce(E) -> Error {
         let context = context.into();
         move |source| Error::OpenClaw {
             context,

@@ -7,6 +7,7 @@
 //! other commands sit beside the suite: [`compare`], [`quality`], [`load`], [`probes`].
 
 pub mod catalog;
+pub mod commands;
 pub mod compare;
 pub mod config;
 pub mod engine;
@@ -19,5 +20,6 @@ pub mod protocol;
 pub mod provider;
 pub mod quality;
 pub mod sandbox;
+pub mod scenario;
 pub mod suite;
 pub mod targets;

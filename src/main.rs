@@ -9,9 +9,10 @@ use clap::{Parser, Subcommand};
 use toolsearch_qa::compare::CompareFormat;
 use toolsearch_qa::error::Error;
 use toolsearch_qa::output::Format;
-use toolsearch_qa::suite::command::{Snapshots, SuiteOptions, TargetChoice};
+use toolsearch_qa::suite::command::{Snapshots, SuiteOptions};
 use toolsearch_qa::suite::select::Shard;
 use toolsearch_qa::suite::{ProviderSource, Reporter, SuiteEvent};
+use toolsearch_qa::targets::TargetChoice;
 
 #[derive(Parser)]
 #[command(
@@ -237,9 +238,7 @@ async fn run(command: Command, probe_secret: String) -> Result<u8, Error> {
             )
             .await
         }
-        Command::List { scenario_dirs } => {
-            toolsearch_qa::suite::scenario::list(&scenario_dirs, stdout)
-        }
+        Command::List { scenario_dirs } => toolsearch_qa::commands::list(&scenario_dirs, stdout),
         Command::Load { sessions } => toolsearch_qa::load::command(sessions, stdout).await,
         Command::Compare(args) => {
             toolsearch_qa::compare::command(
@@ -251,16 +250,12 @@ async fn run(command: Command, probe_secret: String) -> Result<u8, Error> {
             )
             .await
         }
-        Command::Provider { port } => {
-            toolsearch_qa::provider::serve_until_interrupted(port, stdout).await
-        }
+        Command::Provider { port } => toolsearch_qa::commands::provider(port, stdout).await,
         Command::Gateway {
             config,
             state_dir,
             port,
-        } => {
-            toolsearch_qa::gateway::serve_until_interrupted(&config, state_dir, port, stdout).await
-        }
+        } => toolsearch_qa::commands::gateway(&config, state_dir, port, stdout).await,
         Command::Quality { format, baseline } => {
             toolsearch_qa::quality::command(format, baseline.as_deref(), stdout)
         }

@@ -17,9 +17,9 @@ use crate::config::ToolSearchMode;
 use crate::error::{Error, Exit};
 use crate::protocol::SessionRecord;
 use crate::provider::MockProvider;
+use crate::scenario::{load_all, select, Lane, Scenario, REFERENCE_SCENARIO};
 use crate::suite::lane::run_lane;
 use crate::suite::observation::LaneObservation;
-use crate::suite::scenario::{load_all, select, Lane, Scenario, REFERENCE_SCENARIO};
 use crate::targets::EmbeddedTarget;
 use measure::{measure_turn, PayloadSize};
 
@@ -175,7 +175,9 @@ pub fn reference_scenario() -> Result<Scenario, Error> {
 
 /// Runs the comparison: one fresh mock provider per size, one real turn per mode.
 pub async fn run_compare(options: CompareOptions) -> Result<CompareReport, Error> {
-    let options = options.normalized()?;
+    let options = options
+        .normalized()
+        .map_err(|e| Error::Usage(e.to_string()))?;
     let reference = reference_scenario()?;
     let mut cells = Vec::new();
     for &size in &options.sizes {

@@ -255,34 +255,3 @@ pub async fn serve(
         task,
     })
 }
-
-/// The `gateway` command: the embedded gateway with the config at `config` on loopback until
-/// Ctrl-C; session logs go to `state_dir` (a fresh temporary directory when not given).
-pub async fn serve_until_interrupted(
-    config: &std::path::Path,
-    state_dir: Option<PathBuf>,
-    port: u16,
-    out: &mut dyn std::io::Write,
-) -> Result<u8, crate::error::Error> {
-    let loaded = crate::config::load_file(config)?;
-    let (state_dir, _keep) = match state_dir {
-        Some(dir) => (dir, None),
-        None => {
-            let temp = crate::error::temp_dir("tsqa-gateway-")?;
-            (temp.path().to_path_buf(), Some(temp))
-        }
-    };
-    let addr = SocketAddr::from(([127, 0, 0, 1], port));
-    let gateway = serve(loaded, state_dir.clone(), addr).await?;
-    crate::output::emit(
-        out,
-        &format!(
-            "gateway listening: {} (state dir {})\n",
-            gateway.base_url(),
-            state_dir.display()
-        ),
-    )?;
-    let _ = tokio::signal::ctrl_c().await;
-    gateway.stop().await;
-    Ok(crate::error::Exit::OK)
-}

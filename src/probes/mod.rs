@@ -26,9 +26,9 @@ use crate::output::{emit, Format};
 use crate::protocol::SessionRecord;
 use crate::provider::{JournalRecord, MockProvider, ProviderOptions, ScriptedTurn};
 use crate::sandbox::probes::{Area, Probe, ProbeSite};
-use crate::suite::command::TargetChoice;
+use crate::scenario::{scenario_from_json, Lane, Scenario};
 use crate::suite::lane::send_turn;
-use crate::suite::scenario::{scenario_from_json, Lane, Scenario};
+use crate::targets::TargetChoice;
 use crate::targets::{LaneSetup, Target};
 
 /// The environment variable holding the planted secret.

@@ -121,17 +121,3 @@ fn bind_loopback(port: u16) -> Result<TcpListener, ProviderError> {
     listener.set_nonblocking(true).map_err(bind_error)?;
     Ok(listener)
 }
-
-/// The `provider` command: the mock provider on loopback until Ctrl-C.
-pub async fn serve_until_interrupted(
-    port: u16,
-    out: &mut dyn std::io::Write,
-) -> Result<u8, crate::error::Error> {
-    let provider = MockProvider::start_on(port).await?;
-    crate::output::emit(
-        out,
-        &format!("mock provider listening: {}\n", provider.base_url()),
-    )?;
-    let _ = tokio::signal::ctrl_c().await;
-    Ok(crate::error::Exit::OK)
-}

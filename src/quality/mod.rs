@@ -340,13 +340,13 @@ pub fn command(
 ) -> Result<u8, crate::error::Error> {
     use crate::error::{Error, Exit};
     let baseline = match baseline {
-        None => Baseline::builtin()?,
+        None => Baseline::builtin().map_err(|e| Error::Usage(e.to_string()))?,
         Some(path) => std::fs::read_to_string(path)
             .map_err(|e| e.to_string())
             .and_then(|text| Baseline::parse(&text).map_err(|e| e.to_string()))
             .map_err(|e| Error::Usage(format!("--baseline {}: {e}", path.display())))?,
     };
-    let report = measure_builtin()?;
+    let report = measure_builtin().map_err(|e| Error::Usage(e.to_string()))?;
     let text = match format {
         crate::output::Format::Table => report.to_table(Some(&baseline)),
         crate::output::Format::Json => report.to_json() + "\n",

@@ -8,38 +8,12 @@ use std::path::{Path, PathBuf};
 use super::report::both::{side_by_side, side_by_side_json};
 use super::report::junit::junit_xml;
 use super::report::SuiteReport;
-use super::scenario::{load_all, select};
 use super::select::{narrow, Shard};
 use super::{run_suite_on, ProviderSource, Reporter};
 use crate::error::{Error, Exit};
 use crate::output::{emit, Format};
-use crate::targets::{EmbeddedTarget, OpenClawTarget, Target, TargetKind};
-
-/// Which targets a run drives.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, clap::ValueEnum)]
-pub enum TargetChoice {
-    /// The project's own gateway, in-process (nothing to install).
-    #[default]
-    Embedded,
-    /// A real OpenClaw gateway per lane (install it first: scripts/install-openclaw.sh).
-    Openclaw,
-    /// Both, reported side by side.
-    Both,
-}
-
-impl TargetChoice {
-    /// The targets chosen; the openclaw one must be installed.
-    pub fn targets(self) -> Result<Vec<Box<dyn Target>>, Error> {
-        Ok(match self {
-            TargetChoice::Embedded => vec![Box::new(EmbeddedTarget)],
-            TargetChoice::Openclaw => vec![Box::new(OpenClawTarget::locate()?)],
-            TargetChoice::Both => vec![
-                Box::new(EmbeddedTarget),
-                Box::new(OpenClawTarget::locate()?),
-            ],
-        })
-    }
-}
+use crate::scenario::{load_all, select};
+use crate::targets::{TargetChoice, TargetKind};
 
 /// What to do with the committed snapshots.
 #[derive(Debug, Clone, PartialEq, Eq)]

@@ -6,12 +6,11 @@ use std::time::{Duration, Instant};
 
 use serde_json::{json, Value};
 
-use super::claims::handoff::client_tool_declaration;
 use super::observation::LaneObservation;
-use super::scenario::{Lane, Scenario};
 use crate::error::{temp_dir, Error};
 use crate::protocol::{sse, ResponseBody, AGENT_HEADER, SESSION_HEADER};
 use crate::provider::Journal;
+use crate::scenario::{client_tool_declaration, Lane, Scenario};
 use crate::targets::{LaneSetup, Target};
 
 /// The session key of a lane, as the reference run names it.

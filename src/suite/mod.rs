@@ -2,7 +2,8 @@
 //! journal cursors and ids do not depend on which scenarios ran before), and for each lane a
 //! fresh gateway on the chosen target, one turn, the observations, and the claims.
 //!
-//! One job per module: [`scenario`] loads and checks scenario files, [`select`] narrows them
+//! One job per module ([`crate::scenario`] loads and checks the scenario files it runs):
+//! [`select`] narrows them
 //! (`--filter`, `--shard`), [`lane`] runs a lane and observes it, [`observation`] is what was
 //! observed (pure data), [`claims`] judges it, [`report`] renders it, [`command`] is the `suite`
 //! command end to end. The runner emits [`SuiteEvent`]s; reporters (a progress bar, a log)
@@ -13,17 +14,16 @@ pub mod command;
 pub mod lane;
 pub mod observation;
 pub mod report;
-pub mod scenario;
 pub mod select;
 
 use crate::error::Error;
 use crate::provider::{Journal, MockProvider, ProviderOptions};
+use crate::scenario::{Lane, Scenario, ScriptStep};
 use crate::targets::Target;
 use claims::evaluate;
 use lane::run_lane;
 use observation::Observed;
 use report::{snapshot, ScenarioReport, SuiteReport};
-use scenario::{Lane, Scenario, ScriptStep};
 
 /// What happens during a run, as it happens.
 #[derive(Clone, Copy)]

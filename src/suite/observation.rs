@@ -8,13 +8,13 @@ use std::time::Duration;
 
 use serde::Serialize;
 
-use super::scenario::Lane;
 use crate::catalog::ToolSource;
 use crate::config::CONTROL_TOOLS;
 use crate::protocol::responses::{declared_tool_names, system_prompt_chars};
 use crate::protocol::session::SessionLog;
 use crate::protocol::{ResponseBody, SessionRecord, ToolResultRecord};
 use crate::provider::JournalRecord;
+use crate::scenario::Lane;
 use crate::targets::TargetKind;
 
 /// Everything observed of one lane.

@@ -5,7 +5,7 @@
 use std::fmt;
 use std::str::FromStr;
 
-use super::scenario::Scenario;
+use crate::scenario::Scenario;
 
 /// Shard `index` of `count` (1-based).
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -63,7 +63,7 @@ pub fn narrow(
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::suite::scenario::load_all;
+    use crate::scenario::load_all;
 
     fn ids(scenarios: &[Scenario]) -> Vec<&str> {
         scenarios.iter().map(|s| s.id.as_str()).collect()

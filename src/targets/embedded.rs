@@ -10,7 +10,7 @@ use crate::config::CONTROL_TOOLS;
 use crate::error::Error;
 use crate::gateway::RunningGateway;
 use crate::protocol::session::{session_id_for_key, session_log_path, SessionLog};
-use crate::suite::scenario::CatalogSpec;
+use crate::scenario::CatalogSpec;
 
 /// The project's own gateway.
 pub struct EmbeddedTarget;

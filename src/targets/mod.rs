@@ -3,7 +3,7 @@
 //! embedded gateway and a real OpenClaw gateway are interchangeable behind [`Target`].
 //!
 //! Adding a target: a [`TargetKind`] variant (the compiler then points at every place that
-//! names targets) and a type implementing [`Target`] in its own module.
+//! names targets), a type implementing [`Target`] in its own module, and its [`TargetChoice`].
 
 pub mod embedded;
 pub mod openclaw;
@@ -13,11 +13,10 @@ use std::path::PathBuf;
 use std::pin::Pin;
 use std::time::Duration;
 
-use serde::Serialize;
-
 use crate::error::Error;
 use crate::protocol::session::SessionLog;
-use crate::suite::scenario::{Lane, Scenario};
+pub use crate::scenario::TargetKind;
+use crate::scenario::{Lane, Scenario};
 
 pub use embedded::EmbeddedTarget;
 pub use openclaw::OpenClawTarget;
@@ -26,25 +25,6 @@ pub type BoxFuture<'a, T> = Pin<Box<dyn Future<Output = T> + Send + 'a>>;
 
 /// How long the harness waits for one gateway turn unless the target says otherwise.
 pub const TURN_TIMEOUT: Duration = Duration::from_secs(120);
-
-/// Which gateway a target drives.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize)]
-#[serde(rename_all = "lowercase")]
-pub enum TargetKind {
-    /// The project's own gateway, in-process.
-    Embedded,
-    /// A real OpenClaw gateway, one process per lane.
-    Openclaw,
-}
-
-impl TargetKind {
-    pub fn as_str(self) -> &'static str {
-        match self {
-            TargetKind::Embedded => "embedded",
-            TargetKind::Openclaw => "openclaw",
-        }
-    }
-}
 
 /// Everything a target needs to start one lane.
 pub struct LaneSetup<'a> {
@@ -85,5 +65,31 @@ pub trait LaneGateway: Send {
     /// What to show when a turn fails (e.g. the tail of the gateway's own log).
     fn diagnostics(&self) -> String {
         String::new()
+    }
+}
+
+/// Which targets a run drives (the `--target` flag).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, clap::ValueEnum)]
+pub enum TargetChoice {
+    /// The project's own gateway, in-process (nothing to install).
+    #[default]
+    Embedded,
+    /// A real OpenClaw gateway per lane (install it first: scripts/install-openclaw.sh).
+    Openclaw,
+    /// Both, reported side by side.
+    Both,
+}
+
+impl TargetChoice {
+    /// The targets chosen; the openclaw one must be installed.
+    pub fn targets(self) -> Result<Vec<Box<dyn Target>>, Error> {
+        Ok(match self {
+            TargetChoice::Embedded => vec![Box::new(EmbeddedTarget)],
+            TargetChoice::Openclaw => vec![Box::new(OpenClawTarget::locate()?)],
+            TargetChoice::Both => vec![
+                Box::new(EmbeddedTarget),
+                Box::new(OpenClawTarget::locate()?),
+            ],
+        })
     }
 }

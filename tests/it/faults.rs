@@ -13,7 +13,7 @@ use serde_json::{json, Value};
 use toolsearch_qa::error::Exit;
 use toolsearch_qa::protocol::session::read_session_log;
 use toolsearch_qa::protocol::sse::encode_response;
-use toolsearch_qa::suite::scenario::{load_all, select};
+use toolsearch_qa::scenario::{load_all, select};
 use toolsearch_qa::suite::{run_suite_on, ProviderSource, Quiet};
 use toolsearch_qa::targets::EmbeddedTarget;
 use wiremock::matchers::method;

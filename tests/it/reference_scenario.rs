@@ -2,8 +2,8 @@
 //! embedded gateway and the mock provider. Figures that are known exactly are asserted exactly.
 
 use serde_json::Value;
+use toolsearch_qa::scenario::{load_all, select};
 use toolsearch_qa::suite::run_suite;
-use toolsearch_qa::suite::scenario::{load_all, select};
 use toolsearch_qa::targets::EmbeddedTarget;
 
 async fn reference_report() -> toolsearch_qa::suite::report::SuiteReport {

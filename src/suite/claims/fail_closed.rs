@@ -14,8 +14,8 @@ use crate::catalog::ToolEntry;
 use crate::config::{TOOL_CALL, TOOL_DESCRIBE, TOOL_SEARCH, TOOL_SEARCH_CODE};
 use crate::protocol::responses::{declared_tool_names, system_text};
 use crate::protocol::{SessionRecord, ToolResultRecord};
+use crate::scenario::Scenario;
 use crate::suite::observation::Observed;
-use crate::suite::scenario::Scenario;
 
 /// Tool results the model got as errors, with their output text.
 fn error_outputs(o: &Observed<'_>) -> Vec<String> {

@@ -12,8 +12,8 @@ use crate::catalog::fake::fake_plugin_tools;
 use crate::protocol::session::SessionLog;
 use crate::protocol::ResponseBody;
 use crate::provider::{JournalRecord, RequestKind};
+use crate::scenario::parse_scenario;
 use crate::suite::observation::{LaneObservation, Observed};
-use crate::suite::scenario::parse_scenario;
 use crate::targets::TargetKind;
 
 pub const TARGET: &str = "fake_plugin_tool_17";

@@ -2,32 +2,17 @@
 //! gateway.
 //!
 //! A scenario's `catalog.client` names become tools of the turn request (as a caller of
-//! `/v1/responses` sends them, see [`client_tool_declaration`]). When the target is one of them,
+//! `/v1/responses` sends them, see [`crate::scenario::client_tool_declaration`]). When the target is one of them,
 //! the turn must end with exactly one `function_call` item for it — with the model's arguments —
 //! and nothing may run it: no tool result for it, no later provider request. That is what
 //! OpenResponses callers rely on.
 
-use serde_json::{json, Value};
+use serde_json::Value;
 
 use super::{check, Check, ClaimInput};
 use crate::config::TOOL_CALL;
 use crate::protocol::{SessionRecord, ToolResultRecord};
 use crate::suite::observation::Observed;
-
-/// The declaration a scenario's client tool `name` is sent with in the turn request.
-pub fn client_tool_declaration(name: &str) -> Value {
-    json!({
-        "type": "function",
-        "name": name,
-        "description": format!("Client tool {name}: the caller runs it and sends the result back."),
-        "parameters": {
-            "type": "object",
-            "properties": { "marker": { "type": "string", "description": "Marker echoed by the caller." } },
-            "required": ["marker"],
-            "additionalProperties": false,
-        },
-    })
-}
 
 /// The model's arguments for the target call, as the session log recorded them: the direct
 /// call's arguments, or `args` of the `tool_call` that reached it.

@@ -2,13 +2,14 @@
 //! evaluated on its observed lanes.
 //!
 //! Each claim is a [`ClaimId`] with a [`ClaimDef`] (title, which lanes it applies to by default,
-//! what it needs from the scenario, its check function). Check functions are pure: they read an
-//! [`Observed`] lane (and its scenario) and return [`Check`]s; a [`Verdict`] keeps every failing
-//! check. Families live in their own modules: [`regression`] (C1–C6, spec §11), [`fail_closed`]
-//! (F1–F6 and T1, spec §10), [`handoff`] (H1, client tools).
+//! what it needs from the scenario; in `scenario::claim`, so scenarios are checked at load) and a
+//! check function ([`check_of`]). Check functions are pure: they read an [`Observed`] lane (and
+//! its scenario) and return [`Check`]s; a [`Verdict`] keeps every failing check. Families live in
+//! their own modules: [`regression`] (C1–C6, spec §11), [`fail_closed`] (F1–F6 and T1, spec §10),
+//! [`handoff`] (H1, client tools).
 //!
-//! Adding a claim: a [`ClaimId`] variant and its arm in [`ClaimId::def`] (the compiler points at
-//! it), its entry in [`ClaimId::ALL`], and its check function in a family module.
+//! Adding a claim: a [`ClaimId`] variant with its `ALL` entry and `def` arm, its arm in
+//! [`check_of`] (the compiler points at both arms), and its check function in a family module.
 
 pub mod fail_closed;
 #[cfg(test)]
@@ -16,44 +17,11 @@ mod fixture;
 pub mod handoff;
 pub mod regression;
 
-use std::fmt;
-
-use serde::{Serialize, Serializer};
+use serde::Serialize;
 
 use super::observation::Observed;
-use super::scenario::{ClaimSpec, Scenario};
-
-/// Every claim the suite knows.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash)]
-pub enum ClaimId {
-    C1,
-    C2,
-    C3,
-    C4,
-    C5,
-    C6,
-    F1,
-    F2,
-    F3,
-    F4,
-    F5,
-    F6,
-    H1,
-    T1,
-}
-
-/// The lanes a claim is checked on when the scenario does not narrow them.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum Applies {
-    /// Lanes with Tool Search off.
-    DirectLanes,
-    /// Lanes with Tool Search on.
-    ToolSearchLanes,
-    /// Every lane.
-    EveryLane,
-    /// Lanes that set exact expected figures for the target.
-    LanesWithExpectations,
-}
+pub use crate::scenario::claim::{Applies, ClaimDef, ClaimId};
+use crate::scenario::{ClaimSpec, Scenario};
 
 /// What to check on one lane, with everything a check function may read.
 pub struct ClaimInput<'a> {
@@ -84,202 +52,37 @@ impl ClaimInput<'_> {
     }
 }
 
-/// A claim's definition.
-pub struct ClaimDef {
-    /// The one-line statement.
-    pub title: &'static str,
-    pub applies: Applies,
-    /// A scenario must give the claim a `tool`.
-    pub needs_tool: bool,
-    /// A scenario may list it in `claims` (T1 follows from `expect` instead).
-    pub nameable: bool,
-    pub check: fn(&ClaimInput<'_>) -> Vec<Check>,
-}
+/// How a claim is checked on one lane.
+pub type CheckFn = fn(&ClaimInput<'_>) -> Vec<Check>;
 
-impl ClaimId {
-    /// Every claim, in report order.
-    pub const ALL: [ClaimId; 14] = [
-        ClaimId::C1,
-        ClaimId::C2,
-        ClaimId::C3,
-        ClaimId::C4,
-        ClaimId::C5,
-        ClaimId::C6,
-        ClaimId::F1,
-        ClaimId::F2,
-        ClaimId::F3,
-        ClaimId::F4,
-        ClaimId::F5,
-        ClaimId::F6,
-        ClaimId::H1,
-        ClaimId::T1,
-    ];
-
-    /// The regression claims a scenario without `claims` gets.
-    pub const REGRESSION: [ClaimId; 6] = [
-        ClaimId::C1,
-        ClaimId::C2,
-        ClaimId::C3,
-        ClaimId::C4,
-        ClaimId::C5,
-        ClaimId::C6,
-    ];
-
-    pub fn as_str(self) -> &'static str {
-        match self {
-            ClaimId::C1 => "C1",
-            ClaimId::C2 => "C2",
-            ClaimId::C3 => "C3",
-            ClaimId::C4 => "C4",
-            ClaimId::C5 => "C5",
-            ClaimId::C6 => "C6",
-            ClaimId::F1 => "F1",
-            ClaimId::F2 => "F2",
-            ClaimId::F3 => "F3",
-            ClaimId::F4 => "F4",
-            ClaimId::F5 => "F5",
-            ClaimId::F6 => "F6",
-            ClaimId::H1 => "H1",
-            ClaimId::T1 => "T1",
-        }
-    }
-
-    pub fn from_name(name: &str) -> Option<ClaimId> {
-        ClaimId::ALL.into_iter().find(|c| c.as_str() == name)
-    }
-
-    /// The registry: each claim's definition.
-    pub fn def(self) -> ClaimDef {
-        use Applies::*;
-        let def = |title, applies, needs_tool, check| ClaimDef {
-            title,
-            applies,
-            needs_tool,
-            nameable: true,
-            check,
-        };
-        match self {
-            ClaimId::C1 => def(
-                "direct mode calls the fake plugin tool",
-                DirectLanes,
-                false,
-                regression::c1_direct_calls_target,
-            ),
-            ClaimId::C2 => def(
-                "Tool Search calls the same fake plugin tool",
-                ToolSearchLanes,
-                false,
-                regression::c2_tool_search_calls_target,
-            ),
-            ClaimId::C3 => def(
-                "direct mode exposes the fake tool schemas to the provider",
-                DirectLanes,
-                false,
-                regression::c3_direct_declares_fake_schemas,
-            ),
-            ClaimId::C4 => def(
-                "Tool Search exposes only the compact bridge and direct-only tools",
-                ToolSearchLanes,
-                false,
-                regression::c4_only_bridge_declared,
-            ),
-            ClaimId::C5 => def(
-                "Tool Search's request payload is smaller",
-                ToolSearchLanes,
-                false,
-                regression::c5_smaller,
-            ),
-            ClaimId::C6 => def(
-                "session log shows the expected counts and bridged-call telemetry",
-                EveryLane,
-                false,
-                regression::c6_session_log,
-            ),
-            ClaimId::F1 => def(
-                "a policy-denied tool never surfaces anywhere",
-                EveryLane,
-                true,
-                fail_closed::f1_denied_never_surfaces,
-            ),
-            ClaimId::F2 => def(
-                "a tool withdrawn after search makes tool_call fail and nothing runs",
-                EveryLane,
-                true,
-                fail_closed::f2_withdrawn,
-            ),
-            ClaimId::F3 => def(
-                "an approval or before_tool_call block is reported and the tool does not run",
-                EveryLane,
-                true,
-                fail_closed::f3_blocked,
-            ),
-            ClaimId::F4 => def(
-                "an unavailable sandbox makes code mode fall back to tools before compaction",
-                EveryLane,
-                false,
-                fail_closed::f4_sandbox_fallback,
-            ),
-            ClaimId::F5 => def(
-                "a code timeout is a clear error and leaves no late bridge call",
-                EveryLane,
-                false,
-                fail_closed::f5_timeout,
-            ),
-            ClaimId::F6 => def(
-                "denied input reaches the model as an error and nothing runs",
-                EveryLane,
-                false,
-                fail_closed::f6_denied_input,
-            ),
-            ClaimId::H1 => def(
-                "a client tool call is handed back to the caller and not run",
-                EveryLane,
-                false,
-                handoff::h1_handed_back,
-            ),
-            ClaimId::T1 => ClaimDef {
-                nameable: false,
-                ..def(
-                    "the lane shows the scenario's exact expected figures",
-                    LanesWithExpectations,
-                    false,
-                    fail_closed::t1_expected_figures,
-                )
-            },
-        }
-    }
-
-    /// The claim's one-line statement.
-    pub fn title(self) -> &'static str {
-        self.def().title
-    }
-
-    /// Does the claim apply to this lane by default?
-    fn applies_to(self, lane: &Observed<'_>) -> bool {
-        match self.def().applies {
-            Applies::DirectLanes => lane.lane.is_direct(),
-            Applies::ToolSearchLanes => !lane.lane.is_direct(),
-            Applies::EveryLane => true,
-            Applies::LanesWithExpectations => lane.lane.expect_for(lane.target).is_set(),
-        }
+/// The check function of each claim (the registry's other half: [`ClaimId::def`] says what a
+/// claim is, this says how it is checked).
+pub fn check_of(claim: ClaimId) -> CheckFn {
+    match claim {
+        ClaimId::C1 => regression::c1_direct_calls_target,
+        ClaimId::C2 => regression::c2_tool_search_calls_target,
+        ClaimId::C3 => regression::c3_direct_declares_fake_schemas,
+        ClaimId::C4 => regression::c4_only_bridge_declared,
+        ClaimId::C5 => regression::c5_smaller,
+        ClaimId::C6 => regression::c6_session_log,
+        ClaimId::F1 => fail_closed::f1_denied_never_surfaces,
+        ClaimId::F2 => fail_closed::f2_withdrawn,
+        ClaimId::F3 => fail_closed::f3_blocked,
+        ClaimId::F4 => fail_closed::f4_sandbox_fallback,
+        ClaimId::F5 => fail_closed::f5_timeout,
+        ClaimId::F6 => fail_closed::f6_denied_input,
+        ClaimId::H1 => handoff::h1_handed_back,
+        ClaimId::T1 => fail_closed::t1_expected_figures,
     }
 }
 
-impl fmt::Display for ClaimId {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        f.write_str(self.as_str())
-    }
-}
-
-impl PartialEq<&str> for ClaimId {
-    fn eq(&self, other: &&str) -> bool {
-        self.as_str() == *other
-    }
-}
-
-impl Serialize for ClaimId {
-    fn serialize<S: Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
-        serializer.serialize_str(self.as_str())
+/// Does `claim` apply to this lane by default?
+fn applies_to(claim: ClaimId, lane: &Observed<'_>) -> bool {
+    match claim.def().applies {
+        Applies::DirectLanes => lane.lane.is_direct(),
+        Applies::ToolSearchLanes => !lane.lane.is_direct(),
+        Applies::EveryLane => true,
+        Applies::LanesWithExpectations => lane.lane.expect_for(lane.target).is_set(),
     }
 }
 
@@ -359,7 +162,7 @@ fn verdict(
         lane,
         lanes,
     };
-    Verdict::new(claim, &lane.lane.name, (claim.def().check)(&input))
+    Verdict::new(claim, &lane.lane.name, check_of(claim)(&input))
 }
 
 /// Evaluates every claim that applies to the scenario's lanes, in a stable order (claim, then
@@ -370,7 +173,7 @@ pub fn evaluate(scenario: &Scenario, lanes: &[Observed<'_>]) -> Vec<Verdict> {
     let mut verdicts = Vec::new();
     if scenario.claims.is_empty() {
         for claim in ClaimId::REGRESSION {
-            for lane in lanes.iter().filter(|l| claim.applies_to(l)) {
+            for lane in lanes.iter().filter(|l| applies_to(claim, l)) {
                 verdicts.push(verdict(claim, scenario, None, lane, lanes));
             }
         }
@@ -384,13 +187,13 @@ pub fn evaluate(scenario: &Scenario, lanes: &[Observed<'_>]) -> Vec<Verdict> {
             for lane in lanes
                 .iter()
                 .filter(narrowed)
-                .filter(|l| !regression || spec.id.applies_to(l))
+                .filter(|l| !regression || applies_to(spec.id, l))
             {
                 let parameters = (!regression).then_some(spec);
                 verdicts.push(verdict(spec.id, scenario, parameters, lane, lanes));
             }
         }
-        for lane in lanes.iter().filter(|l| ClaimId::T1.applies_to(l)) {
+        for lane in lanes.iter().filter(|l| applies_to(ClaimId::T1, l)) {
             verdicts.push(verdict(ClaimId::T1, scenario, None, lane, lanes));
         }
     }

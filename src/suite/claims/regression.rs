@@ -13,8 +13,8 @@ use crate::catalog::{CatalogMode, ToolEntry};
 use crate::config::{ToolSearchMode, TOOL_CALL, TOOL_SEARCH, TOOL_SEARCH_CODE};
 use crate::protocol::responses::declared_tool_names;
 use crate::protocol::ToolResultRecord;
+use crate::scenario::Scenario;
 use crate::suite::observation::{planned_wire_tool, LaneFigures, Observed};
-use crate::suite::scenario::Scenario;
 use crate::targets::TargetKind;
 
 /// The scenario's fake plugin tools.

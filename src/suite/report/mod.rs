@@ -15,7 +15,7 @@ use serde::{Serialize, Serializer};
 
 use super::claims::Verdict;
 use super::observation::{LaneFigures, Observed};
-use super::scenario::Scenario;
+use crate::scenario::Scenario;
 use crate::targets::TargetKind;
 
 /// Lane name → value, serialised as a JSON object in lane order.
