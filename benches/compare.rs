@@ -8,9 +8,9 @@ use toolsearch_qa::catalog::{ToolEntry, ToolPolicy};
 use toolsearch_qa::config::ToolSearchMode;
 use toolsearch_qa::engine::{SearchLimits, Surface, SurfacePlan, ToolCatalog};
 use toolsearch_qa::provider::MockProvider;
+use toolsearch_qa::scenario::{load_all, select};
 use toolsearch_qa::suite::lane::run_lane;
-use toolsearch_qa::suite::scenario::{load_all, select};
-use toolsearch_qa::suite::{run_scenario, run_suite, ProviderSource};
+use toolsearch_qa::suite::{run_scenario, run_suite, ProviderSource, Quiet};
 use toolsearch_qa::targets::EmbeddedTarget;
 
 const SIZES: [usize; 4] = [36, 100, 1_000, 10_000];
@@ -47,7 +47,10 @@ fn surface(c: &mut Criterion) {
     let policy = ToolPolicy::default();
     let mut group = c.benchmark_group("surface_serialise");
     group.sample_size(10);
-    for (mode, name) in [(None, "direct"), (Some(ToolSearchMode::Tools), "tools")] {
+    for (mode, name) in [
+        (ToolSearchMode::Direct, "direct"),
+        (ToolSearchMode::Tools, "tools"),
+    ] {
         for size in SIZES {
             let tools = all_tools(size);
             group.bench_function(BenchmarkId::new(name, size), |b| {
@@ -118,7 +121,7 @@ fn end_to_end(c: &mut Criterion) {
                 &EmbeddedTarget,
                 &reference,
                 &ProviderSource::Mock,
-                &|_, _| {},
+                &Quiet,
             ))
         })
     });

@@ -7,14 +7,19 @@
 //! other commands sit beside the suite: [`compare`], [`quality`], [`load`], [`probes`].
 
 pub mod catalog;
+pub mod commands;
 pub mod compare;
 pub mod config;
 pub mod engine;
+pub mod error;
 pub mod gateway;
 pub mod load;
+pub mod output;
 pub mod probes;
+pub mod protocol;
 pub mod provider;
 pub mod quality;
 pub mod sandbox;
+pub mod scenario;
 pub mod suite;
 pub mod targets;

@@ -1,26 +1,27 @@
-//! `toolsearch-qa`: the command line. Parsing and exit codes live here; the work is in the library.
-//!
-//! Exit codes: 0 every claim holds · 1 a claim failed · 2 usage, scenario or config error ·
-//! 3 infrastructure error (a provider or gateway that would not start or answer).
+//! `toolsearch-qa`: the command line. It parses flags and calls the library; the library's
+//! [`Error`] knows its exit code ([`Exit`] names them all).
 
 use std::io::IsTerminal;
-use std::net::SocketAddr;
-use std::path::{Path, PathBuf};
+use std::path::PathBuf;
 use std::process::ExitCode;
 
-use clap::{Parser, Subcommand, ValueEnum};
-use toolsearch_qa::suite::junit::junit_xml;
-use toolsearch_qa::suite::report::{side_by_side, side_by_side_json, SuiteReport};
-use toolsearch_qa::suite::scenario::{load_all, select, Lane, Scenario};
-use toolsearch_qa::suite::{run_suite_on, HarnessError, ProviderSource};
-use toolsearch_qa::targets::openclaw::OpenClawTarget;
-use toolsearch_qa::targets::{EmbeddedTarget, Target};
+use clap::{Parser, Subcommand};
+use toolsearch_qa::compare::CompareFormat;
+use toolsearch_qa::error::Error;
+use toolsearch_qa::output::Format;
+use toolsearch_qa::suite::command::{Snapshots, SuiteOptions};
+use toolsearch_qa::suite::select::Shard;
+use toolsearch_qa::suite::{ProviderSource, Reporter, SuiteEvent};
+use toolsearch_qa::targets::TargetChoice;
 
 #[derive(Parser)]
 #[command(
     name = "toolsearch-qa",
     version,
-    about = "QA and benchmark harness for LLM-agent Tool Search gateways"
+    about = "QA and benchmark harness for LLM-agent Tool Search gateways",
+    after_help = "Exit codes: 0 every claim holds · 1 a claim failed (or a snapshot changed, a probe \
+                  escaped, quality regressed) · 2 usage, scenario or config error · 3 \
+                  infrastructure error (the provider or a gateway would not start or answer)"
 )]
 struct Cli {
     #[command(subcommand)]
@@ -105,21 +106,14 @@ struct CompareArgs {
 #[derive(clap::Args)]
 struct ProbesArgs {
     /// What to probe.
-    #[arg(long, value_enum, default_value_t = TargetKind::Embedded)]
-    target: TargetKind,
+    #[arg(long, value_enum, default_value_t = TargetChoice::Embedded)]
+    target: TargetChoice,
     /// Output format on stdout.
     #[arg(long, value_enum, default_value_t = Format::Table)]
     format: Format,
     /// Run only this probe (repeatable; default: every probe).
     #[arg(long = "probe", value_name = "NAME")]
     probes: Vec<String>,
-}
-
-#[derive(Clone, Copy, ValueEnum)]
-enum CompareFormat {
-    Table,
-    Json,
-    Markdown,
 }
 
 #[derive(clap::Args)]
@@ -134,8 +128,8 @@ struct SuiteArgs {
     #[arg(long, value_enum, default_value_t = ProviderMode::MockOpenai)]
     provider_mode: ProviderMode,
     /// What to drive.
-    #[arg(long, value_enum, default_value_t = TargetKind::Embedded)]
-    target: TargetKind,
+    #[arg(long, value_enum, default_value_t = TargetChoice::Embedded)]
+    target: TargetChoice,
     /// Output on stdout: `table` (figures and claims per scenario, then the count line) or
     /// `json` (the JSON summary).
     #[arg(long, value_enum, default_value_t = Format::Table)]
@@ -144,8 +138,8 @@ struct SuiteArgs {
     #[arg(long, value_name = "TEXT")]
     filter: Option<String>,
     /// Run only shard K of N (1-based; scenarios sorted by id, every N-th one), for CI matrices.
-    #[arg(long, value_name = "K/N", value_parser = parse_shard)]
-    shard: Option<(usize, usize)>,
+    #[arg(long, value_name = "K/N")]
+    shard: Option<Shard>,
     /// Also write JUnit XML here (one test case per scenario × lane × claim).
     #[arg(long, value_name = "FILE")]
     junit: Option<PathBuf>,
@@ -167,44 +161,34 @@ struct SuiteArgs {
     provider_url: Option<String>,
 }
 
-fn parse_shard(text: &str) -> Result<(usize, usize), String> {
-    let (k, n) = text.split_once('/').ok_or("expected K/N, e.g. 1/4")?;
-    let k: usize = k
-        .trim()
-        .parse()
-        .map_err(|_| format!("K in {text:?} is not a whole number"))?;
-    let n: usize = n
-        .trim()
-        .parse()
-        .map_err(|_| format!("N in {text:?} is not a whole number"))?;
-    if n == 0 || k == 0 || k > n {
-        return Err(format!("shard {text:?} must have 1 <= K <= N"));
-    }
-    Ok((k, n))
-}
-
-#[derive(Clone, Copy, ValueEnum)]
+#[derive(Clone, Copy, clap::ValueEnum)]
 enum ProviderMode {
     /// The scripted mock OpenAI provider (Responses API) on loopback.
     MockOpenai,
 }
 
-#[derive(Clone, Copy, ValueEnum)]
-enum TargetKind {
-    /// The project's own gateway, in-process (nothing to install).
-    Embedded,
-    /// A real OpenClaw gateway per lane (install it first: scripts/install-openclaw.sh).
-    Openclaw,
-    /// Both, reported side by side.
-    Both,
-}
-
-#[derive(Clone, Copy, ValueEnum)]
-enum Format {
-    /// Readable tables.
-    Table,
-    /// JSON.
-    Json,
+impl SuiteArgs {
+    fn options(self) -> SuiteOptions {
+        let ProviderMode::MockOpenai = self.provider_mode;
+        SuiteOptions {
+            scenarios: self.scenarios,
+            scenario_dirs: self.scenario_dirs,
+            target: self.target,
+            format: self.format,
+            filter: self.filter,
+            shard: self.shard,
+            junit: self.junit,
+            report_dir: self.report_dir,
+            snapshots: match (self.no_snapshots, self.update_snapshots) {
+                (true, _) => Snapshots::Off,
+                (false, true) => Snapshots::Update(self.snapshot_dir),
+                (false, false) => Snapshots::Compare(self.snapshot_dir),
+            },
+            provider: self
+                .provider_url
+                .map_or(ProviderSource::Mock, ProviderSource::Url),
+        }
+    }
 }
 
 fn main() -> ExitCode {
@@ -221,272 +205,78 @@ fn main() -> ExitCode {
         // malloc arena holding on to freed multi-megabyte request bodies (peak RSS at 10k tools).
         builder.worker_threads(1);
     }
-    let runtime = match builder.enable_all().build() {
-        Ok(rt) => rt,
-        Err(e) => return fail(3, &format!("cannot start the async runtime: {e}")),
-    };
-    runtime.block_on(async {
-        match cli.command {
-            Command::Suite(args) => suite(args).await,
-            Command::Probes(args) => probes(args, probe_secret).await,
-            Command::List { scenario_dirs } => list(&scenario_dirs),
-            Command::Load { sessions } => load(sessions).await,
-            Command::Compare(args) => compare(args).await,
-            Command::Provider { port } => provider(port).await,
-            Command::Gateway {
-                config,
-                state_dir,
-                port,
-            } => gateway(config, state_dir, port).await,
-            Command::Quality { format, baseline } => quality(format, baseline),
-        }
-    })
-}
-
-fn fail(code: u8, message: &str) -> ExitCode {
-    eprintln!("error: {message}");
-    ExitCode::from(code)
-}
-
-fn harness_fail(error: HarnessError) -> ExitCode {
-    match &error {
-        HarnessError::Config(m) => fail(2, m),
-        HarnessError::Infra(m) => fail(3, m),
-    }
-}
-
-async fn compare(args: CompareArgs) -> ExitCode {
-    use toolsearch_qa::compare::{
-        chart, parse_modes, parse_sizes, render, run_compare, CompareOptions,
-    };
-    let options = match (parse_sizes(&args.sizes), parse_modes(&args.modes)) {
-        (Ok(sizes), Ok(modes)) => CompareOptions { sizes, modes },
-        (Err(e), _) => return fail(2, &format!("--sizes: {e}")),
-        (_, Err(e)) => return fail(2, &format!("--modes: {e}")),
-    };
-    let report = match run_compare(options).await {
-        Ok(report) => report,
-        Err(e) => return harness_fail(e),
-    };
-    if let Some(path) = &args.chart {
-        if let Err(e) = std::fs::write(path, chart::svg(&report)) {
-            return fail(3, &format!("cannot write {}: {e}", path.display()));
+    let result = builder
+        .enable_all()
+        .build()
+        .map_err(|e| Error::Machine(format!("cannot start the async runtime: {e}")))
+        .and_then(|runtime| runtime.block_on(run(cli.command, probe_secret)));
+    match result {
+        Ok(code) => ExitCode::from(code),
+        Err(error) => {
+            eprintln!("error: {error}");
+            ExitCode::from(error.exit_code())
         }
     }
-    match args.format {
-        CompareFormat::Table => print!("{}", render::table(&report)),
-        CompareFormat::Markdown => print!("{}", render::markdown(&report)),
-        CompareFormat::Json => match render::json(&report) {
-            Ok(text) => println!("{text}"),
-            Err(e) => return fail(3, &format!("cannot render JSON: {e}")),
-        },
-    }
-    ExitCode::SUCCESS
 }
 
-async fn suite(args: SuiteArgs) -> ExitCode {
-    let ProviderMode::MockOpenai = args.provider_mode;
-    let scenarios = match load_all(&args.scenario_dirs).and_then(|all| select(all, &args.scenarios))
-    {
-        Ok(s) => s,
-        Err(e) => return fail(2, &e.to_string()),
-    };
-    let scenarios = narrow(scenarios, args.filter.as_deref(), args.shard);
-    let targets = match targets(args.target) {
-        Ok(t) => t,
-        Err(e) => return harness_fail(e),
-    };
-    let source = args
-        .provider_url
-        .clone()
-        .map_or(ProviderSource::Mock, ProviderSource::Url);
-    let mut reports = Vec::new();
-    for target in &targets {
-        let lanes = scenarios.iter().map(|s| s.lanes.len() as u64).sum();
-        let progress = Progress::new(lanes);
-        let result = run_suite_on(target.as_ref(), &scenarios, &source, &|s, l| {
-            progress.lane(s, l)
-        })
-        .await;
-        progress.finish();
-        let mut report = match result {
-            Ok(r) => r,
-            Err(e) => return harness_fail(e),
-        };
-        // Snapshots are taken on the embedded target, the reference for payload bytes.
-        if target.name() == "embedded" && !args.no_snapshots {
-            if let Err(e) = report.check_snapshots(&args.snapshot_dir, args.update_snapshots) {
-                return fail(
-                    3,
-                    &format!("snapshots in {}: {e}", args.snapshot_dir.display()),
-                );
-            }
+async fn run(command: Command, probe_secret: String) -> Result<u8, Error> {
+    let stdout = &mut std::io::stdout();
+    match command {
+        Command::Suite(args) => {
+            let progress = Progress::new();
+            let code = toolsearch_qa::suite::command::run(&args.options(), &progress, stdout).await;
+            progress.finish();
+            code
         }
-        reports.push(report);
-    }
-    let report = match reports.len() {
-        1 => reports.remove(0),
-        _ => {
-            match args.format {
-                Format::Table => print!("{}", side_by_side(&reports)),
-                Format::Json => println!("{}", side_by_side_json(&reports)),
-            }
-            let ok = reports.iter().all(|r| r.ok);
-            return if ok {
-                ExitCode::SUCCESS
-            } else {
-                ExitCode::from(1)
-            };
+        Command::Probes(args) => {
+            toolsearch_qa::probes::command(
+                args.target,
+                &args.probes,
+                args.format,
+                probe_secret,
+                stdout,
+            )
+            .await
         }
-    };
-    match args.format {
-        Format::Table => print!("{}", report.to_table()),
-        Format::Json => println!("{}", report.to_json()),
-    }
-    if let Err(message) = write_reports(&report, args.junit.as_deref(), args.report_dir.as_deref())
-    {
-        return fail(3, &message);
-    }
-    if report.ok {
-        ExitCode::SUCCESS
-    } else {
-        ExitCode::from(1)
-    }
-}
-
-/// The targets `kind` names; the openclaw one must be installed.
-fn targets(kind: TargetKind) -> Result<Vec<Box<dyn Target>>, HarnessError> {
-    Ok(match kind {
-        TargetKind::Embedded => vec![Box::new(EmbeddedTarget)],
-        TargetKind::Openclaw => vec![Box::new(OpenClawTarget::locate()?)],
-        TargetKind::Both => vec![
-            Box::new(EmbeddedTarget),
-            Box::new(OpenClawTarget::locate()?),
-        ],
-    })
-}
-
-/// Exit 0 when every probe is contained, 1 when any escaped, 3 when any is inconclusive (the
-/// run could not judge it: an incomplete run is not a verdict).
-async fn probes(args: ProbesArgs, env_secret: String) -> ExitCode {
-    use toolsearch_qa::probes::{reports_json, run_probes, Plant};
-    use toolsearch_qa::sandbox::probes::{probe, PROBES};
-    let mut selected = Vec::new();
-    for name in &args.probes {
-        match probe(name) {
-            Some(p) => selected.push(*p),
-            None => {
-                let known: Vec<&str> = PROBES.iter().map(|p| p.name).collect();
-                return fail(
-                    2,
-                    &format!("unknown probe {name:?}; known: {}", known.join(", ")),
-                );
-            }
+        Command::List { scenario_dirs } => toolsearch_qa::commands::list(&scenario_dirs, stdout),
+        Command::Load { sessions } => toolsearch_qa::load::command(sessions, stdout).await,
+        Command::Compare(args) => {
+            toolsearch_qa::compare::command(
+                &args.sizes,
+                &args.modes,
+                args.format,
+                args.chart.as_deref(),
+                stdout,
+            )
+            .await
+        }
+        Command::Provider { port } => toolsearch_qa::commands::provider(port, stdout).await,
+        Command::Gateway {
+            config,
+            state_dir,
+            port,
+        } => toolsearch_qa::commands::gateway(&config, state_dir, port, stdout).await,
+        Command::Quality { format, baseline } => {
+            toolsearch_qa::quality::command(format, baseline.as_deref(), stdout)
         }
     }
-    if selected.is_empty() {
-        selected = PROBES.to_vec();
-    }
-    let targets = match targets(args.target) {
-        Ok(t) => t,
-        Err(e) => return harness_fail(e),
-    };
-    let plant = match Plant::new(&env_secret) {
-        Ok(p) => p,
-        Err(e) => return harness_fail(e),
-    };
-    let mut reports = Vec::new();
-    for target in &targets {
-        match run_probes(target.as_ref(), &selected, &plant).await {
-            Ok(report) => reports.push(report),
-            Err(e) => return harness_fail(e),
-        }
-    }
-    match args.format {
-        Format::Table => {
-            for report in &reports {
-                print!("{}", report.to_table());
-            }
-        }
-        Format::Json => println!("{:#}", reports_json(&reports)),
-    }
-    let inconclusive: usize = reports.iter().map(|r| r.inconclusive).sum();
-    if inconclusive > 0 {
-        return fail(
-            3,
-            &format!("{inconclusive} probe(s) inconclusive: the run could not judge them (see the evidence column)"),
-        );
-    }
-    if reports.iter().all(|r| r.ok) {
-        ExitCode::SUCCESS
-    } else {
-        ExitCode::from(1)
-    }
-}
-
-/// Applies `--filter` and `--shard` (scenarios sorted by id first, so shards are stable).
-fn narrow(
-    mut scenarios: Vec<Scenario>,
-    filter: Option<&str>,
-    shard: Option<(usize, usize)>,
-) -> Vec<Scenario> {
-    if let Some(text) = filter {
-        scenarios.retain(|s| s.id.contains(text));
-    }
-    if let Some((k, n)) = shard {
-        scenarios.sort_by(|a, b| a.id.cmp(&b.id));
-        scenarios = scenarios
-            .into_iter()
-            .enumerate()
-            .filter(|(i, _)| i % n == k - 1)
-            .map(|(_, s)| s)
-            .collect();
-    }
-    scenarios
-}
-
-fn write_reports(
-    report: &SuiteReport,
-    junit: Option<&Path>,
-    report_dir: Option<&Path>,
-) -> Result<(), String> {
-    let write = |path: &Path, text: String| {
-        std::fs::write(path, text).map_err(|e| format!("cannot write {}: {e}", path.display()))
-    };
-    if let Some(path) = junit {
-        write(path, junit_xml(report)?)?;
-    }
-    if let Some(dir) = report_dir {
-        std::fs::create_dir_all(dir)
-            .map_err(|e| format!("cannot create {}: {e}", dir.display()))?;
-        write(&dir.join("summary.json"), report.to_json() + "\n")?;
-        write(&dir.join("report.md"), report.to_markdown())?;
-    }
-    Ok(())
 }
 
 /// A progress bar on stderr, only when stderr is a terminal (never in CI logs).
 struct Progress(Option<indicatif::ProgressBar>);
 
 impl Progress {
-    fn new(lanes: u64) -> Self {
+    fn new() -> Self {
         if !std::io::stderr().is_terminal() {
             return Progress(None);
         }
-        let bar = indicatif::ProgressBar::new(lanes);
+        let bar = indicatif::ProgressBar::new(0);
         if let Ok(style) =
             indicatif::ProgressStyle::with_template("{bar:30} {pos}/{len} lanes  {msg}")
         {
             bar.set_style(style);
         }
         Progress(Some(bar))
-    }
-
-    fn lane(&self, scenario: &Scenario, lane: &Lane) {
-        if let Some(bar) = &self.0 {
-            bar.set_message(format!("{} / {}", scenario.id, lane.name));
-            bar.inc(1);
-        }
     }
 
     fn finish(&self) {
@@ -496,106 +286,27 @@ impl Progress {
     }
 }
 
-fn list(dirs: &[PathBuf]) -> ExitCode {
-    match load_all(dirs) {
-        Ok(all) => {
-            for s in all {
-                let lanes: Vec<&str> = s.lanes.iter().map(|l| l.name.as_str()).collect();
-                println!(
-                    "{}\t{}\tlanes: {}\t({})",
-                    s.id,
-                    s.title,
-                    lanes.join(", "),
-                    s.origin
-                );
+impl Reporter for Progress {
+    fn event(&self, event: SuiteEvent<'_>) {
+        let Some(bar) = &self.0 else { return };
+        match event {
+            SuiteEvent::RunStarted { scenarios, .. } => {
+                bar.inc_length(scenarios.iter().map(|s| s.lanes.len() as u64).sum());
             }
-            ExitCode::SUCCESS
-        }
-        Err(e) => fail(2, &e.to_string()),
-    }
-}
-
-/// Exit 0 when every session is complete and separate, 1 when not (each problem on stderr).
-async fn load(sessions: usize) -> ExitCode {
-    match toolsearch_qa::load::run_load(sessions).await {
-        Ok(report) => {
-            println!("{}", report.summary());
-            for problem in &report.problems {
-                eprintln!("problem: {problem}");
+            SuiteEvent::LaneStarted {
+                target,
+                scenario,
+                lane,
+            } => {
+                bar.set_message(format!(
+                    "{} / {} / {}",
+                    target.name(),
+                    scenario.id,
+                    lane.name
+                ));
+                bar.inc(1);
             }
-            ExitCode::from(u8::from(!report.problems.is_empty()))
+            SuiteEvent::ScenarioFinished { .. } => {}
         }
-        Err(e) => harness_fail(e),
-    }
-}
-
-async fn provider(port: u16) -> ExitCode {
-    match toolsearch_qa::provider::MockProvider::start_on(port).await {
-        Ok(p) => {
-            println!("mock provider listening: {}", p.base_url());
-            let _ = tokio::signal::ctrl_c().await;
-            ExitCode::SUCCESS
-        }
-        Err(e) => fail(3, &format!("mock provider did not start: {e}")),
-    }
-}
-
-async fn gateway(config: PathBuf, state_dir: Option<PathBuf>, port: u16) -> ExitCode {
-    let loaded = match toolsearch_qa::config::load_file(&config) {
-        Ok(c) => c,
-        Err(e) => return fail(2, &e.to_string()),
-    };
-    let (state_dir, _keep) = match state_dir {
-        Some(dir) => (dir, None),
-        None => match tempfile::tempdir() {
-            Ok(t) => (t.path().to_path_buf(), Some(t)),
-            Err(e) => return fail(3, &format!("cannot create a state dir: {e}")),
-        },
-    };
-    let addr = SocketAddr::from(([127, 0, 0, 1], port));
-    match toolsearch_qa::gateway::serve(loaded, state_dir.clone(), addr).await {
-        Ok(g) => {
-            println!(
-                "gateway listening: {} (state dir {})",
-                g.base_url(),
-                state_dir.display()
-            );
-            let _ = tokio::signal::ctrl_c().await;
-            g.stop().await;
-            ExitCode::SUCCESS
-        }
-        Err(e) => fail(3, &e.to_string()),
-    }
-}
-
-fn quality(format: Format, baseline: Option<PathBuf>) -> ExitCode {
-    use toolsearch_qa::quality::{measure_builtin, Baseline};
-    let baseline = match &baseline {
-        None => Baseline::builtin().map_err(|e| e.to_string()),
-        Some(path) => std::fs::read_to_string(path)
-            .map_err(|e| e.to_string())
-            .and_then(|text| Baseline::parse(&text).map_err(|e| e.to_string()))
-            .map_err(|e| format!("--baseline {}: {e}", path.display())),
-    };
-    let baseline = match baseline {
-        Ok(b) => b,
-        Err(e) => return fail(2, &e),
-    };
-    let report = match measure_builtin() {
-        Ok(r) => r,
-        Err(e) => return fail(2, &e.to_string()),
-    };
-    match format {
-        Format::Table => print!("{}", report.to_table(Some(&baseline))),
-        Format::Json => println!("{}", report.to_json()),
-    }
-    let regressions = report.regressions(&baseline);
-    for r in &regressions {
-        eprintln!("regression: {r}");
-    }
-    if regressions.is_empty() {
-        ExitCode::SUCCESS
-    } else {
-        ExitCode::from(1)
     }
 }

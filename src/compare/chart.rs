@@ -3,7 +3,7 @@
 
 use std::fmt::Write as _;
 
-use super::{CompareCell, CompareMode, CompareReport};
+use super::{CompareCell, CompareReport, ToolSearchMode};
 
 const WIDTH: f64 = 860.0;
 const HEIGHT: f64 = 500.0;
@@ -13,12 +13,12 @@ const TOP: f64 = 50.0;
 const BOTTOM: f64 = 60.0;
 
 /// Colour, dash pattern and marker radius per mode: overlapping lines stay distinguishable.
-fn style(mode: CompareMode) -> (&'static str, &'static str, f64) {
+fn style(mode: ToolSearchMode) -> (&'static str, &'static str, f64) {
     match mode {
-        CompareMode::Direct => ("#d62728", "", 4.0),
-        CompareMode::Code => ("#1f77b4", "", 7.0),
-        CompareMode::Tools => ("#2ca02c", "8 4", 5.0),
-        CompareMode::Directory => ("#9467bd", "2 3", 3.0),
+        ToolSearchMode::Direct => ("#d62728", "", 4.0),
+        ToolSearchMode::Code => ("#1f77b4", "", 7.0),
+        ToolSearchMode::Tools => ("#2ca02c", "8 4", 5.0),
+        ToolSearchMode::Directory => ("#9467bd", "2 3", 3.0),
     }
 }
 
@@ -74,7 +74,7 @@ fn y_of(axis: &LogAxis, bytes: usize) -> f64 {
     HEIGHT - BOTTOM - axis.fraction(bytes as f64) * (HEIGHT - TOP - BOTTOM)
 }
 
-fn series_label(cells: &[&CompareCell], mode: CompareMode) -> String {
+fn series_label(cells: &[&CompareCell], mode: ToolSearchMode) -> String {
     let ran_as: Vec<&str> = cells
         .iter()
         .map(|c| c.effective_mode.as_str())

@@ -8,8 +8,8 @@ use serde::{Deserialize, Serialize};
 use serde_json::value::RawValue;
 use tiktoken_rs::CoreBPE;
 
+use crate::protocol::responses::{declared_tool_names, system_prompt_chars};
 use crate::provider::JournalRecord;
-use crate::suite::lane::{declared_tool_names, system_prompt_chars};
 
 /// Sizes of one request, or the sum over the requests of a turn.
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize)]

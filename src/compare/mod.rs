@@ -13,67 +13,36 @@ use serde::Serialize;
 use serde_json::Value;
 
 use crate::catalog::fake::fake_tool_name;
+use crate::config::ToolSearchMode;
+use crate::error::{Error, Exit};
+use crate::protocol::SessionRecord;
 use crate::provider::MockProvider;
-use crate::suite::lane::{run_lane, LaneObservation};
-use crate::suite::scenario::{load_all, select, Lane, LaneExpect, Scenario};
-use crate::suite::HarnessError;
+use crate::scenario::{load_all, select, Lane, Scenario, REFERENCE_SCENARIO};
+use crate::suite::lane::run_lane;
+use crate::suite::observation::LaneObservation;
 use crate::targets::EmbeddedTarget;
 use measure::{measure_turn, PayloadSize};
 
 /// Catalogue sizes compared when none are given.
 pub const DEFAULT_SIZES: [usize; 4] = [36, 100, 1_000, 10_000];
-/// The scenario whose turn is measured.
-pub const REFERENCE_SCENARIO: &str = "tool-search-gateway-e2e";
 /// Index of the fake tool the turn reaches (the reference target), bounded by the catalogue size.
 const TARGET_INDEX: usize = 17;
 
-/// A requested `tools.toolSearch` mode.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize)]
-#[serde(rename_all = "lowercase")]
-pub enum CompareMode {
-    Direct,
-    Code,
-    Tools,
-    Directory,
+/// The lane of `mode`: `tools.toolSearch` is `false` for direct, `{mode = "…"}` otherwise.
+fn mode_lane(mode: ToolSearchMode) -> Lane {
+    let tool_search = match mode {
+        ToolSearchMode::Direct => Value::Bool(false),
+        mode => serde_json::json!({ "mode": mode.as_str() }),
+    };
+    Lane::new(mode.as_str(), tool_search).expect("every mode resolves")
 }
 
-impl CompareMode {
-    /// Every mode, in report order.
-    pub const ALL: [CompareMode; 4] = [
-        CompareMode::Direct,
-        CompareMode::Code,
-        CompareMode::Tools,
-        CompareMode::Directory,
-    ];
-
-    pub fn as_str(self) -> &'static str {
-        match self {
-            CompareMode::Direct => "direct",
-            CompareMode::Code => "code",
-            CompareMode::Tools => "tools",
-            CompareMode::Directory => "directory",
-        }
-    }
-
-    /// Parses a mode name as written on the command line.
-    pub fn parse(name: &str) -> Result<CompareMode, CompareError> {
-        CompareMode::ALL
-            .into_iter()
-            .find(|m| m.as_str() == name.trim())
-            .ok_or_else(|| CompareError::UnknownMode(name.to_string()))
-    }
-
-    /// The lane's `tools.toolSearch` value.
-    fn tool_search(self) -> toml::Value {
-        match self {
-            CompareMode::Direct => toml::Value::Boolean(false),
-            mode => {
-                let mut table = toml::map::Map::new();
-                table.insert("mode".into(), toml::Value::String(mode.as_str().into()));
-                toml::Value::Table(table)
-            }
-        }
-    }
+/// How `compare` prints its report.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, clap::ValueEnum)]
+pub enum CompareFormat {
+    Table,
+    Json,
+    Markdown,
 }
 
 /// Bad compare options.
@@ -92,15 +61,15 @@ pub enum CompareError {
 pub struct CompareOptions {
     /// Catalogue sizes (fake plugin tools), measured in ascending order.
     pub sizes: Vec<usize>,
-    /// Modes, reported in [`CompareMode::ALL`] order.
-    pub modes: Vec<CompareMode>,
+    /// Modes, reported in [`ToolSearchMode::ALL`] order.
+    pub modes: Vec<ToolSearchMode>,
 }
 
 impl Default for CompareOptions {
     fn default() -> Self {
         CompareOptions {
             sizes: DEFAULT_SIZES.to_vec(),
-            modes: CompareMode::ALL.to_vec(),
+            modes: ToolSearchMode::ALL.to_vec(),
         }
     }
 }
@@ -135,10 +104,13 @@ pub fn parse_sizes(text: &str) -> Result<Vec<usize>, CompareError> {
 }
 
 /// Parses `direct,tools`.
-pub fn parse_modes(text: &str) -> Result<Vec<CompareMode>, CompareError> {
+pub fn parse_modes(text: &str) -> Result<Vec<ToolSearchMode>, CompareError> {
     text.split(',')
         .filter(|s| !s.trim().is_empty())
-        .map(CompareMode::parse)
+        .map(|name| {
+            ToolSearchMode::from_name(name.trim())
+                .ok_or_else(|| CompareError::UnknownMode(name.to_string()))
+        })
         .collect()
 }
 
@@ -148,7 +120,7 @@ pub fn parse_modes(text: &str) -> Result<Vec<CompareMode>, CompareError> {
 pub struct CompareCell {
     pub size: usize,
     /// The mode asked for.
-    pub mode: CompareMode,
+    pub mode: ToolSearchMode,
     /// The mode the gateway used (from its session log), e.g. `tools` for a code lane without sandbox.
     pub effective_mode: String,
     /// Why the effective mode differs, as the gateway logged it.
@@ -170,54 +142,42 @@ pub struct CompareCell {
 pub struct CompareReport {
     pub tokenizer: &'static str,
     pub sizes: Vec<usize>,
-    pub modes: Vec<CompareMode>,
+    pub modes: Vec<ToolSearchMode>,
     pub cells: Vec<CompareCell>,
 }
 
 impl CompareReport {
     /// The cell of `mode` at `size`.
-    pub fn cell(&self, size: usize, mode: CompareMode) -> Option<&CompareCell> {
+    pub fn cell(&self, size: usize, mode: ToolSearchMode) -> Option<&CompareCell> {
         self.cells.iter().find(|c| c.size == size && c.mode == mode)
     }
 }
 
 /// The reference scenario resized to `size` fake tools, with one lane per mode.
-pub fn sized_scenario(reference: &Scenario, size: usize, modes: &[CompareMode]) -> Scenario {
+pub fn sized_scenario(reference: &Scenario, size: usize, modes: &[ToolSearchMode]) -> Scenario {
     let mut scenario = reference.clone();
     let target = fake_tool_name(TARGET_INDEX.min(size), size);
     scenario.catalog.size = size;
     scenario.prompt = format!("tool search qa check target={target}");
     scenario.target_tool = target;
-    scenario.lanes = modes
-        .iter()
-        .map(|mode| Lane {
-            name: mode.as_str().to_string(),
-            tool_search: mode.tool_search(),
-            config: None,
-            script: None,
-            stream: false,
-            provider_timeout_ms: None,
-            expect: LaneExpect::default(),
-            openclaw_expect: LaneExpect::default(),
-        })
-        .collect();
+    scenario.lanes = modes.iter().map(|mode| mode_lane(*mode)).collect();
     scenario
 }
 
 /// The built-in reference scenario.
-pub fn reference_scenario() -> Result<Scenario, HarnessError> {
+pub fn reference_scenario() -> Result<Scenario, Error> {
     let all = load_all(&[])?;
     let mut picked = select(all, &[REFERENCE_SCENARIO.to_string()])?;
     picked
         .pop()
-        .ok_or_else(|| HarnessError::Config(format!("no scenario {REFERENCE_SCENARIO}")))
+        .ok_or_else(|| Error::Usage(format!("no scenario {REFERENCE_SCENARIO}")))
 }
 
 /// Runs the comparison: one fresh mock provider per size, one real turn per mode.
-pub async fn run_compare(options: CompareOptions) -> Result<CompareReport, HarnessError> {
+pub async fn run_compare(options: CompareOptions) -> Result<CompareReport, Error> {
     let options = options
         .normalized()
-        .map_err(|e| HarnessError::Config(e.to_string()))?;
+        .map_err(|e| Error::Usage(e.to_string()))?;
     let reference = reference_scenario()?;
     let mut cells = Vec::new();
     for &size in &options.sizes {
@@ -234,12 +194,10 @@ pub async fn run_compare(options: CompareOptions) -> Result<CompareReport, Harne
 async fn run_size(
     reference: &Scenario,
     size: usize,
-    modes: &[CompareMode],
-) -> Result<Vec<CompareCell>, HarnessError> {
+    modes: &[ToolSearchMode],
+) -> Result<Vec<CompareCell>, Error> {
     let scenario = sized_scenario(reference, size, modes);
-    let provider = MockProvider::start()
-        .await
-        .map_err(|e| HarnessError::infra(format!("mock provider did not start: {e}")))?;
+    let provider = MockProvider::start().await?;
     let journal = provider.journal();
     let mut cells = Vec::new();
     for (mode, lane) in modes.iter().zip(&scenario.lanes) {
@@ -260,30 +218,20 @@ async fn run_size(
 fn cell(
     scenario: &Scenario,
     size: usize,
-    mode: CompareMode,
+    mode: ToolSearchMode,
     observation: &LaneObservation,
-) -> Result<CompareCell, HarnessError> {
+) -> Result<CompareCell, Error> {
     let (first, turn) =
-        measure_turn(&observation.requests).map_err(|e| HarnessError::infra(e.to_string()))?;
-    let surface = observation
-        .session
-        .iter()
-        .find(|r| r.get("type").and_then(Value::as_str) == Some("surface"));
+        measure_turn(&observation.requests).map_err(|e| Error::Machine(e.to_string()))?;
+    let surface = observation.session.records.iter().find_map(|r| match r {
+        SessionRecord::Surface(s) => Some(s),
+        _ => None,
+    });
     let effective_mode = surface
-        .and_then(|s| s.get("mode"))
-        .and_then(Value::as_str)
-        .unwrap_or("unknown")
+        .and_then(|s| s.mode)
+        .map_or("unknown", ToolSearchMode::as_str)
         .to_string();
-    let notes = surface
-        .and_then(|s| s.get("notes"))
-        .and_then(Value::as_array)
-        .map(|n| {
-            n.iter()
-                .filter_map(Value::as_str)
-                .map(str::to_string)
-                .collect()
-        })
-        .unwrap_or_default();
+    let notes = surface.and_then(|s| s.notes.clone()).unwrap_or_default();
     let marker = format!("{} {}", crate::catalog::fake::FAKE_OK, scenario.target_tool);
     Ok(CompareCell {
         size,
@@ -307,7 +255,7 @@ fn ratio(value: usize, base: usize) -> Option<f64> {
 fn with_ratios(cells: &mut [CompareCell]) {
     let Some(direct) = cells
         .iter()
-        .find(|c| c.mode == CompareMode::Direct)
+        .find(|c| c.mode == ToolSearchMode::Direct)
         .map(|c| (c.first.raw_bytes, c.turn.raw_bytes))
     else {
         return;
@@ -316,6 +264,31 @@ fn with_ratios(cells: &mut [CompareCell]) {
         cell.first_ratio = ratio(cell.first.raw_bytes, direct.0);
         cell.turn_ratio = ratio(cell.turn.raw_bytes, direct.1);
     }
+}
+
+/// The `compare` command: parse the sizes and modes, run, write the chart, print the report.
+pub async fn command(
+    sizes: &str,
+    modes: &str,
+    format: CompareFormat,
+    chart: Option<&std::path::Path>,
+    out: &mut dyn std::io::Write,
+) -> Result<u8, Error> {
+    let sizes = parse_sizes(sizes).map_err(|e| Error::Usage(format!("--sizes: {e}")))?;
+    let modes = parse_modes(modes).map_err(|e| Error::Usage(format!("--modes: {e}")))?;
+    let report = run_compare(CompareOptions { sizes, modes }).await?;
+    if let Some(path) = chart {
+        std::fs::write(path, chart::svg(&report)).map_err(Error::io("cannot write", path))?;
+    }
+    let text = match format {
+        CompareFormat::Table => render::table(&report),
+        CompareFormat::Markdown => render::markdown(&report),
+        CompareFormat::Json => render::json(&report)
+            .map(|text| text + "\n")
+            .map_err(|e| Error::Machine(format!("cannot render JSON: {e}")))?,
+    };
+    crate::output::emit(out, &text)?;
+    Ok(Exit::OK)
 }
 
 #[cfg(test)]
@@ -331,7 +304,7 @@ mod tests {
         );
         assert_eq!(
             parse_modes("tools,direct").unwrap(),
-            [CompareMode::Tools, CompareMode::Direct]
+            [ToolSearchMode::Tools, ToolSearchMode::Direct]
         );
         assert_eq!(
             parse_modes("magic").unwrap_err().to_string(),
@@ -343,15 +316,22 @@ mod tests {
     fn options_are_sorted_and_deduplicated() {
         let options = CompareOptions {
             sizes: vec![100, 36, 100],
-            modes: vec![CompareMode::Tools, CompareMode::Direct, CompareMode::Tools],
+            modes: vec![
+                ToolSearchMode::Tools,
+                ToolSearchMode::Direct,
+                ToolSearchMode::Tools,
+            ],
         }
         .normalized()
         .unwrap();
         assert_eq!(options.sizes, [36, 100]);
-        assert_eq!(options.modes, [CompareMode::Direct, CompareMode::Tools]);
+        assert_eq!(
+            options.modes,
+            [ToolSearchMode::Direct, ToolSearchMode::Tools]
+        );
         let empty = CompareOptions {
             sizes: vec![],
-            modes: vec![CompareMode::Direct],
+            modes: vec![ToolSearchMode::Direct],
         };
         assert_eq!(empty.normalized().unwrap_err(), CompareError::Empty);
     }
@@ -359,18 +339,19 @@ mod tests {
     #[test]
     fn sized_scenario_targets_the_padded_name() {
         let reference = reference_scenario().unwrap();
-        let s = sized_scenario(&reference, 1_000, &[CompareMode::Direct, CompareMode::Code]);
+        let s = sized_scenario(
+            &reference,
+            1_000,
+            &[ToolSearchMode::Direct, ToolSearchMode::Code],
+        );
         assert_eq!(s.catalog.size, 1_000);
         assert_eq!(s.target_tool, "fake_plugin_tool_0017");
         assert_eq!(
             s.prompt,
             "tool search qa check target=fake_plugin_tool_0017"
         );
-        assert_eq!(
-            s.lanes[1].tool_search_json(),
-            serde_json::json!({"mode": "code"})
-        );
-        let small = sized_scenario(&reference, 5, &[CompareMode::Direct]);
+        assert_eq!(s.lanes[1].tool_search, serde_json::json!({"mode": "code"}));
+        let small = sized_scenario(&reference, 5, &[ToolSearchMode::Direct]);
         assert_eq!(small.target_tool, "fake_plugin_tool_05");
     }
 }

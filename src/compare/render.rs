@@ -111,7 +111,7 @@ pub fn json(report: &CompareReport) -> Result<String, serde_json::Error> {
 mod tests {
     use super::*;
     use crate::compare::measure::PayloadSize;
-    use crate::compare::CompareMode;
+    use crate::config::ToolSearchMode;
 
     fn report() -> CompareReport {
         let size = PayloadSize {
@@ -124,10 +124,10 @@ mod tests {
         CompareReport {
             tokenizer: "o200k_base",
             sizes: vec![36],
-            modes: vec![CompareMode::Code],
+            modes: vec![ToolSearchMode::Code],
             cells: vec![CompareCell {
                 size: 36,
-                mode: CompareMode::Code,
+                mode: ToolSearchMode::Code,
                 effective_mode: "tools".into(),
                 notes: vec!["fell back".into()],
                 reached_target: true,

@@ -15,7 +15,10 @@ use thiserror::Error;
 
 use crate::catalog::ToolPolicy;
 pub use guards::{Guard, GuardRule, HooksConfig, RuleAction};
-pub use tool_search::{SandboxBackend, ToolSearchMode, ToolSearchSettings};
+pub use tool_search::{
+    SandboxBackend, ToolSearchMode, ToolSearchSettings, CONTROL_TOOLS, TOOL_CALL, TOOL_DESCRIBE,
+    TOOL_SEARCH, TOOL_SEARCH_CODE,
+};
 
 #[derive(Debug, Error)]
 pub enum ConfigError {
@@ -305,7 +308,7 @@ mod tests {
             "test.json5",
         )
         .unwrap();
-        assert_eq!(cfg.tool_search.mode, Some(ToolSearchMode::Tools));
+        assert_eq!(cfg.tool_search.mode, ToolSearchMode::Tools);
         let (provider, model) = cfg.primary_model().unwrap();
         assert_eq!(provider.base_url, "http://127.0.0.1:1/v1");
         assert_eq!(model, "qa");

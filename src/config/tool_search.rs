@@ -3,21 +3,62 @@
 use serde::{Deserialize, Serialize};
 use serde_json::Value;
 
-/// Which compact surface Tool Search exposes.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+pub const TOOL_SEARCH_CODE: &str = "tool_search_code";
+pub const TOOL_SEARCH: &str = "tool_search";
+pub const TOOL_DESCRIBE: &str = "tool_describe";
+pub const TOOL_CALL: &str = "tool_call";
+
+/// Every control tool name; control tools are never catalogued.
+pub const CONTROL_TOOLS: [&str; 4] = [TOOL_SEARCH_CODE, TOOL_SEARCH, TOOL_DESCRIBE, TOOL_CALL];
+
+/// What the model is shown: every schema (`Direct`, Tool Search off) or one of Tool Search's
+/// compact surfaces (spec §7). The one mode type of the project: the config resolves to it, the
+/// engine plans a surface in it, scenarios, the session log and `compare` name lanes by it.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize, Deserialize)]
 #[serde(rename_all = "lowercase")]
 pub enum ToolSearchMode {
+    Direct,
     Code,
     Tools,
     Directory,
 }
 
 impl ToolSearchMode {
+    /// Every mode, in report order.
+    pub const ALL: [ToolSearchMode; 4] = [
+        ToolSearchMode::Direct,
+        ToolSearchMode::Code,
+        ToolSearchMode::Tools,
+        ToolSearchMode::Directory,
+    ];
+
     pub fn as_str(self) -> &'static str {
         match self {
+            ToolSearchMode::Direct => "direct",
             ToolSearchMode::Code => "code",
             ToolSearchMode::Tools => "tools",
             ToolSearchMode::Directory => "directory",
+        }
+    }
+
+    /// The mode named `name` (`direct`, `code`, `tools`, `directory`).
+    pub fn from_name(name: &str) -> Option<ToolSearchMode> {
+        ToolSearchMode::ALL.into_iter().find(|m| m.as_str() == name)
+    }
+
+    /// Is Tool Search on (any mode but `Direct`)?
+    pub fn is_tool_search(self) -> bool {
+        self != ToolSearchMode::Direct
+    }
+
+    /// The control tools this mode declares (none when direct).
+    pub fn controls(self) -> &'static [&'static str] {
+        match self {
+            ToolSearchMode::Direct => &[],
+            ToolSearchMode::Code => &[TOOL_SEARCH_CODE],
+            ToolSearchMode::Tools | ToolSearchMode::Directory => {
+                &[TOOL_SEARCH, TOOL_DESCRIBE, TOOL_CALL]
+            }
         }
     }
 }
@@ -31,10 +72,10 @@ pub enum SandboxBackend {
     Node,
 }
 
-/// The resolved settings. `mode == None` means Tool Search is off (direct exposure).
+/// The resolved settings. `mode == Direct` means Tool Search is off (direct exposure).
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct ToolSearchSettings {
-    pub mode: Option<ToolSearchMode>,
+    pub mode: ToolSearchMode,
     pub code_timeout_ms: u64,
     pub search_default_limit: usize,
     pub max_search_limit: usize,
@@ -59,7 +100,7 @@ const KEYS: [&str; 7] = [
 impl Default for ToolSearchSettings {
     fn default() -> Self {
         ToolSearchSettings {
-            mode: None,
+            mode: ToolSearchMode::Direct,
             code_timeout_ms: DEFAULT_CODE_TIMEOUT_MS,
             search_default_limit: DEFAULT_SEARCH_LIMIT as usize,
             max_search_limit: DEFAULT_MAX_SEARCH_LIMIT as usize,
@@ -83,7 +124,7 @@ impl ToolSearchSettings {
         let object = match raw {
             None | Some(Value::Null) | Some(Value::Bool(false)) => return Ok(settings),
             Some(Value::Bool(true)) => {
-                settings.mode = Some(ToolSearchMode::Code);
+                settings.mode = ToolSearchMode::Code;
                 return Ok(settings);
             }
             Some(Value::Object(object)) => object,
@@ -112,12 +153,16 @@ impl ToolSearchSettings {
         };
         let mode = match object.get("mode") {
             None => ToolSearchMode::Code,
-            Some(v) => serde_json::from_value(v.clone()).map_err(|_| {
-                field_error(
-                    "mode",
-                    format!("expected \"code\", \"tools\" or \"directory\", got {v}"),
-                )
-            })?,
+            Some(v) => v
+                .as_str()
+                .and_then(ToolSearchMode::from_name)
+                .filter(|m| m.is_tool_search())
+                .ok_or_else(|| {
+                    field_error(
+                        "mode",
+                        format!("expected \"code\", \"tools\" or \"directory\", got {v}"),
+                    )
+                })?,
         };
         settings.sandbox = match object.get("sandbox") {
             None => SandboxBackend::Quickjs,
@@ -147,7 +192,11 @@ impl ToolSearchSettings {
         let timeout = positive(object.get("codeTimeoutMs"))
             .unwrap_or(DEFAULT_CODE_TIMEOUT_MS)
             .clamp(1_000, 60_000);
-        settings.mode = enabled.then_some(mode);
+        settings.mode = if enabled {
+            mode
+        } else {
+            ToolSearchMode::Direct
+        };
         settings.max_search_limit = max as usize;
         settings.search_default_limit = default_limit as usize;
         settings.code_timeout_ms = timeout;
@@ -171,22 +220,19 @@ mod tests {
 
     #[test]
     fn booleans_and_empty_object() {
-        assert_eq!(ToolSearchSettings::resolve(None).unwrap().mode, None);
-        assert_eq!(resolve(json!(false)).mode, None);
-        assert_eq!(resolve(json!(true)).mode, Some(ToolSearchMode::Code));
-        assert_eq!(resolve(json!({})).mode, None);
-        assert_eq!(
-            resolve(json!({"mode": "tools"})).mode,
-            Some(ToolSearchMode::Tools)
-        );
+        use ToolSearchMode::*;
+        assert_eq!(ToolSearchSettings::resolve(None).unwrap().mode, Direct);
+        assert_eq!(resolve(json!(false)).mode, Direct);
+        assert_eq!(resolve(json!(true)).mode, Code);
+        assert_eq!(resolve(json!({})).mode, Direct);
+        assert_eq!(resolve(json!({"mode": "tools"})).mode, Tools);
         assert_eq!(
             resolve(json!({"enabled": false, "mode": "tools"})).mode,
-            None
+            Direct
         );
-        assert_eq!(
-            resolve(json!({"codeTimeoutMs": 5000})).mode,
-            Some(ToolSearchMode::Code)
-        );
+        assert_eq!(resolve(json!({"codeTimeoutMs": 5000})).mode, Code);
+        // `direct` is how Tool Search being off is named in reports, not a config mode.
+        assert!(ToolSearchSettings::resolve(Some(&json!({"mode": "direct"}))).is_err());
     }
 
     #[test]

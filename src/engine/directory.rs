@@ -21,8 +21,9 @@ use std::collections::HashMap;
 use serde_json::Value;
 
 use super::catalog::collapse;
-use super::{Surface, SurfaceMode, ToolCatalog};
+use super::{Surface, ToolCatalog};
 use crate::catalog::{ToolEntry, ToolSource};
+use crate::config::ToolSearchMode;
 
 /// The heading the directory sits under in the system prompt.
 pub const DIRECTORY_HEADING: &str = "### Deferred Tool Schemas";
@@ -154,7 +155,7 @@ pub fn turn_schemas<'c>(
 /// schemas of the turn's required tools (see the module doc) that are not declared already; by name.
 pub fn turn_declarations(surface: &Surface, required: &[String]) -> Vec<Value> {
     let mut declarations = surface.declarations();
-    let (SurfaceMode::Directory, Some(run)) = (surface.mode, &surface.run) else {
+    let (ToolSearchMode::Directory, Some(run)) = (surface.mode, &surface.run) else {
         return declarations;
     };
     let declared = surface.declared_names();
@@ -175,7 +176,7 @@ pub fn turn_declarations(surface: &Surface, required: &[String]) -> Vec<Value> {
 /// Directory mode's exact-name dispatch: the hidden catalogue entry a direct call by `name`
 /// resolves to, only when exactly one catalogue entry has that name.
 pub fn exact_name_entry<'s>(surface: &'s Surface, name: &str) -> Option<&'s ToolEntry> {
-    let (SurfaceMode::Directory, Some(run)) = (surface.mode, &surface.run) else {
+    let (ToolSearchMode::Directory, Some(run)) = (surface.mode, &surface.run) else {
         return None;
     };
     let mut matches = run.catalog().entries().iter().filter(|e| e.name == name);

@@ -14,5 +14,5 @@ pub mod validate;
 
 pub use catalog::{DescribeItem, SearchItem, SearchLimits, ToolCatalog};
 pub use error::EngineError;
-pub use run::{CallOutcome, Telemetry, ToolRunner, ToolSearchRun};
-pub use surface::{Surface, SurfaceMode, SurfacePlan};
+pub use run::{CallOutcome, SourceCounts, Telemetry, ToolRunner, ToolSearchRun};
+pub use surface::{Surface, SurfacePlan};

@@ -33,7 +33,7 @@ pub trait ToolRunner: Send + Sync {
 }
 
 /// Counts per source, as telemetry reports them.
-#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize)]
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize, serde::Deserialize)]
 pub struct SourceCounts {
     pub openclaw: usize,
     pub mcp: usize,

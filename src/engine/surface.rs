@@ -10,58 +10,12 @@ use super::{SearchLimits, ToolCatalog, ToolSearchRun};
 use crate::catalog::{entry_id, CatalogMode, ToolEntry, ToolPolicy, ToolSource};
 use crate::config::ToolSearchMode;
 
-pub const TOOL_SEARCH_CODE: &str = "tool_search_code";
-pub const TOOL_SEARCH: &str = "tool_search";
-pub const TOOL_DESCRIBE: &str = "tool_describe";
-pub const TOOL_CALL: &str = "tool_call";
-
-/// Every control tool name; control tools are never catalogued.
-pub const CONTROL_TOOLS: [&str; 4] = [TOOL_SEARCH_CODE, TOOL_SEARCH, TOOL_DESCRIBE, TOOL_CALL];
-
-/// The surface actually in force for a run.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, serde::Serialize)]
-#[serde(rename_all = "lowercase")]
-pub enum SurfaceMode {
-    Direct,
-    Code,
-    Tools,
-    Directory,
-}
-
-impl SurfaceMode {
-    pub fn as_str(self) -> &'static str {
-        match self {
-            SurfaceMode::Direct => "direct",
-            SurfaceMode::Code => "code",
-            SurfaceMode::Tools => "tools",
-            SurfaceMode::Directory => "directory",
-        }
-    }
-
-    /// The control tools this surface declares.
-    pub fn controls(self) -> &'static [&'static str] {
-        match self {
-            SurfaceMode::Direct => &[],
-            SurfaceMode::Code => &[TOOL_SEARCH_CODE],
-            SurfaceMode::Tools | SurfaceMode::Directory => &[TOOL_SEARCH, TOOL_DESCRIBE, TOOL_CALL],
-        }
-    }
-}
-
-impl From<ToolSearchMode> for SurfaceMode {
-    fn from(mode: ToolSearchMode) -> Self {
-        match mode {
-            ToolSearchMode::Code => SurfaceMode::Code,
-            ToolSearchMode::Tools => SurfaceMode::Tools,
-            ToolSearchMode::Directory => SurfaceMode::Directory,
-        }
-    }
-}
+pub use crate::config::{CONTROL_TOOLS, TOOL_CALL, TOOL_DESCRIBE, TOOL_SEARCH, TOOL_SEARCH_CODE};
 
 /// Inputs to [`Surface::plan`].
 pub struct SurfacePlan<'a> {
-    /// `None`: Tool Search off.
-    pub requested: Option<ToolSearchMode>,
+    /// `Direct`: Tool Search off.
+    pub requested: ToolSearchMode,
     /// Every tool of the run (core, plugin, MCP, client), before policy.
     pub tools: Vec<ToolEntry>,
     pub policy: &'a ToolPolicy,
@@ -73,7 +27,7 @@ pub struct SurfacePlan<'a> {
 /// The model-visible surface of one run and, when Tool Search is on, its catalogue.
 #[derive(Clone)]
 pub struct Surface {
-    pub mode: SurfaceMode,
+    pub mode: ToolSearchMode,
     /// Tools declared to the model with their full schemas, sorted by name.
     pub visible: Vec<ToolEntry>,
     /// Control tools declared to the model, sorted by name.
@@ -98,16 +52,13 @@ impl Surface {
             .collect();
         eligible.sort_by(|a, b| a.name.cmp(&b.name).then_with(|| a.id.cmp(&b.id)));
 
-        let mut mode = plan
-            .requested
-            .map(SurfaceMode::from)
-            .unwrap_or(SurfaceMode::Direct);
-        if mode == SurfaceMode::Code {
+        let mut mode = plan.requested;
+        if mode == ToolSearchMode::Code {
             if let Err(why) = &plan.code_runtime {
                 notes.push(format!(
                     "code sandbox unavailable ({why}); mode code fell back to tools"
                 ));
-                mode = SurfaceMode::Tools;
+                mode = ToolSearchMode::Tools;
             }
         }
         let denied: Vec<&str> = mode
@@ -121,9 +72,9 @@ impl Surface {
                 "control tool {} not allowed by policy; Tool Search off, all tools direct",
                 denied.join(", ")
             ));
-            mode = SurfaceMode::Direct;
+            mode = ToolSearchMode::Direct;
         }
-        if mode == SurfaceMode::Direct {
+        if mode == ToolSearchMode::Direct {
             return Surface {
                 mode,
                 visible: eligible.clone(),
@@ -136,7 +87,7 @@ impl Surface {
 
         let keeps_visible = |t: &ToolEntry| {
             t.catalog_mode == CatalogMode::DirectOnly
-                || (mode == SurfaceMode::Directory && t.source == ToolSource::Client)
+                || (mode == ToolSearchMode::Directory && t.source == ToolSource::Client)
         };
         let visible: Vec<ToolEntry> = eligible
             .iter()
@@ -276,11 +227,7 @@ mod tests {
         t
     }
 
-    fn plan(
-        requested: Option<ToolSearchMode>,
-        policy: &ToolPolicy,
-        code: Result<(), String>,
-    ) -> Surface {
+    fn plan(requested: ToolSearchMode, policy: &ToolPolicy, code: Result<(), String>) -> Surface {
         Surface::plan(SurfacePlan {
             requested,
             tools: tools(),
@@ -292,15 +239,15 @@ mod tests {
 
     #[test]
     fn direct_declares_every_allowed_tool() {
-        let s = plan(None, &ToolPolicy::default(), Ok(()));
-        assert_eq!(s.mode, SurfaceMode::Direct);
+        let s = plan(ToolSearchMode::Direct, &ToolPolicy::default(), Ok(()));
+        assert_eq!(s.mode, ToolSearchMode::Direct);
         assert_eq!(s.declarations().len(), 43);
         assert!(s.run.is_none());
     }
 
     #[test]
     fn tools_mode_declares_controls_and_direct_only() {
-        let s = plan(Some(ToolSearchMode::Tools), &ToolPolicy::default(), Ok(()));
+        let s = plan(ToolSearchMode::Tools, &ToolPolicy::default(), Ok(()));
         assert_eq!(
             s.declared_names(),
             vec![
@@ -316,11 +263,11 @@ mod tests {
     #[test]
     fn unavailable_code_runtime_falls_back_to_tools_before_compaction() {
         let s = plan(
-            Some(ToolSearchMode::Code),
+            ToolSearchMode::Code,
             &ToolPolicy::default(),
             Err("no isolation".into()),
         );
-        assert_eq!(s.mode, SurfaceMode::Tools);
+        assert_eq!(s.mode, ToolSearchMode::Tools);
         assert_eq!(
             s.notes,
             vec!["code sandbox unavailable (no isolation); mode code fell back to tools"]
@@ -333,8 +280,8 @@ mod tests {
             deny: vec!["tool_call".into()],
             ..Default::default()
         };
-        let s = plan(Some(ToolSearchMode::Tools), &policy, Ok(()));
-        assert_eq!(s.mode, SurfaceMode::Direct);
+        let s = plan(ToolSearchMode::Tools, &policy, Ok(()));
+        assert_eq!(s.mode, ToolSearchMode::Direct);
         assert_eq!(s.declarations().len(), 43);
     }
 
@@ -344,7 +291,7 @@ mod tests {
             deny: vec!["fake_plugin_tool_0*".into()],
             ..Default::default()
         };
-        let s = plan(Some(ToolSearchMode::Code), &policy, Ok(()));
+        let s = plan(ToolSearchMode::Code, &policy, Ok(()));
         let catalog = s.run.as_ref().unwrap().catalog();
         assert_eq!(catalog.len(), 42 - 9);
         assert!(catalog
@@ -359,15 +306,15 @@ mod tests {
             allow: Some(vec!["*fake*".into()]),
             ..Default::default()
         };
-        let s = plan(Some(ToolSearchMode::Code), &policy, Ok(()));
-        assert_eq!(s.mode, SurfaceMode::Direct);
+        let s = plan(ToolSearchMode::Code, &policy, Ok(()));
+        assert_eq!(s.mode, ToolSearchMode::Direct);
         assert_eq!(s.visible.len(), 36);
         let policy = ToolPolicy {
             allow: Some(vec!["*fake*".into()]),
             also_allow: vec!["tool_search_code".into()],
             ..Default::default()
         };
-        let s = plan(Some(ToolSearchMode::Code), &policy, Ok(()));
+        let s = plan(ToolSearchMode::Code, &policy, Ok(()));
         assert_eq!(s.declared_names(), vec!["tool_search_code"]);
     }
 }

@@ -10,12 +10,17 @@ use super::client::{client_handoff, Handoff};
 use super::dispatch::{dispatch, Dispatched};
 use super::execute::{BridgedCall, GatewayRunner};
 use super::prompt::system_prompt;
-use super::session_log::SessionLog;
+use super::session_log::SessionWriter;
 use super::upstream::{OutputItem, UpstreamError};
 use super::GatewayState;
 use crate::catalog::ToolEntry;
 use crate::engine::directory::turn_declarations;
 use crate::engine::{Surface, SurfacePlan};
+use crate::protocol::item_text;
+use crate::protocol::record::{
+    BridgedResult, ClientToolCallRecord, DirectResult, MessageRecord, ProviderRequestRecord, Role,
+    SessionRecord, SurfaceRecord, ToolCallRecord, ToolResultRecord,
+};
 
 /// The provider rounds one turn may take before the gateway gives up.
 pub const MAX_PROVIDER_ROUNDS: usize = 8;
@@ -53,19 +58,21 @@ pub enum TurnError {
 /// Runs one turn. Every record before a failure stays in the session log, and the failure is logged too.
 pub async fn run_turn(
     state: &GatewayState,
-    log: &SessionLog,
+    log: &SessionWriter,
     request: TurnRequest,
 ) -> Result<TurnOutcome, TurnError> {
     let result = run_turn_inner(state, log, request).await;
     if let Err(error) = &result {
-        log.append("turn_error", json!({ "error": error.to_string() }))?;
+        log.append(SessionRecord::TurnError {
+            error: error.to_string(),
+        })?;
     }
     result
 }
 
 async fn run_turn_inner(
     state: &GatewayState,
-    log: &SessionLog,
+    log: &SessionWriter,
     request: TurnRequest,
 ) -> Result<TurnOutcome, TurnError> {
     let mut tools = state.tools.clone();
@@ -83,10 +90,10 @@ async fn run_turn_inner(
     });
     log_surface(log, &surface)?;
     for item in &request.input {
-        log.append(
-            "message",
-            json!({ "role": "user", "text": item_text(item) }),
-        )?;
+        log.append(SessionRecord::Message(MessageRecord::text(
+            Role::User,
+            item_text(item),
+        )))?;
     }
 
     let declarations = turn_declarations(&surface, &request.required_tools);
@@ -114,10 +121,11 @@ async fn run_turn_inner(
             state.provider.streams(),
         );
         let bytes = serde_json::to_vec(&body).unwrap_or_default();
-        log.append(
-            "provider_request",
-            request_figures(round, &body, bytes.len()),
-        )?;
+        log.append(SessionRecord::ProviderRequest(request_figures(
+            round,
+            &body,
+            bytes.len(),
+        )))?;
         let items = state.provider.send(bytes).await?;
         let mut called = false;
         let mut answer = None;
@@ -130,7 +138,16 @@ async fn run_turn_inner(
                     arguments,
                 } => {
                     called = true;
-                    log.append("message", json!({ "role": "assistant", "toolCall": { "id": call_id, "name": name, "arguments": arguments } }))?;
+                    log.append(SessionRecord::Message(MessageRecord::tool_call(
+                        ToolCallRecord {
+                            id: call_id.clone(),
+                            name: name.clone(),
+                            arguments: arguments.clone(),
+                            parent_tool_call_id: None,
+                            tool_id: None,
+                            source: None,
+                        },
+                    )))?;
                     input.push(json!({ "type": "function_call", "call_id": call_id, "name": name, "arguments": arguments }));
                     if let Some(handoff) = client_handoff(&surface, &call_id, &name, &arguments) {
                         log_handoff(log, &call_id, &handoff)?;
@@ -151,7 +168,10 @@ async fn run_turn_inner(
                     input.push(json!({ "type": "function_call_output", "call_id": call_id, "output": result.output }));
                 }
                 OutputItem::Message { text } => {
-                    log.append("message", json!({ "role": "assistant", "text": text }))?;
+                    log.append(SessionRecord::Message(MessageRecord::text(
+                        Role::Assistant,
+                        text.clone(),
+                    )))?;
                     answer = Some(text);
                 }
             }
@@ -169,7 +189,9 @@ async fn run_turn_inner(
         }
     }
     if let Some(run) = &surface.run {
-        log.append("telemetry", json!({ "telemetry": run.telemetry() }))?;
+        log.append(SessionRecord::Telemetry {
+            telemetry: run.telemetry().into(),
+        })?;
     }
     let outcome = outcome.ok_or(TurnError::TooManyRounds)?;
     let mut history = request.input;
@@ -181,15 +203,15 @@ async fn run_turn_inner(
 }
 
 /// A client tool handed back to the caller: not run here, so no result, only this record.
-fn log_handoff(log: &SessionLog, call_id: &str, handoff: &Handoff) -> std::io::Result<()> {
+fn log_handoff(log: &SessionWriter, call_id: &str, handoff: &Handoff) -> std::io::Result<()> {
     let entry = &handoff.entry;
-    log.append(
-        "clientToolCall",
-        json!({
-            "toolCallId": call_id, "toolName": entry.name, "toolId": entry.id,
-            "source": entry.source, "viaToolCall": handoff.via_tool_call,
-        }),
-    )
+    log.append(SessionRecord::ClientToolCall(ClientToolCallRecord {
+        tool_call_id: call_id.to_string(),
+        tool_name: entry.name.clone(),
+        tool_id: entry.id.clone(),
+        source: entry.source,
+        via_tool_call: handoff.via_tool_call,
+    }))
 }
 
 /// The Responses API request body: model, input, tools, stream, max_output_tokens, store.
@@ -213,7 +235,7 @@ pub fn provider_body(
 }
 
 /// The per-request telemetry of spec §9: bytes of the whole request, of the tools and of the prompt.
-fn request_figures(round: usize, body: &Value, raw_bytes: usize) -> Value {
+fn request_figures(round: usize, body: &Value, raw_bytes: usize) -> ProviderRequestRecord {
     let tools = body
         .get("tools")
         .cloned()
@@ -223,82 +245,82 @@ fn request_figures(round: usize, body: &Value, raw_bytes: usize) -> Value {
         .as_str()
         .map(|t| t.chars().count())
         .unwrap_or(0);
-    json!({
-        "round": round,
-        "rawBytes": raw_bytes,
-        "toolsBytes": tool_bytes,
-        "systemPromptChars": prompt_chars,
-        "declaredToolCount": tools.as_array().map(Vec::len).unwrap_or(0),
-    })
+    ProviderRequestRecord {
+        round,
+        raw_bytes,
+        tools_bytes: tool_bytes,
+        system_prompt_chars: prompt_chars,
+        declared_tool_count: tools.as_array().map(Vec::len).unwrap_or(0),
+    }
 }
 
-fn log_surface(log: &SessionLog, surface: &Surface) -> std::io::Result<()> {
+fn log_surface(log: &SessionWriter, surface: &Surface) -> std::io::Result<()> {
     let telemetry = surface.run.as_ref().map(|r| r.telemetry());
-    log.append(
-        "surface",
-        json!({
-            "mode": surface.mode,
-            "declaredTools": surface.declared_names(),
-            "declaredToolCount": surface.declared_names().len(),
-            "catalogSize": telemetry.as_ref().map(|t| t.catalog_size).unwrap_or(0),
-            "sources": telemetry.map(|t| t.sources),
-            "notes": surface.notes,
-        }),
-    )
+    let declared = surface.declared_names();
+    log.append(SessionRecord::Surface(SurfaceRecord {
+        mode: Some(surface.mode),
+        declared_tool_count: Some(declared.len()),
+        declared_tools: Some(declared),
+        catalog_size: Some(telemetry.as_ref().map(|t| t.catalog_size).unwrap_or(0)),
+        sources: telemetry.map(|t| t.sources),
+        notes: Some(surface.notes.clone()),
+    }))
 }
 
 fn log_tool_result(
-    log: &SessionLog,
+    log: &SessionWriter,
     call_id: &str,
     name: &str,
     result: &Dispatched,
 ) -> std::io::Result<()> {
-    log.append(
-        "toolResult",
-        json!({ "toolCallId": call_id, "toolName": name, "isError": result.is_error, "source": result.source, "output": result.output }),
-    )
+    log.append(SessionRecord::ToolResult(ToolResultRecord::Direct(
+        DirectResult {
+            tool_call_id: call_id.to_string(),
+            tool_name: name.to_string(),
+            is_error: result.is_error,
+            source: result.source,
+            output: result.output.clone(),
+        },
+    )))
 }
 
 /// The synthetic assistant toolCall + toolResult pair of each bridged call (spec §9).
-fn log_bridged(log: &SessionLog, parent: &str, bridged: Vec<BridgedCall>) -> std::io::Result<()> {
+fn log_bridged(
+    log: &SessionWriter,
+    parent: &str,
+    bridged: Vec<BridgedCall>,
+) -> std::io::Result<()> {
     for call in bridged {
-        let entry = &call.entry;
-        log.append(
-            "message",
-            json!({
-                "role": "assistant",
-                "synthetic": true,
-                "toolCall": {
-                    "id": call.call_id, "name": entry.name, "arguments": call.args.to_string(),
-                    "parentToolCallId": parent, "toolId": entry.id, "source": entry.source,
-                },
+        let entry = call.entry;
+        log.append(SessionRecord::Message(MessageRecord {
+            role: Role::Assistant,
+            synthetic: true,
+            text: None,
+            tool_call: Some(ToolCallRecord {
+                id: call.call_id.clone(),
+                name: entry.name.clone(),
+                arguments: call.args.to_string(),
+                parent_tool_call_id: Some(parent.to_string()),
+                tool_id: Some(entry.id.clone()),
+                source: Some(entry.source),
             }),
-        )?;
-        let (is_error, output) = match &call.outcome {
-            Ok(result) => (false, result.clone()),
-            Err(message) => (true, Value::from(message.as_str())),
+        }))?;
+        let (is_error, output) = match call.outcome {
+            Ok(result) => (false, result),
+            Err(message) => (true, Value::from(message)),
         };
-        log.append(
-            "toolResult",
-            json!({
-                "toolCallId": call.call_id, "toolName": entry.name, "parentToolCallId": parent,
-                "toolId": entry.id, "source": entry.source, "sourceName": entry.source_name,
-                "isError": is_error, "output": output,
-            }),
-        )?;
+        log.append(SessionRecord::ToolResult(ToolResultRecord::Bridged(
+            BridgedResult {
+                tool_call_id: call.call_id,
+                tool_name: entry.name,
+                parent_tool_call_id: parent.to_string(),
+                tool_id: Some(entry.id),
+                source: Some(entry.source),
+                source_name: Some(entry.source_name),
+                is_error,
+                output,
+            },
+        )))?;
     }
     Ok(())
-}
-
-/// The text of a Responses input item, for the log.
-pub fn item_text(item: &Value) -> String {
-    match item.get("content") {
-        Some(Value::String(s)) => s.clone(),
-        Some(Value::Array(parts)) => parts
-            .iter()
-            .filter_map(|p| p.get("text").and_then(Value::as_str))
-            .collect::<Vec<_>>()
-            .join("\n"),
-        _ => String::new(),
-    }
 }

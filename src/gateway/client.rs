@@ -82,7 +82,7 @@ mod tests {
             Executor::Client,
         ));
         Surface::plan(SurfacePlan {
-            requested: Some(mode),
+            requested: mode,
             tools,
             policy: &ToolPolicy::default(),
             limits: SearchLimits::default(),

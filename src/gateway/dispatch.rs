@@ -5,6 +5,7 @@ use serde_json::{json, Value};
 
 use super::code_mode::CodeRuntime;
 use super::execute::{result_text, GatewayRunner};
+use crate::catalog::ToolSource;
 use crate::engine::directory::exact_name_entry;
 use crate::engine::surface::{TOOL_CALL, TOOL_DESCRIBE, TOOL_SEARCH, TOOL_SEARCH_CODE};
 use crate::engine::{EngineError, Surface};
@@ -16,7 +17,7 @@ pub struct Dispatched {
     pub output: String,
     pub is_error: bool,
     /// Where the directly called tool came from (`None` for controls and unknown names).
-    pub source: Option<&'static str>,
+    pub source: Option<ToolSource>,
 }
 
 impl Dispatched {
@@ -151,10 +152,10 @@ async fn direct(surface: &Surface, runner: &GatewayRunner, name: &str, args: &Va
         Ok(outcome) => Dispatched {
             output: result_text(&outcome.result),
             is_error: false,
-            source: Some(entry.source.as_str()),
+            source: Some(entry.source),
         },
         Err(e) => Dispatched {
-            source: Some(entry.source.as_str()),
+            source: Some(entry.source),
             ..Dispatched::error(name, &e)
         },
     }

@@ -16,14 +16,14 @@ use axum::{Json, Router};
 use serde_json::{json, Value};
 
 use super::agent::{run_turn, TurnError, TurnRequest};
-use super::session_log::{session_id_for_key, SessionLog};
+use super::session_log::SessionWriter;
 use super::GatewayState;
 use crate::catalog::{Executor, ToolEntry, ToolSource};
+use crate::protocol::session::session_id_for_key;
 
 /// Largest request body accepted.
 pub const MAX_BODY_BYTES: usize = 4 * 1024 * 1024;
-pub const AGENT_HEADER: &str = "x-openclaw-agent";
-pub const SESSION_HEADER: &str = "x-openclaw-session-key";
+pub use crate::protocol::{AGENT_HEADER, SESSION_HEADER};
 
 pub fn router(state: Arc<GatewayState>) -> Router {
     Router::new()
@@ -85,7 +85,7 @@ async fn responses(
     let session_id = session_id_for_key(&request.session_key);
     let lock = state.session_lock(&request.session_key);
     let _turn = lock.lock().await;
-    let log = match SessionLog::open(&state.state_dir, &request.agent_id, &session_id) {
+    let log = match SessionWriter::open(&state.state_dir, &request.agent_id, &session_id) {
         Ok(log) => log,
         Err(e) => {
             return error(
@@ -141,7 +141,7 @@ fn event_stream(response: &Value) -> Response {
             (axum::http::header::CONTENT_TYPE, "text/event-stream"),
             (axum::http::header::CACHE_CONTROL, "no-cache"),
         ],
-        super::sse::encode_response(response),
+        crate::protocol::sse::encode_response(response),
     )
         .into_response()
 }

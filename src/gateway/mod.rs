@@ -11,7 +11,6 @@ pub mod http;
 pub mod mcp;
 pub mod prompt;
 pub mod session_log;
-pub mod sse;
 pub mod upstream;
 
 use std::collections::HashMap;
@@ -82,7 +81,7 @@ impl GatewayState {
         let mut agents = vec!["main".to_string()];
         agents.extend(config.raw.agents.list.iter().map(|a| a.id.clone()));
         let (code, code_runtime) = match config.tool_search.mode {
-            Some(ToolSearchMode::Code) => {
+            ToolSearchMode::Code => {
                 let (runtime, probe) = CodeRuntime::from_settings(&config.tool_search);
                 (probe.is_ok().then_some(runtime), probe)
             }

@@ -2,8 +2,9 @@
 //! preamble and the list of declared tools, one line each, then (directory mode) the bounded
 //! directory of deferred tools. Deterministic: sorted by name.
 
+use crate::config::ToolSearchMode;
 use crate::engine::directory::directory_block;
-use crate::engine::{Surface, SurfaceMode};
+use crate::engine::Surface;
 
 const PREAMBLE: &str =
     "You are a personal assistant running inside the toolsearch-qa embedded gateway. \
@@ -25,17 +26,17 @@ pub fn system_prompt(surface: &Surface) -> String {
         prompt.push_str(&format!("- {name}: {}\n", summary(description)));
     }
     match surface.mode {
-        SurfaceMode::Direct => {}
-        SurfaceMode::Code => prompt.push_str(
+        ToolSearchMode::Direct => {}
+        ToolSearchMode::Code => prompt.push_str(
             "\n## Tool Search\nMore tools are hidden in a catalogue. Write JavaScript for tool_search_code to \
              search them and call the one you need.\n",
         ),
-        SurfaceMode::Tools | SurfaceMode::Directory => prompt.push_str(
+        ToolSearchMode::Tools | ToolSearchMode::Directory => prompt.push_str(
             "\n## Tool Search\nMore tools are hidden in a catalogue. Find one with tool_search, read its \
              schema with tool_describe when the signature is not enough, and run it with tool_call.\n",
         ),
     }
-    if let (SurfaceMode::Directory, Some(run)) = (surface.mode, &surface.run) {
+    if let (ToolSearchMode::Directory, Some(run)) = (surface.mode, &surface.run) {
         prompt.push('\n');
         prompt.push_str(&directory_block(run.catalog()));
     }

@@ -143,9 +143,11 @@ impl ProviderClient {
     /// The response object: the body itself, or the `response.completed` of a stream.
     fn response_json(&self, text: &str) -> Result<Value, UpstreamError> {
         if self.stream {
-            return super::sse::decode_stream(text).map_err(|message| UpstreamError::Stream {
-                url: self.url.clone(),
-                message,
+            return crate::protocol::sse::decode_stream(text).map_err(|message| {
+                UpstreamError::Stream {
+                    url: self.url.clone(),
+                    message,
+                }
             });
         }
         serde_json::from_str(text).map_err(|e| UpstreamError::Malformed {

@@ -7,13 +7,14 @@
 
 use std::time::{Duration, Instant};
 
-use serde_json::{json, Value};
+use serde_json::json;
 
 use crate::catalog::fake::FAKE_OK;
-use crate::gateway::http::{AGENT_HEADER, SESSION_HEADER};
-use crate::gateway::session_log::{read_session_log, session_id_for_key, session_log_path};
+use crate::error::{temp_dir, Error, Exit};
+use crate::protocol::record::Role;
+use crate::protocol::session::{session_id_for_key, session_log_path, SessionLog};
+use crate::protocol::{ResponseBody, SessionRecord, AGENT_HEADER, SESSION_HEADER};
 use crate::provider::MockProvider;
-use crate::suite::HarnessError;
 
 /// Fake tools in the load catalogue; session `i` targets tool `i % FAKE_TOOLS + 1`.
 pub const FAKE_TOOLS: usize = 36;
@@ -86,27 +87,20 @@ pub fn session_turn(i: usize) -> (String, String, String) {
 
 /// Runs `sessions` concurrent one-turn sessions through one embedded gateway (`tools` mode) and
 /// checks every session log and the provider journal.
-pub async fn run_load(sessions: usize) -> Result<LoadReport, HarnessError> {
-    let provider = MockProvider::start()
-        .await
-        .map_err(|e| HarnessError::infra(format!("mock provider did not start: {e}")))?;
-    let state = tempfile::Builder::new()
-        .prefix("tsqa-load-")
-        .tempdir()
-        .map_err(|e| HarnessError::infra(format!("cannot create a temp dir: {e}")))?;
-    let config = crate::config::parse(&gateway_config(&provider.base_url()), "load config")
-        .map_err(|e| HarnessError::Config(e.to_string()))?;
+pub async fn run_load(sessions: usize) -> Result<LoadReport, Error> {
+    let provider = MockProvider::start().await?;
+    let state = temp_dir("tsqa-load-")?;
+    let config = crate::config::parse(&gateway_config(&provider.base_url()), "load config")?;
     let gateway = crate::gateway::serve(
         config,
         state.path().to_path_buf(),
         ([127, 0, 0, 1], 0).into(),
     )
-    .await
-    .map_err(|e| HarnessError::infra(format!("embedded gateway did not start: {e}")))?;
+    .await?;
     let http = reqwest::Client::builder()
-        .timeout(crate::suite::lane::TURN_TIMEOUT)
+        .timeout(crate::targets::TURN_TIMEOUT)
         .build()
-        .map_err(|e| HarnessError::infra(format!("http client: {e}")))?;
+        .map_err(|e| Error::Machine(format!("http client: {e}")))?;
     let url = format!("{}/v1/responses", gateway.base_url());
     let turns = (0..sessions).map(|i| one_turn(&http, &url, i));
     let results = futures::future::join_all(turns).await;
@@ -122,10 +116,14 @@ pub async fn run_load(sessions: usize) -> Result<LoadReport, HarnessError> {
         }
         let (key, target, prompt) = session_turn(i);
         let path = session_log_path(state.path(), AGENT, &session_id_for_key(&key));
-        match read_session_log(&path) {
-            Ok(records) => {
-                logged_provider_requests += count_type(&records, "provider_request");
-                problems.extend(check_session(&key, &target, &prompt, &records));
+        match SessionLog::read(&path) {
+            Ok(log) => {
+                logged_provider_requests += log
+                    .records
+                    .iter()
+                    .filter(|r| matches!(r, SessionRecord::ProviderRequest(_)))
+                    .count();
+                problems.extend(check_session(&key, &target, &prompt, &log.records));
             }
             Err(e) => problems.push(e),
         }
@@ -176,12 +174,12 @@ async fn one_turn(http: &reqwest::Client, url: &str, i: usize) -> Result<Duratio
         .await
         .map_err(|e| format!("{key}: request failed: {e}"))?;
     let status = response.status().as_u16();
-    let body: Value = response
+    let body: ResponseBody = response
         .json()
         .await
-        .map_err(|e| format!("{key}: answer is not JSON: {e}"))?;
+        .map_err(|e| format!("{key}: answer is not a Responses object: {e}"))?;
     let elapsed = started.elapsed();
-    let text = crate::suite::lane::output_text(&body);
+    let text = body.text();
     let want = format!("{FAKE_OK} {target}");
     if status != 200 || !text.contains(&want) {
         return Err(format!(
@@ -191,20 +189,15 @@ async fn one_turn(http: &reqwest::Client, url: &str, i: usize) -> Result<Duratio
     Ok(elapsed)
 }
 
-fn count_type(records: &[Value], kind: &str) -> usize {
-    records
-        .iter()
-        .filter(|r| r["type"].as_str() == Some(kind))
-        .count()
-}
-
 /// What is wrong with one session's log: its shape, and any record that belongs to another session.
-pub fn check_session(key: &str, target: &str, prompt: &str, records: &[Value]) -> Vec<String> {
+pub fn check_session(
+    key: &str,
+    target: &str,
+    prompt: &str,
+    records: &[SessionRecord],
+) -> Vec<String> {
     let mut problems = Vec::new();
-    let kinds: Vec<&str> = records
-        .iter()
-        .map(|r| r["type"].as_str().unwrap_or("?"))
-        .collect();
+    let kinds: Vec<&str> = records.iter().map(SessionRecord::kind).collect();
     if kinds != TURN_RECORDS {
         problems.push(format!(
             "{key}: record types {kinds:?}, expected {TURN_RECORDS:?}"
@@ -212,8 +205,9 @@ pub fn check_session(key: &str, target: &str, prompt: &str, records: &[Value]) -
     }
     let user_texts: Vec<&str> = records
         .iter()
-        .filter(|r| r["role"].as_str() == Some("user"))
-        .filter_map(|r| r["text"].as_str())
+        .filter_map(SessionRecord::as_message)
+        .filter(|m| m.role == Role::User)
+        .filter_map(|m| m.text.as_deref())
         .collect();
     if user_texts != [prompt] {
         problems.push(format!(
@@ -231,13 +225,29 @@ pub fn check_session(key: &str, target: &str, prompt: &str, records: &[Value]) -
 }
 
 /// A fake tool named by a tool call or result that is not this session's target.
-fn foreign_tool(record: &Value, target: &str) -> Option<String> {
-    let names = [&record["toolName"], &record["toolCall"]["name"]];
-    names
-        .into_iter()
-        .filter_map(Value::as_str)
-        .find(|name| name.starts_with("fake_plugin_tool_") && *name != target)
-        .map(str::to_string)
+fn foreign_tool(record: &SessionRecord, target: &str) -> Option<String> {
+    let name = match record {
+        SessionRecord::ToolResult(r) => r.tool_name(),
+        SessionRecord::Message(m) => m.tool_call.as_ref().map(|c| c.name.as_str())?,
+        SessionRecord::ClientToolCall(c) => c.tool_name.as_str(),
+        _ => return None,
+    };
+    (name.starts_with("fake_plugin_tool_") && name != target).then(|| name.to_string())
+}
+
+/// The `load` command: exit 0 when every session is complete and separate, 1 when not (each
+/// problem on stderr).
+pub async fn command(sessions: usize, out: &mut dyn std::io::Write) -> Result<u8, Error> {
+    let report = run_load(sessions).await?;
+    crate::output::emit(out, &format!("{}\n", report.summary()))?;
+    for problem in &report.problems {
+        eprintln!("problem: {problem}");
+    }
+    Ok(if report.problems.is_empty() {
+        Exit::OK
+    } else {
+        Exit::FAILED
+    })
 }
 
 #[cfg(test)]
@@ -266,7 +276,12 @@ mod tests {
 
     #[test]
     fn a_record_of_another_session_is_reported() {
-        let records = vec![json!({ "type": "toolResult", "toolName": "fake_plugin_tool_02" })];
+        let records =
+            vec![
+                serde_json::from_value(json!({ "type": "toolResult", "toolCallId": "c",
+            "toolName": "fake_plugin_tool_02", "isError": false, "source": null, "output": "" }))
+                .unwrap(),
+            ];
         let problems = check_session("load-0000", "fake_plugin_tool_01", "p", &records);
         assert_eq!(
             problems.last().map(String::as_str),

@@ -20,12 +20,15 @@ use std::time::Instant;
 use serde::Serialize;
 use serde_json::{json, Value};
 
-use crate::engine::surface::TOOL_SEARCH_CODE;
+use crate::config::TOOL_SEARCH_CODE;
+use crate::error::{temp_dir, Error, Exit};
+use crate::output::{emit, Format};
+use crate::protocol::SessionRecord;
 use crate::provider::{JournalRecord, MockProvider, ProviderOptions, ScriptedTurn};
 use crate::sandbox::probes::{Area, Probe, ProbeSite};
+use crate::scenario::{scenario_from_json, Lane, Scenario};
 use crate::suite::lane::send_turn;
-use crate::suite::scenario::{Lane, Scenario};
-use crate::suite::HarnessError;
+use crate::targets::TargetChoice;
 use crate::targets::{LaneSetup, Target};
 
 /// The environment variable holding the planted secret.
@@ -299,13 +302,13 @@ pub struct Canary {
 }
 
 impl Canary {
-    pub async fn start() -> Result<Canary, HarnessError> {
+    pub async fn start() -> Result<Canary, Error> {
         let listener = tokio::net::TcpListener::bind(("127.0.0.1", 0))
             .await
-            .map_err(|e| HarnessError::infra(format!("cannot bind a loopback canary: {e}")))?;
+            .map_err(|e| Error::Machine(format!("cannot bind a loopback canary: {e}")))?;
         let port = listener
             .local_addr()
-            .map_err(|e| HarnessError::infra(format!("canary address: {e}")))?
+            .map_err(|e| Error::Machine(format!("canary address: {e}")))?
             .port();
         let hits = Arc::new(AtomicUsize::new(0));
         let seen = hits.clone();
@@ -339,15 +342,11 @@ impl Plant {
     /// A fresh temp dir with `secret.txt`. `env_secret` is the value the gateway gets in
     /// [`SECRET_ENV`] (for the in-process embedded gateway, the caller sets it in its own
     /// environment before any thread starts; see `main.rs`).
-    pub fn new(env_secret: &str) -> Result<Plant, HarnessError> {
-        let dir = tempfile::Builder::new()
-            .prefix("tsqa-probes-")
-            .tempdir()
-            .map_err(|e| HarnessError::infra(format!("cannot create a temp dir: {e}")))?;
+    pub fn new(env_secret: &str) -> Result<Plant, Error> {
+        let dir = temp_dir("tsqa-probes-")?;
         let file_secret = format!("TSQA-FILE-SECRET-{}", unique_suffix());
         let path = dir.path().join("secret.txt");
-        std::fs::write(&path, &file_secret)
-            .map_err(|e| HarnessError::infra(format!("cannot write {}: {e}", path.display())))?;
+        std::fs::write(&path, &file_secret).map_err(Error::io("cannot write", &path))?;
         Ok(Plant {
             dir,
             file_secret,
@@ -384,8 +383,8 @@ pub const PROBES_PER_TURN: usize = 6;
 
 /// The probe scenario: code mode with [`CODE_TIMEOUT_MS`]; the turns' prompts and scripts are
 /// set per batch.
-fn probe_scenario() -> Result<Scenario, HarnessError> {
-    serde_json::from_value(json!({
+fn probe_scenario() -> Result<Scenario, Error> {
+    let scenario = json!({
         "id": "sandbox-probes",
         "title": "hostile tool_search_code probes",
         "agent": "qa",
@@ -395,8 +394,8 @@ fn probe_scenario() -> Result<Scenario, HarnessError> {
         "catalog": { "plugin_id": crate::catalog::fake::FIXTURE_PLUGIN_ID, "size": 3 },
         "lanes": [{ "name": "code-probes",
                     "tool_search": { "mode": "code", "codeTimeoutMs": CODE_TIMEOUT_MS } }],
-    }))
-    .map_err(|e| HarnessError::Config(format!("probe scenario: {e}")))
+    });
+    Ok(scenario_from_json(scenario, "probe scenario")?)
 }
 
 /// One turn's prompt key and script: a `tool_search_code` call per code, then a text answer.
@@ -424,37 +423,31 @@ fn tagged<'p>(code: &str, probes: &'p [Probe]) -> Option<&'p Probe> {
 }
 
 /// The `tool_search_code` results in `session`, by probe name.
-fn session_results(session: &[Value], probes: &[Probe]) -> HashMap<String, ToolResult> {
+fn session_results(session: &[SessionRecord], probes: &[Probe]) -> HashMap<String, ToolResult> {
     let mut calls = HashMap::new();
-    for record in session {
-        let call = &record["toolCall"];
-        if call["name"] != TOOL_SEARCH_CODE {
-            continue;
-        }
-        let arguments = match &call["arguments"] {
-            Value::String(text) => serde_json::from_str(text).unwrap_or(Value::Null),
-            other => other.clone(),
-        };
-        let probe = arguments["code"].as_str().and_then(|c| tagged(c, probes));
-        if let (Some(id), Some(probe)) = (call["id"].as_str(), probe) {
-            calls.insert(id.to_string(), probe.name.to_string());
+    let code_calls = session
+        .iter()
+        .filter_map(SessionRecord::as_message)
+        .filter_map(|m| m.tool_call.as_ref())
+        .filter(|call| call.name == TOOL_SEARCH_CODE);
+    for call in code_calls {
+        let arguments: Value = serde_json::from_str(&call.arguments).unwrap_or(Value::Null);
+        if let Some(probe) = arguments["code"].as_str().and_then(|c| tagged(c, probes)) {
+            calls.insert(call.id.clone(), probe.name.to_string());
         }
     }
     let mut results = HashMap::new();
     let code_results = session
         .iter()
-        .filter(|r| r["type"] == "toolResult" && r["toolName"] == TOOL_SEARCH_CODE)
-        .filter(|r| r.get("parentToolCallId").is_none());
+        .filter_map(SessionRecord::as_tool_result)
+        .filter(|r| r.tool_name() == TOOL_SEARCH_CODE && r.parent_tool_call_id().is_none());
     for record in code_results {
-        let Some(name) = record["toolCallId"].as_str().and_then(|id| calls.get(id)) else {
+        let Some(name) = calls.get(record.tool_call_id()) else {
             continue;
         };
         let result = ToolResult {
-            is_error: record["isError"].as_bool().unwrap_or(false),
-            text: match &record["output"] {
-                Value::String(s) => s.clone(),
-                other => other.to_string(),
-            },
+            is_error: record.is_error(),
+            text: record.output_text(),
         };
         results.entry(name.clone()).or_insert(result);
     }
@@ -490,7 +483,7 @@ pub async fn run_probes(
     target: &dyn Target,
     probes: &[Probe],
     plant: &Plant,
-) -> Result<ProbeReport, HarnessError> {
+) -> Result<ProbeReport, Error> {
     let started = Instant::now();
     let secret_file = plant.secret_file();
     let mut canaries = Vec::new();
@@ -516,14 +509,10 @@ pub async fn run_probes(
         scripts_by_prompt: batches.clone(),
         ..ProviderOptions::default()
     })
-    .await
-    .map_err(|e| HarnessError::infra(format!("mock provider did not start: {e}")))?;
+    .await?;
     let scenario = probe_scenario()?;
     let lane: &Lane = &scenario.lanes[0];
-    let work = tempfile::Builder::new()
-        .prefix("tsqa-probes-gateway-")
-        .tempdir()
-        .map_err(|e| HarnessError::infra(format!("cannot create a temp dir: {e}")))?;
+    let work = temp_dir("tsqa-probes-gateway-")?;
     let setup = LaneSetup {
         scenario: &scenario,
         lane,
@@ -551,12 +540,7 @@ pub async fn run_probes(
             Ok((status, body)) => turn_errors.push(format!(
                 "batch {}: HTTP {status}: {}",
                 i + 1,
-                first_line(
-                    &body["error"]["message"]
-                        .as_str()
-                        .map_or_else(|| body.to_string(), str::to_string),
-                    120
-                )
+                first_line(&crate::suite::lane::error_message(&body), 120)
             )),
             Err(e) => turn_errors.push(format!(
                 "batch {}: {}",
@@ -564,8 +548,8 @@ pub async fn run_probes(
                 first_line(&e.to_string(), 120)
             )),
         }
-        match gateway.session_records(&scenario.agent, &session_key) {
-            Ok(records) => session.extend(records),
+        match gateway.session_log(&scenario.agent, &session_key) {
+            Ok(log) => session.extend(log.records),
             Err(e) => turn_errors.push(format!("batch {}: session log: {e}", i + 1)),
         }
     }
@@ -605,6 +589,55 @@ pub async fn run_probes(
 
 fn marker_exists(path: &Path) -> bool {
     path.symlink_metadata().is_ok()
+}
+
+/// The `probes` command: every probe (or the named ones) on each chosen target. Exit 0 when
+/// every probe is contained, 1 when any escaped, 3 when any is inconclusive (the run could not
+/// judge it: an incomplete run is not a verdict).
+pub async fn command(
+    target: TargetChoice,
+    names: &[String],
+    format: Format,
+    env_secret: String,
+    out: &mut dyn std::io::Write,
+) -> Result<u8, Error> {
+    use crate::sandbox::probes::{probe, PROBES};
+    let mut selected = Vec::new();
+    for name in names {
+        let Some(p) = probe(name) else {
+            let known: Vec<&str> = PROBES.iter().map(|p| p.name).collect();
+            return Err(Error::Usage(format!(
+                "unknown probe {name:?}; known: {}",
+                known.join(", ")
+            )));
+        };
+        selected.push(*p);
+    }
+    if selected.is_empty() {
+        selected = PROBES.to_vec();
+    }
+    let targets = target.targets()?;
+    let plant = Plant::new(&env_secret)?;
+    let mut reports = Vec::new();
+    for target in &targets {
+        reports.push(run_probes(target.as_ref(), &selected, &plant).await?);
+    }
+    let text = match format {
+        Format::Table => reports.iter().map(ProbeReport::to_table).collect(),
+        Format::Json => format!("{:#}\n", reports_json(&reports)),
+    };
+    emit(out, &text)?;
+    let inconclusive: usize = reports.iter().map(|r| r.inconclusive).sum();
+    if inconclusive > 0 {
+        return Err(Error::Machine(format!(
+            "{inconclusive} probe(s) inconclusive: the run could not judge them (see the evidence column)"
+        )));
+    }
+    Ok(if reports.iter().all(|r| r.ok) {
+        Exit::OK
+    } else {
+        Exit::FAILED
+    })
 }
 
 #[cfg(test)]

@@ -331,6 +331,38 @@ impl QualityReport {
     }
 }
 
+/// The `quality` command: measure, print, and exit 1 on a regression against the baseline (the
+/// committed one, or `baseline`).
+pub fn command(
+    format: crate::output::Format,
+    baseline: Option<&std::path::Path>,
+    out: &mut dyn std::io::Write,
+) -> Result<u8, crate::error::Error> {
+    use crate::error::{Error, Exit};
+    let baseline = match baseline {
+        None => Baseline::builtin().map_err(|e| Error::Usage(e.to_string()))?,
+        Some(path) => std::fs::read_to_string(path)
+            .map_err(|e| e.to_string())
+            .and_then(|text| Baseline::parse(&text).map_err(|e| e.to_string()))
+            .map_err(|e| Error::Usage(format!("--baseline {}: {e}", path.display())))?,
+    };
+    let report = measure_builtin().map_err(|e| Error::Usage(e.to_string()))?;
+    let text = match format {
+        crate::output::Format::Table => report.to_table(Some(&baseline)),
+        crate::output::Format::Json => report.to_json() + "\n",
+    };
+    crate::output::emit(out, &text)?;
+    let regressions = report.regressions(&baseline);
+    for r in &regressions {
+        eprintln!("regression: {r}");
+    }
+    Ok(if regressions.is_empty() {
+        Exit::OK
+    } else {
+        Exit::FAILED
+    })
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

@@ -1,47 +1,66 @@
-//! The harness: scenarios, targets, the lane runner, claims and reports.
+//! The suite: the regression check itself. For each scenario a fresh mock provider (so its
+//! journal cursors and ids do not depend on which scenarios ran before), and for each lane a
+//! fresh gateway on the chosen target, one turn, the observations, and the claims.
 //!
-//! [`run_suite`] is the whole regression check: for each scenario a fresh mock provider (so its
-//! journal cursors and ids do not depend on which scenarios ran before), and for each lane a fresh
-//! gateway on the chosen target, one turn, the observations, and the claims.
+//! One job per module ([`crate::scenario`] loads and checks the scenario files it runs):
+//! [`select`] narrows them
+//! (`--filter`, `--shard`), [`lane`] runs a lane and observes it, [`observation`] is what was
+//! observed (pure data), [`claims`] judges it, [`report`] renders it, [`command`] is the `suite`
+//! command end to end. The runner emits [`SuiteEvent`]s; reporters (a progress bar, a log)
+//! consume them without the runner knowing who listens.
 
 pub mod claims;
-pub mod client_handoff;
-pub mod fail_closed;
-pub mod junit;
+pub mod command;
 pub mod lane;
+pub mod observation;
 pub mod report;
-pub mod scenario;
-pub mod snapshot;
+pub mod select;
 
-use thiserror::Error;
-
+use crate::error::Error;
 use crate::provider::{Journal, MockProvider, ProviderOptions};
+use crate::scenario::{Lane, Scenario, ScriptStep};
 use crate::targets::Target;
-use claims::{evaluate, Observed};
+use claims::evaluate;
 use lane::run_lane;
-use report::{ScenarioReport, SuiteReport};
-use scenario::Scenario;
+use observation::Observed;
+use report::{snapshot, ScenarioReport, SuiteReport};
 
-/// Why a suite could not produce verdicts. Claim failures are not errors: they are verdicts.
-#[derive(Debug, Error)]
-pub enum HarnessError {
-    /// Bad scenario, config or usage (exit code 2).
-    #[error("{0}")]
-    Config(String),
-    /// A provider, gateway or file system that would not do its part (exit code 3).
-    #[error("{0}")]
-    Infra(String),
+/// What happens during a run, as it happens.
+#[derive(Clone, Copy)]
+pub enum SuiteEvent<'a> {
+    /// A run of these scenarios starts on a target.
+    RunStarted {
+        target: &'a dyn Target,
+        scenarios: &'a [Scenario],
+    },
+    /// A lane is about to start on a target.
+    LaneStarted {
+        target: &'a dyn Target,
+        scenario: &'a Scenario,
+        lane: &'a Lane,
+    },
+    /// Every lane of a scenario ran and its claims were judged.
+    ScenarioFinished {
+        target: &'a dyn Target,
+        report: &'a ScenarioReport,
+    },
 }
 
-impl HarnessError {
-    pub fn infra(message: impl Into<String>) -> Self {
-        HarnessError::Infra(message.into())
-    }
+/// Something that wants to know how a run goes (a progress bar, a log).
+pub trait Reporter: Sync {
+    fn event(&self, event: SuiteEvent<'_>);
 }
 
-impl From<scenario::ScenarioError> for HarnessError {
-    fn from(e: scenario::ScenarioError) -> Self {
-        HarnessError::Config(e.to_string())
+/// A reporter that ignores everything.
+pub struct Quiet;
+
+impl Reporter for Quiet {
+    fn event(&self, _: SuiteEvent<'_>) {}
+}
+
+impl<F: Fn(SuiteEvent<'_>) + Sync> Reporter for F {
+    fn event(&self, event: SuiteEvent<'_>) {
+        self(event)
     }
 }
 
@@ -57,47 +76,38 @@ pub enum ProviderSource {
 }
 
 /// Runs every scenario on `target`, each against its own mock provider.
-pub async fn run_suite(
-    target: &dyn Target,
-    scenarios: &[Scenario],
-) -> Result<SuiteReport, HarnessError> {
-    run_suite_with_progress(target, scenarios, &|_, _| {}).await
+pub async fn run_suite(target: &dyn Target, scenarios: &[Scenario]) -> Result<SuiteReport, Error> {
+    run_suite_on(target, scenarios, &ProviderSource::Mock, &Quiet).await
 }
 
-/// [`run_suite`], calling `progress` as each lane starts.
-pub async fn run_suite_with_progress(
-    target: &dyn Target,
-    scenarios: &[Scenario],
-    progress: &(dyn Fn(&Scenario, &scenario::Lane) + Sync),
-) -> Result<SuiteReport, HarnessError> {
-    run_suite_on(target, scenarios, &ProviderSource::Mock, progress).await
-}
-
-/// [`run_suite_with_progress`] against the provider `source` names.
+/// [`run_suite`] against the provider `source` names, telling `reporter` as it goes.
 pub async fn run_suite_on(
     target: &dyn Target,
     scenarios: &[Scenario],
     source: &ProviderSource,
-    progress: &(dyn Fn(&Scenario, &scenario::Lane) + Sync),
-) -> Result<SuiteReport, HarnessError> {
+    reporter: &dyn Reporter,
+) -> Result<SuiteReport, Error> {
+    reporter.event(SuiteEvent::RunStarted { target, scenarios });
     let mut reports = Vec::new();
     for scenario in scenarios {
-        reports.push(run_scenario(target, scenario, source, progress).await?);
+        let report = run_scenario(target, scenario, source, reporter).await?;
+        reporter.event(SuiteEvent::ScenarioFinished {
+            target,
+            report: &report,
+        });
+        reports.push(report);
     }
-    Ok(SuiteReport::new(target.name(), reports))
+    Ok(SuiteReport::new(target.kind(), reports))
 }
 
 /// A mock provider following the directive logic, or `steps` when given.
-async fn start_provider(
-    steps: Option<&[scenario::ScriptStep]>,
-) -> Result<MockProvider, HarnessError> {
-    let script = steps.map(|s| s.iter().filter_map(scenario::ScriptStep::to_turn).collect());
-    MockProvider::start_with(ProviderOptions {
+async fn start_provider(steps: Option<&[ScriptStep]>) -> Result<MockProvider, Error> {
+    let script = steps.map(|s| s.iter().filter_map(ScriptStep::to_turn).collect());
+    Ok(MockProvider::start_with(ProviderOptions {
         script,
         ..ProviderOptions::default()
     })
-    .await
-    .map_err(|e| HarnessError::infra(format!("mock provider did not start: {e}")))
+    .await?)
 }
 
 /// Runs one scenario's lanes in order and evaluates its claims.
@@ -105,8 +115,8 @@ pub async fn run_scenario(
     target: &dyn Target,
     scenario: &Scenario,
     source: &ProviderSource,
-    progress: &(dyn Fn(&Scenario, &scenario::Lane) + Sync),
-) -> Result<ScenarioReport, HarnessError> {
+    reporter: &dyn Reporter,
+) -> Result<ScenarioReport, Error> {
     let (provider, base_url, journal) = match source {
         ProviderSource::Mock => {
             let mock = start_provider(None).await?;
@@ -117,7 +127,11 @@ pub async fn run_scenario(
     };
     let mut observations = Vec::new();
     for lane in &scenario.lanes {
-        progress(scenario, lane);
+        reporter.event(SuiteEvent::LaneStarted {
+            target,
+            scenario,
+            lane,
+        });
         // A scripted lane gets a provider of its own, so each lane may follow its own script.
         let scripted = match (lane.script(scenario), source) {
             (Some(steps), ProviderSource::Mock) => Some(start_provider(Some(steps)).await?),
@@ -134,12 +148,7 @@ pub async fn run_scenario(
         .lanes
         .iter()
         .zip(&observations)
-        .map(|(lane, observation)| Observed {
-            target: target.name(),
-            lane,
-            observation,
-            figures: observation.figures(),
-        })
+        .map(|(lane, observation)| Observed::new(target.kind(), lane, observation))
         .collect();
     let verdicts = evaluate(scenario, &observed);
     let snapshots = observations

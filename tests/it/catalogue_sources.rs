@@ -4,9 +4,10 @@
 //! dispatch, and client-name collisions.
 
 use serde_json::{json, Value};
-use toolsearch_qa::gateway::session_log::read_session_log;
+use toolsearch_qa::protocol::session::read_session_log;
+use toolsearch_qa::protocol::session::SessionLog;
 use toolsearch_qa::provider::{MockProvider, ProviderOptions, ScriptedTurn};
-use toolsearch_qa::suite::lane::session_answers;
+use toolsearch_qa::suite::observation::session_answers;
 
 struct Fixture {
     _provider: MockProvider,
@@ -123,9 +124,10 @@ async fn mcp_tool_through_tool_call_is_run_with_tools_call_and_logged_as_mcp() {
     assert_eq!(bridged[0]["source"], "mcp");
     assert_eq!(bridged[0]["sourceName"], "calendar");
     assert_eq!(bridged[0]["output"]["details"]["event"]["id"], "evt_1");
-    let answers = session_answers(&session);
+    let log = SessionLog::from_raw(session.clone(), "mcp session").unwrap();
+    let answers = session_answers(&log.records);
     assert_eq!(answers.final_tool.as_deref(), Some("create_event"));
-    assert_eq!(answers.final_tool_source.as_deref(), Some("mcp"));
+    assert_eq!(answers.final_tool_source.map(|s| s.as_str()), Some("mcp"));
     assert_eq!(answers.catalog_size, Some(7 + 5 + 2 - 1));
 }
 

@@ -187,7 +187,7 @@ fn shards_split_deterministically_and_completely() {
         .unwrap();
     }
     let all = shard_ids(dir.path(), "1/1");
-    let built_in = toolsearch_qa::suite::scenario::load_all(&[]).unwrap().len();
+    let built_in = toolsearch_qa::scenario::load_all(&[]).unwrap().len();
     assert_eq!(all.len(), built_in + 3);
     let mut sorted = all.clone();
     sorted.sort();

@@ -5,8 +5,8 @@ use std::path::Path;
 
 use assert_cmd::Command;
 use serde_json::{json, Value};
+use toolsearch_qa::scenario::{load_all, select};
 use toolsearch_qa::suite::run_suite;
-use toolsearch_qa::suite::scenario::{load_all, select};
 use toolsearch_qa::targets::EmbeddedTarget;
 
 const CLIENT_TARGET: &str = "tool-search-client-target";

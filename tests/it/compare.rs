@@ -1,9 +1,10 @@
 //! Relations between modes and catalogue sizes, measured on real turns over loopback.
 //! Exact relations only: no timings.
 
-use toolsearch_qa::compare::{run_compare, CompareMode, CompareOptions, CompareReport};
+use toolsearch_qa::compare::{run_compare, CompareOptions, CompareReport};
+use toolsearch_qa::config::ToolSearchMode;
 
-async fn compare(sizes: &[usize], modes: &[CompareMode]) -> CompareReport {
+async fn compare(sizes: &[usize], modes: &[ToolSearchMode]) -> CompareReport {
     let report = run_compare(CompareOptions {
         sizes: sizes.to_vec(),
         modes: modes.to_vec(),
@@ -16,7 +17,7 @@ async fn compare(sizes: &[usize], modes: &[CompareMode]) -> CompareReport {
     report
 }
 
-fn first_bytes(report: &CompareReport, mode: CompareMode) -> Vec<usize> {
+fn first_bytes(report: &CompareReport, mode: ToolSearchMode) -> Vec<usize> {
     report
         .cells
         .iter()
@@ -30,8 +31,8 @@ async fn code_and_tools_first_requests_do_not_grow_with_the_catalogue() {
     // Names are padded to the width of the size, and the prompt names the target: 17..99 share
     // the prompt `fake_plugin_tool_17`, 100..999 share `fake_plugin_tool_017` (one byte more).
     let sizes = [17, 36, 99, 100, 500];
-    let report = compare(&sizes, &[CompareMode::Code, CompareMode::Tools]).await;
-    for mode in [CompareMode::Code, CompareMode::Tools] {
+    let report = compare(&sizes, &[ToolSearchMode::Code, ToolSearchMode::Tools]).await;
+    for mode in [ToolSearchMode::Code, ToolSearchMode::Tools] {
         let bytes = first_bytes(&report, mode);
         assert_eq!(bytes.len(), 5);
         assert_eq!(bytes[0], bytes[1], "{mode:?}");
@@ -49,7 +50,11 @@ async fn code_and_tools_first_requests_do_not_grow_with_the_catalogue() {
         }
     }
     // Code mode is measured as what the gateway ran: code, or tools with the fallback note.
-    for cell in report.cells.iter().filter(|c| c.mode == CompareMode::Code) {
+    for cell in report
+        .cells
+        .iter()
+        .filter(|c| c.mode == ToolSearchMode::Code)
+    {
         match cell.effective_mode.as_str() {
             "code" => assert_eq!(cell.first.declared_tools, 2),
             "tools" => {
@@ -65,7 +70,7 @@ async fn code_and_tools_first_requests_do_not_grow_with_the_catalogue() {
 async fn direct_grows_exactly_linearly() {
     // 17..99: every added tool has a two-digit index, so each adds the same bytes.
     let sizes = [17, 20, 50, 99];
-    let report = compare(&sizes, &[CompareMode::Direct]).await;
+    let report = compare(&sizes, &[ToolSearchMode::Direct]).await;
     let cells: Vec<_> = report.cells.iter().collect();
     let linear = |value: &dyn Fn(usize) -> usize| {
         let step = value(1) - value(0);
@@ -101,9 +106,9 @@ async fn directory_grows_then_stops_at_its_bound() {
     // 200..999: the directory is full; names have three digits and so does the omitted count, so
     // the block, and with it the whole first request, is the same size at every size.
     let sizes = [17, 20, 50, 200, 500, 999];
-    let report = compare(&sizes, &[CompareMode::Directory, CompareMode::Tools]).await;
+    let report = compare(&sizes, &[ToolSearchMode::Directory, ToolSearchMode::Tools]).await;
     let of = |mode| -> Vec<_> { report.cells.iter().filter(|c| c.mode == mode).collect() };
-    let (directory, tools) = (of(CompareMode::Directory), of(CompareMode::Tools));
+    let (directory, tools) = (of(ToolSearchMode::Directory), of(ToolSearchMode::Tools));
     // The directory prompt is the tools prompt, a blank line and the block.
     let block: Vec<usize> = directory
         .iter()
@@ -124,7 +129,7 @@ async fn directory_grows_then_stops_at_its_bound() {
         "full: one more line would not fit"
     );
     assert!(block[2] < block[5], "50 tools still fit below the bound");
-    let bytes = first_bytes(&report, CompareMode::Directory);
+    let bytes = first_bytes(&report, ToolSearchMode::Directory);
     assert_eq!((bytes[3], bytes[4]), (bytes[5], bytes[5]), "bounded");
     for cell in &directory {
         assert_eq!(cell.first.declared_tools, 4, "controls plus session_status");
@@ -137,9 +142,11 @@ async fn directory_grows_then_stops_at_its_bound() {
 
 #[tokio::test]
 async fn bridges_are_smaller_than_direct_at_the_reference_size() {
-    let report = compare(&[36], &[CompareMode::Direct, CompareMode::Tools]).await;
-    let direct = report.cell(36, CompareMode::Direct).expect("direct cell");
-    let tools = report.cell(36, CompareMode::Tools).expect("tools cell");
+    let report = compare(&[36], &[ToolSearchMode::Direct, ToolSearchMode::Tools]).await;
+    let direct = report
+        .cell(36, ToolSearchMode::Direct)
+        .expect("direct cell");
+    let tools = report.cell(36, ToolSearchMode::Tools).expect("tools cell");
     assert_eq!(direct.first.declared_tools, 43);
     assert_eq!(tools.first.declared_tools, 4);
     assert_eq!(direct.requests, 2);

@@ -10,10 +10,11 @@ use std::time::Duration;
 
 use crate::common::{start_gateway, tools_config};
 use serde_json::{json, Value};
-use toolsearch_qa::gateway::session_log::read_session_log;
-use toolsearch_qa::gateway::sse::encode_response;
-use toolsearch_qa::suite::scenario::{load_all, select};
-use toolsearch_qa::suite::{run_suite_on, HarnessError, ProviderSource};
+use toolsearch_qa::error::Exit;
+use toolsearch_qa::protocol::session::read_session_log;
+use toolsearch_qa::protocol::sse::encode_response;
+use toolsearch_qa::scenario::{load_all, select};
+use toolsearch_qa::suite::{run_suite_on, ProviderSource, Quiet};
 use toolsearch_qa::targets::EmbeddedTarget;
 use wiremock::matchers::method;
 use wiremock::{Mock, MockServer, ResponseTemplate};
@@ -207,10 +208,14 @@ async fn each_fault_is_an_infrastructure_error_of_the_harness() {
             lane.provider_timeout_ms = Some(TIMEOUT_MS);
         }
         let source = ProviderSource::Url(format!("{}/v1", server.uri()));
-        let error = run_suite_on(&EmbeddedTarget, &scenarios, &source, &|_, _| {})
+        let error = run_suite_on(&EmbeddedTarget, &scenarios, &source, &Quiet)
             .await
             .err();
-        let Some(HarnessError::Infra(message)) = error else {
+        let Some(message) = error
+            .as_ref()
+            .filter(|e| e.exit_code() == Exit::INFRA)
+            .map(ToString::to_string)
+        else {
             panic!(
                 "{}: expected an infrastructure error, got {error:?}",
                 fault.name

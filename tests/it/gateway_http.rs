@@ -2,7 +2,7 @@
 //! clear JSON errors, a session log that keeps every earlier record, and a server that goes on serving.
 
 use serde_json::{json, Value};
-use toolsearch_qa::gateway::session_log::read_session_log;
+use toolsearch_qa::protocol::session::read_session_log;
 use wiremock::matchers::{method, path};
 use wiremock::{Mock, MockServer, ResponseTemplate};
 

@@ -9,6 +9,7 @@ mod ci_reports;
 mod cli;
 mod client_tools;
 mod compare;
+mod docs;
 mod faults;
 mod gateway_http;
 mod load;

@@ -45,7 +45,7 @@ struct Case {
     tools: Vec<ToolSpec>,
     restrictive_allow: bool,
     allow_controls: bool,
-    mode: Option<ToolSearchMode>,
+    mode: ToolSearchMode,
     code_runtime: bool,
     stream: bool,
 }
@@ -77,12 +77,12 @@ fn tool_spec() -> impl Strategy<Value = ToolSpec> {
         })
 }
 
-fn mode() -> impl Strategy<Value = Option<ToolSearchMode>> {
+fn mode() -> impl Strategy<Value = ToolSearchMode> {
     prop_oneof![
-        Just(None),
-        Just(Some(ToolSearchMode::Code)),
-        Just(Some(ToolSearchMode::Tools)),
-        Just(Some(ToolSearchMode::Directory)),
+        Just(ToolSearchMode::Direct),
+        Just(ToolSearchMode::Code),
+        Just(ToolSearchMode::Tools),
+        Just(ToolSearchMode::Directory),
     ]
 }
 
@@ -262,7 +262,7 @@ fn the_checker_sees_a_leak_when_there_is_one() {
     };
     let tool = entry(7, &spec);
     let surface = Surface::plan(SurfacePlan {
-        requested: None,
+        requested: ToolSearchMode::Direct,
         tools: vec![tool.clone()],
         policy: &ToolPolicy::default(),
         limits: SearchLimits::default(),

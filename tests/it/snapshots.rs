@@ -2,8 +2,8 @@
 //! turn and the session log, redacted only for ports, temp paths, timestamps and random ids.
 //! Drift fails `cargo test`; `cargo insta review` accepts or rejects the new versions.
 
+use toolsearch_qa::scenario::load_all;
 use toolsearch_qa::suite::run_suite;
-use toolsearch_qa::suite::scenario::load_all;
 use toolsearch_qa::targets::EmbeddedTarget;
 
 #[tokio::test]

@@ -5,11 +5,11 @@
 
 use crate::common::{start_gateway, tools_config};
 use serde_json::{json, Value};
-use toolsearch_qa::gateway::sse::decode_stream;
+use toolsearch_qa::protocol::sse::decode_stream;
 use toolsearch_qa::provider::MockProvider;
+use toolsearch_qa::scenario::{load_all, select, Scenario};
 use toolsearch_qa::suite::report::SuiteReport;
 use toolsearch_qa::suite::run_suite;
-use toolsearch_qa::suite::scenario::{load_all, select, Scenario};
 use toolsearch_qa::targets::EmbeddedTarget;
 
 async fn turn(provider: &MockProvider, stream: bool) -> (String, String) {
@@ -117,7 +117,7 @@ async fn streaming_lanes_give_the_same_claims_and_snapshots() {
                 } else {
                     format!("{} / {}", v.expected, v.actual)
                 };
-                (v.claim.clone(), v.lane.clone(), v.ok, text)
+                (v.claim, v.lane.clone(), v.ok, text)
             })
             .collect::<Vec<_>>()
     };

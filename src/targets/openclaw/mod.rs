@@ -12,6 +12,7 @@ pub mod install;
 pub mod plugin;
 pub mod target;
 pub mod transcript;
+pub mod translate;
 
 use std::path::Path;
 

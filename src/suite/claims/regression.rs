@@ -3,180 +3,23 @@
 //! C1 direct calls the target · C2 Tool Search calls the same target · C3 direct declares every
 //! fake schema byte-for-byte · C4 Tool Search declares only its controls and direct-only tools ·
 //! C5 Tool Search's request is smaller · C6 the session log answers spec §9 with the exact counts.
-//! A scenario that lists `claims` gets exactly those (with the fail-closed ones of
-//! [`super::fail_closed`]) plus T1, its lanes' exact expected figures.
 
-use serde::Serialize;
 use serde_json::Value;
 
-use super::fail_closed;
-use super::lane::{declared_tool_names, planned_wire_tool, LaneFigures, LaneObservation};
-use super::scenario::{Lane, Scenario};
+use super::fail_closed::expected_figures;
+use super::{check, Check, ClaimInput};
 use crate::catalog::fake::{core_tools, fake_plugin_tools, FAKE_OK};
 use crate::catalog::{CatalogMode, ToolEntry};
-use crate::engine::surface::{TOOL_CALL, TOOL_SEARCH, TOOL_SEARCH_CODE};
+use crate::config::{ToolSearchMode, TOOL_CALL, TOOL_SEARCH, TOOL_SEARCH_CODE};
+use crate::protocol::responses::declared_tool_names;
+use crate::protocol::ToolResultRecord;
+use crate::scenario::Scenario;
+use crate::suite::observation::{planned_wire_tool, LaneFigures, Observed};
+use crate::targets::TargetKind;
 
-/// One claim on one lane, with what was expected and what was seen.
-#[derive(Debug, Clone, PartialEq, Serialize)]
-pub struct Verdict {
-    pub claim: String,
-    pub title: String,
-    pub lane: String,
-    pub ok: bool,
-    /// The first failing check's expectation, or every check joined when all hold.
-    pub expected: String,
-    /// What the first failing check saw, or `as expected`.
-    pub actual: String,
-    /// How many checks the claim made.
-    pub checks: usize,
-}
-
-/// The claim's one-line statement (spec §11).
-pub fn claim_title(claim: &str) -> &'static str {
-    match claim {
-        "C1" => "direct mode calls the fake plugin tool",
-        "C2" => "Tool Search calls the same fake plugin tool",
-        "C3" => "direct mode exposes the fake tool schemas to the provider",
-        "C4" => "Tool Search exposes only the compact bridge and direct-only tools",
-        "C5" => "Tool Search's request payload is smaller",
-        "C6" => "session log shows the expected counts and bridged-call telemetry",
-        "H1" => "a client tool call is handed back to the caller and not run",
-        other => fail_closed::title(other).unwrap_or(""),
-    }
-}
-
-/// One observed lane with its scenario lane and figures.
-pub struct Observed<'a> {
-    /// The target's name (`embedded`, `openclaw`): exact expectations are per target.
-    pub target: &'a str,
-    pub lane: &'a Lane,
-    pub observation: &'a LaneObservation,
-    pub figures: LaneFigures,
-}
-
-/// One check of a claim.
-pub struct Check {
-    pub ok: bool,
-    expected: String,
-    actual: String,
-}
-
-pub fn check(ok: bool, expected: impl Into<String>, actual: impl Into<String>) -> Check {
-    Check {
-        ok,
-        expected: expected.into(),
-        actual: actual.into(),
-    }
-}
-
-fn verdict(claim: &str, lane: &str, checks: Vec<Check>) -> Verdict {
-    let failed: Vec<&Check> = checks.iter().filter(|c| !c.ok).collect();
-    let (expected, actual) = match failed.first() {
-        Some(first) => (first.expected.clone(), first.actual.clone()),
-        None => (
-            checks
-                .iter()
-                .map(|c| c.expected.as_str())
-                .collect::<Vec<_>>()
-                .join("; "),
-            "as expected".to_string(),
-        ),
-    };
-    Verdict {
-        claim: claim.into(),
-        title: claim_title(claim).into(),
-        lane: lane.into(),
-        ok: failed.is_empty(),
-        expected,
-        actual,
-        checks: checks.len(),
-    }
-}
-
-/// Evaluates every claim that applies to the scenario's lanes, in a stable order.
-pub fn evaluate(scenario: &Scenario, lanes: &[Observed<'_>]) -> Vec<Verdict> {
-    if scenario.claims.is_empty() {
-        return regression_claims(scenario, lanes);
-    }
-    let regression = regression_claims(scenario, lanes);
-    let mut verdicts = Vec::new();
-    for spec in &scenario.claims {
-        let applies = |lane: &str| spec.lanes.is_empty() || spec.lanes.iter().any(|l| l == lane);
-        if spec.id.starts_with('C') {
-            verdicts.extend(
-                regression
-                    .iter()
-                    .filter(|v| v.claim == spec.id && applies(&v.lane))
-                    .cloned(),
-            );
-            continue;
-        }
-        for observed in lanes.iter().filter(|o| applies(&o.lane.name)) {
-            let checks = match spec.id.as_str() {
-                "H1" => super::client_handoff::h1_handed_back(scenario, observed),
-                _ => fail_closed::checks(scenario, spec, observed),
-            };
-            verdicts.push(verdict(&spec.id, &observed.lane.name, checks));
-        }
-    }
-    for observed in lanes.iter().filter(|o| o.lane.expect.is_set()) {
-        let checks = fail_closed::expected_figures(observed);
-        verdicts.push(verdict("T1", &observed.lane.name, checks));
-    }
-    sort_verdicts(&mut verdicts, lanes);
-    verdicts
-}
-
-fn sort_verdicts(verdicts: &mut [Verdict], lanes: &[Observed<'_>]) {
-    verdicts.sort_by(|a, b| {
-        a.claim
-            .cmp(&b.claim)
-            .then_with(|| lane_index(lanes, &a.lane).cmp(&lane_index(lanes, &b.lane)))
-    });
-}
-
-/// The regression claims C1–C6 on every lane they apply to.
-fn regression_claims(scenario: &Scenario, lanes: &[Observed<'_>]) -> Vec<Verdict> {
-    let fake = fake_plugin_tools(&scenario.catalog.plugin_id, scenario.catalog.size);
-    let direct = lanes.iter().find(|l| l.lane.is_direct());
-    let mut verdicts = Vec::new();
-    for observed in lanes {
-        let name = observed.lane.name.as_str();
-        if observed.lane.is_direct() {
-            verdicts.push(verdict(
-                "C1",
-                name,
-                c1_direct_calls_target(scenario, observed),
-            ));
-            verdicts.push(verdict(
-                "C3",
-                name,
-                c3_direct_declares_fake_schemas(&fake, observed),
-            ));
-        } else {
-            verdicts.push(verdict(
-                "C2",
-                name,
-                c2_tool_search_calls_target(scenario, observed, direct),
-            ));
-            verdicts.push(verdict(
-                "C4",
-                name,
-                c4_only_bridge_declared(scenario, &fake, observed),
-            ));
-            verdicts.push(verdict("C5", name, c5_smaller(observed, direct)));
-        }
-        verdicts.push(verdict("C6", name, c6_session_log(scenario, observed)));
-    }
-    sort_verdicts(&mut verdicts, lanes);
-    verdicts
-}
-
-fn lane_index(lanes: &[Observed<'_>], name: &str) -> usize {
-    lanes
-        .iter()
-        .position(|l| l.lane.name == name)
-        .unwrap_or(usize::MAX)
+/// The scenario's fake plugin tools.
+fn fake_tools(scenario: &Scenario) -> Vec<ToolEntry> {
+    fake_plugin_tools(&scenario.catalog.plugin_id, scenario.catalog.size)
 }
 
 fn reached_target(scenario: &Scenario, figures: &LaneFigures) -> Vec<Check> {
@@ -196,7 +39,8 @@ fn reached_target(scenario: &Scenario, figures: &LaneFigures) -> Vec<Check> {
     ]
 }
 
-fn c1_direct_calls_target(scenario: &Scenario, o: &Observed<'_>) -> Vec<Check> {
+pub fn c1_direct_calls_target(input: &ClaimInput<'_>) -> Vec<Check> {
+    let (scenario, o) = (input.scenario, input.lane);
     let f = &o.figures;
     let target = &scenario.target_tool;
     let mut checks = reached_target(scenario, f);
@@ -210,12 +54,9 @@ fn c1_direct_calls_target(scenario: &Scenario, o: &Observed<'_>) -> Vec<Check> {
         format!("mock planned {target}"),
         format!("planned {:?}", f.provider_planned_tools),
     ));
-    let logged = o.observation.session.iter().any(|r| {
-        r["type"] == "toolResult"
-            && r["toolName"] == target.as_str()
-            && r["isError"] == false
-            && r.get("parentToolCallId").is_none()
-    });
+    let logged = o
+        .tool_results()
+        .any(|r| matches!(r, ToolResultRecord::Direct(d) if d.tool_name == *target && !d.is_error));
     checks.push(check(
         logged,
         format!("session log has a direct, successful {target} result"),
@@ -224,11 +65,8 @@ fn c1_direct_calls_target(scenario: &Scenario, o: &Observed<'_>) -> Vec<Check> {
     checks
 }
 
-fn c2_tool_search_calls_target(
-    scenario: &Scenario,
-    o: &Observed<'_>,
-    direct: Option<&Observed<'_>>,
-) -> Vec<Check> {
+pub fn c2_tool_search_calls_target(input: &ClaimInput<'_>) -> Vec<Check> {
+    let (scenario, o, direct) = (input.scenario, input.lane, input.direct());
     let f = &o.figures;
     let target = &scenario.target_tool;
     let mut checks = reached_target(scenario, f);
@@ -252,12 +90,9 @@ fn c2_tool_search_calls_target(
         format!("planned on the wire {expected_path:?}"),
         format!("{wire:?}"),
     ));
-    let bridged = o.observation.session.iter().any(|r| {
-        r["type"] == "toolResult"
-            && r["toolName"] == target.as_str()
-            && r["isError"] == false
-            && r.get("parentToolCallId").is_some()
-    });
+    let bridged = o.tool_results().any(
+        |r| matches!(r, ToolResultRecord::Bridged(b) if b.tool_name == *target && !b.is_error),
+    );
     checks.push(check(
         bridged,
         format!("session log has a bridged {target} result with parentToolCallId"),
@@ -282,7 +117,8 @@ fn schema_text(value: &Value) -> String {
     serde_json::to_string(value).unwrap_or_default()
 }
 
-fn c3_direct_declares_fake_schemas(fake: &[ToolEntry], o: &Observed<'_>) -> Vec<Check> {
+pub fn c3_direct_declares_fake_schemas(input: &ClaimInput<'_>) -> Vec<Check> {
+    let (fake, o) = (fake_tools(input.scenario), input.lane);
     let Some(first) = o.observation.requests.first() else {
         return vec![check(false, "at least one provider request", "none")];
     };
@@ -294,7 +130,7 @@ fn c3_direct_declares_fake_schemas(fake: &[ToolEntry], o: &Observed<'_>) -> Vec<
         .unwrap_or_default();
     let mut missing = Vec::new();
     let mut differing = Vec::new();
-    for tool in fake {
+    for tool in &fake {
         match declared.iter().find(|d| d["name"] == tool.name.as_str()) {
             None => missing.push(tool.name.clone()),
             Some(d)
@@ -320,16 +156,14 @@ fn c3_direct_declares_fake_schemas(fake: &[ToolEntry], o: &Observed<'_>) -> Vec<
     ]
 }
 
-fn c4_only_bridge_declared(
-    scenario: &Scenario,
-    fake: &[ToolEntry],
-    o: &Observed<'_>,
-) -> Vec<Check> {
+pub fn c4_only_bridge_declared(input: &ClaimInput<'_>) -> Vec<Check> {
+    let (scenario, o) = (input.scenario, input.lane);
+    let fake = fake_tools(scenario);
     let expected = match o.target {
-        "embedded" => expected_bridge_names(scenario, o),
+        TargetKind::Embedded => expected_bridge_names(scenario, o),
         // The real gateway's own direct-only tools are its business: expect the mode's controls
         // plus whatever non-catalogue tools its first request declares, and no fake tool at all.
-        _ => {
+        TargetKind::Openclaw => {
             let mut names = o.lane.controls();
             let first = o
                 .observation
@@ -422,7 +256,7 @@ fn expected_bridge_names(scenario: &Scenario, o: &Observed<'_>) -> Vec<String> {
 }
 
 fn is_directory_lane(o: &Observed<'_>) -> bool {
-    o.lane.surface_mode() == crate::engine::SurfaceMode::Directory
+    o.lane.mode() == ToolSearchMode::Directory
 }
 
 /// A string as it appears inside raw JSON (quotes stripped, escapes kept).
@@ -439,7 +273,8 @@ fn strip_user_items(body: &Value) -> String {
     body.to_string()
 }
 
-fn c5_smaller(o: &Observed<'_>, direct: Option<&Observed<'_>>) -> Vec<Check> {
+pub fn c5_smaller(input: &ClaimInput<'_>) -> Vec<Check> {
+    let (o, direct) = (input.lane, input.direct());
     let Some(direct) = direct else {
         return vec![check(
             false,
@@ -463,20 +298,21 @@ fn c5_smaller(o: &Observed<'_>, direct: Option<&Observed<'_>>) -> Vec<Check> {
     )]
 }
 
-fn c6_session_log(scenario: &Scenario, o: &Observed<'_>) -> Vec<Check> {
+pub fn c6_session_log(input: &ClaimInput<'_>) -> Vec<Check> {
+    let (scenario, o) = (input.scenario, input.lane);
     let s = &o.figures.session_log;
-    let mut checks = fail_closed::expected_figures(o);
+    let mut checks = expected_figures(o);
     let target = &scenario.target_tool;
     checks.push(check(
         s.final_tool.as_deref() == Some(target),
         format!("final tool {target}"),
         format!("{:?}", s.final_tool),
     ));
-    let source = scenario.target_source.as_str();
+    let source = scenario.target_source;
     checks.push(check(
-        s.final_tool_source.as_deref() == Some(source),
-        format!("final tool source {source}"),
-        format!("{:?}", s.final_tool_source),
+        s.final_tool_source == Some(source),
+        format!("final tool source {}", source.as_str()),
+        format!("{:?}", s.final_tool_source.map(|s| s.as_str())),
     ));
     let want_bridged = usize::from(!o.lane.is_direct());
     checks.push(check(
@@ -491,20 +327,21 @@ fn c6_session_log(scenario: &Scenario, o: &Observed<'_>) -> Vec<Check> {
 /// In code mode, the `tool_search_code` result itself carries telemetry (spec §9): it must say
 /// `ok: true` and count exactly what the session log's telemetry record counts.
 fn code_result_telemetry(o: &Observed<'_>) -> Vec<Check> {
-    let results: Vec<&Value> = o
-        .observation
-        .session
-        .iter()
-        .filter(|r| r["type"] == "toolResult" && r["toolName"] == TOOL_SEARCH_CODE)
+    let results: Vec<&ToolResultRecord> = o
+        .tool_results()
+        .filter(|r| r.tool_name() == TOOL_SEARCH_CODE)
         .collect();
     let s = &o.figures.session_log;
     results
         .into_iter()
         .map(|r| {
-            let output: Value = r["output"]
-                .as_str()
-                .and_then(|t| serde_json::from_str(t).ok())
-                .unwrap_or(Value::Null);
+            let output: Value = match r {
+                ToolResultRecord::Direct(d) => serde_json::from_str(&d.output).ok(),
+                ToolResultRecord::Bridged(b) => {
+                    b.output.as_str().and_then(|t| serde_json::from_str(t).ok())
+                }
+            }
+            .unwrap_or(Value::Null);
             let t = &output["telemetry"];
             let seen = (
                 output["ok"].as_bool(),
@@ -528,4 +365,116 @@ fn code_result_telemetry(o: &Observed<'_>) -> Vec<Check> {
             )
         })
         .collect()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::super::fixture::{holds, verdict, Fixture, TARGET};
+    use super::super::ClaimId::{self, *};
+    use serde_json::json;
+
+    fn fails(fixture: &Fixture, claim: ClaimId, lane: &str) -> Vec<String> {
+        let v = verdict(fixture, claim, lane);
+        assert!(!v.ok, "{claim} on {lane} should fail");
+        v.failures.iter().map(|c| c.expected.clone()).collect()
+    }
+
+    #[test]
+    fn c1_to_c5_hold_on_the_passing_fixture() {
+        let f = Fixture::passing_reference();
+        for (claim, lane) in [
+            (C1, "direct"),
+            (C3, "direct"),
+            (C2, "tools"),
+            (C4, "tools"),
+            (C5, "tools"),
+        ] {
+            assert!(
+                holds(&f, claim, lane),
+                "{claim} on {lane}: {:?}",
+                verdict(&f, claim, lane)
+            );
+        }
+    }
+
+    #[test]
+    fn c1_fails_without_the_direct_result_and_the_marker_and_lists_both() {
+        let mut f = Fixture::passing_reference();
+        f.lane("direct").records.clear();
+        f.lane("direct").answer = "no marker".into();
+        let failed = fails(&f, C1, "direct");
+        assert_eq!(
+            failed,
+            [
+                format!("output text contains \"FAKE_PLUGIN_OK {TARGET}\""),
+                format!("session log has a direct, successful {TARGET} result"),
+            ]
+        );
+    }
+
+    #[test]
+    fn c2_fails_when_the_target_is_not_reached_through_the_bridge() {
+        let mut f = Fixture::passing_reference();
+        f.lane("tools").requests[1].1 = Some(TARGET.into());
+        f.lane("tools").records.clear();
+        let failed = fails(&f, C2, "tools");
+        assert_eq!(
+            failed,
+            [
+                "planned on the wire [\"tool_search\", \"tool_call\"]".to_string(),
+                format!("session log has a bridged {TARGET} result with parentToolCallId"),
+            ]
+        );
+    }
+
+    #[test]
+    fn c3_fails_when_a_fake_schema_is_missing_or_differs() {
+        let mut f = Fixture::passing_reference();
+        let body = &mut f.lane("direct").requests[0].0;
+        let tools = body["tools"].as_array_mut().unwrap();
+        tools.remove(0);
+        tools[0]["description"] = json!("changed");
+        let failed = fails(&f, C3, "direct");
+        assert_eq!(
+            failed,
+            [
+                "all 36 fake tools declared",
+                "fake schemas byte-identical to the catalogue"
+            ]
+        );
+    }
+
+    #[test]
+    fn c4_fails_when_a_fake_tool_is_declared_or_named_in_the_prompt() {
+        let mut f = Fixture::passing_reference();
+        let body = &mut f.lane("tools").requests[0].0;
+        body["tools"]
+            .as_array_mut()
+            .unwrap()
+            .push(json!({ "name": TARGET }));
+        body["input"].as_array_mut().unwrap().insert(
+            0,
+            json!({ "role": "system", "content": "you may call fake_plugin_tool_03" }),
+        );
+        let failed = fails(&f, C4, "tools");
+        assert_eq!(
+            failed,
+            [
+                "request 1 declares exactly [\"tool_call\", \"tool_describe\", \"tool_search\"]",
+                "first request names no fake tool outside the user's message",
+            ]
+        );
+    }
+
+    #[test]
+    fn c5_fails_when_the_tool_search_request_is_not_smaller() {
+        let mut f = Fixture::passing_reference();
+        let padding = "x".repeat(40_000);
+        f.lane("tools").requests[0].0["metadata"] = json!(padding);
+        assert_eq!(fails(&f, C5, "tools").len(), 1);
+        f.lanes.remove(0);
+        let v = verdict(&f, C5, "tools");
+        assert!(!v.ok);
+        assert_eq!(v.expected, "a direct lane to compare with");
+    }
 }

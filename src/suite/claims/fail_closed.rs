@@ -8,46 +8,21 @@
 
 use serde_json::Value;
 
-use super::claims::{check, Check, Observed};
-use super::lane::declared_tool_names;
-use super::scenario::{ClaimSpec, Scenario};
+use super::{check, Check, ClaimInput};
 use crate::catalog::fake::{core_tools, fake_plugin_tools, FAKE_OK};
 use crate::catalog::ToolEntry;
-use crate::engine::surface::{TOOL_CALL, TOOL_DESCRIBE, TOOL_SEARCH, TOOL_SEARCH_CODE};
+use crate::config::{TOOL_CALL, TOOL_DESCRIBE, TOOL_SEARCH, TOOL_SEARCH_CODE};
+use crate::protocol::responses::{declared_tool_names, system_text};
+use crate::protocol::{SessionRecord, ToolResultRecord};
+use crate::scenario::Scenario;
+use crate::suite::observation::Observed;
 
-/// The claim's one-line statement.
-pub fn title(claim: &str) -> Option<&'static str> {
-    Some(match claim {
-        "F1" => "a policy-denied tool never surfaces anywhere",
-        "F2" => "a tool withdrawn after search makes tool_call fail and nothing runs",
-        "F3" => "an approval or before_tool_call block is reported and the tool does not run",
-        "F4" => "an unavailable sandbox makes code mode fall back to tools before compaction",
-        "F5" => "a code timeout is a clear error and leaves no late bridge call",
-        "F6" => "denied input reaches the model as an error and nothing runs",
-        "T1" => "the lane shows the scenario's exact expected figures",
-        _ => return None,
-    })
-}
-
-/// The checks of fail-closed claim `spec` on one lane.
-pub fn checks(scenario: &Scenario, spec: &ClaimSpec, o: &Observed<'_>) -> Vec<Check> {
-    let tool = spec.tool.as_deref().unwrap_or(&scenario.target_tool);
-    match spec.id.as_str() {
-        "F1" => f1_denied_never_surfaces(scenario, tool, o),
-        "F2" => f2_withdrawn(tool, spec.error.as_deref(), o),
-        "F3" => f3_blocked(tool, spec.error.as_deref(), o),
-        "F4" => f4_sandbox_fallback(o),
-        "F5" => f5_timeout(tool, spec.error.as_deref(), o),
-        "F6" => f6_denied_input(tool, spec.error.as_deref(), o),
-        other => vec![check(false, "a known claim id", other.to_string())],
-    }
-}
-
-fn records_of<'o>(o: &'o Observed<'_>, kind: &'o str) -> impl Iterator<Item = &'o Value> + 'o {
-    o.observation
-        .session
-        .iter()
-        .filter(move |r| r["type"] == kind)
+/// Tool results the model got as errors, with their output text.
+fn error_outputs(o: &Observed<'_>) -> Vec<String> {
+    o.tool_results()
+        .filter(|r| r.is_error())
+        .map(ToolResultRecord::output_text)
+        .collect()
 }
 
 fn text_of(value: &Value) -> String {
@@ -57,19 +32,12 @@ fn text_of(value: &Value) -> String {
     }
 }
 
-/// Tool results the model got as errors, with their output text.
-fn error_outputs(o: &Observed<'_>) -> Vec<String> {
-    records_of(o, "toolResult")
-        .filter(|r| r["isError"] == true)
-        .map(|r| text_of(&r["output"]))
-        .collect()
-}
-
 /// No result of `tool` succeeded, nothing bridged ran it, and no provider request carries its
 /// success marker: the tool did not run.
 fn did_not_run(tool: &str, o: &Observed<'_>) -> Vec<Check> {
-    let succeeded = records_of(o, "toolResult")
-        .filter(|r| r["toolName"] == tool && r["isError"] == false)
+    let succeeded = o
+        .tool_results()
+        .filter(|r| r.tool_name() == tool && !r.is_error())
         .count();
     let marker = format!("{FAKE_OK} {tool}");
     let leaked: Vec<usize> = o
@@ -114,7 +82,8 @@ fn catalogue_entry(scenario: &Scenario, tool: &str) -> Option<ToolEntry> {
     all.into_iter().find(|t| t.name == tool)
 }
 
-fn f1_denied_never_surfaces(scenario: &Scenario, tool: &str, o: &Observed<'_>) -> Vec<Check> {
+pub fn f1_denied_never_surfaces(input: &ClaimInput<'_>) -> Vec<Check> {
+    let (scenario, tool, o) = (input.scenario, input.tool(), input.lane);
     let Some(entry) = catalogue_entry(scenario, tool) else {
         return vec![check(
             false,
@@ -159,6 +128,7 @@ pub fn f1_checks(entry: &ToolEntry, o: &Observed<'_>) -> Vec<Check> {
     let in_log: Vec<String> = o
         .observation
         .session
+        .raw
         .iter()
         .filter(|r| {
             let text = r.to_string();
@@ -195,29 +165,6 @@ pub fn f1_checks(entry: &ToolEntry, o: &Observed<'_>) -> Vec<Check> {
     checks
 }
 
-fn system_text(body: &Value) -> String {
-    let mut text = body
-        .get("instructions")
-        .and_then(Value::as_str)
-        .unwrap_or_default()
-        .to_string();
-    for item in body
-        .get("input")
-        .and_then(Value::as_array)
-        .into_iter()
-        .flatten()
-    {
-        if matches!(
-            item.get("role").and_then(Value::as_str),
-            Some("system" | "developer")
-        ) {
-            text.push('\n');
-            text.push_str(&crate::gateway::agent::item_text(item));
-        }
-    }
-    text
-}
-
 /// `word` occurs in `text` with no identifier character on either side.
 fn contains_word(text: &str, word: &str) -> bool {
     let is_ident = |c: char| c.is_ascii_alphanumeric() || c == '_';
@@ -228,12 +175,15 @@ fn contains_word(text: &str, word: &str) -> bool {
     })
 }
 
-fn f2_withdrawn(tool: &str, error: Option<&str>, o: &Observed<'_>) -> Vec<Check> {
-    let error = error.unwrap_or("is no longer available in this run");
-    let found_at_search = records_of(o, "toolResult").any(|r| {
-        r["toolName"] == TOOL_SEARCH
-            && r["isError"] == false
-            && text_of(&r["output"]).contains(&format!("\"name\": \"{tool}\""))
+pub fn f2_withdrawn(input: &ClaimInput<'_>) -> Vec<Check> {
+    let (tool, o) = (input.tool(), input.lane);
+    let error = input
+        .error()
+        .unwrap_or("is no longer available in this run");
+    let found_at_search = o.tool_results().any(|r| {
+        r.tool_name() == TOOL_SEARCH
+            && !r.is_error()
+            && r.output_text().contains(&format!("\"name\": \"{tool}\""))
     });
     let mut checks = vec![
         check(
@@ -251,10 +201,10 @@ fn f2_withdrawn(tool: &str, error: Option<&str>, o: &Observed<'_>) -> Vec<Check>
 /// No synthetic (bridged) call of `tool` was made at all.
 fn no_bridged_run(tool: &str, o: &Observed<'_>) -> Check {
     let bridged = o
-        .observation
-        .session
+        .records()
         .iter()
-        .filter(|r| r["synthetic"] == true && r["toolCall"]["name"] == tool)
+        .filter_map(SessionRecord::as_message)
+        .filter(|m| m.synthetic && m.tool_call.as_ref().is_some_and(|c| c.name == tool))
         .count();
     check(
         bridged == 0,
@@ -263,11 +213,12 @@ fn no_bridged_run(tool: &str, o: &Observed<'_>) -> Check {
     )
 }
 
-fn f3_blocked(tool: &str, reason: Option<&str>, o: &Observed<'_>) -> Vec<Check> {
+pub fn f3_blocked(input: &ClaimInput<'_>) -> Vec<Check> {
+    let (tool, o) = (input.tool(), input.lane);
     let mut needles = vec!["Tool call blocked: "];
-    needles.extend(reason);
+    needles.extend(input.error());
     let mut checks = vec![error_reported(o, &needles)];
-    let attempted = records_of(o, "toolResult").any(|r| r["toolName"] == tool);
+    let attempted = o.tool_results().any(|r| r.tool_name() == tool);
     checks.push(check(
         attempted,
         format!("the session log records the attempt on {tool}"),
@@ -277,13 +228,16 @@ fn f3_blocked(tool: &str, reason: Option<&str>, o: &Observed<'_>) -> Vec<Check> 
     checks
 }
 
-fn f4_sandbox_fallback(o: &Observed<'_>) -> Vec<Check> {
-    let surface = records_of(o, "surface").next();
-    let mode = surface.map(|s| text_of(&s["mode"])).unwrap_or_default();
-    let notes: Vec<String> = surface
-        .and_then(|s| s["notes"].as_array())
-        .map(|n| n.iter().map(text_of).collect())
+pub fn f4_sandbox_fallback(input: &ClaimInput<'_>) -> Vec<Check> {
+    let o = input.lane;
+    let surface = o.records().iter().find_map(|r| match r {
+        SessionRecord::Surface(s) => Some(s),
+        _ => None,
+    });
+    let mode = surface
+        .map(|s| s.mode.map_or("null", |m| m.as_str()).to_string())
         .unwrap_or_default();
+    let notes: Vec<String> = surface.and_then(|s| s.notes.clone()).unwrap_or_default();
     let fell_back = notes
         .iter()
         .any(|n| n.contains("code sandbox unavailable") && n.contains("fell back to tools"));
@@ -329,15 +283,15 @@ fn f4_sandbox_fallback(o: &Observed<'_>) -> Vec<Check> {
     ]
 }
 
-fn f5_timeout(tool: &str, error: Option<&str>, o: &Observed<'_>) -> Vec<Check> {
-    let error = error.unwrap_or("timed out");
-    let code_error = records_of(o, "toolResult").any(|r| {
-        r["toolName"] == TOOL_SEARCH_CODE
-            && r["isError"] == true
-            && text_of(&r["output"]).contains(error)
+pub fn f5_timeout(input: &ClaimInput<'_>) -> Vec<Check> {
+    let (tool, o) = (input.tool(), input.lane);
+    let error = input.error().unwrap_or("timed out");
+    let code_error = o.tool_results().any(|r| {
+        r.tool_name() == TOOL_SEARCH_CODE && r.is_error() && r.output_text().contains(error)
     });
-    let late = records_of(o, "toolResult")
-        .filter(|r| r.get("parentToolCallId").is_some())
+    let late = o
+        .tool_results()
+        .filter(|r| r.parent_tool_call_id().is_some())
         .count();
     let mut checks = vec![
         check(
@@ -355,10 +309,11 @@ fn f5_timeout(tool: &str, error: Option<&str>, o: &Observed<'_>) -> Vec<Check> {
     checks
 }
 
-fn f6_denied_input(tool: &str, error: Option<&str>, o: &Observed<'_>) -> Vec<Check> {
+pub fn f6_denied_input(input: &ClaimInput<'_>) -> Vec<Check> {
+    let (tool, o) = (input.tool(), input.lane);
     let invalid = format!("Invalid arguments for {tool}");
     let mut needles = vec![invalid.as_str()];
-    needles.extend(error);
+    needles.extend(input.error());
     let denied = format!("{} {tool}", crate::provider::model::DENIED_MARKER);
     let text = &o.figures.gateway_output_text;
     let mut checks = vec![
@@ -374,7 +329,12 @@ fn f6_denied_input(tool: &str, error: Option<&str>, o: &Observed<'_>) -> Vec<Che
     checks
 }
 
-/// T1: the lane's `expect` figures, exactly.
+/// T1: the lane's `expect` figures (for its target), exactly.
+pub fn t1_expected_figures(input: &ClaimInput<'_>) -> Vec<Check> {
+    expected_figures(input.lane)
+}
+
+/// The lane's `expect` figures (for its target) as checks; C6 makes them too.
 pub fn expected_figures(o: &Observed<'_>) -> Vec<Check> {
     let s = &o.figures.session_log;
     let e = o.lane.expect_for(o.target);
@@ -416,91 +376,42 @@ pub fn expected_figures(o: &Observed<'_>) -> Vec<Check> {
 
 #[cfg(test)]
 mod tests {
+    use super::super::fixture::{holds, Fixture};
     use super::*;
-    use crate::provider::{JournalRecord, RequestKind};
-    use crate::suite::lane::LaneObservation;
-    use crate::suite::scenario::parse_scenario;
+    use crate::suite::claims::ClaimId;
     use serde_json::json;
 
-    const SCENARIO: &str = "id='f'\ntitle='t'\nprompt='p'\ntarget_tool='fake_plugin_tool_17'\n\
-        [catalog]\nplugin_id='tool-search-e2e-fixture'\nsize=36\n[[lanes]]\nname='tools'\n\
-        tool_search={mode='tools'}\n";
+    const F1: &str = "[[claims]]\nid='F1'\ntool='fake_plugin_tool_17'\n";
 
-    fn observation(request_body: Value, session: Vec<Value>) -> LaneObservation {
-        let raw = request_body.to_string();
-        let record = JournalRecord {
-            cursor: 1,
-            raw_byte_length: raw.len(),
-            raw,
-            body: request_body,
-            prompt: String::new(),
-            all_input_text: String::new(),
-            tool_output: None,
-            request_kind: RequestKind::AgentInitial,
-            planned_tool_name: None,
-            planned_wire_tool_name: None,
-            planned_tool_args: None,
-            outcome: "tool-call".into(),
-        };
-        LaneObservation {
-            lane: "tools".into(),
-            session_key: "k".into(),
-            status: 200,
-            response: json!({ "output": [] }),
-            requests: vec![record.into()],
-            session,
-            elapsed: std::time::Duration::ZERO,
-        }
-    }
-
-    fn f1_ok(o: &LaneObservation) -> bool {
-        let scenario = parse_scenario(SCENARIO, "t.toml").expect("scenario");
-        let observed = Observed {
-            target: "embedded",
-            lane: &scenario.lanes[0],
-            observation: o,
-            figures: o.figures(),
-        };
-        let spec = ClaimSpec {
-            id: "F1".into(),
-            tool: Some("fake_plugin_tool_17".into()),
-            error: None,
-            lanes: vec![],
-        };
-        checks(&scenario, &spec, &observed).iter().all(|c| c.ok)
+    fn f1_holds(fixture: Fixture) -> bool {
+        holds(&fixture.scenario_extra(F1), ClaimId::F1, "tools")
     }
 
     #[test]
     fn f1_holds_on_a_clean_observation() {
-        let clean = observation(
-            json!({ "input": [], "tools": [{ "name": "tool_search" }] }),
-            vec![],
-        );
-        assert!(f1_ok(&clean));
+        let clean = Fixture::tools_lane()
+            .request(json!({ "input": [], "tools": [{ "name": "tool_search" }] }));
+        assert!(f1_holds(clean));
     }
 
     #[test]
     fn f1_fails_when_a_search_result_leaks_the_denied_id() {
         let output = "[{\"id\": \"openclaw:tool-search-e2e-fixture:fake_plugin_tool_17\"}]";
-        let leaking = observation(
+        let leaking = Fixture::tools_lane().request(
             json!({ "input": [{ "type": "function_call_output", "call_id": "c", "output": output }] }),
-            vec![],
         );
-        assert!(!f1_ok(&leaking));
+        assert!(!f1_holds(leaking));
     }
 
     #[test]
     fn f1_fails_when_the_denied_tool_is_declared_or_logged() {
-        let declared = observation(
-            json!({ "tools": [{ "name": "fake_plugin_tool_17" }] }),
-            vec![],
-        );
-        assert!(!f1_ok(&declared));
-        let logged = observation(
-            json!({}),
-            vec![json!({ "type": "surface", "declaredTools": ["fake_plugin_tool_17"] })],
-        );
-        assert!(!f1_ok(&logged));
+        let declared =
+            Fixture::tools_lane().request(json!({ "tools": [{ "name": "fake_plugin_tool_17" }] }));
+        assert!(!f1_holds(declared));
+        let logged = Fixture::tools_lane()
+            .request(json!({}))
+            .record(json!({ "type": "surface", "declaredTools": ["fake_plugin_tool_17"] }));
+        assert!(!f1_holds(logged));
     }
 
     #[test]

@@ -12,9 +12,10 @@ use regex::Regex;
 use serde_json::Value;
 use similar::TextDiff;
 
-use super::lane::LaneObservation;
+use crate::suite::observation::LaneObservation;
 
-/// The two snapshots of a lane: `(name, content)`.
+/// The two snapshots of a lane: `(name, content)`: the provider payloads of the turn and the
+/// session log as the gateway wrote it.
 pub fn lane_snapshots(scenario: &str, observation: &LaneObservation) -> Vec<(String, String)> {
     let requests: Vec<Value> = observation
         .requests
@@ -22,7 +23,7 @@ pub fn lane_snapshots(scenario: &str, observation: &LaneObservation) -> Vec<(Str
         .map(|r| r.body.clone())
         .collect();
     let provider = pretty(&Value::Array(requests));
-    let session = pretty(&Value::Array(observation.session.clone()));
+    let session = pretty(&Value::Array(observation.session.raw.clone()));
     vec![
         (
             format!("{scenario}__{}__provider", observation.lane),

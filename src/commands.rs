@@ -1,0 +1,71 @@
+//! The small commands that are only glue between a room and the terminal: `list`, `provider`
+//! and `gateway`. (The suite, compare, quality, load and probes have their rooms and their own
+//! `command` functions.)
+
+use std::io::Write;
+use std::net::SocketAddr;
+use std::path::{Path, PathBuf};
+
+use crate::error::{temp_dir, Error, Exit};
+use crate::output::emit;
+use crate::provider::MockProvider;
+use crate::scenario::load_all;
+
+/// `list`: one line per scenario (id, title, lanes, origin).
+pub fn list(dirs: &[PathBuf], out: &mut dyn Write) -> Result<u8, Error> {
+    let mut text = String::new();
+    for s in load_all(dirs)? {
+        let lanes: Vec<&str> = s.lanes.iter().map(|l| l.name.as_str()).collect();
+        text.push_str(&format!(
+            "{}\t{}\tlanes: {}\t({})\n",
+            s.id,
+            s.title,
+            lanes.join(", "),
+            s.origin
+        ));
+    }
+    emit(out, &text)?;
+    Ok(Exit::OK)
+}
+
+/// `provider`: the mock provider on loopback until Ctrl-C.
+pub async fn provider(port: u16, out: &mut dyn Write) -> Result<u8, Error> {
+    let provider = MockProvider::start_on(port).await?;
+    emit(
+        out,
+        &format!("mock provider listening: {}\n", provider.base_url()),
+    )?;
+    let _ = tokio::signal::ctrl_c().await;
+    Ok(Exit::OK)
+}
+
+/// `gateway`: the embedded gateway with the config at `config` on loopback until Ctrl-C;
+/// session logs go to `state_dir` (a fresh temporary directory when not given).
+pub async fn gateway(
+    config: &Path,
+    state_dir: Option<PathBuf>,
+    port: u16,
+    out: &mut dyn Write,
+) -> Result<u8, Error> {
+    let loaded = crate::config::load_file(config)?;
+    let (state_dir, _keep) = match state_dir {
+        Some(dir) => (dir, None),
+        None => {
+            let temp = temp_dir("tsqa-gateway-")?;
+            (temp.path().to_path_buf(), Some(temp))
+        }
+    };
+    let addr = SocketAddr::from(([127, 0, 0, 1], port));
+    let gateway = crate::gateway::serve(loaded, state_dir.clone(), addr).await?;
+    emit(
+        out,
+        &format!(
+            "gateway listening: {} (state dir {})\n",
+            gateway.base_url(),
+            state_dir.display()
+        ),
+    )?;
+    let _ = tokio::signal::ctrl_c().await;
+    gateway.stop().await;
+    Ok(Exit::OK)
+}

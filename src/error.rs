@@ -1,0 +1,151 @@
+//! The project's errors as values, and the one place that turns them into exit codes.
+//!
+//! A claim that fails is not an error: it is a verdict (exit 1, [`Exit::FAILED`]). An error means a
+//! command could not produce its verdicts: either what it was given is wrong (exit 2,
+//! [`Exit::USAGE`]: a flag, a scenario, a gateway config) or something it depends on would not do
+//! its part (exit 3, [`Exit::INFRA`]: the provider, a gateway, the file system, the network).
+
+use std::path::PathBuf;
+
+use thiserror::Error;
+
+use crate::config::ConfigError;
+use crate::gateway::GatewayError;
+use crate::provider::ProviderError;
+use crate::scenario::ScenarioError;
+
+/// The exit codes of `toolsearch-qa`, named once (the README's table is checked against them).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Exit;
+
+impl Exit {
+    /// Every claim holds, every snapshot matches, every probe is contained.
+    pub const OK: u8 = 0;
+    /// A claim failed, a snapshot changed, a probe escaped, search quality regressed.
+    pub const FAILED: u8 = 1;
+    /// Usage, scenario or config error: what the command was given is wrong.
+    pub const USAGE: u8 = 2;
+    /// Infrastructure error: the provider, a gateway or the machine would not do its part.
+    pub const INFRA: u8 = 3;
+
+    /// Every code with its one-line meaning, in order (for `--help` and the README).
+    pub const TABLE: [(u8, &'static str); 4] = [
+        (Exit::OK, "every claim holds (and every snapshot matches)"),
+        (Exit::FAILED, "a claim failed or a snapshot changed"),
+        (Exit::USAGE, "usage, scenario or config error"),
+        (
+            Exit::INFRA,
+            "infrastructure error: the provider or a gateway would not start or answer",
+        ),
+    ];
+}
+
+/// Why a command could not produce its result.
+#[derive(Debug, Error)]
+pub enum Error {
+    /// A flag or argument that cannot be used as given.
+    #[error("{0}")]
+    Usage(String),
+    /// A scenario file that does not load.
+    #[error(transparent)]
+    Scenario(#[from] ScenarioError),
+    /// A gateway config that does not load.
+    #[error(transparent)]
+    Config(#[from] ConfigError),
+    /// The mock provider would not start.
+    #[error("mock provider did not start: {0}")]
+    Provider(#[from] ProviderError),
+    /// The embedded gateway would not start.
+    #[error("embedded gateway did not start: {0}")]
+    Gateway(#[from] GatewayError),
+    /// A real OpenClaw gateway could not be found, configured, started or read.
+    #[error("openclaw {context}: {source}")]
+    OpenClaw {
+        /// What was being done (`target`, `lane direct`, `transcript`).
+        context: String,
+        #[source]
+        source: Box<dyn std::error::Error + Send + Sync>,
+    },
+    /// A file or directory the command needs.
+    #[error("{action} {}: {source}", path.display())]
+    Io {
+        action: &'static str,
+        path: PathBuf,
+        #[source]
+        source: std::io::Error,
+    },
+    /// The HTTP exchange with a gateway failed (no answer, a broken body or stream).
+    #[error("{0}")]
+    Http(String),
+    /// A gateway answered a turn with an HTTP error.
+    #[error("scenario {scenario} lane {lane}: the gateway answered HTTP {status}: {message}")]
+    TurnFailed {
+        scenario: String,
+        lane: String,
+        status: u16,
+        message: String,
+    },
+    /// A failed turn, with the tail of the gateway's own log.
+    #[error("{error}\n--- {target} gateway log (tail) ---\n{log}")]
+    WithGatewayLog {
+        error: Box<Error>,
+        target: &'static str,
+        log: String,
+    },
+    /// A session log that cannot be read or is not made of session records.
+    #[error("{0}")]
+    SessionLog(String),
+    /// Anything else the machine would not do (a loopback port, a temp dir's contents, …).
+    #[error("{0}")]
+    Machine(String),
+}
+
+impl Error {
+    /// The exit code this error ends the command with.
+    pub fn exit_code(&self) -> u8 {
+        match self {
+            Error::Usage(_) | Error::Scenario(_) | Error::Config(_) => Exit::USAGE,
+            Error::Provider(_)
+            | Error::Gateway(_)
+            | Error::OpenClaw { .. }
+            | Error::Io { .. }
+            | Error::Http(_)
+            | Error::TurnFailed { .. }
+            | Error::WithGatewayLog { .. }
+            | Error::SessionLog(_)
+            | Error::Machine(_) => Exit::INFRA,
+        }
+    }
+
+    /// An [`Error::Io`] maker for `map_err`.
+    pub fn io(
+        action: &'static str,
+        path: impl Into<PathBuf>,
+    ) -> impl FnOnce(std::io::Error) -> Error {
+        let path = path.into();
+        move |source| Error::Io {
+            action,
+            path,
+            source,
+        }
+    }
+
+    /// An [`Error::OpenClaw`] maker for `map_err`.
+    pub fn openclaw<E: std::error::Error + Send + Sync + 'static>(
+        context: impl Into<String>,
+    ) -> impl FnOnce(E) -> Error {
+        let context = context.into();
+        move |source| Error::OpenClaw {
+            context,
+            source: Box::new(source),
+        }
+    }
+}
+
+/// A fresh temporary directory named `prefix…`.
+pub fn temp_dir(prefix: &str) -> Result<tempfile::TempDir, Error> {
+    tempfile::Builder::new()
+        .prefix(prefix)
+        .tempdir()
+        .map_err(|e| Error::Machine(format!("cannot create a temp dir: {e}")))
+}

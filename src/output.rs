@@ -1,0 +1,26 @@
+//! Where commands write their results: stdout, in the format the user chose. Writing goes through
+//! [`emit`], which treats a reader that went away (`| head`) as the end of the output rather than
+//! a crash.
+
+use std::io::{ErrorKind, Write};
+
+use crate::error::Error;
+
+/// How a command prints its results.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, clap::ValueEnum)]
+pub enum Format {
+    /// Readable tables.
+    #[default]
+    Table,
+    /// JSON.
+    Json,
+}
+
+/// Writes `text` to `out`. A closed pipe ends the output quietly; any other failure is an error.
+pub fn emit(out: &mut dyn Write, text: &str) -> Result<(), Error> {
+    match out.write_all(text.as_bytes()).and_then(|()| out.flush()) {
+        Ok(()) => Ok(()),
+        Err(e) if e.kind() == ErrorKind::BrokenPipe => Ok(()),
+        Err(e) => Err(Error::Machine(format!("cannot write the output: {e}"))),
+    }
+}

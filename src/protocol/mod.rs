@@ -1,0 +1,23 @@
+//! What crosses rooms as data: the contract between a gateway and the harness that drives it.
+//!
+//! A gateway writes [`record::SessionRecord`]s to its session log (the embedded gateway as JSONL,
+//! a real OpenClaw's transcript is translated into them) and answers `/v1/responses` with
+//! [`responses::ResponseBody`] (as JSON or as the event stream of [`sse`]); the suite, `load`
+//! and `probes` read only these types. Neither side imports the other's internals: what both
+//! need — the headers, the session-log layout, the wire shapes — lives here.
+
+pub mod record;
+pub mod responses;
+pub mod session;
+pub mod sse;
+
+pub use record::{
+    ClientToolCallRecord, MessageRecord, ProviderRequestRecord, Role, SessionRecord, SurfaceRecord,
+    TelemetryCounts, ToolCallRecord, ToolResultRecord,
+};
+pub use responses::{item_text, OutputItem, ResponseBody};
+
+/// The agent a turn runs as (`main` when absent).
+pub const AGENT_HEADER: &str = "x-openclaw-agent";
+/// The session a turn belongs to (`main` when absent).
+pub const SESSION_HEADER: &str = "x-openclaw-session-key";

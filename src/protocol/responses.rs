@@ -1,0 +1,215 @@
+//! The Responses API shapes both sides read: a gateway's answer to a turn (typed output items)
+//! and a request body as a provider received it (its declared tools and its system prompt).
+
+use serde::Deserialize;
+use serde_json::Value;
+
+/// A gateway's (or provider's) `response` object, as far as the harness reads it.
+#[derive(Debug, Clone, Default, PartialEq, Deserialize)]
+pub struct ResponseBody {
+    #[serde(default)]
+    pub id: Option<String>,
+    #[serde(default)]
+    pub status: Option<String>,
+    #[serde(default)]
+    pub output: Vec<OutputItem>,
+}
+
+/// One item of `output`, tagged by `type`; kinds the harness does not read are `Other`.
+#[derive(Debug, Clone, PartialEq, Deserialize)]
+#[serde(tag = "type")]
+pub enum OutputItem {
+    #[serde(rename = "message")]
+    Message(MessageItem),
+    #[serde(rename = "function_call")]
+    FunctionCall(FunctionCallItem),
+    #[serde(other)]
+    Other,
+}
+
+/// A `message` item: its content is a string or a list of parts with text.
+#[derive(Debug, Clone, PartialEq, Deserialize)]
+pub struct MessageItem {
+    #[serde(default)]
+    pub content: Content,
+}
+
+/// `content` of a message: a plain string or parts (`output_text`, `input_text`, …).
+#[derive(Debug, Clone, PartialEq, Deserialize)]
+#[serde(untagged)]
+pub enum Content {
+    Text(String),
+    Parts(Vec<ContentPart>),
+    Other(Value),
+}
+
+impl Default for Content {
+    fn default() -> Self {
+        Content::Parts(Vec::new())
+    }
+}
+
+#[derive(Debug, Clone, PartialEq, Deserialize)]
+pub struct ContentPart {
+    #[serde(default)]
+    pub text: Option<String>,
+}
+
+impl Content {
+    /// The text of the content: the string, or every part's text joined by newlines.
+    pub fn text(&self) -> String {
+        match self {
+            Content::Text(text) => text.clone(),
+            Content::Parts(parts) => parts
+                .iter()
+                .filter_map(|p| p.text.as_deref())
+                .collect::<Vec<_>>()
+                .join("\n"),
+            Content::Other(_) => String::new(),
+        }
+    }
+}
+
+/// A `function_call` item: a tool call the caller is to run (a client tool handed back).
+#[derive(Debug, Clone, PartialEq, Deserialize)]
+pub struct FunctionCallItem {
+    #[serde(default)]
+    pub id: Option<String>,
+    #[serde(default)]
+    pub call_id: Option<String>,
+    #[serde(default)]
+    pub name: Option<String>,
+    /// The arguments as JSON text.
+    #[serde(default)]
+    pub arguments: Option<String>,
+    #[serde(default)]
+    pub status: Option<String>,
+}
+
+impl ResponseBody {
+    /// The `function_call` items, in order.
+    pub fn function_calls(&self) -> impl Iterator<Item = &FunctionCallItem> {
+        self.output.iter().filter_map(|item| match item {
+            OutputItem::FunctionCall(call) => Some(call),
+            _ => None,
+        })
+    }
+
+    /// Names of the `function_call` items.
+    pub fn tool_names(&self) -> Vec<String> {
+        self.function_calls()
+            .filter_map(|c| c.name.clone())
+            .collect()
+    }
+
+    /// The text of every message item, joined by newlines.
+    pub fn text(&self) -> String {
+        self.output
+            .iter()
+            .filter_map(|item| match item {
+                OutputItem::Message(m) => Some(m.content.text()),
+                _ => None,
+            })
+            .collect::<Vec<_>>()
+            .join("\n")
+    }
+}
+
+/// The text of a Responses input item (`content` as a string or parts).
+pub fn item_text(item: &Value) -> String {
+    match item.get("content") {
+        Some(Value::String(s)) => s.clone(),
+        Some(Value::Array(parts)) => parts
+            .iter()
+            .filter_map(|p| p.get("text").and_then(Value::as_str))
+            .collect::<Vec<_>>()
+            .join("\n"),
+        _ => String::new(),
+    }
+}
+
+/// Names in a request's `tools[]`, in order.
+pub fn declared_tool_names(body: &Value) -> Vec<String> {
+    body.get("tools")
+        .and_then(Value::as_array)
+        .map(|tools| {
+            tools
+                .iter()
+                .filter_map(|t| t.get("name").and_then(Value::as_str))
+                .map(str::to_string)
+                .collect()
+        })
+        .unwrap_or_default()
+}
+
+/// The request's input items with a system or developer role.
+fn system_items(body: &Value) -> impl Iterator<Item = &Value> {
+    body.get("input")
+        .and_then(Value::as_array)
+        .into_iter()
+        .flatten()
+        .filter(|i| {
+            matches!(
+                i.get("role").and_then(Value::as_str),
+                Some("system" | "developer")
+            )
+        })
+}
+
+fn instructions(body: &Value) -> &str {
+    body.get("instructions")
+        .and_then(Value::as_str)
+        .unwrap_or_default()
+}
+
+/// `instructions` plus the text of every system/developer input item, in characters.
+pub fn system_prompt_chars(body: &Value) -> usize {
+    instructions(body).chars().count()
+        + system_items(body)
+            .map(|i| item_text(i).chars().count())
+            .sum::<usize>()
+}
+
+/// `instructions` and the text of every system/developer input item, one per line.
+pub fn system_text(body: &Value) -> String {
+    let mut text = instructions(body).to_string();
+    for item in system_items(body) {
+        text.push('\n');
+        text.push_str(&item_text(item));
+    }
+    text
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use serde_json::json;
+
+    #[test]
+    fn reads_messages_and_calls_and_skips_other_items() {
+        let body: ResponseBody = serde_json::from_value(json!({
+            "id": "resp_1", "status": "completed",
+            "output": [
+                { "type": "reasoning", "summary": [] },
+                { "type": "message", "content": [{ "type": "output_text", "text": "a" }, { "type": "output_text", "text": "b" }] },
+                { "type": "function_call", "call_id": "call_1", "name": "pick", "arguments": "{}", "status": "completed" },
+                { "type": "message", "content": "c" }
+            ]
+        }))
+        .unwrap();
+        assert_eq!(body.text(), "a\nb\nc");
+        assert_eq!(body.tool_names(), ["pick"]);
+        assert_eq!(body.output[0], OutputItem::Other);
+    }
+
+    #[test]
+    fn system_prompt_counts_instructions_and_system_items() {
+        let body = json!({ "instructions": "ab", "input": [
+            { "role": "system", "content": [{ "type": "input_text", "text": "cd" }] },
+            { "role": "user", "content": "not counted" },
+            { "role": "developer", "content": "é" }
+        ] });
+        assert_eq!(system_prompt_chars(&body), 5);
+        assert_eq!(system_text(&body), "ab\ncd\né");
+    }
+}

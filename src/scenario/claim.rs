@@ -1,0 +1,212 @@
+//! Every claim a scenario can ask for, with what the suite needs to know about it before running
+//! anything: its title, the lanes it applies to by default, what it needs from the scenario.
+//! How each is checked lives with the checks ([`crate::suite::claims`]).
+//!
+//! Adding a claim: a [`ClaimId`] variant, its entry in [`ClaimId::ALL`] and its arm in
+//! [`ClaimId::def`] here; its check function's arm in `suite::claims::check_of` (the compiler
+//! points at both arms).
+
+use std::fmt;
+
+use serde::{Serialize, Serializer};
+
+/// Every claim the suite knows.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash)]
+pub enum ClaimId {
+    C1,
+    C2,
+    C3,
+    C4,
+    C5,
+    C6,
+    F1,
+    F2,
+    F3,
+    F4,
+    F5,
+    F6,
+    H1,
+    T1,
+}
+
+/// The lanes a claim is checked on when the scenario does not narrow them.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Applies {
+    /// Lanes with Tool Search off.
+    DirectLanes,
+    /// Lanes with Tool Search on.
+    ToolSearchLanes,
+    /// Every lane.
+    EveryLane,
+    /// Lanes that set exact expected figures for the target.
+    LanesWithExpectations,
+}
+
+/// A claim's definition.
+pub struct ClaimDef {
+    /// The one-line statement.
+    pub title: &'static str,
+    pub applies: Applies,
+    /// A scenario must give the claim a `tool`.
+    pub needs_tool: bool,
+    /// A scenario may list it in `claims` (T1 follows from `expect` instead).
+    pub nameable: bool,
+}
+
+impl ClaimId {
+    /// Every claim, in report order.
+    pub const ALL: [ClaimId; 14] = [
+        ClaimId::C1,
+        ClaimId::C2,
+        ClaimId::C3,
+        ClaimId::C4,
+        ClaimId::C5,
+        ClaimId::C6,
+        ClaimId::F1,
+        ClaimId::F2,
+        ClaimId::F3,
+        ClaimId::F4,
+        ClaimId::F5,
+        ClaimId::F6,
+        ClaimId::H1,
+        ClaimId::T1,
+    ];
+
+    /// The regression claims a scenario without `claims` gets.
+    pub const REGRESSION: [ClaimId; 6] = [
+        ClaimId::C1,
+        ClaimId::C2,
+        ClaimId::C3,
+        ClaimId::C4,
+        ClaimId::C5,
+        ClaimId::C6,
+    ];
+
+    pub fn as_str(self) -> &'static str {
+        match self {
+            ClaimId::C1 => "C1",
+            ClaimId::C2 => "C2",
+            ClaimId::C3 => "C3",
+            ClaimId::C4 => "C4",
+            ClaimId::C5 => "C5",
+            ClaimId::C6 => "C6",
+            ClaimId::F1 => "F1",
+            ClaimId::F2 => "F2",
+            ClaimId::F3 => "F3",
+            ClaimId::F4 => "F4",
+            ClaimId::F5 => "F5",
+            ClaimId::F6 => "F6",
+            ClaimId::H1 => "H1",
+            ClaimId::T1 => "T1",
+        }
+    }
+
+    pub fn from_name(name: &str) -> Option<ClaimId> {
+        ClaimId::ALL.into_iter().find(|c| c.as_str() == name)
+    }
+
+    /// The registry: each claim's definition.
+    pub fn def(self) -> ClaimDef {
+        use Applies::*;
+        let def = |title, applies, needs_tool| ClaimDef {
+            title,
+            applies,
+            needs_tool,
+            nameable: true,
+        };
+        match self {
+            ClaimId::C1 => def("direct mode calls the fake plugin tool", DirectLanes, false),
+            ClaimId::C2 => def(
+                "Tool Search calls the same fake plugin tool",
+                ToolSearchLanes,
+                false,
+            ),
+            ClaimId::C3 => def(
+                "direct mode exposes the fake tool schemas to the provider",
+                DirectLanes,
+                false,
+            ),
+            ClaimId::C4 => def(
+                "Tool Search exposes only the compact bridge and direct-only tools",
+                ToolSearchLanes,
+                false,
+            ),
+            ClaimId::C5 => def(
+                "Tool Search's request payload is smaller",
+                ToolSearchLanes,
+                false,
+            ),
+            ClaimId::C6 => def(
+                "session log shows the expected counts and bridged-call telemetry",
+                EveryLane,
+                false,
+            ),
+            ClaimId::F1 => def(
+                "a policy-denied tool never surfaces anywhere",
+                EveryLane,
+                true,
+            ),
+            ClaimId::F2 => def(
+                "a tool withdrawn after search makes tool_call fail and nothing runs",
+                EveryLane,
+                true,
+            ),
+            ClaimId::F3 => def(
+                "an approval or before_tool_call block is reported and the tool does not run",
+                EveryLane,
+                true,
+            ),
+            ClaimId::F4 => def(
+                "an unavailable sandbox makes code mode fall back to tools before compaction",
+                EveryLane,
+                false,
+            ),
+            ClaimId::F5 => def(
+                "a code timeout is a clear error and leaves no late bridge call",
+                EveryLane,
+                false,
+            ),
+            ClaimId::F6 => def(
+                "denied input reaches the model as an error and nothing runs",
+                EveryLane,
+                false,
+            ),
+            ClaimId::H1 => def(
+                "a client tool call is handed back to the caller and not run",
+                EveryLane,
+                false,
+            ),
+            ClaimId::T1 => ClaimDef {
+                nameable: false,
+                ..def(
+                    "the lane shows the scenario's exact expected figures",
+                    LanesWithExpectations,
+                    false,
+                )
+            },
+        }
+    }
+
+    /// The claim's one-line statement.
+    pub fn title(self) -> &'static str {
+        self.def().title
+    }
+}
+
+impl fmt::Display for ClaimId {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(self.as_str())
+    }
+}
+
+impl PartialEq<&str> for ClaimId {
+    fn eq(&self, other: &&str) -> bool {
+        self.as_str() == *other
+    }
+}
+
+impl Serialize for ClaimId {
+    fn serialize<S: Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
+        serializer.serialize_str(self.as_str())
+    }
+}

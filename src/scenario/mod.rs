@@ -1,0 +1,260 @@
+//! Scenarios: what one regression check runs, as data. A scenario names the catalogue, the
+//! policy, the lanes (each a gateway config: Tool Search mode, sandbox, config overrides), the
+//! prompt, an optional model script, and the exact expectations (claims with parameters,
+//! counts). [`load`] reads them from TOML files — the built-in ones in `scenarios/` (compiled in)
+//! or from `--scenario-dir` — and checks every value, so what this module hands out is typed and
+//! valid. `docs/authoring-scenarios.md` is the guide.
+//!
+//! This room sits below the suite and the targets: both read scenarios, neither is read here.
+
+pub mod claim;
+pub mod load;
+
+use serde::{Deserialize, Serialize};
+use serde_json::{json, Value};
+
+use crate::catalog::{ToolPolicy, ToolSource};
+use crate::config::{ToolSearchMode, ToolSearchSettings};
+use crate::provider::ScriptedTurn;
+pub use claim::ClaimId;
+pub use load::{load_all, parse_scenario, scenario_from_json, select, ScenarioError};
+
+/// The reference run's scenario; listed and run first.
+pub const REFERENCE_SCENARIO: &str = "tool-search-gateway-e2e";
+
+/// Which gateway a lane runs on; exact expectations are per target.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize)]
+#[serde(rename_all = "lowercase")]
+pub enum TargetKind {
+    /// The project's own gateway, in-process.
+    Embedded,
+    /// A real OpenClaw gateway, one process per lane.
+    Openclaw,
+}
+
+impl TargetKind {
+    pub fn as_str(self) -> &'static str {
+        match self {
+            TargetKind::Embedded => "embedded",
+            TargetKind::Openclaw => "openclaw",
+        }
+    }
+}
+
+/// One scenario, resolved: every value checked and typed when the file loaded.
+#[derive(Debug, Clone)]
+pub struct Scenario {
+    pub id: String,
+    pub title: String,
+    pub objective: String,
+    /// Agent id sent as `x-openclaw-agent`.
+    pub agent: String,
+    /// The user message of the turn.
+    pub prompt: String,
+    /// The fake tool the turn must reach.
+    pub target_tool: String,
+    /// Where the target comes from; C6 checks the session log says so.
+    pub target_source: ToolSource,
+    pub max_output_tokens: Option<u64>,
+    pub catalog: CatalogSpec,
+    pub policy: ToolPolicy,
+    /// An explicit model script for every lane (a lane's own `script` wins). Unset: the mock
+    /// follows the directive in the prompt.
+    pub script: Option<Vec<ScriptStep>>,
+    /// The claims to evaluate, with their parameters. Empty: the regression claims C1–C6.
+    pub claims: Vec<ClaimSpec>,
+    /// Why the scenario has no runnable lane yet (e.g. it needs a sandbox this build lacks).
+    pub pending: Option<String>,
+    pub lanes: Vec<Lane>,
+    /// Where the scenario was loaded from.
+    pub origin: String,
+}
+
+/// The catalogue the gateway loads.
+#[derive(Debug, Clone, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct CatalogSpec {
+    pub plugin_id: String,
+    pub size: usize,
+    #[serde(default = "yes")]
+    pub core_tools: bool,
+    /// Description of every fake tool; `{n}` is its number and `{name}` its name. Unset: the
+    /// reference run's three sentences.
+    #[serde(default)]
+    pub description_template: Option<String>,
+    /// Fake tool names kept visible to the model (`catalogMode: "direct-only"`).
+    #[serde(default)]
+    pub direct_only: Vec<String>,
+    /// MCP fixture servers to attach, each under its own name (e.g. `["calendar", "qa"]`): the
+    /// project's own MCP servers, listed with `tools/list` and run with `tools/call`.
+    #[serde(default)]
+    pub mcp: Vec<String>,
+    /// Client tools the caller sends with the turn (`tools` of the `/v1/responses` request), by
+    /// name; the gateway catalogues them as `client:client:<name>` and never runs them.
+    #[serde(default)]
+    pub client: Vec<String>,
+}
+
+fn yes() -> bool {
+    true
+}
+
+/// One turn of an explicit model script: a tool call (`tool` + `arguments`) or a text answer.
+#[derive(Debug, Clone, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct ScriptStep {
+    #[serde(default)]
+    pub tool: Option<String>,
+    #[serde(default)]
+    pub arguments: Option<toml::Value>,
+    #[serde(default)]
+    pub text: Option<String>,
+}
+
+impl ScriptStep {
+    /// The mock provider's form of this turn; `None` when the step is neither a call nor a text.
+    pub fn to_turn(&self) -> Option<ScriptedTurn> {
+        match (&self.tool, &self.text) {
+            (Some(name), None) => Some(ScriptedTurn::ToolCall {
+                name: name.clone(),
+                arguments: self
+                    .arguments
+                    .as_ref()
+                    .and_then(|a| serde_json::to_value(a).ok())
+                    .unwrap_or_else(|| serde_json::json!({})),
+            }),
+            (None, Some(text)) if self.arguments.is_none() => {
+                Some(ScriptedTurn::Text(text.clone()))
+            }
+            _ => None,
+        }
+    }
+}
+
+/// A claim to evaluate, with its parameters.
+#[derive(Debug, Clone, PartialEq)]
+pub struct ClaimSpec {
+    pub id: ClaimId,
+    /// The tool the claim is about (F1 denied, F2 withdrawn, F3 blocked, F5/F6 targeted).
+    pub tool: Option<String>,
+    /// Text the error or block reported to the model must contain.
+    pub error: Option<String>,
+    /// Lanes the claim applies to; empty: every lane.
+    pub lanes: Vec<String>,
+}
+
+/// One gateway configuration the scenario runs under.
+#[derive(Debug, Clone)]
+pub struct Lane {
+    pub name: String,
+    /// The `tools.toolSearch` value as written (`false`, `true`, or a table such as
+    /// `{ mode = "tools" }`), for the gateway configs of every target.
+    pub tool_search: Value,
+    /// The same value resolved (spec §2): every decision about the lane reads this.
+    pub settings: ToolSearchSettings,
+    /// Overrides deep-merged into the lane's gateway config (JSON5 key names), e.g.
+    /// `{ tools = { approvals = [...] } }` or `{ catalog = { withdrawAfterSearch = [...] } }`.
+    pub config: Option<Value>,
+    /// This lane's own model script (wins over the scenario's).
+    pub script: Option<Vec<ScriptStep>>,
+    /// Stream both ways: the gateway requests the provider with `stream: true`, and the harness
+    /// asks the gateway for Server-Sent Events. Claims and snapshots are the same as without.
+    pub stream: bool,
+    /// How long the gateway waits for one provider response (`models.providers.<id>.timeoutMs`).
+    pub provider_timeout_ms: Option<u64>,
+    /// Exact figures the lane must show on the embedded target.
+    pub expect: LaneExpect,
+    /// Exact figures the lane must show on a real OpenClaw gateway (its own core tools differ).
+    pub openclaw_expect: LaneExpect,
+}
+
+/// Exact expectations for one lane; unset ones are not checked.
+#[derive(Debug, Clone, Default, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct LaneExpect {
+    pub declared_tools: Option<usize>,
+    pub provider_requests: Option<usize>,
+    pub searches: Option<u64>,
+    pub describes: Option<u64>,
+    pub calls: Option<u64>,
+    pub catalog_size: Option<usize>,
+    /// Tool results reported to the model as errors (blocks, validation, unavailability).
+    pub tool_errors: Option<usize>,
+}
+
+impl LaneExpect {
+    /// Is any figure set?
+    pub fn is_set(&self) -> bool {
+        self.declared_tools.is_some()
+            || self.provider_requests.is_some()
+            || self.searches.is_some()
+            || self.describes.is_some()
+            || self.calls.is_some()
+            || self.catalog_size.is_some()
+            || self.tool_errors.is_some()
+    }
+}
+
+impl Lane {
+    /// A lane with `tools.toolSearch = tool_search` and nothing else set; the value must resolve.
+    pub fn new(name: &str, tool_search: Value) -> Result<Lane, String> {
+        let settings = ToolSearchSettings::resolve(Some(&tool_search))
+            .map_err(|(field, message)| format!("{field}: {message}"))?;
+        Ok(Lane {
+            name: name.to_string(),
+            tool_search,
+            settings,
+            config: None,
+            script: None,
+            stream: false,
+            provider_timeout_ms: None,
+            expect: LaneExpect::default(),
+            openclaw_expect: LaneExpect::default(),
+        })
+    }
+
+    /// The expectations for a target.
+    pub fn expect_for(&self, target: TargetKind) -> &LaneExpect {
+        match target {
+            TargetKind::Openclaw => &self.openclaw_expect,
+            TargetKind::Embedded => &self.expect,
+        }
+    }
+
+    /// The mode the lane's configured `tools.toolSearch` asks for (`Direct` when off).
+    pub fn mode(&self) -> ToolSearchMode {
+        self.settings.mode
+    }
+
+    /// The control tools the lane's configured mode needs (none when Tool Search is off).
+    pub fn controls(&self) -> Vec<String> {
+        let controls = self.mode().controls();
+        controls.iter().map(|c| c.to_string()).collect()
+    }
+
+    /// The model script this lane runs under, if any.
+    pub fn script<'a>(&'a self, scenario: &'a Scenario) -> Option<&'a [ScriptStep]> {
+        self.script.as_deref().or(scenario.script.as_deref())
+    }
+
+    /// Is Tool Search off in this lane?
+    pub fn is_direct(&self) -> bool {
+        !self.mode().is_tool_search()
+    }
+}
+
+/// The declaration a scenario's client tool `name` is sent with in the turn request (as a
+/// caller of `/v1/responses` sends its own tools).
+pub fn client_tool_declaration(name: &str) -> Value {
+    json!({
+        "type": "function",
+        "name": name,
+        "description": format!("Client tool {name}: the caller runs it and sends the result back."),
+        "parameters": {
+            "type": "object",
+            "properties": { "marker": { "type": "string", "description": "Marker echoed by the caller." } },
+            "required": ["marker"],
+            "additionalProperties": false,
+        },
+    })
+}

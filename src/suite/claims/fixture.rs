@@ -1,0 +1,220 @@
+//! Fabricated observations for the claims' unit tests: a scenario (TOML) and, per lane, the
+//! provider requests, session records and answer a gateway would have produced. Each test
+//! starts from an observation on which its claim holds and breaks one thing.
+
+use std::sync::Arc;
+use std::time::Duration;
+
+use serde_json::{json, Value};
+
+use super::{evaluate, ClaimId, Verdict};
+use crate::catalog::fake::fake_plugin_tools;
+use crate::protocol::session::SessionLog;
+use crate::protocol::ResponseBody;
+use crate::provider::{JournalRecord, RequestKind};
+use crate::scenario::parse_scenario;
+use crate::suite::observation::{LaneObservation, Observed};
+use crate::targets::TargetKind;
+
+pub const TARGET: &str = "fake_plugin_tool_17";
+const PROMPT: &str = "tool search qa check target=fake_plugin_tool_17";
+
+/// One lane's observation under construction.
+#[derive(Clone)]
+pub struct LaneFixture {
+    pub name: String,
+    pub tool_search: String,
+    pub requests: Vec<(Value, Option<String>)>,
+    pub records: Vec<Value>,
+    pub answer: String,
+}
+
+impl LaneFixture {
+    fn observation(&self) -> LaneObservation {
+        let requests = self
+            .requests
+            .iter()
+            .enumerate()
+            .map(|(i, (body, planned))| Arc::new(journal_record(i as u64 + 1, body, planned)))
+            .collect();
+        let response: ResponseBody = serde_json::from_value(json!({ "output": [
+            { "type": "message", "content": [{ "type": "output_text", "text": self.answer }] }
+        ] }))
+        .expect("a response");
+        LaneObservation {
+            lane: self.name.clone(),
+            session_key: format!("k-{}", self.name),
+            status: 200,
+            response,
+            requests,
+            session: SessionLog::from_raw(self.records.clone(), "fixture").expect("records"),
+            elapsed: Duration::ZERO,
+        }
+    }
+}
+
+fn journal_record(cursor: u64, body: &Value, planned: &Option<String>) -> JournalRecord {
+    let raw = body.to_string();
+    JournalRecord {
+        cursor,
+        raw_byte_length: raw.len(),
+        raw,
+        body: body.clone(),
+        prompt: String::new(),
+        all_input_text: String::new(),
+        tool_output: None,
+        request_kind: RequestKind::AgentInitial,
+        planned_tool_name: planned.clone(),
+        planned_wire_tool_name: None,
+        planned_tool_args: None,
+        outcome: "tool-call".into(),
+    }
+}
+
+/// A scenario and its observed lanes.
+#[derive(Clone)]
+pub struct Fixture {
+    extra: String,
+    pub lanes: Vec<LaneFixture>,
+}
+
+fn user_input() -> Value {
+    json!([{ "type": "message", "role": "user", "content": [{ "type": "input_text", "text": PROMPT }] }])
+}
+
+fn controls() -> Value {
+    json!([{ "name": "tool_call" }, { "name": "tool_describe" }, { "name": "tool_search" }])
+}
+
+impl Fixture {
+    /// One `tools` lane with nothing observed yet.
+    pub fn tools_lane() -> Fixture {
+        Fixture {
+            extra: String::new(),
+            lanes: vec![LaneFixture {
+                name: "tools".into(),
+                tool_search: "{ mode = 'tools' }".into(),
+                requests: Vec::new(),
+                records: Vec::new(),
+                answer: String::new(),
+            }],
+        }
+    }
+
+    /// A `direct` and a `tools` lane on which C1–C5 hold: direct declares every fake schema and
+    /// calls the target; tools declares only its controls and reaches it through
+    /// `tool_search` → `tool_call`.
+    pub fn passing_reference() -> Fixture {
+        let answer = format!("FAKE_PLUGIN_OK {TARGET}");
+        let declarations: Vec<Value> = fake_plugin_tools("tool-search-e2e-fixture", 36)
+            .iter()
+            .map(|t| t.function_declaration())
+            .collect();
+        let direct_body = json!({ "model": "m", "input": user_input(), "tools": declarations });
+        let tools_body = json!({ "model": "m", "input": user_input(), "tools": controls() });
+        let direct = LaneFixture {
+            name: "direct".into(),
+            tool_search: "false".into(),
+            requests: vec![
+                (direct_body.clone(), Some(TARGET.into())),
+                (direct_body, None),
+            ],
+            records: vec![
+                json!({ "type": "toolResult", "toolCallId": "call_1", "toolName": TARGET,
+                "isError": false, "source": "openclaw", "output": answer }),
+            ],
+            answer: answer.clone(),
+        };
+        let tools = LaneFixture {
+            name: "tools".into(),
+            tool_search: "{ mode = 'tools' }".into(),
+            requests: vec![
+                (tools_body.clone(), Some("tool_search".into())),
+                (tools_body.clone(), Some("tool_call".into())),
+                (tools_body, None),
+            ],
+            records: vec![
+                json!({ "type": "toolResult", "toolCallId": "c2", "toolName": TARGET,
+                "parentToolCallId": "call_2", "source": "openclaw", "isError": false, "output": answer }),
+            ],
+            answer,
+        };
+        Fixture {
+            extra: String::new(),
+            lanes: vec![direct, tools],
+        }
+    }
+
+    /// Appends scenario-level TOML (e.g. `[[claims]]` tables).
+    pub fn scenario_extra(mut self, toml: &str) -> Fixture {
+        self.extra.push_str(toml);
+        self
+    }
+
+    /// Adds a provider request to the last lane.
+    pub fn request(mut self, body: Value) -> Fixture {
+        self.last().requests.push((body, None));
+        self
+    }
+
+    /// Adds a session record to the last lane.
+    pub fn record(mut self, record: Value) -> Fixture {
+        self.last().records.push(record);
+        self
+    }
+
+    fn last(&mut self) -> &mut LaneFixture {
+        self.lanes.last_mut().expect("a lane")
+    }
+
+    /// The lane named `name`, to change before evaluating.
+    pub fn lane(&mut self, name: &str) -> &mut LaneFixture {
+        self.lanes
+            .iter_mut()
+            .find(|l| l.name == name)
+            .expect("a lane of the fixture")
+    }
+
+    fn scenario_text(&self) -> String {
+        let mut text = format!(
+            "id='f'\ntitle='t'\nprompt='{PROMPT}'\ntarget_tool='{TARGET}'\n{}\n\
+             [catalog]\nplugin_id='tool-search-e2e-fixture'\nsize=36\ncore_tools=false\n",
+            self.extra
+        );
+        for lane in &self.lanes {
+            text.push_str(&format!(
+                "[[lanes]]\nname='{}'\ntool_search={}\n",
+                lane.name, lane.tool_search
+            ));
+        }
+        text
+    }
+
+    /// Every verdict the scenario's claims give on these observations (embedded target).
+    pub fn verdicts(&self) -> Vec<Verdict> {
+        let scenario = parse_scenario(&self.scenario_text(), "fixture.toml").expect("scenario");
+        let observations: Vec<LaneObservation> =
+            self.lanes.iter().map(LaneFixture::observation).collect();
+        let observed: Vec<Observed<'_>> = scenario
+            .lanes
+            .iter()
+            .zip(&observations)
+            .map(|(lane, o)| Observed::new(TargetKind::Embedded, lane, o))
+            .collect();
+        evaluate(&scenario, &observed)
+    }
+}
+
+/// The verdict of `claim` on `lane`.
+pub fn verdict(fixture: &Fixture, claim: ClaimId, lane: &str) -> Verdict {
+    fixture
+        .verdicts()
+        .into_iter()
+        .find(|v| v.claim == claim && v.lane == lane)
+        .unwrap_or_else(|| panic!("no {claim} verdict on lane {lane}"))
+}
+
+/// Does `claim` hold on `lane`?
+pub fn holds(fixture: &Fixture, claim: ClaimId, lane: &str) -> bool {
+    verdict(fixture, claim, lane).ok
+}

@@ -1,0 +1,207 @@
+//! The claims: a registry of every claim the suite can check, and how a scenario's claims are
+//! evaluated on its observed lanes.
+//!
+//! Each claim is a [`ClaimId`] with a [`ClaimDef`] (title, which lanes it applies to by default,
+//! what it needs from the scenario; in `scenario::claim`, so scenarios are checked at load) and a
+//! check function ([`check_of`]). Check functions are pure: they read an [`Observed`] lane (and
+//! its scenario) and return [`Check`]s; a [`Verdict`] keeps every failing check. Families live in
+//! their own modules: [`regression`] (C1–C6, spec §11), [`fail_closed`] (F1–F6 and T1, spec §10),
+//! [`handoff`] (H1, client tools).
+//!
+//! Adding a claim: a [`ClaimId`] variant with its `ALL` entry and `def` arm, its arm in
+//! [`check_of`] (the compiler points at both arms), and its check function in a family module.
+
+pub mod fail_closed;
+#[cfg(test)]
+mod fixture;
+pub mod handoff;
+pub mod regression;
+
+use serde::Serialize;
+
+use super::observation::Observed;
+pub use crate::scenario::claim::{Applies, ClaimDef, ClaimId};
+use crate::scenario::{ClaimSpec, Scenario};
+
+/// What to check on one lane, with everything a check function may read.
+pub struct ClaimInput<'a> {
+    pub scenario: &'a Scenario,
+    /// The scenario's parameters for this claim (`None` for the default regression claims).
+    pub spec: Option<&'a ClaimSpec>,
+    pub lane: &'a Observed<'a>,
+    /// Every observed lane of the scenario (C2 and C5 compare with the direct lane).
+    pub lanes: &'a [Observed<'a>],
+}
+
+impl ClaimInput<'_> {
+    /// The tool the claim is about: the spec's `tool`, else the scenario's target.
+    pub fn tool(&self) -> &str {
+        self.spec
+            .and_then(|s| s.tool.as_deref())
+            .unwrap_or(&self.scenario.target_tool)
+    }
+
+    /// The spec's `error` text.
+    pub fn error(&self) -> Option<&str> {
+        self.spec.and_then(|s| s.error.as_deref())
+    }
+
+    /// The scenario's direct lane, when it has one.
+    pub fn direct(&self) -> Option<&Observed<'_>> {
+        self.lanes.iter().find(|l| l.lane.is_direct())
+    }
+}
+
+/// How a claim is checked on one lane.
+pub type CheckFn = fn(&ClaimInput<'_>) -> Vec<Check>;
+
+/// The check function of each claim (the registry's other half: [`ClaimId::def`] says what a
+/// claim is, this says how it is checked).
+pub fn check_of(claim: ClaimId) -> CheckFn {
+    match claim {
+        ClaimId::C1 => regression::c1_direct_calls_target,
+        ClaimId::C2 => regression::c2_tool_search_calls_target,
+        ClaimId::C3 => regression::c3_direct_declares_fake_schemas,
+        ClaimId::C4 => regression::c4_only_bridge_declared,
+        ClaimId::C5 => regression::c5_smaller,
+        ClaimId::C6 => regression::c6_session_log,
+        ClaimId::F1 => fail_closed::f1_denied_never_surfaces,
+        ClaimId::F2 => fail_closed::f2_withdrawn,
+        ClaimId::F3 => fail_closed::f3_blocked,
+        ClaimId::F4 => fail_closed::f4_sandbox_fallback,
+        ClaimId::F5 => fail_closed::f5_timeout,
+        ClaimId::F6 => fail_closed::f6_denied_input,
+        ClaimId::H1 => handoff::h1_handed_back,
+        ClaimId::T1 => fail_closed::t1_expected_figures,
+    }
+}
+
+/// Does `claim` apply to this lane by default?
+fn applies_to(claim: ClaimId, lane: &Observed<'_>) -> bool {
+    match claim.def().applies {
+        Applies::DirectLanes => lane.lane.is_direct(),
+        Applies::ToolSearchLanes => !lane.lane.is_direct(),
+        Applies::EveryLane => true,
+        Applies::LanesWithExpectations => lane.lane.expect_for(lane.target).is_set(),
+    }
+}
+
+/// One check of a claim: what was expected, what was seen.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct Check {
+    #[serde(skip)]
+    pub ok: bool,
+    pub expected: String,
+    pub actual: String,
+}
+
+pub fn check(ok: bool, expected: impl Into<String>, actual: impl Into<String>) -> Check {
+    Check {
+        ok,
+        expected: expected.into(),
+        actual: actual.into(),
+    }
+}
+
+/// One claim on one lane, with what was expected and what was seen.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct Verdict {
+    pub claim: ClaimId,
+    pub title: String,
+    pub lane: String,
+    pub ok: bool,
+    /// The first failing check's expectation, or every check joined when all hold.
+    pub expected: String,
+    /// What the first failing check saw, or `as expected`.
+    pub actual: String,
+    /// How many checks the claim made.
+    pub checks: usize,
+    /// Every failing check (empty when the claim holds).
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub failures: Vec<Check>,
+}
+
+impl Verdict {
+    pub fn new(claim: ClaimId, lane: &str, checks: Vec<Check>) -> Verdict {
+        let failures: Vec<Check> = checks.iter().filter(|c| !c.ok).cloned().collect();
+        let (expected, actual) = match failures.first() {
+            Some(first) => (first.expected.clone(), first.actual.clone()),
+            None => (
+                checks
+                    .iter()
+                    .map(|c| c.expected.as_str())
+                    .collect::<Vec<_>>()
+                    .join("; "),
+                "as expected".to_string(),
+            ),
+        };
+        Verdict {
+            claim,
+            title: claim.title().into(),
+            lane: lane.into(),
+            ok: failures.is_empty(),
+            expected,
+            actual,
+            checks: checks.len(),
+            failures,
+        }
+    }
+}
+
+/// Runs one claim on one lane.
+fn verdict(
+    claim: ClaimId,
+    scenario: &Scenario,
+    spec: Option<&ClaimSpec>,
+    lane: &Observed<'_>,
+    lanes: &[Observed<'_>],
+) -> Verdict {
+    let input = ClaimInput {
+        scenario,
+        spec,
+        lane,
+        lanes,
+    };
+    Verdict::new(claim, &lane.lane.name, check_of(claim)(&input))
+}
+
+/// Evaluates every claim that applies to the scenario's lanes, in a stable order (claim, then
+/// lane order). A scenario without `claims` gets the regression claims C1–C6; one that lists
+/// claims gets exactly those (narrowed to their `lanes`), plus T1 on every lane that sets
+/// exact expectations for the target.
+pub fn evaluate(scenario: &Scenario, lanes: &[Observed<'_>]) -> Vec<Verdict> {
+    let mut verdicts = Vec::new();
+    if scenario.claims.is_empty() {
+        for claim in ClaimId::REGRESSION {
+            for lane in lanes.iter().filter(|l| applies_to(claim, l)) {
+                verdicts.push(verdict(claim, scenario, None, lane, lanes));
+            }
+        }
+    } else {
+        for spec in &scenario.claims {
+            let narrowed = |lane: &&Observed<'_>| {
+                spec.lanes.is_empty() || spec.lanes.contains(&lane.lane.name)
+            };
+            // A regression claim keeps its own lanes; the others run on every (narrowed) lane.
+            let regression = ClaimId::REGRESSION.contains(&spec.id);
+            for lane in lanes
+                .iter()
+                .filter(narrowed)
+                .filter(|l| !regression || applies_to(spec.id, l))
+            {
+                let parameters = (!regression).then_some(spec);
+                verdicts.push(verdict(spec.id, scenario, parameters, lane, lanes));
+            }
+        }
+        for lane in lanes.iter().filter(|l| applies_to(ClaimId::T1, l)) {
+            verdicts.push(verdict(ClaimId::T1, scenario, None, lane, lanes));
+        }
+    }
+    let lane_index = |name: &str| lanes.iter().position(|l| l.lane.name == name);
+    verdicts.sort_by(|a, b| {
+        a.claim
+            .cmp(&b.claim)
+            .then_with(|| lane_index(&a.lane).cmp(&lane_index(&b.lane)))
+    });
+    verdicts
+}

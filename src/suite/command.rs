@@ -1,0 +1,124 @@
+//! The `suite` command end to end: pick the scenarios, run them on each target, compare
+//! snapshots, print the report and write the CI files. `main.rs` only parses flags into
+//! [`SuiteOptions`] and turns the result into an exit code.
+
+use std::io::Write;
+use std::path::{Path, PathBuf};
+
+use super::report::both::{side_by_side, side_by_side_json};
+use super::report::junit::junit_xml;
+use super::report::SuiteReport;
+use super::select::{narrow, Shard};
+use super::{run_suite_on, ProviderSource, Reporter};
+use crate::error::{Error, Exit};
+use crate::output::{emit, Format};
+use crate::scenario::{load_all, select};
+use crate::targets::{TargetChoice, TargetKind};
+
+/// What to do with the committed snapshots.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Snapshots {
+    /// Compare with the files in this directory; a changed one fails the run.
+    Compare(PathBuf),
+    /// Compare, and write `.snap.new` files for changed or missing ones.
+    Update(PathBuf),
+    /// Do not compare.
+    Off,
+}
+
+/// Everything the `suite` command is told.
+#[derive(Debug, Clone)]
+pub struct SuiteOptions {
+    pub scenarios: Vec<String>,
+    pub scenario_dirs: Vec<PathBuf>,
+    pub target: TargetChoice,
+    pub format: Format,
+    pub filter: Option<String>,
+    pub shard: Option<Shard>,
+    pub junit: Option<PathBuf>,
+    pub report_dir: Option<PathBuf>,
+    pub snapshots: Snapshots,
+    pub provider: ProviderSource,
+}
+
+/// Runs the suite as `options` say, prints the report to `out`; the exit code.
+pub async fn run(
+    options: &SuiteOptions,
+    reporter: &dyn Reporter,
+    out: &mut dyn Write,
+) -> Result<u8, Error> {
+    let scenarios = select(load_all(&options.scenario_dirs)?, &options.scenarios)?;
+    let scenarios = narrow(scenarios, options.filter.as_deref(), options.shard);
+    let targets = options.target.targets()?;
+    let mut reports = Vec::new();
+    for target in &targets {
+        let mut report =
+            run_suite_on(target.as_ref(), &scenarios, &options.provider, reporter).await?;
+        // Snapshots are taken on the embedded target, the reference for payload bytes.
+        if target.kind() == TargetKind::Embedded {
+            check_snapshots(&mut report, &options.snapshots)?;
+        }
+        reports.push(report);
+    }
+    let text = match (options.format, reports.as_slice()) {
+        (Format::Table, [one]) => one.to_table(),
+        (Format::Json, [one]) => one.to_json() + "\n",
+        (Format::Table, all) => side_by_side(all),
+        (Format::Json, all) => side_by_side_json(all) + "\n",
+    };
+    emit(out, &text)?;
+    write_reports(
+        &reports,
+        options.junit.as_deref(),
+        options.report_dir.as_deref(),
+    )?;
+    Ok(if reports.iter().all(|r| r.ok) {
+        Exit::OK
+    } else {
+        Exit::FAILED
+    })
+}
+
+fn check_snapshots(report: &mut SuiteReport, snapshots: &Snapshots) -> Result<(), Error> {
+    let (dir, update) = match snapshots {
+        Snapshots::Off => return Ok(()),
+        Snapshots::Compare(dir) => (dir, false),
+        Snapshots::Update(dir) => (dir, true),
+    };
+    report
+        .check_snapshots(dir, update)
+        .map_err(Error::io("snapshots in", dir))
+}
+
+/// Writes the JUnit file and the report directory (`summary.json`, `report.md`) for every
+/// target of the run.
+pub fn write_reports(
+    reports: &[SuiteReport],
+    junit: Option<&Path>,
+    report_dir: Option<&Path>,
+) -> Result<(), Error> {
+    let write = |path: &Path, text: String| {
+        std::fs::write(path, text).map_err(Error::io("cannot write", path))
+    };
+    if let Some(path) = junit {
+        let xml = junit_xml(reports)
+            .map_err(|e| Error::Machine(format!("cannot render JUnit XML: {e}")))?;
+        write(path, xml)?;
+    }
+    if let Some(dir) = report_dir {
+        std::fs::create_dir_all(dir).map_err(Error::io("cannot create", dir))?;
+        let (summary, markdown) = match reports {
+            [one] => (one.to_json(), one.to_markdown()),
+            all => (
+                side_by_side_json(all),
+                all.iter()
+                    .map(SuiteReport::to_markdown)
+                    .collect::<Vec<_>>()
+                    .join("\n"),
+            ),
+        };
+        write(&dir.join("summary.json"), summary + "\n")?;
+        write(&dir.join("report.md"), markdown)?;
+    }
+    Ok(())
+}

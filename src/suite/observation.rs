@@ -1,0 +1,156 @@
+//! What was observed of one lane, as pure data: the gateway's answer, the provider requests of
+//! the turn, the session log. Claims and reports read only this; nothing here talks to a
+//! gateway. [`LaneFigures`] are the reference run's per-lane figures (qa-lab-reference §1) plus
+//! the session-log answers of spec §9.
+
+use std::sync::Arc;
+use std::time::Duration;
+
+use serde::Serialize;
+
+use crate::catalog::ToolSource;
+use crate::config::CONTROL_TOOLS;
+use crate::protocol::responses::{declared_tool_names, system_prompt_chars};
+use crate::protocol::session::SessionLog;
+use crate::protocol::{ResponseBody, SessionRecord, ToolResultRecord};
+use crate::provider::JournalRecord;
+use crate::scenario::Lane;
+use crate::targets::TargetKind;
+
+/// Everything observed of one lane.
+#[derive(Debug, Clone)]
+pub struct LaneObservation {
+    pub lane: String,
+    pub session_key: String,
+    pub status: u16,
+    /// The gateway's answer to the turn.
+    pub response: ResponseBody,
+    /// The provider requests the turn made, in order.
+    pub requests: Vec<Arc<JournalRecord>>,
+    pub session: SessionLog,
+    pub elapsed: Duration,
+}
+
+/// One observed lane with its scenario lane, the target it ran on and its figures: what a
+/// claim checks.
+pub struct Observed<'a> {
+    /// Exact expectations are per target.
+    pub target: TargetKind,
+    pub lane: &'a Lane,
+    pub observation: &'a LaneObservation,
+    pub figures: LaneFigures,
+}
+
+impl<'a> Observed<'a> {
+    pub fn new(target: TargetKind, lane: &'a Lane, observation: &'a LaneObservation) -> Self {
+        Observed {
+            target,
+            lane,
+            observation,
+            figures: observation.figures(),
+        }
+    }
+
+    /// The typed session records.
+    pub fn records(&self) -> &[SessionRecord] {
+        &self.observation.session.records
+    }
+
+    /// Every tool result of the session log, in order.
+    pub fn tool_results(&self) -> impl Iterator<Item = &ToolResultRecord> {
+        self.records()
+            .iter()
+            .filter_map(SessionRecord::as_tool_result)
+    }
+}
+
+/// The per-lane figures of the reference run, plus the session-log answers.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct LaneFigures {
+    pub status: u16,
+    pub provider_request_count: usize,
+    pub first_request_bytes: usize,
+    pub provider_raw_bytes: usize,
+    pub provider_system_prompt_chars: usize,
+    pub provider_declared_tool_count: usize,
+    pub provider_declared_tool_names: Vec<String>,
+    pub provider_planned_tools: Vec<Option<String>>,
+    pub gateway_output_tool_names: Vec<String>,
+    pub gateway_output_text: String,
+    pub session_log: SessionAnswers,
+}
+
+/// The four questions of spec §9, answered from the session log.
+#[derive(Debug, Clone, Default, PartialEq, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct SessionAnswers {
+    pub schemas_up_front: Option<usize>,
+    pub catalog_size: Option<usize>,
+    pub searches: u64,
+    pub describes: u64,
+    pub calls: u64,
+    pub final_tool: Option<String>,
+    pub final_tool_source: Option<ToolSource>,
+    pub bridged_calls: usize,
+}
+
+impl LaneObservation {
+    pub fn figures(&self) -> LaneFigures {
+        let first = self.requests.first();
+        let declared = first
+            .map(|r| declared_tool_names(&r.body))
+            .unwrap_or_default();
+        LaneFigures {
+            status: self.status,
+            provider_request_count: self.requests.len(),
+            first_request_bytes: first.map(|r| r.raw_byte_length).unwrap_or(0),
+            provider_raw_bytes: self.requests.last().map(|r| r.raw_byte_length).unwrap_or(0),
+            provider_system_prompt_chars: first.map(|r| system_prompt_chars(&r.body)).unwrap_or(0),
+            provider_declared_tool_count: declared.len(),
+            provider_declared_tool_names: declared,
+            provider_planned_tools: self.requests.iter().map(|r| planned_wire_tool(r)).collect(),
+            gateway_output_tool_names: self.response.tool_names(),
+            gateway_output_text: self.response.text(),
+            session_log: session_answers(&self.session.records),
+        }
+    }
+}
+
+/// What the mock planned on the wire for one request (`plannedWireToolName ?? plannedToolName`).
+pub fn planned_wire_tool(record: &JournalRecord) -> Option<String> {
+    record
+        .planned_wire_tool_name
+        .clone()
+        .or_else(|| record.planned_tool_name.clone())
+}
+
+/// Answers spec §9's questions from session records.
+pub fn session_answers(records: &[SessionRecord]) -> SessionAnswers {
+    let mut answers = SessionAnswers::default();
+    for record in records {
+        match record {
+            SessionRecord::Surface(surface) => {
+                answers.schemas_up_front = surface.declared_tool_count;
+                answers.catalog_size = surface.catalog_size;
+            }
+            SessionRecord::Telemetry { telemetry } => {
+                answers.searches = telemetry.search_count;
+                answers.describes = telemetry.describe_count;
+                answers.calls = telemetry.call_count;
+            }
+            SessionRecord::ToolResult(result) => {
+                let name = result.tool_name();
+                if result.parent_tool_call_id().is_some() {
+                    answers.bridged_calls += 1;
+                }
+                if !result.is_error() && !CONTROL_TOOLS.contains(&name) {
+                    answers.final_tool = Some(name.to_string());
+                    answers.final_tool_source = result.source();
+                }
+            }
+            _ => {}
+        }
+    }
+    answers
+}

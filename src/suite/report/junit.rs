@@ -1,0 +1,49 @@
+//! JUnit XML for CI systems: one test suite per target × scenario, one test case per lane ×
+//! claim. A failing claim carries what was expected and what was seen, for every failing check.
+
+use quick_junit::{NonSuccessKind, Report, TestCase, TestCaseStatus, TestSuite};
+
+use super::SuiteReport;
+use crate::suite::claims::Verdict;
+
+/// Renders the reports of one run (one per target) as JUnit XML.
+pub fn junit_xml(reports: &[SuiteReport]) -> Result<String, quick_junit::SerializeError> {
+    let mut junit = Report::new("toolsearch-qa");
+    for report in reports {
+        for scenario in &report.scenarios {
+            let mut suite =
+                TestSuite::new(format!("{}/{}", report.target.as_str(), scenario.scenario));
+            for verdict in &scenario.claims {
+                let mut case = TestCase::new(
+                    format!("{} {} ({})", verdict.claim, verdict.lane, verdict.title),
+                    status(verdict),
+                );
+                case.set_classname(format!("{}.{}", scenario.scenario, verdict.lane))
+                    .set_assertions(verdict.checks);
+                suite.add_test_case(case);
+            }
+            junit.add_test_suite(suite);
+        }
+    }
+    junit.to_string()
+}
+
+fn status(verdict: &Verdict) -> TestCaseStatus {
+    if verdict.ok {
+        return TestCaseStatus::success();
+    }
+    let mut status = TestCaseStatus::non_success(NonSuccessKind::Failure);
+    let description: Vec<String> = verdict
+        .failures
+        .iter()
+        .map(|f| format!("expected: {}\nactual:   {}", f.expected, f.actual))
+        .collect();
+    status
+        .set_message(format!(
+            "expected {}; got {}",
+            verdict.expected, verdict.actual
+        ))
+        .set_type("claim")
+        .set_description(description.join("\n"));
+    status
+}

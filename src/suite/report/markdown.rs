@@ -1,0 +1,51 @@
+//! The Markdown report: figures and claims per scenario, for a CI summary page.
+
+use super::table::{detail, planned};
+use super::SuiteReport;
+
+impl SuiteReport {
+    pub fn to_markdown(&self) -> String {
+        let mut out = format!(
+            "# toolsearch-qa report\n\nTarget: `{}` · result: **{}**\n",
+            self.target.as_str(),
+            if self.ok { "PASS" } else { "FAIL" }
+        );
+        for s in &self.scenarios {
+            out.push_str(&format!(
+                "\n## {} (tool `{}`)\n\n",
+                s.scenario, s.target_tool
+            ));
+            out.push_str("| lane | status | requests | 1st req bytes | ratio | declared | prompt chars | planned |\n");
+            out.push_str("|---|---:|---:|---:|---:|---:|---:|---|\n");
+            for (name, f) in s.lanes.iter() {
+                let ratio = s.ratio(name).unwrap_or(1.0);
+                out.push_str(&format!(
+                    "| {name} | {} | {} | {} | {ratio:.3} | {} | {} | {} |\n",
+                    f.status,
+                    f.provider_request_count,
+                    f.first_request_bytes,
+                    f.provider_declared_tool_count,
+                    f.provider_system_prompt_chars,
+                    planned(f).join(" → ")
+                ));
+            }
+            out.push_str("\n| claim | lane | result | what | detail |\n|---|---|---|---|---|\n");
+            for c in &s.claims {
+                let detail = if c.ok {
+                    format!("{} checks", c.checks)
+                } else {
+                    detail(c, "; ")
+                };
+                let result = if c.ok { "PASS" } else { "**FAIL**" };
+                out.push_str(&format!(
+                    "| {} | {} | {result} | {} | {} |\n",
+                    c.claim,
+                    c.lane,
+                    c.title,
+                    detail.replace('|', "\\|").replace('\n', " ")
+                ));
+            }
+        }
+        out
+    }
+}

@@ -1,0 +1,106 @@
+//! Which scenarios a run covers: by id (`--scenario`), by text (`--filter`) and by shard
+//! (`--shard K/N`: scenarios sorted by id, then every N-th from the K-th, so the N shards of a CI
+//! matrix together run every scenario exactly once, the same split on every machine).
+
+use std::fmt;
+use std::str::FromStr;
+
+use crate::scenario::Scenario;
+
+/// Shard `index` of `count` (1-based).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Shard {
+    pub index: usize,
+    pub count: usize,
+}
+
+impl FromStr for Shard {
+    type Err = String;
+
+    /// Parses `K/N` with 1 <= K <= N.
+    fn from_str(text: &str) -> Result<Shard, String> {
+        let (k, n) = text.split_once('/').ok_or("expected K/N, e.g. 1/4")?;
+        let number = |part: &str, name: &str| {
+            part.trim()
+                .parse::<usize>()
+                .map_err(|_| format!("{name} in {text:?} is not a whole number"))
+        };
+        let (index, count) = (number(k, "K")?, number(n, "N")?);
+        if count == 0 || index == 0 || index > count {
+            return Err(format!("shard {text:?} must have 1 <= K <= N"));
+        }
+        Ok(Shard { index, count })
+    }
+}
+
+impl fmt::Display for Shard {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "{}/{}", self.index, self.count)
+    }
+}
+
+/// Keeps the scenarios whose id contains `filter`, then those of `shard`.
+pub fn narrow(
+    mut scenarios: Vec<Scenario>,
+    filter: Option<&str>,
+    shard: Option<Shard>,
+) -> Vec<Scenario> {
+    if let Some(text) = filter {
+        scenarios.retain(|s| s.id.contains(text));
+    }
+    if let Some(Shard { index, count }) = shard {
+        scenarios.sort_by(|a, b| a.id.cmp(&b.id));
+        scenarios = scenarios
+            .into_iter()
+            .enumerate()
+            .filter(|(i, _)| i % count == index - 1)
+            .map(|(_, s)| s)
+            .collect();
+    }
+    scenarios
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::scenario::load_all;
+
+    fn ids(scenarios: &[Scenario]) -> Vec<&str> {
+        scenarios.iter().map(|s| s.id.as_str()).collect()
+    }
+
+    #[test]
+    fn shards_are_disjoint_and_cover_every_scenario_once() {
+        let all = load_all(&[]).unwrap();
+        let mut covered: Vec<String> = Vec::new();
+        for index in 1..=3 {
+            let shard = narrow(all.clone(), None, Some(Shard { index, count: 3 }));
+            assert!(!shard.is_empty());
+            covered.extend(ids(&shard).into_iter().map(String::from));
+        }
+        let mut want: Vec<String> = all.iter().map(|s| s.id.clone()).collect();
+        want.sort();
+        covered.sort();
+        assert_eq!(covered, want);
+    }
+
+    #[test]
+    fn filter_keeps_matching_ids_in_order() {
+        let narrowed = narrow(load_all(&[]).unwrap(), Some("fail-closed-f1"), None);
+        assert_eq!(ids(&narrowed), ["fail-closed-f1-policy-denied"]);
+    }
+
+    #[test]
+    fn shard_parsing_names_the_problem() {
+        assert_eq!("2/4".parse(), Ok(Shard { index: 2, count: 4 }));
+        assert_eq!(
+            "3/2".parse::<Shard>().unwrap_err(),
+            "shard \"3/2\" must have 1 <= K <= N"
+        );
+        assert_eq!(
+            "x/2".parse::<Shard>().unwrap_err(),
+            "K in \"x/2\" is not a whole number"
+        );
+        assert_eq!("4".parse::<Shard>().unwrap_err(), "expected K/N, e.g. 1/4");
+    }
+}

@@ -1,0 +1,214 @@
+//! A real OpenClaw transcript, translated into the project's session records
+//! ([`crate::protocol::record`]). Only what the transcript says is carried over: what it does
+//! not record (how many schemas the model saw up front, the source of a direct call) stays
+//! `None`, so the claims report it as missing rather than guessing it.
+
+use serde_json::Value;
+
+use crate::catalog::ToolSource;
+use crate::config::{TOOL_CALL, TOOL_DESCRIBE, TOOL_SEARCH, TOOL_SEARCH_CODE};
+use crate::protocol::record::{
+    BridgedResult, DirectResult, MessageRecord, Role, SessionRecord, SurfaceRecord,
+    TelemetryCounts, ToolCallRecord, ToolResultRecord,
+};
+
+/// Text of a content array (`[{type: "text", text}]`) or a plain string.
+fn content_text(content: &Value) -> String {
+    match content {
+        Value::String(s) => s.clone(),
+        Value::Array(parts) => parts
+            .iter()
+            .filter_map(|p| p.get("text").and_then(Value::as_str))
+            .collect::<Vec<_>>()
+            .join("\n"),
+        _ => String::new(),
+    }
+}
+
+fn text(value: &Value) -> String {
+    value.as_str().unwrap_or_default().to_string()
+}
+
+/// Arguments as JSON text (OpenClaw records them as an object).
+fn arguments_text(value: &Value) -> String {
+    match value {
+        Value::String(s) => s.clone(),
+        Value::Null => String::new(),
+        other => other.to_string(),
+    }
+}
+
+fn source(value: &Value) -> Option<ToolSource> {
+    serde_json::from_value(value.clone()).ok()
+}
+
+/// Counters of the structured controls, when no `tool_search_code` telemetry says better.
+#[derive(Default)]
+struct Counts {
+    searches: u64,
+    describes: u64,
+    calls: u64,
+}
+
+/// OpenClaw transcript events → session records (`message`, `toolResult`, `telemetry`, and a
+/// `surface` with the catalogue size when a `tool_search_code` result reported it).
+pub fn translate_transcript(events: &[Value]) -> Vec<SessionRecord> {
+    let mut records = Vec::new();
+    let mut counts = Counts::default();
+    let mut code_telemetry: Option<TelemetryCounts> = None;
+    let mut bridged_source = None;
+    for event in events.iter().filter(|e| e["type"] == "message") {
+        let message = &event["message"];
+        match message["role"].as_str() {
+            Some("user") => records.push(SessionRecord::Message(MessageRecord::text(
+                Role::User,
+                content_text(&message["content"]),
+            ))),
+            Some("assistant") => {
+                let parts = message["content"].as_array().map(Vec::as_slice);
+                for part in parts.unwrap_or(&[]) {
+                    match part["type"].as_str() {
+                        Some("toolCall") => records.push(SessionRecord::Message(
+                            MessageRecord::tool_call(ToolCallRecord {
+                                id: text(&part["id"]),
+                                name: text(&part["name"]),
+                                arguments: arguments_text(&part["arguments"]),
+                                parent_tool_call_id: None,
+                                tool_id: None,
+                                source: None,
+                            }),
+                        )),
+                        Some("text") => records.push(SessionRecord::Message(MessageRecord::text(
+                            Role::Assistant,
+                            text(&part["text"]),
+                        ))),
+                        _ => {}
+                    }
+                }
+            }
+            Some("toolResult") => {
+                let name = text(&message["toolName"]);
+                let output = content_text(&message["content"]);
+                let parsed: Value = serde_json::from_str(&output).unwrap_or(Value::Null);
+                match name.as_str() {
+                    TOOL_SEARCH => counts.searches += 1,
+                    TOOL_DESCRIBE => counts.describes += 1,
+                    TOOL_CALL => {
+                        counts.calls += 1;
+                        bridged_source = source(&parsed["tool"]["source"]);
+                    }
+                    TOOL_SEARCH_CODE => {
+                        code_telemetry = serde_json::from_value(parsed["telemetry"].clone()).ok();
+                        bridged_source = source(&parsed["value"]["tool"]["source"]);
+                    }
+                    _ => {}
+                }
+                records.push(SessionRecord::ToolResult(ToolResultRecord::Direct(
+                    DirectResult {
+                        tool_call_id: text(&message["toolCallId"]),
+                        tool_name: name,
+                        is_error: message["isError"].as_bool().unwrap_or(false),
+                        source: None,
+                        output,
+                    },
+                )));
+            }
+            Some("custom") if message["customType"] == "openclaw.nested-tool.v1" => {
+                let d = &message["details"];
+                records.push(SessionRecord::ToolResult(ToolResultRecord::Bridged(
+                    BridgedResult {
+                        tool_call_id: text(&d["toolCallId"]),
+                        tool_name: text(&d["toolName"]),
+                        parent_tool_call_id: text(&d["parentToolCallId"]),
+                        tool_id: None,
+                        source: None,
+                        source_name: None,
+                        is_error: d["isError"].as_bool().unwrap_or(false),
+                        output: d["result"].clone(),
+                    },
+                )));
+            }
+            _ => {}
+        }
+    }
+    // A structured `tool_call` result names the target's source in its envelope; so does a
+    // `tool_search_code` value. Attach it to the bridged result it describes.
+    if let Some(found) = bridged_source {
+        let last_bridged = records.iter_mut().rev().find_map(|r| match r {
+            SessionRecord::ToolResult(ToolResultRecord::Bridged(b)) => Some(b),
+            _ => None,
+        });
+        if let Some(bridged) = last_bridged {
+            bridged.source = Some(found);
+        }
+    }
+    if let Some(size) = code_telemetry.as_ref().and_then(|t| t.catalog_size) {
+        records.insert(
+            0,
+            SessionRecord::Surface(SurfaceRecord {
+                catalog_size: Some(size),
+                ..SurfaceRecord::default()
+            }),
+        );
+    }
+    let telemetry = code_telemetry.unwrap_or(TelemetryCounts {
+        catalog_size: None,
+        sources: None,
+        search_count: counts.searches,
+        describe_count: counts.describes,
+        call_count: counts.calls,
+    });
+    records.push(SessionRecord::Telemetry { telemetry });
+    records
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use serde_json::json;
+
+    #[test]
+    fn a_tools_lane_transcript_becomes_typed_records() {
+        let events = [
+            json!({"type": "message", "message": {"role": "user", "content": [{"type": "text", "text": "hi"}]}}),
+            json!({"type": "message", "message": {"role": "assistant", "content": [
+                {"type": "toolCall", "id": "call_1", "name": "tool_call", "arguments": {"id": "x", "args": {}}}]}}),
+            json!({"type": "message", "message": {"role": "custom", "customType": "openclaw.nested-tool.v1",
+                "details": {"toolCallId": "n1", "toolName": "fake_plugin_tool_17", "parentToolCallId": "call_1",
+                "isError": false, "result": {"ok": true}}}}),
+            json!({"type": "message", "message": {"role": "toolResult", "toolName": "tool_call", "toolCallId": "call_1",
+                "isError": false, "content": [{"type": "text", "text": "{\"tool\": {\"source\": \"openclaw\"}}"}]}}),
+        ];
+        let records = translate_transcript(&events);
+        let kinds: Vec<&str> = records.iter().map(SessionRecord::kind).collect();
+        assert_eq!(
+            kinds,
+            [
+                "message",
+                "message",
+                "toolResult",
+                "toolResult",
+                "telemetry"
+            ]
+        );
+        let SessionRecord::Message(call) = &records[1] else {
+            panic!("a message")
+        };
+        assert_eq!(
+            call.tool_call.as_ref().unwrap().arguments,
+            r#"{"id":"x","args":{}}"#
+        );
+        let bridged = records[2].as_tool_result().unwrap();
+        assert_eq!(bridged.parent_tool_call_id(), Some("call_1"));
+        assert_eq!(bridged.source(), Some(ToolSource::Openclaw));
+        assert_eq!(
+            records[4],
+            SessionRecord::Telemetry {
+                telemetry: TelemetryCounts {
+                    call_count: 1,
+                    ..TelemetryCounts::default()
+                }
+            }
+        );
+    }
+}
