@@ -1,166 +1,18 @@
 //! A realistic catalogue: about a thousand tools across many services, for measuring search
 //! quality and speed on something closer to a real deployment than `fake_plugin_tool_NN`.
 //!
-//! The services, their objects and special actions are a fixed table ([`services`]); every tool
-//! is derived from it (object × standard verb, plus hand-written actions), so the catalogue is a
-//! pure function of its size. Names mix `snake_case` and `camelCase` by service, like real
-//! plugins and MCP servers do; larger catalogues repeat the services as numbered variants.
+//! The services, their objects and special actions are data (`data/realistic-catalog.toml`,
+//! read by [`table`]); the rules here derive every tool from them (object × standard verb,
+//! plus hand-written actions), so the catalogue is a pure function of its size. Names mix
+//! `snake_case` and `camelCase` by service, like real plugins and MCP servers do; larger
+//! catalogues repeat the services as numbered variants.
 
-mod services;
+mod table;
 
 use serde_json::{json, Map, Value};
 
+use self::table::{services, Action, Field, Object, Origin, Service, Style, Ty, Verb};
 use super::{Executor, ToolEntry, ToolSource};
-
-/// How a service spells its tool and property names.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub(crate) enum Style {
-    /// `github_create_issue`, `repo_id`.
-    Snake,
-    /// `slackPostMessage`, `channelId`.
-    Camel,
-}
-
-/// Where a service's tools come from.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub(crate) enum Origin {
-    /// An OpenClaw plugin (trusted schemas, parameter text is indexed).
-    Plugin,
-    /// An MCP server (untrusted schemas).
-    Mcp,
-}
-
-/// JSON type of one property.
-#[derive(Debug, Clone, Copy)]
-pub(crate) enum Ty {
-    Str,
-    Int,
-    Num,
-    Bool,
-    /// An ISO 8601 date-time string.
-    Time,
-    /// An array of strings.
-    List,
-    Enum(&'static [&'static str]),
-}
-
-/// One input property; `name` is written in snake_case and respelled per [`Style`].
-#[derive(Debug, Clone, Copy)]
-pub(crate) struct Field {
-    pub name: &'static str,
-    pub ty: Ty,
-    pub doc: &'static str,
-}
-
-/// A property of any type.
-pub(crate) const fn field(name: &'static str, ty: Ty, doc: &'static str) -> Field {
-    Field { name, ty, doc }
-}
-
-/// A string property.
-pub(crate) const fn s(name: &'static str, doc: &'static str) -> Field {
-    field(name, Ty::Str, doc)
-}
-
-/// An integer property.
-pub(crate) const fn int(name: &'static str, doc: &'static str) -> Field {
-    field(name, Ty::Int, doc)
-}
-
-/// A number property.
-pub(crate) const fn num(name: &'static str, doc: &'static str) -> Field {
-    field(name, Ty::Num, doc)
-}
-
-/// A boolean property.
-pub(crate) const fn flag(name: &'static str, doc: &'static str) -> Field {
-    field(name, Ty::Bool, doc)
-}
-
-/// A date-time property.
-pub(crate) const fn time(name: &'static str, doc: &'static str) -> Field {
-    field(name, Ty::Time, doc)
-}
-
-/// A list-of-strings property.
-pub(crate) const fn list(name: &'static str, doc: &'static str) -> Field {
-    field(name, Ty::List, doc)
-}
-
-/// An enum property.
-pub(crate) const fn one_of(
-    name: &'static str,
-    values: &'static [&'static str],
-    doc: &'static str,
-) -> Field {
-    field(name, Ty::Enum(values), doc)
-}
-
-/// Which standard verbs an object gets (bit set).
-pub(crate) type Verbs = u8;
-pub(crate) const LIST: Verbs = 1;
-pub(crate) const GET: Verbs = 2;
-pub(crate) const CREATE: Verbs = 4;
-pub(crate) const UPDATE: Verbs = 8;
-pub(crate) const DELETE: Verbs = 16;
-pub(crate) const SEARCH: Verbs = 32;
-pub(crate) const ALL: Verbs = LIST | GET | CREATE | UPDATE | DELETE | SEARCH;
-pub(crate) const READ: Verbs = LIST | GET | SEARCH;
-
-/// A kind of record a service manages (an issue, an event, a contact, …).
-#[derive(Debug, Clone, Copy)]
-pub(crate) struct Object {
-    /// snake_case words, e.g. `pull_request`.
-    pub singular: &'static str,
-    pub plural: &'static str,
-    /// One sentence saying what the object is.
-    pub what: &'static str,
-    /// Where objects live, e.g. `in a repository` (may be empty).
-    pub scope: &'static str,
-    /// The container an object belongs to, required to list or create it.
-    pub parent: Option<Field>,
-    /// Properties; the first one is required on create.
-    pub fields: &'static [Field],
-    pub verbs: Verbs,
-}
-
-/// A hand-written tool: its words (snake_case), description and properties (the first
-/// `required` are required).
-#[derive(Debug, Clone, Copy)]
-pub(crate) struct Action {
-    pub words: &'static str,
-    pub doc: &'static str,
-    pub fields: &'static [Field],
-    pub required: usize,
-}
-
-/// Shorthand for an [`Action`].
-pub(crate) const fn act(
-    words: &'static str,
-    doc: &'static str,
-    fields: &'static [Field],
-    required: usize,
-) -> Action {
-    Action {
-        words,
-        doc,
-        fields,
-        required,
-    }
-}
-
-/// One service (a plugin or an MCP server).
-#[derive(Debug, Clone, Copy)]
-pub(crate) struct Service {
-    /// Name prefix and source name, e.g. `github`.
-    pub key: &'static str,
-    /// Human name used in labels and descriptions, e.g. `GitHub`.
-    pub product: &'static str,
-    pub style: Style,
-    pub origin: Origin,
-    pub objects: &'static [Object],
-    pub actions: &'static [Action],
-}
 
 /// The base catalogue: every service once (a little over a thousand tools), in service order.
 pub fn realistic_catalog() -> Vec<ToolEntry> {
@@ -186,27 +38,27 @@ pub fn realistic_tools(size: usize) -> Vec<ToolEntry> {
 
 /// How many tools one copy of the services makes.
 pub fn base_size() -> usize {
-    services::SERVICES.iter().map(service_size).sum()
+    services().iter().map(service_size).sum()
 }
 
 fn service_size(service: &Service) -> usize {
-    let standard: u32 = service.objects.iter().map(|o| o.verbs.count_ones()).sum();
-    standard as usize + service.actions.len()
+    let standard: usize = service.objects.iter().map(|o| o.verbs.len()).sum();
+    standard + service.actions.len()
 }
 
 /// Variant 0 is the base; variant `v` appends `v + 1` to every service key and product.
 fn variant_tools(variant: usize) -> Vec<ToolEntry> {
     let mut out = Vec::new();
-    for service in services::SERVICES {
+    for service in services() {
         let named = Named::new(service, variant);
         for (n, object) in service.objects.iter().enumerate() {
             for verb in STANDARD_VERBS {
-                if object.verbs & verb.bit != 0 {
+                if object.verbs.contains(&verb.verb) {
                     out.push(named.standard(object, verb, n));
                 }
             }
         }
-        for action in service.actions {
+        for action in &service.actions {
             out.push(named.action(action));
         }
     }
@@ -223,7 +75,7 @@ struct Named<'a> {
 impl<'a> Named<'a> {
     fn new(service: &'a Service, variant: usize) -> Self {
         let (key, product) = if variant == 0 {
-            (service.key.to_string(), service.product.to_string())
+            (service.key.clone(), service.product.clone())
         } else {
             let n = variant + 1;
             (
@@ -240,9 +92,9 @@ impl<'a> Named<'a> {
 
     fn standard(&self, object: &Object, verb: &StandardVerb, n: usize) -> ToolEntry {
         let noun = if verb.plural {
-            object.plural
+            &object.plural
         } else {
-            object.singular
+            &object.singular
         };
         let words = format!("{}_{noun}", verb.word);
         let description = (verb.describe)(object, &self.product, n);
@@ -250,14 +102,9 @@ impl<'a> Named<'a> {
     }
 
     fn action(&self, action: &Action) -> ToolEntry {
-        let required = action
-            .fields
-            .iter()
-            .take(action.required)
-            .map(|f| f.name.to_string())
-            .collect();
-        let description = action.doc.replace("{product}", &self.product);
-        self.entry(action.words, description, &(props(action.fields), required))
+        let description = action.description.replace("{product}", &self.product);
+        let props = (action.fields.clone(), action.required.clone());
+        self.entry(&action.words, description, &props)
     }
 
     fn entry(&self, words: &str, description: String, props: &Props) -> ToolEntry {
@@ -286,7 +133,7 @@ impl<'a> Named<'a> {
 /// One of the six standard verbs: its word, whether it takes the plural, its description
 /// and its properties (with the required ones).
 struct StandardVerb {
-    bit: Verbs,
+    verb: Verb,
     word: &'static str,
     plural: bool,
     describe: fn(&Object, &str, usize) -> String,
@@ -295,42 +142,42 @@ struct StandardVerb {
 
 const STANDARD_VERBS: &[StandardVerb] = &[
     StandardVerb {
-        bit: LIST,
+        verb: Verb::List,
         word: "list",
         plural: true,
         describe: describe_list,
         fields: list_fields,
     },
     StandardVerb {
-        bit: GET,
+        verb: Verb::Get,
         word: "get",
         plural: false,
         describe: describe_get,
         fields: id_fields,
     },
     StandardVerb {
-        bit: CREATE,
+        verb: Verb::Create,
         word: "create",
         plural: false,
         describe: describe_create,
         fields: create_fields,
     },
     StandardVerb {
-        bit: UPDATE,
+        verb: Verb::Update,
         word: "update",
         plural: false,
         describe: describe_update,
         fields: update_fields,
     },
     StandardVerb {
-        bit: DELETE,
+        verb: Verb::Delete,
         word: "delete",
         plural: false,
         describe: describe_delete,
         fields: id_fields,
     },
     StandardVerb {
-        bit: SEARCH,
+        verb: Verb::Search,
         word: "search",
         plural: true,
         describe: describe_search,
@@ -372,7 +219,7 @@ fn scope(object: &Object) -> String {
 }
 
 fn describe_list(o: &Object, product: &str, n: usize) -> String {
-    let plural = spaced(o.plural);
+    let plural = spaced(&o.plural);
     if n.is_multiple_of(2) {
         format!(
             "List {plural}{} in {product}, most recent first. {} Use cursor to page.",
@@ -385,49 +232,49 @@ fn describe_list(o: &Object, product: &str, n: usize) -> String {
 }
 
 fn describe_get(o: &Object, product: &str, n: usize) -> String {
-    let one = spaced(o.singular);
+    let one = spaced(&o.singular);
     if n.is_multiple_of(2) {
         format!("Get one {one} from {product} by its id, with every field.")
     } else {
         format!(
             "Fetch the details of {} {one} in {product}.",
-            article(o.singular)
+            article(&o.singular)
         )
     }
 }
 
 fn describe_create(o: &Object, product: &str, _n: usize) -> String {
-    let one = spaced(o.singular);
+    let one = spaced(&o.singular);
     format!(
         "Create {} {one}{} in {product}. {}",
-        article(o.singular),
+        article(&o.singular),
         scope(o),
         o.what
     )
 }
 
 fn describe_update(o: &Object, product: &str, n: usize) -> String {
-    let one = spaced(o.singular);
+    let one = spaced(&o.singular);
     if n.is_multiple_of(2) {
         format!("Update an existing {one} in {product}; fields left out stay unchanged.")
     } else {
         format!(
             "Change the fields of {} {one} in {product}.",
-            article(o.singular)
+            article(&o.singular)
         )
     }
 }
 
 fn describe_delete(o: &Object, product: &str, _n: usize) -> String {
-    let one = spaced(o.singular);
+    let one = spaced(&o.singular);
     format!(
         "Delete {} {one} from {product}. This cannot be undone.",
-        article(o.singular)
+        article(&o.singular)
     )
 }
 
 fn describe_search(o: &Object, product: &str, n: usize) -> String {
-    let plural = spaced(o.plural);
+    let plural = spaced(&o.plural);
     if n.is_multiple_of(2) {
         format!("Search {plural} in {product} by free text and filters.")
     } else {
@@ -438,47 +285,28 @@ fn describe_search(o: &Object, product: &str, n: usize) -> String {
     }
 }
 
-/// A property as it goes into a schema (name still in snake_case).
-#[derive(Debug, Clone)]
-struct Prop {
-    name: String,
-    ty: Ty,
-    doc: String,
-}
-
-impl From<&Field> for Prop {
-    fn from(f: &Field) -> Self {
-        Prop {
-            name: f.name.to_string(),
-            ty: f.ty,
-            doc: f.doc.to_string(),
-        }
-    }
-}
-
-/// Properties and the names of the required ones.
-type Props = (Vec<Prop>, Vec<String>);
+/// Properties (names still in snake_case) and the names of the required ones.
+type Props = (Vec<Field>, Vec<String>);
 
 /// The `<object>_id` property.
-fn id_prop(o: &Object) -> Prop {
-    Prop {
-        name: format!("{}_id", o.singular),
-        ty: Ty::Str,
-        doc: format!("Id of the {}.", spaced(o.singular)),
-    }
-}
-
-fn props<'a>(fields: impl IntoIterator<Item = &'a Field>) -> Vec<Prop> {
-    fields.into_iter().map(Prop::from).collect()
+fn id_prop(o: &Object) -> Field {
+    let name = format!("{}_id", o.singular);
+    Field::new(name, Ty::Str, format!("Id of the {}.", spaced(&o.singular)))
 }
 
 fn list_fields(o: &Object) -> Props {
-    let paging = [
-        int("limit", "Maximum number of items to return (default 25)."),
-        s("cursor", "Opaque cursor from the previous page."),
-    ];
-    let fields = props(o.parent.iter().chain(&paging));
-    let required = o.parent.iter().map(|p| p.name.to_string()).collect();
+    let mut fields: Vec<Field> = o.parent.iter().cloned().collect();
+    fields.push(Field::new(
+        "limit",
+        Ty::Int,
+        "Maximum number of items to return (default 25).",
+    ));
+    fields.push(Field::new(
+        "cursor",
+        Ty::Str,
+        "Opaque cursor from the previous page.",
+    ));
+    let required = o.parent.iter().map(|p| p.name.clone()).collect();
     (fields, required)
 }
 
@@ -488,14 +316,11 @@ fn id_fields(o: &Object) -> Props {
     (vec![id], required)
 }
 
+/// The parent and the fields; the parent and the object's `required` fields must be given.
 fn create_fields(o: &Object) -> Props {
-    let fields = props(o.parent.iter().chain(o.fields));
-    let required = o
-        .parent
-        .iter()
-        .chain(o.fields.first())
-        .map(|f| f.name.to_string())
-        .collect();
+    let fields = o.parent.iter().chain(&o.fields).cloned().collect();
+    let parent = o.parent.iter().map(|p| p.name.clone());
+    let required = parent.chain(o.required.iter().cloned()).collect();
     (fields, required)
 }
 
@@ -503,14 +328,18 @@ fn update_fields(o: &Object) -> Props {
     let id = id_prop(o);
     let required = vec![id.name.clone()];
     let mut fields = vec![id];
-    fields.extend(props(o.fields));
+    fields.extend(o.fields.iter().cloned());
     (fields, required)
 }
 
 fn search_fields(o: &Object) -> Props {
-    let query = s("query", "Free text to match.");
-    let limit = int("limit", "Maximum number of matches (default 10).");
-    let fields = props([&query].into_iter().chain(&o.parent).chain([&limit]));
+    let mut fields = vec![Field::new("query", Ty::Str, "Free text to match.")];
+    fields.extend(o.parent.iter().cloned());
+    fields.push(Field::new(
+        "limit",
+        Ty::Int,
+        "Maximum number of matches (default 10).",
+    ));
     (fields, vec!["query".to_string()])
 }
 
@@ -536,9 +365,9 @@ fn spell(style: Style, snake: &str) -> String {
     }
 }
 
-fn property_schema(prop: &Prop) -> Value {
+fn property_schema(prop: &Field) -> Value {
     let doc = &prop.doc;
-    match prop.ty {
+    match &prop.ty {
         Ty::Str => json!({ "type": "string", "description": doc }),
         Ty::Int => json!({ "type": "integer", "description": doc }),
         Ty::Num => json!({ "type": "number", "description": doc }),
@@ -583,7 +412,7 @@ mod tests {
         let tools = realistic_catalog();
         assert_eq!(tools.len(), base_size());
         assert_eq!(tools.len(), 1003);
-        assert_eq!(services::SERVICES.len(), 66);
+        assert_eq!(services().len(), 66);
         let sources: BTreeSet<&str> = tools.iter().map(|t| t.source_name.as_str()).collect();
         for key in [
             "calendar", "github", "slack", "drive", "browser", "crm", "mail", "jira",
@@ -592,8 +421,13 @@ mod tests {
         }
         let mcp = tools.iter().filter(|t| t.source == ToolSource::Mcp).count();
         assert_eq!((mcp, tools.len() - mcp), (352, 651));
-        let names: BTreeSet<&str> = tools.iter().map(|t| t.name.as_str()).collect();
-        assert_eq!(names.len(), tools.len(), "tool names must be unique");
+        let mut names = BTreeSet::new();
+        let twice: Vec<&str> = tools
+            .iter()
+            .map(|t| t.name.as_str())
+            .filter(|name| !names.insert(*name))
+            .collect();
+        assert_eq!(twice, Vec::<&str>::new(), "tool names must be unique");
         let ids: BTreeSet<&str> = tools.iter().map(|t| t.id.as_str()).collect();
         assert_eq!(ids.len(), tools.len());
         assert_eq!(realistic_catalog(), tools);
