@@ -172,14 +172,18 @@ pub struct Lane {
 #[derive(Debug, Clone, Default, Deserialize)]
 #[serde(deny_unknown_fields)]
 pub struct LaneExpect {
+    /// Tools in the first request's `tools[]` (what the provider received).
     pub declared_tools: Option<usize>,
     pub provider_requests: Option<usize>,
+    /// Searches, describes and calls the session log counts (claim C6).
     pub searches: Option<u64>,
     pub describes: Option<u64>,
     pub calls: Option<u64>,
     pub catalog_size: Option<usize>,
     /// Tool results reported to the model as errors (blocks, validation, unavailability).
     pub tool_errors: Option<usize>,
+    /// Whether the system prompt carries the capability directory (`### Deferred Tool Schemas`).
+    pub directory: Option<bool>,
 }
 
 impl LaneExpect {
@@ -191,6 +195,7 @@ impl LaneExpect {
             || self.describes.is_some()
             || self.calls.is_some()
             || self.catalog_size.is_some()
+            || self.directory.is_some()
             || self.tool_errors.is_some()
     }
 }

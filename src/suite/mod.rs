@@ -148,7 +148,9 @@ pub async fn run_scenario(
         .lanes
         .iter()
         .zip(&observations)
-        .map(|(lane, observation)| Observed::new(target.kind(), lane, observation))
+        .map(|(lane, observation)| {
+            Observed::new(target.kind(), lane, observation, &scenario.target_tool)
+        })
         .collect();
     let verdicts = evaluate(scenario, &observed);
     let snapshots = observations

@@ -16,7 +16,9 @@ use std::time::Duration;
 use crate::error::Error;
 use crate::protocol::session::SessionLog;
 pub use crate::scenario::TargetKind;
-use crate::scenario::{Lane, Scenario};
+use crate::catalog::fake::core_tools;
+use crate::catalog::CatalogMode;
+use crate::scenario::{CatalogSpec, Lane, Scenario};
 
 pub use embedded::EmbeddedTarget;
 pub use openclaw::OpenClawTarget;
@@ -66,6 +68,26 @@ pub trait LaneGateway: Send {
     fn diagnostics(&self) -> String {
         String::new()
     }
+}
+
+/// The tools a target keeps visible in every Tool Search mode (never catalogued): the target's
+/// own direct-only core tools plus the scenario's direct-only fake tools.
+pub fn direct_only_tools(target: TargetKind, catalog: &CatalogSpec) -> Vec<String> {
+    let own: Vec<String> = match target {
+        TargetKind::Embedded if catalog.core_tools => core_tools()
+            .into_iter()
+            .filter(|t| t.catalog_mode == CatalogMode::DirectOnly)
+            .map(|t| t.name)
+            .collect(),
+        TargetKind::Embedded => Vec::new(),
+        TargetKind::Openclaw => openclaw::DIRECT_ONLY_TOOLS
+            .iter()
+            .map(|t| t.to_string())
+            .collect(),
+    };
+    own.into_iter()
+        .chain(catalog.direct_only.iter().cloned())
+        .collect()
 }
 
 /// Which targets a run drives (the `--target` flag).

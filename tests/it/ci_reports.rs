@@ -94,7 +94,7 @@ fn junit_has_one_case_per_scenario_lane_and_claim_and_the_report_dir_is_written(
         })
         .collect();
     assert_eq!(cases, from_summary);
-    assert_eq!(cases.len(), 15);
+    assert_eq!(cases.len(), 27);
     let per_lane = |lane: &str| {
         cases
             .iter()
@@ -108,7 +108,7 @@ fn junit_has_one_case_per_scenario_lane_and_claim_and_the_report_dir_is_written(
             per_lane("code"),
             per_lane("directory")
         ),
-        (3, 4, 4, 4)
+        (6, 7, 7, 7)
     );
     let markdown = std::fs::read_to_string(reports.join("report.md")).unwrap();
     assert!(markdown.contains(REFERENCE), "{markdown}");
@@ -139,15 +139,15 @@ fn a_wrong_expectation_fails_with_exit_1_and_junit_carries_expected_and_actual()
         .output()
         .unwrap();
     assert_eq!(out.status.code(), Some(1), "{}", stderr_of(&out));
-    assert!(String::from_utf8_lossy(&out.stdout).ends_with("14 passed, 1 failed\n"));
+    assert!(String::from_utf8_lossy(&out.stdout).ends_with("26 passed, 1 failed\n"));
     let cases = junit_cases(&std::fs::read_to_string(&junit).unwrap());
     let failed: Vec<_> = cases.iter().filter(|c| c.2.is_some()).collect();
     assert_eq!(failed.len(), 1, "{cases:?}");
     assert_eq!(failed[0].1, "wrong-expect.direct");
-    assert!(failed[0].0.starts_with("C6 direct"), "{:?}", failed[0]);
+    assert!(failed[0].0.starts_with("T1 direct"), "{:?}", failed[0]);
     assert_eq!(
         failed[0].2.as_deref(),
-        Some("expected schemas up front = 44; got schemas up front = Some(43)")
+        Some("expected declared tools = 44; got declared tools = 43")
     );
 }
 

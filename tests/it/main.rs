@@ -23,3 +23,4 @@ mod sandbox_hostile;
 mod search_sources;
 mod snapshots;
 mod streaming;
+mod scratch_keep;
