@@ -85,6 +85,10 @@ pub struct CatalogSpec {
     /// Fake tool names kept visible to the model (`catalogMode: "direct-only"`).
     #[serde(default)]
     pub direct_only: Vec<String>,
+    /// Fake tool names whose execution fails, on purpose: a product with a broken tool, to
+    /// show the gate catches it.
+    #[serde(default)]
+    pub broken: Vec<String>,
     /// MCP fixture servers to attach, each under its own name (e.g. `["calendar", "qa"]`): the
     /// project's own MCP servers, listed with `tools/list` and run with `tools/call`.
     #[serde(default)]

@@ -28,6 +28,24 @@ pub type BoxFuture<'a, T> = Pin<Box<dyn Future<Output = T> + Send + 'a>>;
 /// How long the harness waits for one gateway turn unless the target says otherwise.
 pub const TURN_TIMEOUT: Duration = Duration::from_secs(120);
 
+/// A real product a target runs: its version and the Node it runs on.
+#[derive(Debug, Clone, PartialEq, Eq, serde::Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct Product {
+    pub version: String,
+    pub node: String,
+}
+
+impl Product {
+    /// The Node major (`24` of `24.22.3`).
+    pub fn node_major(&self) -> Option<u32> {
+        self.node.trim_start_matches('v').split('.').next()?.parse().ok()
+    }
+}
+
+/// One snapshot redaction: a regular expression and what its matches become.
+pub type Redaction = (String, String);
+
 /// Everything a target needs to start one lane.
 pub struct LaneSetup<'a> {
     pub scenario: &'a Scenario,
@@ -50,6 +68,22 @@ pub trait Target: Send + Sync {
     /// How long one turn may take on this target.
     fn turn_timeout(&self) -> Duration {
         TURN_TIMEOUT
+    }
+    /// The product this target runs, for reports, accepted findings and snapshots (`None`: the
+    /// project's own gateway).
+    fn product(&self) -> Option<Product> {
+        None
+    }
+    /// The name of the target's accepted findings and snapshot folder (`openclaw-2026.9.6`;
+    /// `None` for the embedded gateway, whose snapshots are the top-level ones).
+    fn label(&self) -> Option<String> {
+        self.product()
+            .map(|p| format!("{}-{}", self.name(), p.version))
+    }
+    /// Redactions this target's snapshots need beyond the common ones (machine-specific values
+    /// the product puts in its prompts and transcripts), applied first.
+    fn redactions(&self) -> Vec<Redaction> {
+        Vec::new()
     }
     fn start<'a>(
         &'a self,

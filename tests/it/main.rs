@@ -23,4 +23,3 @@ mod sandbox_hostile;
 mod search_sources;
 mod snapshots;
 mod streaming;
-mod scratch_keep;

@@ -20,6 +20,7 @@ pub mod regression;
 
 use serde::Serialize;
 
+use super::findings::Acceptance;
 use super::observation::Observed;
 pub use crate::scenario::claim::{Applies, ClaimDef, ClaimId};
 use crate::scenario::{ClaimSpec, Scenario};
@@ -147,6 +148,9 @@ pub struct Verdict {
     /// Every failing check (empty when the claim holds).
     #[serde(skip_serializing_if = "Vec::is_empty")]
     pub failures: Vec<Check>,
+    /// The accepted findings its failing checks match, when any do.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub acceptance: Option<Acceptance>,
 }
 
 impl Verdict {
@@ -172,7 +176,18 @@ impl Verdict {
             actual,
             checks: checks.len(),
             failures,
+            acceptance: None,
         }
+    }
+
+    /// Holds, or fails exactly as accepted: the verdict does not fail the run.
+    pub fn passes_gate(&self) -> bool {
+        self.ok || self.acceptance.as_ref().is_some_and(|a| a.accepted)
+    }
+
+    /// Fails exactly as accepted.
+    pub fn is_accepted(&self) -> bool {
+        !self.ok && self.passes_gate()
     }
 }
 
