@@ -302,7 +302,8 @@ impl ProbeReport {
             }
         }
         self.accepted = self.probes.iter().filter(|p| p.accepted.is_some()).count();
-        self.ok = self.contained + self.accepted == self.probes.len() && self.stale_escapes.is_empty();
+        self.ok =
+            self.contained + self.accepted == self.probes.len() && self.stale_escapes.is_empty();
     }
 
     /// The outcome of a probe by name.
@@ -801,7 +802,13 @@ mod tests {
         fixed.apply_expectations(&expectations);
         assert!(!fixed.ok);
         assert_eq!(fixed.stale_escapes.len(), 1);
-        assert!(fixed.summary().ends_with("1 accepted escape(s) no longer escape"), "{}", fixed.summary());
+        assert!(
+            fixed
+                .summary()
+                .ends_with("1 accepted escape(s) no longer escape"),
+            "{}",
+            fixed.summary()
+        );
     }
 
     #[test]

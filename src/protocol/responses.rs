@@ -289,7 +289,10 @@ mod tests {
     #[test]
     fn directory_lines_are_the_listed_tools() {
         let text = "intro\n### Deferred Tool Schemas\nAvailable deferred-schema tools:\n- a (p): x\n- b (p): y\n\nMCP note\n### Next\n- not this";
-        assert_eq!(directory_lines(text), Some(vec!["- a (p): x", "- b (p): y"]));
+        assert_eq!(
+            directory_lines(text),
+            Some(vec!["- a (p): x", "- b (p): y"])
+        );
         assert_eq!(directory_lines("no directory"), None);
     }
 

@@ -5,6 +5,7 @@
 use std::io::Write;
 use std::path::{Path, PathBuf};
 
+use super::findings::{self, Expectations};
 use super::report::both::{side_by_side, side_by_side_json};
 use super::report::junit::junit_xml;
 use super::report::SuiteReport;
@@ -12,9 +13,8 @@ use super::select::{narrow, Shard};
 use super::{run_suite_on, ProviderSource, Reporter};
 use crate::error::{Error, Exit};
 use crate::output::{emit, Format};
-use crate::scenario::{load_all, select};
-use super::findings::{self, Expectations};
 use crate::scenario::Scenario;
+use crate::scenario::{load_all, select};
 use crate::targets::{Target, TargetChoice};
 
 /// What to do with the committed snapshots.

@@ -150,7 +150,11 @@ impl Expectations {
                 let known: Vec<&str> = scenarios.iter().map(|s| s.id.as_str()).collect();
                 return Err(at(
                     "scenario",
-                    format!("unknown scenario {:?}; known: {}", f.scenario, known.join(", ")),
+                    format!(
+                        "unknown scenario {:?}; known: {}",
+                        f.scenario,
+                        known.join(", ")
+                    ),
                 ));
             };
             if !scenario.lanes.iter().any(|l| l.name == f.lane) {
@@ -392,7 +396,10 @@ mod tests {
         let err = Expectations::parse(&bad_claim, "e.toml", &reference())
             .unwrap_err()
             .to_string();
-        assert!(err.contains("finding[0].claim: unknown claim \"Z9\""), "{err}");
+        assert!(
+            err.contains("finding[0].claim: unknown claim \"Z9\""),
+            "{err}"
+        );
         let bad_key = format!("{ONE}colour = 1\n");
         let err = Expectations::parse(&bad_key, "e.toml", &reference())
             .unwrap_err()

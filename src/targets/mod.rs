@@ -13,11 +13,11 @@ use std::path::PathBuf;
 use std::pin::Pin;
 use std::time::Duration;
 
+use crate::catalog::fake::core_tools;
+use crate::catalog::CatalogMode;
 use crate::error::Error;
 use crate::protocol::session::SessionLog;
 pub use crate::scenario::TargetKind;
-use crate::catalog::fake::core_tools;
-use crate::catalog::CatalogMode;
 use crate::scenario::{CatalogSpec, Lane, Scenario};
 
 pub use embedded::EmbeddedTarget;
@@ -39,7 +39,12 @@ pub struct Product {
 impl Product {
     /// The Node major (`24` of `24.22.3`).
     pub fn node_major(&self) -> Option<u32> {
-        self.node.trim_start_matches('v').split('.').next()?.parse().ok()
+        self.node
+            .trim_start_matches('v')
+            .split('.')
+            .next()?
+            .parse()
+            .ok()
     }
 }
 

@@ -279,14 +279,26 @@ async fn both_targets_side_by_side_fit_the_terminal_and_every_report_file_covers
     let report_dir = dir.path().join("reports");
     write_reports(&reports, Some(&junit), Some(&report_dir)).unwrap();
     let xml = std::fs::read_to_string(&junit).unwrap();
-    assert!(xml.contains(&format!("name=\"embedded/{REFERENCE}\"")), "{xml}");
-    assert!(xml.contains(&format!("name=\"openclaw/{REFERENCE}\"")), "{xml}");
+    assert!(
+        xml.contains(&format!("name=\"embedded/{REFERENCE}\"")),
+        "{xml}"
+    );
+    assert!(
+        xml.contains(&format!("name=\"openclaw/{REFERENCE}\"")),
+        "{xml}"
+    );
     let summary: Value =
         serde_json::from_str(&std::fs::read_to_string(report_dir.join("summary.json")).unwrap())
             .unwrap();
     assert_eq!(summary["ok"], true);
     assert_eq!(summary["targets"]["openclaw"]["target"], "openclaw");
-    assert_eq!(summary["targets"]["embedded"]["scenarios"][0]["claims"].as_array().unwrap().len(), 27);
+    assert_eq!(
+        summary["targets"]["embedded"]["scenarios"][0]["claims"]
+            .as_array()
+            .unwrap()
+            .len(),
+        27
+    );
     let markdown = std::fs::read_to_string(report_dir.join("report.md")).unwrap();
     assert_eq!(markdown.matches("# toolsearch-qa report").count(), 2);
 }
@@ -307,7 +319,14 @@ fn a_product_with_a_broken_target_tool_fails_the_gate() {
     )
     .unwrap();
     let out = bin()
-        .args(["suite", "--scenario", "broken-target", "--no-snapshots", "--format", "json"])
+        .args([
+            "suite",
+            "--scenario",
+            "broken-target",
+            "--no-snapshots",
+            "--format",
+            "json",
+        ])
         .args(["--scenario-dir"])
         .arg(dir.path())
         .output()
@@ -319,12 +338,22 @@ fn a_product_with_a_broken_target_tool_fails_the_gate() {
         .unwrap()
         .iter()
         .filter(|c| c["ok"] == false)
-        .map(|c| (c["claim"].as_str().unwrap().to_string(), c["lane"].as_str().unwrap().to_string()))
+        .map(|c| {
+            (
+                c["claim"].as_str().unwrap().to_string(),
+                c["lane"].as_str().unwrap().to_string(),
+            )
+        })
         .filter(|(claim, _)| claim == "C1" || claim == "C2")
         .collect();
     assert_eq!(
         failed,
-        [("C1", "direct"), ("C2", "tools"), ("C2", "code"), ("C2", "directory")]
-            .map(|(c, l)| (c.to_string(), l.to_string()))
+        [
+            ("C1", "direct"),
+            ("C2", "tools"),
+            ("C2", "code"),
+            ("C2", "directory")
+        ]
+        .map(|(c, l)| (c.to_string(), l.to_string()))
     );
 }

@@ -13,11 +13,11 @@ use toolsearch_qa::suite::findings::built_in;
 use toolsearch_qa::suite::report::{SnapshotState, SuiteReport};
 use toolsearch_qa::suite::{run_suite_on, ProviderSource, Quiet};
 use toolsearch_qa::targets::openclaw::OpenClawTarget;
-use toolsearch_qa::targets::Target;
 use toolsearch_qa::targets::openclaw::{
     config_value, free_loopback_port, read_transcript, write_config, write_plugin, Installation,
     LaneConfig, OpenClawError, OpenClawGateway, AGENT_ID,
 };
+use toolsearch_qa::targets::Target;
 
 const LOG: &str = "/tmp/openclaw.log";
 
@@ -87,8 +87,10 @@ fn writes_the_fake_catalogue_as_an_openclaw_plugin() {
     let table: Value = serde_json::from_str(table).expect("tool table is JSON");
     let expected: Vec<Value> = tools
         .iter()
-        .map(|t| json!({ "name": t.name, "label": t.label, "description": t.description,
-                         "parameters": t.parameters, "broken": false }))
+        .map(|t| {
+            json!({ "name": t.name, "label": t.label, "description": t.description,
+                         "parameters": t.parameters, "broken": false })
+        })
         .collect();
     assert_eq!(table, Value::Array(expected));
     // A tool broken on purpose (`catalog.broken`) throws instead of answering.
@@ -538,17 +540,36 @@ async fn real_reference_scenario_passes_the_gate_with_deterministic_snapshots() 
             .flat_map(|s| s.snapshot_contents.clone())
             .collect()
     };
-    assert_eq!(contents(&runs[0]), contents(&runs[1]), "two runs, different snapshots");
+    assert_eq!(
+        contents(&runs[0]),
+        contents(&runs[1]),
+        "two runs, different snapshots"
+    );
     let report = &mut runs[0];
-    let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("snapshots").join(&label);
-    report.check_snapshots(&dir, false).expect("snapshots readable");
+    let dir = Path::new(env!("CARGO_MANIFEST_DIR"))
+        .join("snapshots")
+        .join(&label);
+    report
+        .check_snapshots(&dir, false)
+        .expect("snapshots readable");
     let changed: Vec<String> = report.scenarios[0]
         .snapshots
         .iter()
         .filter(|s| s.status != SnapshotState::Same)
-        .map(|s| format!("{} {:?}\n{}", s.name, s.status, s.diff.clone().unwrap_or_default()))
+        .map(|s| {
+            format!(
+                "{} {:?}\n{}",
+                s.name,
+                s.status,
+                s.diff.clone().unwrap_or_default()
+            )
+        })
         .collect();
-    assert!(changed.is_empty(), "snapshots differ:\n{}", changed.join("\n"));
+    assert!(
+        changed.is_empty(),
+        "snapshots differ:\n{}",
+        changed.join("\n")
+    );
     report.apply_expectations(&expectations, &scenarios);
     assert!(report.ok, "the gate fails:\n{}", report.to_table());
     let counts = report.counts();
@@ -569,14 +590,20 @@ async fn real_product_with_a_broken_target_tool_fails_the_gate() {
     let known = load_all(&[]).expect("scenarios");
     let mut broken = select(known.clone(), &["tool-search-gateway-e2e".into()]).unwrap();
     broken[0].catalog.broken = vec!["fake_plugin_tool_17".into()];
-    broken[0].lanes.retain(|l| l.name == "direct" || l.name == "tools");
+    broken[0]
+        .lanes
+        .retain(|l| l.name == "direct" || l.name == "tools");
     let mut report = run_suite_on(&target, &broken, &ProviderSource::Mock, &Quiet)
         .await
         .expect("every lane ran");
     report.product = target.product();
     let expectations = built_in(&target.label().unwrap(), &known).unwrap().unwrap();
     report.apply_expectations(&expectations, &broken);
-    assert!(!report.ok, "a broken product passed:\n{}", report.to_table());
+    assert!(
+        !report.ok,
+        "a broken product passed:\n{}",
+        report.to_table()
+    );
     let failed: Vec<(String, String)> = report.scenarios[0]
         .claims
         .iter()
@@ -585,6 +612,9 @@ async fn real_product_with_a_broken_target_tool_fails_the_gate() {
         .collect();
     assert_eq!(
         failed,
-        [("C1".to_string(), "direct".to_string()), ("C2".to_string(), "tools".to_string())]
+        [
+            ("C1".to_string(), "direct".to_string()),
+            ("C2".to_string(), "tools".to_string())
+        ]
     );
 }

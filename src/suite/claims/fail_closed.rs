@@ -406,7 +406,11 @@ pub fn expected_figures(o: &Observed<'_>) -> Vec<Check> {
                 Some(d) => format!(
                     "present: {} lines, {} the target",
                     d.lines,
-                    if d.names_target { "names" } else { "does not name" }
+                    if d.names_target {
+                        "names"
+                    } else {
+                        "does not name"
+                    }
                 ),
                 None => "absent".to_string(),
             },

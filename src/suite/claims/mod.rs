@@ -127,7 +127,10 @@ pub fn names<S: AsRef<str>>(list: &[S]) -> String {
         n => format!(
             "{n} name{}: {}",
             if n == 1 { "" } else { "s" },
-            list.iter().map(AsRef::as_ref).collect::<Vec<_>>().join(", ")
+            list.iter()
+                .map(AsRef::as_ref)
+                .collect::<Vec<_>>()
+                .join(", ")
         ),
     }
 }
@@ -222,9 +225,8 @@ pub fn evaluate(scenario: &Scenario, lanes: &[Observed<'_>]) -> Vec<Verdict> {
         }
     }
     for spec in &scenario.claims {
-        let narrowed = |lane: &&Observed<'_>| {
-            spec.lanes.is_empty() || spec.lanes.contains(&lane.lane.name)
-        };
+        let narrowed =
+            |lane: &&Observed<'_>| spec.lanes.is_empty() || spec.lanes.contains(&lane.lane.name);
         for lane in lanes
             .iter()
             .filter(narrowed)

@@ -185,12 +185,7 @@ pub fn c3_direct_declares_fake_schemas(input: &ClaimInput<'_>) -> Vec<Check> {
 }
 
 fn no_request() -> Check {
-    check(
-        "requests",
-        false,
-        "at least one provider request",
-        "none",
-    )
+    check("requests", false, "at least one provider request", "none")
 }
 
 pub fn c4_only_bridge_declared(input: &ClaimInput<'_>) -> Vec<Check> {
@@ -268,7 +263,10 @@ pub fn expected_declared(scenario: &Scenario, o: &Observed<'_>) -> Vec<String> {
     if o.lane.mode() == ToolSearchMode::Directory {
         names.extend(scenario.catalog.client.iter().cloned());
     }
-    names.extend(crate::targets::direct_only_tools(o.target, &scenario.catalog));
+    names.extend(crate::targets::direct_only_tools(
+        o.target,
+        &scenario.catalog,
+    ));
     names.sort();
     names.dedup();
     names
@@ -546,7 +544,10 @@ mod tests {
         f.lane("tools").requests[0].0["input"]
             .as_array_mut()
             .unwrap()
-            .insert(0, json!({ "role": "system", "content": fake[5].description }));
+            .insert(
+                0,
+                json!({ "role": "system", "content": fake[5].description }),
+            );
         assert_eq!(
             fails(&f, C4, "tools"),
             ["no request puts a catalogued tool's full description up front"]

@@ -54,7 +54,12 @@ fn status(verdict: &Verdict) -> TestCaseStatus {
             .acceptance
             .iter()
             .flat_map(|a| &a.findings)
-            .map(|f| format!("accepted finding ({} = {:?}): {}", f.check, f.observed, f.reason))
+            .map(|f| {
+                format!(
+                    "accepted finding ({} = {:?}): {}",
+                    f.check, f.observed, f.reason
+                )
+            })
             .collect();
         let mut status = TestCaseStatus::skipped();
         status.set_message(reasons.join("; ")).set_type("accepted");

@@ -66,7 +66,6 @@ pub struct SuiteReport {
     pub stale_findings: Vec<StaleFinding>,
 }
 
-
 /// One scenario: figures per lane, reductions against the direct lane, verdicts.
 #[derive(Debug, Clone, Serialize)]
 #[serde(rename_all = "camelCase")]
@@ -217,7 +216,10 @@ impl SuiteReport {
             self.stale_findings
                 .extend(apply(expectations, scenario, node, &mut report.claims));
             report.ok = report.claims.iter().all(Verdict::passes_gate)
-                && report.snapshots.iter().all(|s| s.status != SnapshotState::Changed);
+                && report
+                    .snapshots
+                    .iter()
+                    .all(|s| s.status != SnapshotState::Changed);
         }
         self.expectations = Some(expectations.origin.clone());
         self.refresh_ok();

@@ -200,7 +200,12 @@ impl SuiteReport {
         let mut out = String::new();
         if !accepted.is_empty() {
             let origin = self.expectations.as_deref().unwrap_or("expectations");
-            let mut table = new_table(vec!["scenario / lane", "claim / check", "observed", "reason"]);
+            let mut table = new_table(vec![
+                "scenario / lane",
+                "claim / check",
+                "observed",
+                "reason",
+            ]);
             for (s, c, f) in accepted {
                 table.add_row(vec![
                     format!("{}\n{}", s.scenario, c.lane),
@@ -212,7 +217,11 @@ impl SuiteReport {
             out.push_str(&format!("accepted findings ({origin})\n{table}\n"));
         }
         if !self.stale_findings.is_empty() {
-            let mut table = new_table(vec!["scenario / lane", "claim / check", "why it fails the run"]);
+            let mut table = new_table(vec![
+                "scenario / lane",
+                "claim / check",
+                "why it fails the run",
+            ]);
             for stale in &self.stale_findings {
                 let f = &stale.finding;
                 table.add_row(vec![
@@ -221,7 +230,9 @@ impl SuiteReport {
                     stale.why.clone(),
                 ]);
             }
-            out.push_str(&format!("accepted findings that no longer reproduce\n{table}\n"));
+            out.push_str(&format!(
+                "accepted findings that no longer reproduce\n{table}\n"
+            ));
         }
         out
     }

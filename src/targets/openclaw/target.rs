@@ -5,8 +5,8 @@
 
 use std::path::PathBuf;
 
-use super::translate::translate_transcript;
 use super::transcript::read_compiled_tools;
+use super::translate::translate_transcript;
 use super::{
     free_loopback_port, read_transcript, write_config, write_plugin, Installation, LaneConfig,
     OpenClawGateway, DEFAULT_START_TIMEOUT,
@@ -64,7 +64,10 @@ impl Target for OpenClawTarget {
                 (r"(call|fc|msg|resp)_[0-9a-f]{16}", "${1}_[id]"),
                 (r"host=[^ |]+", "host=[host]"),
                 (r"Time zone: [^\\ \n]+", "Time zone: [tz]"),
-                (r"[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}", "[uuid]"),
+                (
+                    r"[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}",
+                    "[uuid]",
+                ),
                 (r"\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}(\.\d+)?Z", "[time]"),
                 (r"\b\d{4}-\d{2}-\d{2}\b", "[date]"),
                 (r"\b1[6-9]\d{11}\b", "[epoch-ms]"),
@@ -153,8 +156,8 @@ impl LaneGateway for OpenClawLane {
     fn session_log(&self, agent: &str, _session_key: &str) -> Result<SessionLog, Error> {
         let events =
             read_transcript(&self.state_dir, agent).map_err(Error::openclaw("transcript"))?;
-        let compiled = read_compiled_tools(&self.state_dir, agent)
-            .map_err(Error::openclaw("trajectory"))?;
+        let compiled =
+            read_compiled_tools(&self.state_dir, agent).map_err(Error::openclaw("trajectory"))?;
         let records = translate_transcript(&events, compiled.as_ref());
         Ok(SessionLog {
             raw: events,
