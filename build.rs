@@ -1,36 +1,46 @@
-//! Build script: the built-in scenarios are every `scenarios/*.toml`, compiled into the binary.
-//! Adding one is dropping a file there; no Rust to edit.
+//! Build script: the built-in scenarios (`scenarios/*.toml`) and accepted findings
+//! (`expectations/*.toml`) are compiled into the binary. Adding one is dropping a file there; no
+//! Rust to edit.
 
 use std::fmt::Write as _;
 use std::path::Path;
 
-fn main() {
-    let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("scenarios");
-    println!("cargo:rerun-if-changed={}", dir.display());
-    let mut files: Vec<_> = std::fs::read_dir(&dir)
-        .expect("scenarios/ is readable")
-        .filter_map(Result::ok)
-        .map(|entry| entry.path())
-        .filter(|path| path.extension().is_some_and(|ext| ext == "toml"))
-        .collect();
+/// Writes `$OUT_DIR/<out>`: a `&[(&str, &str)]` of `(<dir>/<file name>, contents)` for every
+/// `*.toml` in `<dir>`, sorted by file name.
+fn embed(dir: &str, out: &str) {
+    let path = Path::new(env!("CARGO_MANIFEST_DIR")).join(dir);
+    println!("cargo:rerun-if-changed={}", path.display());
+    let mut files: Vec<_> = std::fs::read_dir(&path)
+        .map(|entries| {
+            entries
+                .filter_map(Result::ok)
+                .map(|entry| entry.path())
+                .filter(|p| p.extension().is_some_and(|ext| ext == "toml"))
+                .collect()
+        })
+        .unwrap_or_default();
     files.sort();
     let mut table = String::from("&[\n");
-    for path in &files {
-        println!("cargo:rerun-if-changed={}", path.display());
-        let name = path
+    for file in &files {
+        println!("cargo:rerun-if-changed={}", file.display());
+        let name = file
             .file_name()
             .and_then(|n| n.to_str())
             .expect("a UTF-8 file name");
         writeln!(
             table,
             "    ({:?}, include_str!({:?})),",
-            format!("scenarios/{name}"),
-            path.display().to_string()
+            format!("{dir}/{name}"),
+            file.display().to_string()
         )
         .expect("writing to a string");
     }
     table.push(']');
-    let out =
-        Path::new(&std::env::var("OUT_DIR").expect("OUT_DIR is set")).join("builtin_scenarios.rs");
-    std::fs::write(out, table).expect("OUT_DIR is writable");
+    let out_dir = std::env::var("OUT_DIR").expect("OUT_DIR is set");
+    std::fs::write(Path::new(&out_dir).join(out), table).expect("OUT_DIR is writable");
+}
+
+fn main() {
+    embed("scenarios", "builtin_scenarios.rs");
+    embed("expectations", "builtin_expectations.rs");
 }

@@ -92,6 +92,13 @@ pub enum Error {
         target: &'static str,
         log: String,
     },
+    /// An expectations file (accepted findings) that does not load.
+    #[error("expectations file {origin}: {}{message}", line.map(|l| format!("line {l}: ")).unwrap_or_default())]
+    Expectations {
+        origin: String,
+        line: Option<usize>,
+        message: String,
+    },
     /// A session log that cannot be read or is not made of session records.
     #[error("{0}")]
     SessionLog(String),
@@ -104,7 +111,10 @@ impl Error {
     /// The exit code this error ends the command with.
     pub fn exit_code(&self) -> u8 {
         match self {
-            Error::Usage(_) | Error::Scenario(_) | Error::Config(_) => Exit::USAGE,
+            Error::Usage(_)
+            | Error::Scenario(_)
+            | Error::Config(_)
+            | Error::Expectations { .. } => Exit::USAGE,
             Error::Provider(_)
             | Error::Gateway(_)
             | Error::OpenClaw { .. }

@@ -114,6 +114,10 @@ struct ProbesArgs {
     /// Run only this probe (repeatable; default: every probe).
     #[arg(long = "probe", value_name = "NAME")]
     probes: Vec<String>,
+    /// Accepted escapes for the real target (default: the committed
+    /// expectations/<target>-<version>.toml).
+    #[arg(long, value_name = "FILE")]
+    expectations: Option<PathBuf>,
 }
 
 #[derive(clap::Args)]
@@ -155,6 +159,10 @@ struct SuiteArgs {
     /// Do not compare snapshots.
     #[arg(long, conflicts_with = "update_snapshots")]
     no_snapshots: bool,
+    /// Accepted findings for the real target (default: the committed
+    /// expectations/<target>-<version>.toml).
+    #[arg(long, value_name = "FILE")]
+    expectations: Option<PathBuf>,
     /// Development aid: point every gateway at this provider base URL (`http://host:port/v1`)
     /// instead of starting the mock, to see how a broken provider is reported (exit code 3).
     #[arg(long, value_name = "URL", hide = true)]
@@ -187,6 +195,7 @@ impl SuiteArgs {
             provider: self
                 .provider_url
                 .map_or(ProviderSource::Mock, ProviderSource::Url),
+            expectations: self.expectations,
         }
     }
 }
@@ -232,6 +241,7 @@ async fn run(command: Command, probe_secret: String) -> Result<u8, Error> {
             toolsearch_qa::probes::command(
                 args.target,
                 &args.probes,
+                args.expectations.as_deref(),
                 args.format,
                 probe_secret,
                 stdout,

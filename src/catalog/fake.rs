@@ -62,6 +62,19 @@ pub fn fake_plugin_tools(plugin: &str, size: usize) -> Vec<ToolEntry> {
         .collect()
 }
 
+/// The error a broken fake tool fails with.
+pub const BROKEN_MESSAGE: &str = "this fake tool is broken on purpose by the scenario";
+
+/// `tool` broken on purpose: the same declaration, an executor that fails.
+pub fn broken(mut tool: ToolEntry) -> ToolEntry {
+    if let Executor::FakePlugin { plugin } = &tool.executor {
+        tool.executor = Executor::BrokenFake {
+            plugin: plugin.clone(),
+        };
+    }
+    tool
+}
+
 /// What running a fake tool returns: `(text, details)`.
 pub fn fake_tool_result(name: &str, input: &Value) -> (String, Value) {
     let text = format!(

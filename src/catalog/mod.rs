@@ -56,6 +56,9 @@ pub enum CatalogMode {
 pub enum Executor {
     /// The fake plugin: returns `FAKE_PLUGIN_OK <name> <input JSON>` and details `{status, tool, input}`.
     FakePlugin { plugin: String },
+    /// A fake plugin tool broken on purpose: executing it fails. Scenarios use it to show that
+    /// the gate catches a product whose tool stops working.
+    BrokenFake { plugin: String },
     /// A core tool stand-in: echoes its input back as details.
     CoreEcho,
     /// An MCP server's tool, run with `tools/call` on that server.

@@ -238,7 +238,7 @@ fn cell(
         mode,
         effective_mode,
         notes,
-        reached_target: observation.figures().gateway_output_text.contains(&marker),
+        reached_target: observation.response.text().contains(&marker),
         requests: observation.requests.len(),
         first,
         turn,

@@ -183,6 +183,9 @@ pub struct FakePluginConfig {
     /// Fake tool names kept out of the catalogue and visible to the model.
     #[serde(default)]
     pub direct_only: Vec<String>,
+    /// Fake tool names whose execution fails, on purpose.
+    #[serde(default)]
+    pub broken: Vec<String>,
 }
 
 /// A loaded config with its Tool Search settings resolved.

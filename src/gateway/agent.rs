@@ -264,6 +264,7 @@ fn log_surface(log: &SessionWriter, surface: &Surface) -> std::io::Result<()> {
         catalog_size: Some(telemetry.as_ref().map(|t| t.catalog_size).unwrap_or(0)),
         sources: telemetry.map(|t| t.sources),
         notes: Some(surface.notes.clone()),
+        unrecorded: None,
     }))
 }
 

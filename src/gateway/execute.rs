@@ -188,6 +188,10 @@ fn run_executor(entry: &ToolEntry, args: &Value) -> Result<CallOutcome, EngineEr
                 result: json!({ "content": [{ "type": "text", "text": text }], "details": details }),
             })
         }
+        Executor::BrokenFake { .. } => Err(EngineError::ExecutionFailed {
+            name: entry.name.clone(),
+            message: crate::catalog::fake::BROKEN_MESSAGE.to_string(),
+        }),
         Executor::CoreEcho => Ok(CallOutcome {
             result: json!({
                 "content": [{ "type": "text", "text": format!("{} ok", entry.name) }],

@@ -171,6 +171,9 @@ pub fn catalog_tools(config: &LoadedConfig) -> Vec<ToolEntry> {
                     if plugin.direct_only.contains(&tool.name) {
                         tool = tool.direct_only();
                     }
+                    if plugin.broken.contains(&tool.name) {
+                        tool = crate::catalog::fake::broken(tool);
+                    }
                     tool
                 }),
         );

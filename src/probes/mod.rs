@@ -26,7 +26,8 @@ use crate::output::{emit, Format};
 use crate::protocol::SessionRecord;
 use crate::provider::{JournalRecord, MockProvider, ProviderOptions, ScriptedTurn};
 use crate::sandbox::probes::{Area, Probe, ProbeSite};
-use crate::scenario::{scenario_from_json, Lane, Scenario};
+use crate::scenario::{load_all, scenario_from_json, Lane, Scenario};
+use crate::suite::findings::{self, Expectations};
 use crate::suite::lane::send_turn;
 use crate::targets::TargetChoice;
 use crate::targets::{LaneSetup, Target};
@@ -93,6 +94,9 @@ pub struct ProbeVerdict {
     pub secret_seen: bool,
     pub canary_connections: usize,
     pub marker_written: bool,
+    /// Why the escape is accepted for this product (from its expectations file).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub accepted: Option<String>,
     /// The tool result, cut to a few hundred characters (`null`: none).
     pub result: Option<ToolResult>,
 }
@@ -179,6 +183,7 @@ pub fn judge(probe: &Probe, observed: &Observation, secrets: &[&str]) -> ProbeVe
         secret_seen,
         canary_connections: observed.canary_connections,
         marker_written: observed.marker_written,
+        accepted: None,
         result: result.as_ref().map(|r| ToolResult {
             is_error: r.is_error,
             text: cut(&r.text, RESULT_CHARS),
@@ -216,6 +221,9 @@ fn first_line(text: &str, chars: usize) -> String {
 #[serde(rename_all = "camelCase")]
 pub struct ProbeReport {
     pub target: String,
+    /// The Node version of a real product's sandbox.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub node: Option<String>,
     pub ok: bool,
     pub code_timeout_ms: u64,
     pub gateway_starts: usize,
@@ -224,7 +232,21 @@ pub struct ProbeReport {
     pub contained: usize,
     pub escaped: usize,
     pub inconclusive: usize,
+    /// Escapes accepted by the target's expectations file.
+    pub accepted: usize,
     pub probes: Vec<ProbeVerdict>,
+    /// Accepted escapes that did not escape in this run (each fails it).
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub stale_escapes: Vec<StaleEscape>,
+}
+
+/// An accepted escape the probe no longer makes.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct StaleEscape {
+    pub probe: String,
+    pub outcome: ProbeOutcome,
+    pub why: String,
 }
 
 impl ProbeReport {
@@ -237,6 +259,7 @@ impl ProbeReport {
         );
         ProbeReport {
             target: target.to_string(),
+            node: None,
             ok: contained == probes.len(),
             code_timeout_ms: CODE_TIMEOUT_MS,
             gateway_starts: 1,
@@ -244,8 +267,43 @@ impl ProbeReport {
             contained,
             escaped,
             inconclusive,
+            accepted: 0,
             probes,
+            stale_escapes: Vec::new(),
         }
+    }
+
+    /// Applies the accepted escapes of `expectations` (for the run's Node major): an escape that
+    /// is accepted no longer fails the run; an accepted escape that did not happen does.
+    pub fn apply_expectations(&mut self, expectations: &Expectations) {
+        let node = self
+            .node
+            .as_deref()
+            .and_then(|n| n.trim_start_matches('v').split('.').next()?.parse().ok());
+        for entry in expectations
+            .probes
+            .iter()
+            .filter(|e| e.applies_to_node(node))
+        {
+            let Some(verdict) = self.probes.iter_mut().find(|p| p.name == entry.probe) else {
+                continue;
+            };
+            if verdict.outcome == ProbeOutcome::Escaped {
+                verdict.accepted = Some(entry.reason.clone());
+            } else {
+                self.stale_escapes.push(StaleEscape {
+                    probe: entry.probe.clone(),
+                    outcome: verdict.outcome,
+                    why: format!(
+                        "accepted as an escape ({}:{}) but {} now: fixed upstream? remove the entry",
+                        expectations.origin, entry.line, verdict.outcome
+                    ),
+                });
+            }
+        }
+        self.accepted = self.probes.iter().filter(|p| p.accepted.is_some()).count();
+        self.ok =
+            self.contained + self.accepted == self.probes.len() && self.stale_escapes.is_empty();
     }
 
     /// The outcome of a probe by name.
@@ -263,11 +321,21 @@ impl ProbeReport {
         table.load_style(UTF8_FULL_CONDENSED);
         table.set_header(["probe", "area", "outcome", "evidence"]);
         for p in &self.probes {
+            let (outcome, evidence) = match &p.accepted {
+                Some(reason) => (
+                    format!("{} (accepted)", p.outcome),
+                    format!("{}; accepted: {reason}", p.evidence),
+                ),
+                None => (p.outcome.to_string(), p.evidence.clone()),
+            };
+            table.add_row([p.name.clone(), p.area.to_string(), outcome, evidence]);
+        }
+        for stale in &self.stale_escapes {
             table.add_row([
-                p.name.clone(),
-                p.area.to_string(),
-                p.outcome.to_string(),
-                p.evidence.clone(),
+                stale.probe.clone(),
+                "-".into(),
+                "STALE".into(),
+                stale.why.clone(),
             ]);
         }
         format!(
@@ -280,12 +348,22 @@ impl ProbeReport {
         )
     }
 
-    /// `N contained, M ESCAPED, K inconclusive`.
+    /// `N contained, M ESCAPED, K inconclusive` (with the accepted and stale escapes).
     pub fn summary(&self) -> String {
-        format!(
+        let mut line = format!(
             "{}: {} contained, {} ESCAPED, {} inconclusive",
             self.target, self.contained, self.escaped, self.inconclusive
-        )
+        );
+        if self.accepted > 0 {
+            line.push_str(&format!(" ({} accepted)", self.accepted));
+        }
+        if !self.stale_escapes.is_empty() {
+            line.push_str(&format!(
+                ", {} accepted escape(s) no longer escape",
+                self.stale_escapes.len()
+            ));
+        }
+        line
     }
 }
 
@@ -597,6 +675,7 @@ fn marker_exists(path: &Path) -> bool {
 pub async fn command(
     target: TargetChoice,
     names: &[String],
+    expectations: Option<&Path>,
     format: Format,
     env_secret: String,
     out: &mut dyn std::io::Write,
@@ -617,10 +696,24 @@ pub async fn command(
         selected = PROBES.to_vec();
     }
     let targets = target.targets()?;
+    let known = load_all(&[])?;
+    let expectations = targets
+        .iter()
+        .map(|t| match (t.label(), expectations) {
+            (None, _) => Ok(None),
+            (Some(_), Some(path)) => Expectations::read(path, &known).map(Some),
+            (Some(label), None) => findings::built_in(&label, &known),
+        })
+        .collect::<Result<Vec<_>, Error>>()?;
     let plant = Plant::new(&env_secret)?;
     let mut reports = Vec::new();
-    for target in &targets {
-        reports.push(run_probes(target.as_ref(), &selected, &plant).await?);
+    for (target, expectations) in targets.iter().zip(&expectations) {
+        let mut report = run_probes(target.as_ref(), &selected, &plant).await?;
+        report.node = target.product().map(|p| p.node);
+        if let Some(expectations) = expectations {
+            report.apply_expectations(expectations);
+        }
+        reports.push(report);
     }
     let text = match format {
         Format::Table => reports.iter().map(ProbeReport::to_table).collect(),
@@ -665,6 +758,57 @@ mod tests {
         let probe = probe(name).expect("known probe");
         let v = judge(probe, &observation, &["FILE-SECRET", "ENV-SECRET"]);
         (v.outcome, v.evidence)
+    }
+
+    fn report_of(outcomes: &[(&str, ProbeOutcome)]) -> ProbeReport {
+        let probes = outcomes
+            .iter()
+            .map(|(name, outcome)| {
+                let mut v = judge(probe(name).unwrap(), &observed(None), &[]);
+                v.outcome = *outcome;
+                v
+            })
+            .collect();
+        let mut report = ProbeReport::new("openclaw", 0, probes);
+        report.node = Some("24.22.3".into());
+        report
+    }
+
+    #[test]
+    fn accepted_escapes_pass_and_stale_or_other_majors_fail() {
+        let scenarios = load_all(&[]).unwrap();
+        let text = "[[probe]]\nprobe = \"import_error_constructor\"\nnode = [24, 26]\nreason = \"r1\"\n\
+                    [[probe]]\nprobe = \"escape_then_connect_canary\"\nnode = [24]\nreason = \"r2\"\n";
+        let expectations = Expectations::parse(text, "e.toml", &scenarios).unwrap();
+        let escaped = [
+            ("import_error_constructor", ProbeOutcome::Escaped),
+            ("escape_then_connect_canary", ProbeOutcome::Escaped),
+        ];
+        let mut report = report_of(&escaped);
+        report.apply_expectations(&expectations);
+        assert!(report.ok, "{}", report.to_table());
+        assert_eq!(report.accepted, 2);
+        // On Node 26 the connection escape is not accepted.
+        let mut on_26 = report_of(&escaped);
+        on_26.node = Some("26.1.0".into());
+        on_26.apply_expectations(&expectations);
+        assert!(!on_26.ok);
+        assert_eq!(on_26.accepted, 1);
+        // An accepted escape that is contained now fails the run as stale.
+        let mut fixed = report_of(&[
+            ("import_error_constructor", ProbeOutcome::Contained),
+            ("escape_then_connect_canary", ProbeOutcome::Escaped),
+        ]);
+        fixed.apply_expectations(&expectations);
+        assert!(!fixed.ok);
+        assert_eq!(fixed.stale_escapes.len(), 1);
+        assert!(
+            fixed
+                .summary()
+                .ends_with("1 accepted escape(s) no longer escape"),
+            "{}",
+            fixed.summary()
+        );
     }
 
     #[test]

@@ -54,6 +54,10 @@ pub struct SurfaceRecord {
     pub catalog_size: Option<usize>,
     pub sources: Option<SourceCounts>,
     pub notes: Option<Vec<String>>,
+    /// Why `declaredToolCount` is missing, when a translated transcript knows (e.g. the product
+    /// stores its list of visible tools truncated).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub unrecorded: Option<String>,
 }
 
 /// Who wrote a message.

@@ -180,6 +180,77 @@ pub fn system_text(body: &Value) -> String {
     text
 }
 
+/// What a request puts before the conversation — its prompt-cache prefix — as the exact bytes
+/// sent: `instructions`, the leading system/developer input items, and `tools[]`.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct RequestPrefix {
+    pub instructions: Option<String>,
+    pub system_items: Vec<String>,
+    pub tools: Option<String>,
+}
+
+impl RequestPrefix {
+    /// Every part, one after the other (for searching what the gateway put up front).
+    pub fn text(&self) -> String {
+        let mut text = self.instructions.clone().unwrap_or_default();
+        for item in &self.system_items {
+            text.push_str(item);
+        }
+        text.push_str(self.tools.as_deref().unwrap_or_default());
+        text
+    }
+}
+
+/// The raw parts of a request body the prefix is made of (borrowed from the body text).
+#[derive(Deserialize)]
+struct RawParts<'a> {
+    #[serde(borrow, default)]
+    instructions: Option<&'a serde_json::value::RawValue>,
+    #[serde(borrow, default)]
+    input: Option<Vec<&'a serde_json::value::RawValue>>,
+    #[serde(borrow, default)]
+    tools: Option<&'a serde_json::value::RawValue>,
+}
+
+/// The prefix of a request body as received (`raw`); empty parts when it is not JSON.
+pub fn request_prefix(raw: &str) -> RequestPrefix {
+    let Ok(parts) = serde_json::from_str::<RawParts<'_>>(raw) else {
+        return RequestPrefix::default();
+    };
+    let system_items = parts
+        .input
+        .unwrap_or_default()
+        .into_iter()
+        .take_while(|item| {
+            serde_json::from_str::<Value>(item.get()).is_ok_and(|v| {
+                matches!(
+                    v.get("role").and_then(Value::as_str),
+                    Some("system" | "developer")
+                )
+            })
+        })
+        .map(|item| item.get().to_string())
+        .collect();
+    RequestPrefix {
+        instructions: parts.instructions.map(|r| r.get().to_string()),
+        system_items,
+        tools: parts.tools.map(|r| r.get().to_string()),
+    }
+}
+
+/// The capability directory a system prompt carries (`### Deferred Tool Schemas`): its tool
+/// lines (`- name (owner): …`).
+pub fn directory_lines(system_text: &str) -> Option<Vec<&str>> {
+    let (_, after) = system_text.split_once("### Deferred Tool Schemas")?;
+    let lines = after
+        .lines()
+        .skip(1)
+        .take_while(|line| !line.starts_with("### "))
+        .filter(|line| line.starts_with("- "))
+        .collect();
+    Some(lines)
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -200,6 +271,29 @@ mod tests {
         assert_eq!(body.text(), "a\nb\nc");
         assert_eq!(body.tool_names(), ["pick"]);
         assert_eq!(body.output[0], OutputItem::Other);
+    }
+
+    #[test]
+    fn the_prefix_is_the_bytes_as_sent() {
+        let raw = r#"{"model":"m","input":[{"role":"system","content":"sys"},{"role":"user","content":"u"}],"tools":[ {"name":"a"} ]}"#;
+        let prefix = request_prefix(raw);
+        assert_eq!(prefix.instructions, None);
+        assert_eq!(
+            prefix.system_items,
+            [r#"{"role":"system","content":"sys"}"#]
+        );
+        assert_eq!(prefix.tools.as_deref(), Some(r#"[ {"name":"a"} ]"#));
+        assert_eq!(request_prefix("not json"), RequestPrefix::default());
+    }
+
+    #[test]
+    fn directory_lines_are_the_listed_tools() {
+        let text = "intro\n### Deferred Tool Schemas\nAvailable deferred-schema tools:\n- a (p): x\n- b (p): y\n\nMCP note\n### Next\n- not this";
+        assert_eq!(
+            directory_lines(text),
+            Some(vec!["- a (p): x", "- b (p): y"])
+        );
+        assert_eq!(directory_lines("no directory"), None);
     }
 
     #[test]

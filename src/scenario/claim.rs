@@ -26,6 +26,8 @@ pub enum ClaimId {
     F5,
     F6,
     H1,
+    L1,
+    P1,
     T1,
 }
 
@@ -55,7 +57,7 @@ pub struct ClaimDef {
 
 impl ClaimId {
     /// Every claim, in report order.
-    pub const ALL: [ClaimId; 14] = [
+    pub const ALL: [ClaimId; 16] = [
         ClaimId::C1,
         ClaimId::C2,
         ClaimId::C3,
@@ -69,18 +71,33 @@ impl ClaimId {
         ClaimId::F5,
         ClaimId::F6,
         ClaimId::H1,
+        ClaimId::L1,
+        ClaimId::P1,
         ClaimId::T1,
     ];
 
-    /// The regression claims a scenario without `claims` gets.
-    pub const REGRESSION: [ClaimId; 6] = [
+    /// The claims a scenario without `claims` gets: the six regression claims, the stricter
+    /// session-log question (L1) and prompt-cache prefix stability (P1). T1 comes on top, on
+    /// every lane that sets exact expectations.
+    pub const DEFAULT: [ClaimId; 8] = [
         ClaimId::C1,
         ClaimId::C2,
         ClaimId::C3,
         ClaimId::C4,
         ClaimId::C5,
         ClaimId::C6,
+        ClaimId::L1,
+        ClaimId::P1,
     ];
+
+    /// Claims that keep their own lanes even when a scenario lists them (a regression claim on a
+    /// direct lane would mean nothing).
+    pub fn keeps_own_lanes(self) -> bool {
+        matches!(
+            self.def().applies,
+            Applies::DirectLanes | Applies::ToolSearchLanes
+        )
+    }
 
     pub fn as_str(self) -> &'static str {
         match self {
@@ -97,6 +114,8 @@ impl ClaimId {
             ClaimId::F5 => "F5",
             ClaimId::F6 => "F6",
             ClaimId::H1 => "H1",
+            ClaimId::L1 => "L1",
+            ClaimId::P1 => "P1",
             ClaimId::T1 => "T1",
         }
     }
@@ -173,6 +192,16 @@ impl ClaimId {
             ),
             ClaimId::H1 => def(
                 "a client tool call is handed back to the caller and not run",
+                EveryLane,
+                false,
+            ),
+            ClaimId::L1 => def(
+                "the session log alone tells the schemas seen up front and the final tool's source",
+                EveryLane,
+                false,
+            ),
+            ClaimId::P1 => def(
+                "every request of the turn starts with the same prompt and tools (cache prefix)",
                 EveryLane,
                 false,
             ),

@@ -10,6 +10,7 @@ use thiserror::Error;
 use super::{
     CatalogSpec, ClaimId, ClaimSpec, Lane, LaneExpect, Scenario, ScriptStep, REFERENCE_SCENARIO,
 };
+use crate::catalog::fake::fake_tool_name;
 use crate::catalog::{ToolPolicy, ToolSource};
 use crate::config::ToolSearchSettings;
 
@@ -221,6 +222,21 @@ fn resolve(file: ScenarioFile, origin: &str) -> Result<Scenario, Invalid> {
     if file.catalog.size == 0 {
         return Err((At::File, "catalog.size: expected at least 1".into()));
     }
+    for (field, names) in [
+        ("catalog.direct_only", &file.catalog.direct_only),
+        ("catalog.broken", &file.catalog.broken),
+    ] {
+        if let Some(unknown) = names.iter().find(|n| !is_fake_tool(n, file.catalog.size)) {
+            return Err((
+                At::File,
+                format!(
+                    "{field}: {unknown:?} is not a tool of the fake plugin (its tools are {} … {})",
+                    fake_tool_name(1, file.catalog.size),
+                    fake_tool_name(file.catalog.size, file.catalog.size)
+                ),
+            ));
+        }
+    }
     Ok(Scenario {
         id: file.id,
         title: file.title,
@@ -262,6 +278,13 @@ fn validate_client_tools(
         ));
     }
     Ok(())
+}
+
+/// Is `name` one of the `size` fake plugin tools (spelled at the catalogue's width)?
+fn is_fake_tool(name: &str, size: usize) -> bool {
+    name.strip_prefix("fake_plugin_tool_")
+        .and_then(|n| n.parse::<usize>().ok())
+        .is_some_and(|n| (1..=size).contains(&n) && fake_tool_name(n, size) == name)
 }
 
 /// Lane `i`, checked against the lanes before it.

@@ -85,6 +85,10 @@ pub struct CatalogSpec {
     /// Fake tool names kept visible to the model (`catalogMode: "direct-only"`).
     #[serde(default)]
     pub direct_only: Vec<String>,
+    /// Fake tool names whose execution fails, on purpose: a product with a broken tool, to
+    /// show the gate catches it.
+    #[serde(default)]
+    pub broken: Vec<String>,
     /// MCP fixture servers to attach, each under its own name (e.g. `["calendar", "qa"]`): the
     /// project's own MCP servers, listed with `tools/list` and run with `tools/call`.
     #[serde(default)]
@@ -172,14 +176,18 @@ pub struct Lane {
 #[derive(Debug, Clone, Default, Deserialize)]
 #[serde(deny_unknown_fields)]
 pub struct LaneExpect {
+    /// Tools in the first request's `tools[]` (what the provider received).
     pub declared_tools: Option<usize>,
     pub provider_requests: Option<usize>,
+    /// Searches, describes and calls the session log counts (claim C6).
     pub searches: Option<u64>,
     pub describes: Option<u64>,
     pub calls: Option<u64>,
     pub catalog_size: Option<usize>,
     /// Tool results reported to the model as errors (blocks, validation, unavailability).
     pub tool_errors: Option<usize>,
+    /// Whether the system prompt carries the capability directory (`### Deferred Tool Schemas`).
+    pub directory: Option<bool>,
 }
 
 impl LaneExpect {
@@ -191,6 +199,7 @@ impl LaneExpect {
             || self.describes.is_some()
             || self.calls.is_some()
             || self.catalog_size.is_some()
+            || self.directory.is_some()
             || self.tool_errors.is_some()
     }
 }

@@ -5,6 +5,7 @@
 use std::io::Write;
 use std::path::{Path, PathBuf};
 
+use super::findings::{self, Expectations};
 use super::report::both::{side_by_side, side_by_side_json};
 use super::report::junit::junit_xml;
 use super::report::SuiteReport;
@@ -12,8 +13,9 @@ use super::select::{narrow, Shard};
 use super::{run_suite_on, ProviderSource, Reporter};
 use crate::error::{Error, Exit};
 use crate::output::{emit, Format};
+use crate::scenario::Scenario;
 use crate::scenario::{load_all, select};
-use crate::targets::{TargetChoice, TargetKind};
+use crate::targets::{Target, TargetChoice};
 
 /// What to do with the committed snapshots.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -39,6 +41,9 @@ pub struct SuiteOptions {
     pub report_dir: Option<PathBuf>,
     pub snapshots: Snapshots,
     pub provider: ProviderSource,
+    /// Accepted findings for the real target instead of the committed
+    /// `expectations/<target>-<version>.toml`.
+    pub expectations: Option<PathBuf>,
 }
 
 /// Runs the suite as `options` say, prints the report to `out`; the exit code.
@@ -47,16 +52,26 @@ pub async fn run(
     reporter: &dyn Reporter,
     out: &mut dyn Write,
 ) -> Result<u8, Error> {
-    let scenarios = select(load_all(&options.scenario_dirs)?, &options.scenarios)?;
-    let scenarios = narrow(scenarios, options.filter.as_deref(), options.shard);
+    let known = load_all(&options.scenario_dirs)?;
+    let scenarios = narrow(
+        select(known.clone(), &options.scenarios)?,
+        options.filter.as_deref(),
+        options.shard,
+    );
     let targets = options.target.targets()?;
+    // Every expectations file is read (and must be right) before any gateway starts.
+    let expectations = targets
+        .iter()
+        .map(|t| expectations_for(t.as_ref(), options.expectations.as_deref(), &known))
+        .collect::<Result<Vec<_>, Error>>()?;
     let mut reports = Vec::new();
-    for target in &targets {
+    for (target, expectations) in targets.iter().zip(&expectations) {
         let mut report =
             run_suite_on(target.as_ref(), &scenarios, &options.provider, reporter).await?;
-        // Snapshots are taken on the embedded target, the reference for payload bytes.
-        if target.kind() == TargetKind::Embedded {
-            check_snapshots(&mut report, &options.snapshots)?;
+        report.product = target.product();
+        check_snapshots(&mut report, &options.snapshots, target.label().as_deref())?;
+        if let Some(expectations) = expectations {
+            report.apply_expectations(expectations, &scenarios);
         }
         reports.push(report);
     }
@@ -79,15 +94,41 @@ pub async fn run(
     })
 }
 
-fn check_snapshots(report: &mut SuiteReport, snapshots: &Snapshots) -> Result<(), Error> {
+/// The accepted findings of `target`: the file given, else the committed one for its label; none
+/// for the embedded gateway (our own gateway has no accepted deviations).
+fn expectations_for(
+    target: &dyn Target,
+    file: Option<&Path>,
+    known: &[Scenario],
+) -> Result<Option<Expectations>, Error> {
+    let Some(label) = target.label() else {
+        return Ok(None);
+    };
+    match file {
+        Some(path) => Expectations::read(path, known).map(Some),
+        None => findings::built_in(&label, known),
+    }
+}
+
+/// Compares the report's snapshots: the embedded gateway's in the snapshot folder itself, a
+/// real product's in its own subfolder (`snapshots/openclaw-2026.9.6/`).
+fn check_snapshots(
+    report: &mut SuiteReport,
+    snapshots: &Snapshots,
+    label: Option<&str>,
+) -> Result<(), Error> {
     let (dir, update) = match snapshots {
         Snapshots::Off => return Ok(()),
         Snapshots::Compare(dir) => (dir, false),
         Snapshots::Update(dir) => (dir, true),
     };
+    let dir = match label {
+        Some(label) => dir.join(label),
+        None => dir.clone(),
+    };
     report
-        .check_snapshots(dir, update)
-        .map_err(Error::io("snapshots in", dir))
+        .check_snapshots(&dir, update)
+        .map_err(Error::io("snapshots in", &dir))
 }
 
 /// Writes the JUnit file and the report directory (`summary.json`, `report.md`) for every

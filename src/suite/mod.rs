@@ -11,6 +11,7 @@
 
 pub mod claims;
 pub mod command;
+pub mod findings;
 pub mod lane;
 pub mod observation;
 pub mod report;
@@ -19,11 +20,12 @@ pub mod select;
 use crate::error::Error;
 use crate::provider::{Journal, MockProvider, ProviderOptions};
 use crate::scenario::{Lane, Scenario, ScriptStep};
-use crate::targets::Target;
+use crate::targets::{Target, TargetKind};
 use claims::evaluate;
 use lane::run_lane;
 use observation::Observed;
-use report::{snapshot, ScenarioReport, SuiteReport};
+use report::snapshot::{self, SnapshotStyle};
+use report::{ScenarioReport, SuiteReport};
 
 /// What happens during a run, as it happens.
 #[derive(Clone, Copy)]
@@ -148,12 +150,21 @@ pub async fn run_scenario(
         .lanes
         .iter()
         .zip(&observations)
-        .map(|(lane, observation)| Observed::new(target.kind(), lane, observation))
+        .map(|(lane, observation)| {
+            Observed::new(target.kind(), lane, observation, &scenario.target_tool)
+        })
         .collect();
     let verdicts = evaluate(scenario, &observed);
+    // Our own gateway is snapshotted byte for byte; a real product as an outline without its
+    // prose, redacted for what differs between machines.
+    let style = match target.kind() {
+        TargetKind::Embedded => SnapshotStyle::AsWritten,
+        TargetKind::Openclaw => SnapshotStyle::Outline,
+    };
+    let redactions = target.redactions();
     let snapshots = observations
         .iter()
-        .flat_map(|o| snapshot::lane_snapshots(&scenario.id, o))
+        .flat_map(|o| snapshot::lane_snapshots(&scenario.id, o, style, &redactions))
         .collect();
     Ok(ScenarioReport::new(
         scenario, &observed, verdicts, snapshots,

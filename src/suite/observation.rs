@@ -10,7 +10,9 @@ use serde::Serialize;
 
 use crate::catalog::ToolSource;
 use crate::config::CONTROL_TOOLS;
-use crate::protocol::responses::{declared_tool_names, system_prompt_chars};
+use crate::protocol::responses::{
+    declared_tool_names, directory_lines, system_prompt_chars, system_text,
+};
 use crate::protocol::session::SessionLog;
 use crate::protocol::{ResponseBody, SessionRecord, ToolResultRecord};
 use crate::provider::JournalRecord;
@@ -42,12 +44,17 @@ pub struct Observed<'a> {
 }
 
 impl<'a> Observed<'a> {
-    pub fn new(target: TargetKind, lane: &'a Lane, observation: &'a LaneObservation) -> Self {
+    pub fn new(
+        target: TargetKind,
+        lane: &'a Lane,
+        observation: &'a LaneObservation,
+        target_tool: &str,
+    ) -> Self {
         Observed {
             target,
             lane,
             observation,
-            figures: observation.figures(),
+            figures: observation.figures(target_tool),
         }
     }
 
@@ -78,7 +85,19 @@ pub struct LaneFigures {
     pub provider_planned_tools: Vec<Option<String>>,
     pub gateway_output_tool_names: Vec<String>,
     pub gateway_output_text: String,
+    /// The capability directory of the first request's system prompt (`null`: none).
+    pub directory: Option<DirectoryFigures>,
     pub session_log: SessionAnswers,
+}
+
+/// The capability directory (`### Deferred Tool Schemas`) as the model saw it.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct DirectoryFigures {
+    /// Tool lines (`- name (owner): …`).
+    pub lines: usize,
+    /// Whether a line names the scenario's target.
+    pub names_target: bool,
 }
 
 /// The four questions of spec §9, answered from the session log.
@@ -93,10 +112,14 @@ pub struct SessionAnswers {
     pub final_tool: Option<String>,
     pub final_tool_source: Option<ToolSource>,
     pub bridged_calls: usize,
+    /// Why the log cannot say how many schemas were up front, when its gateway says why.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub surface_note: Option<String>,
 }
 
 impl LaneObservation {
-    pub fn figures(&self) -> LaneFigures {
+    /// The figures of the lane; `target_tool` is the tool the turn is after.
+    pub fn figures(&self, target_tool: &str) -> LaneFigures {
         let first = self.requests.first();
         let declared = first
             .map(|r| declared_tool_names(&r.body))
@@ -112,9 +135,21 @@ impl LaneObservation {
             provider_planned_tools: self.requests.iter().map(|r| planned_wire_tool(r)).collect(),
             gateway_output_tool_names: self.response.tool_names(),
             gateway_output_text: self.response.text(),
+            directory: first.and_then(|r| directory(&r.body, target_tool)),
             session_log: session_answers(&self.session.records),
         }
     }
+}
+
+/// The directory of a request's system prompt, if it has one.
+fn directory(body: &serde_json::Value, target_tool: &str) -> Option<DirectoryFigures> {
+    let text = system_text(body);
+    let lines = directory_lines(&text)?;
+    let entry = format!("- {target_tool} (");
+    Some(DirectoryFigures {
+        lines: lines.len(),
+        names_target: lines.iter().any(|l| l.starts_with(&entry)),
+    })
 }
 
 /// What the mock planned on the wire for one request (`plannedWireToolName ?? plannedToolName`).
@@ -133,6 +168,7 @@ pub fn session_answers(records: &[SessionRecord]) -> SessionAnswers {
             SessionRecord::Surface(surface) => {
                 answers.schemas_up_front = surface.declared_tool_count;
                 answers.catalog_size = surface.catalog_size;
+                answers.surface_note = surface.unrecorded.clone();
             }
             SessionRecord::Telemetry { telemetry } => {
                 answers.searches = telemetry.search_count;

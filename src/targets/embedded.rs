@@ -88,6 +88,9 @@ fn fake_plugin_config(catalog: &CatalogSpec) -> Value {
     if !catalog.direct_only.is_empty() {
         plugin["directOnly"] = json!(catalog.direct_only);
     }
+    if !catalog.broken.is_empty() {
+        plugin["broken"] = json!(catalog.broken);
+    }
     plugin
 }
 

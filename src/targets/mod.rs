@@ -13,10 +13,12 @@ use std::path::PathBuf;
 use std::pin::Pin;
 use std::time::Duration;
 
+use crate::catalog::fake::core_tools;
+use crate::catalog::CatalogMode;
 use crate::error::Error;
 use crate::protocol::session::SessionLog;
 pub use crate::scenario::TargetKind;
-use crate::scenario::{Lane, Scenario};
+use crate::scenario::{CatalogSpec, Lane, Scenario};
 
 pub use embedded::EmbeddedTarget;
 pub use openclaw::OpenClawTarget;
@@ -25,6 +27,29 @@ pub type BoxFuture<'a, T> = Pin<Box<dyn Future<Output = T> + Send + 'a>>;
 
 /// How long the harness waits for one gateway turn unless the target says otherwise.
 pub const TURN_TIMEOUT: Duration = Duration::from_secs(120);
+
+/// A real product a target runs: its version and the Node it runs on.
+#[derive(Debug, Clone, PartialEq, Eq, serde::Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct Product {
+    pub version: String,
+    pub node: String,
+}
+
+impl Product {
+    /// The Node major (`24` of `24.22.3`).
+    pub fn node_major(&self) -> Option<u32> {
+        self.node
+            .trim_start_matches('v')
+            .split('.')
+            .next()?
+            .parse()
+            .ok()
+    }
+}
+
+/// One snapshot redaction: a regular expression and what its matches become.
+pub type Redaction = (String, String);
 
 /// Everything a target needs to start one lane.
 pub struct LaneSetup<'a> {
@@ -49,6 +74,22 @@ pub trait Target: Send + Sync {
     fn turn_timeout(&self) -> Duration {
         TURN_TIMEOUT
     }
+    /// The product this target runs, for reports, accepted findings and snapshots (`None`: the
+    /// project's own gateway).
+    fn product(&self) -> Option<Product> {
+        None
+    }
+    /// The name of the target's accepted findings and snapshot folder (`openclaw-2026.9.6`;
+    /// `None` for the embedded gateway, whose snapshots are the top-level ones).
+    fn label(&self) -> Option<String> {
+        self.product()
+            .map(|p| format!("{}-{}", self.name(), p.version))
+    }
+    /// Redactions this target's snapshots need beyond the common ones (machine-specific values
+    /// the product puts in its prompts and transcripts), applied first.
+    fn redactions(&self) -> Vec<Redaction> {
+        Vec::new()
+    }
     fn start<'a>(
         &'a self,
         setup: &'a LaneSetup<'a>,
@@ -66,6 +107,26 @@ pub trait LaneGateway: Send {
     fn diagnostics(&self) -> String {
         String::new()
     }
+}
+
+/// The tools a target keeps visible in every Tool Search mode (never catalogued): the target's
+/// own direct-only core tools plus the scenario's direct-only fake tools.
+pub fn direct_only_tools(target: TargetKind, catalog: &CatalogSpec) -> Vec<String> {
+    let own: Vec<String> = match target {
+        TargetKind::Embedded if catalog.core_tools => core_tools()
+            .into_iter()
+            .filter(|t| t.catalog_mode == CatalogMode::DirectOnly)
+            .map(|t| t.name)
+            .collect(),
+        TargetKind::Embedded => Vec::new(),
+        TargetKind::Openclaw => openclaw::DIRECT_ONLY_TOOLS
+            .iter()
+            .map(|t| t.to_string())
+            .collect(),
+    };
+    own.into_iter()
+        .chain(catalog.direct_only.iter().cloned())
+        .collect()
 }
 
 /// Which targets a run drives (the `--target` flag).

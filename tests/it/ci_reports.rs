@@ -6,6 +6,9 @@ use assert_cmd::Command;
 use quick_xml::events::Event;
 use quick_xml::Reader;
 use serde_json::Value;
+use toolsearch_qa::scenario::{load_all, select};
+use toolsearch_qa::suite::run_suite;
+use toolsearch_qa::targets::EmbeddedTarget;
 
 const REFERENCE: &str = "tool-search-gateway-e2e";
 
@@ -94,7 +97,7 @@ fn junit_has_one_case_per_scenario_lane_and_claim_and_the_report_dir_is_written(
         })
         .collect();
     assert_eq!(cases, from_summary);
-    assert_eq!(cases.len(), 15);
+    assert_eq!(cases.len(), 27);
     let per_lane = |lane: &str| {
         cases
             .iter()
@@ -108,7 +111,7 @@ fn junit_has_one_case_per_scenario_lane_and_claim_and_the_report_dir_is_written(
             per_lane("code"),
             per_lane("directory")
         ),
-        (3, 4, 4, 4)
+        (6, 7, 7, 7)
     );
     let markdown = std::fs::read_to_string(reports.join("report.md")).unwrap();
     assert!(markdown.contains(REFERENCE), "{markdown}");
@@ -139,15 +142,15 @@ fn a_wrong_expectation_fails_with_exit_1_and_junit_carries_expected_and_actual()
         .output()
         .unwrap();
     assert_eq!(out.status.code(), Some(1), "{}", stderr_of(&out));
-    assert!(String::from_utf8_lossy(&out.stdout).ends_with("14 passed, 1 failed\n"));
+    assert!(String::from_utf8_lossy(&out.stdout).ends_with("26 passed, 1 failed\n"));
     let cases = junit_cases(&std::fs::read_to_string(&junit).unwrap());
     let failed: Vec<_> = cases.iter().filter(|c| c.2.is_some()).collect();
     assert_eq!(failed.len(), 1, "{cases:?}");
     assert_eq!(failed[0].1, "wrong-expect.direct");
-    assert!(failed[0].0.starts_with("C6 direct"), "{:?}", failed[0]);
+    assert!(failed[0].0.starts_with("T1 direct"), "{:?}", failed[0]);
     assert_eq!(
         failed[0].2.as_deref(),
-        Some("expected schemas up front = 44; got schemas up front = Some(43)")
+        Some("expected declared tools = 44; got declared tools = 43")
     );
 }
 
@@ -249,5 +252,108 @@ fn a_gateway_that_cannot_start_exits_3() {
         stderr_of(&out).starts_with("error: cannot create a temp dir: "),
         "{}",
         stderr_of(&out)
+    );
+}
+
+/// `--target both` writes every format for both targets: one side-by-side table per scenario
+/// that fits 100 columns, the count line over both, JUnit suites and a summary for each target.
+/// (The second report is the same embedded run labelled as the other target: what is checked
+/// here is the rendering, not the product.)
+#[tokio::test]
+async fn both_targets_side_by_side_fit_the_terminal_and_every_report_file_covers_both() {
+    use toolsearch_qa::suite::command::write_reports;
+    use toolsearch_qa::suite::report::both::side_by_side;
+    use toolsearch_qa::targets::TargetKind;
+    let scenarios = select(load_all(&[]).unwrap(), &[REFERENCE.into()]).unwrap();
+    let embedded = run_suite(&EmbeddedTarget, &scenarios).await.unwrap();
+    let mut other = embedded.clone();
+    other.target = TargetKind::Openclaw;
+    let reports = [embedded, other];
+    let text = side_by_side(&reports);
+    let widest = text.lines().map(|l| l.chars().count()).max().unwrap();
+    assert!(widest <= 100, "a line of {widest} columns:\n{text}");
+    assert!(text.ends_with("54 passed, 0 failed\n"), "{text}");
+    assert!(text.contains("C1 C3 C6 L1 P1 T1 pass"), "{text}");
+    let dir = tempfile::tempdir().unwrap();
+    let junit = dir.path().join("junit.xml");
+    let report_dir = dir.path().join("reports");
+    write_reports(&reports, Some(&junit), Some(&report_dir)).unwrap();
+    let xml = std::fs::read_to_string(&junit).unwrap();
+    assert!(
+        xml.contains(&format!("name=\"embedded/{REFERENCE}\"")),
+        "{xml}"
+    );
+    assert!(
+        xml.contains(&format!("name=\"openclaw/{REFERENCE}\"")),
+        "{xml}"
+    );
+    let summary: Value =
+        serde_json::from_str(&std::fs::read_to_string(report_dir.join("summary.json")).unwrap())
+            .unwrap();
+    assert_eq!(summary["ok"], true);
+    assert_eq!(summary["targets"]["openclaw"]["target"], "openclaw");
+    assert_eq!(
+        summary["targets"]["embedded"]["scenarios"][0]["claims"]
+            .as_array()
+            .unwrap()
+            .len(),
+        27
+    );
+    let markdown = std::fs::read_to_string(report_dir.join("report.md")).unwrap();
+    assert_eq!(markdown.matches("# toolsearch-qa report").count(), 2);
+}
+
+/// The gate catches a product whose target tool breaks: the same scenario with
+/// `catalog.broken = [target]` fails C1 and C2 on every lane (exit 1), and says why.
+#[test]
+fn a_product_with_a_broken_target_tool_fails_the_gate() {
+    let dir = tempfile::tempdir().unwrap();
+    std::fs::write(
+        dir.path().join("broken.toml"),
+        scenario_copy("broken-target", |t| {
+            t.replace(
+                "core_tools = true",
+                "core_tools = true\nbroken = [\"fake_plugin_tool_17\"]",
+            )
+        }),
+    )
+    .unwrap();
+    let out = bin()
+        .args([
+            "suite",
+            "--scenario",
+            "broken-target",
+            "--no-snapshots",
+            "--format",
+            "json",
+        ])
+        .args(["--scenario-dir"])
+        .arg(dir.path())
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(1), "{}", stderr_of(&out));
+    let summary: Value = serde_json::from_slice(&out.stdout).unwrap();
+    let failed: Vec<(String, String)> = summary["scenarios"][0]["claims"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter(|c| c["ok"] == false)
+        .map(|c| {
+            (
+                c["claim"].as_str().unwrap().to_string(),
+                c["lane"].as_str().unwrap().to_string(),
+            )
+        })
+        .filter(|(claim, _)| claim == "C1" || claim == "C2")
+        .collect();
+    assert_eq!(
+        failed,
+        [
+            ("C1", "direct"),
+            ("C2", "tools"),
+            ("C2", "code"),
+            ("C2", "directory")
+        ]
+        .map(|(c, l)| (c.to_string(), l.to_string()))
     );
 }

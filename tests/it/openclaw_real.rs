@@ -8,13 +8,16 @@ use std::path::{Path, PathBuf};
 
 use serde_json::{json, Value};
 use toolsearch_qa::catalog::fake::{fake_plugin_tools, FIXTURE_PLUGIN_ID};
-use toolsearch_qa::probes::{new_env_secret, run_probes, Plant, ProbeOutcome};
-use toolsearch_qa::sandbox::probes::PROBES;
+use toolsearch_qa::scenario::{load_all, select};
+use toolsearch_qa::suite::findings::built_in;
+use toolsearch_qa::suite::report::{SnapshotState, SuiteReport};
+use toolsearch_qa::suite::{run_suite_on, ProviderSource, Quiet};
 use toolsearch_qa::targets::openclaw::OpenClawTarget;
 use toolsearch_qa::targets::openclaw::{
     config_value, free_loopback_port, read_transcript, write_config, write_plugin, Installation,
     LaneConfig, OpenClawError, OpenClawGateway, AGENT_ID,
 };
+use toolsearch_qa::targets::Target;
 
 const LOG: &str = "/tmp/openclaw.log";
 
@@ -27,6 +30,8 @@ fn paper_install() -> Installation {
             "/opt/oc/node_modules/openclaw/dist/plugin-sdk/plugin-entry.js",
         ),
         version: "2026.9.6".into(),
+        node_version: "24.22.3".into(),
+        prefix: PathBuf::from("/opt/oc"),
     }
 }
 
@@ -82,9 +87,20 @@ fn writes_the_fake_catalogue_as_an_openclaw_plugin() {
     let table: Value = serde_json::from_str(table).expect("tool table is JSON");
     let expected: Vec<Value> = tools
         .iter()
-        .map(|t| json!({ "name": t.name, "label": t.label, "description": t.description, "parameters": t.parameters }))
+        .map(|t| {
+            json!({ "name": t.name, "label": t.label, "description": t.description,
+                         "parameters": t.parameters, "broken": false })
+        })
         .collect();
     assert_eq!(table, Value::Array(expected));
+    // A tool broken on purpose (`catalog.broken`) throws instead of answering.
+    assert!(index.contains("if (broken) throw new Error("), "{index}");
+    let broken = vec![toolsearch_qa::catalog::fake::broken(tools[0].clone())];
+    let dir = tempfile::tempdir().expect("temp dir");
+    let plugin_dir =
+        write_plugin(dir.path(), FIXTURE_PLUGIN_ID, &broken, &paper_install()).expect("plugin");
+    let index = std::fs::read_to_string(plugin_dir.join("index.js")).expect("index.js");
+    assert!(index.contains("\"broken\": true"), "{index}");
 }
 
 #[test]
@@ -492,53 +508,113 @@ mod sse {
     }
 }
 
-/// Issue #8 item 5: the shared hostile-code probes (`src/sandbox/probes.rs`) through the real
-/// gateway's `tool_search_code`, one gateway start. The assertion is the spec's (§8: no
-/// filesystem, no network, no child processes, empty environment, only `console` and the
-/// bridge): every probe contained. A probe that escapes is a finding about the product; the
-/// failure message says so and shows the whole table.
+/// The gate on the real product: the reference scenario on OpenClaw passes — every claim holds
+/// or fails exactly as `expectations/openclaw-<version>.toml` accepts, and nothing accepted is
+/// stale — its snapshots match the committed ones, and a second run on the same install gives
+/// byte-identical snapshots.
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
-#[ignore = "FINDING on OpenClaw 2026.9.6: tool_search_code code reaches the host realm through a refused dynamic import's error and opens a loopback TCP connection (docs/openclaw-target.md); run with --ignored"]
-async fn real_gateway_sandbox_probes_are_all_contained() {
-    let Some(_install) = real_install("real_gateway_sandbox_probes_are_all_contained") else {
+async fn real_reference_scenario_passes_the_gate_with_deterministic_snapshots() {
+    let test = "real_reference_scenario_passes_the_gate_with_deterministic_snapshots";
+    let Some(_install) = real_install(test) else {
         return;
     };
     let _one_gateway = ONE_GATEWAY.lock().await;
     let target = OpenClawTarget::locate().expect("openclaw target");
-    let plant = Plant::new(&new_env_secret()).expect("plant the secrets");
-    let report = run_probes(&target, PROBES, &plant)
-        .await
-        .expect("one gateway start, every batch answered");
-    eprintln!("{}", report.to_table());
+    let known = load_all(&[]).expect("scenarios");
+    let scenarios = select(known.clone(), &["tool-search-gateway-e2e".into()]).unwrap();
+    let label = target.label().expect("a real target has a label");
+    let expectations = built_in(&label, &known)
+        .expect("the committed expectations load")
+        .expect("a committed expectations file for this version");
+    let mut runs = Vec::new();
+    for _ in 0..2 {
+        let mut report = run_suite_on(&target, &scenarios, &ProviderSource::Mock, &Quiet)
+            .await
+            .expect("every lane ran");
+        report.product = target.product();
+        runs.push(report);
+    }
+    let contents = |r: &SuiteReport| -> Vec<(String, String)> {
+        r.scenarios
+            .iter()
+            .flat_map(|s| s.snapshot_contents.clone())
+            .collect()
+    };
     assert_eq!(
-        report.inconclusive,
-        0,
-        "some probes could not be judged:\n{}",
+        contents(&runs[0]),
+        contents(&runs[1]),
+        "two runs, different snapshots"
+    );
+    let report = &mut runs[0];
+    let dir = Path::new(env!("CARGO_MANIFEST_DIR"))
+        .join("snapshots")
+        .join(&label);
+    report
+        .check_snapshots(&dir, false)
+        .expect("snapshots readable");
+    let changed: Vec<String> = report.scenarios[0]
+        .snapshots
+        .iter()
+        .filter(|s| s.status != SnapshotState::Same)
+        .map(|s| {
+            format!(
+                "{} {:?}\n{}",
+                s.name,
+                s.status,
+                s.diff.clone().unwrap_or_default()
+            )
+        })
+        .collect();
+    assert!(
+        changed.is_empty(),
+        "snapshots differ:\n{}",
+        changed.join("\n")
+    );
+    report.apply_expectations(&expectations, &scenarios);
+    assert!(report.ok, "the gate fails:\n{}", report.to_table());
+    let counts = report.counts();
+    assert_eq!((counts.failed, counts.accepted, counts.stale), (0, 4, 0));
+}
+
+/// Breaking the product on purpose fails the gate: the reference scenario with its target tool
+/// broken in the plugin (`catalog.broken`) fails C1 and C2 on the real gateway, accepted
+/// findings or not.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn real_product_with_a_broken_target_tool_fails_the_gate() {
+    let Some(_install) = real_install("real_product_with_a_broken_target_tool_fails_the_gate")
+    else {
+        return;
+    };
+    let _one_gateway = ONE_GATEWAY.lock().await;
+    let target = OpenClawTarget::locate().expect("openclaw target");
+    let known = load_all(&[]).expect("scenarios");
+    let mut broken = select(known.clone(), &["tool-search-gateway-e2e".into()]).unwrap();
+    broken[0].catalog.broken = vec!["fake_plugin_tool_17".into()];
+    broken[0]
+        .lanes
+        .retain(|l| l.name == "direct" || l.name == "tools");
+    let mut report = run_suite_on(&target, &broken, &ProviderSource::Mock, &Quiet)
+        .await
+        .expect("every lane ran");
+    report.product = target.product();
+    let expectations = built_in(&target.label().unwrap(), &known).unwrap().unwrap();
+    report.apply_expectations(&expectations, &broken);
+    assert!(
+        !report.ok,
+        "a broken product passed:\n{}",
         report.to_table()
     );
-    let observed: Vec<(&str, ProbeOutcome)> = report
-        .probes
+    let failed: Vec<(String, String)> = report.scenarios[0]
+        .claims
         .iter()
-        .map(|p| (p.name.as_str(), p.outcome))
-        .collect();
-    let spec: Vec<(&str, ProbeOutcome)> = PROBES
-        .iter()
-        .map(|p| (p.name, ProbeOutcome::Contained))
-        .collect();
-    let escaped: Vec<String> = report
-        .probes
-        .iter()
-        .filter(|p| p.outcome == ProbeOutcome::Escaped)
-        .map(|p| format!("{}: {}", p.name, p.evidence))
+        .filter(|c| !c.passes_gate() && matches!(c.claim.as_str(), "C1" | "C2"))
+        .map(|c| (c.claim.to_string(), c.lane.clone()))
         .collect();
     assert_eq!(
-        observed,
-        spec,
-        "FINDING (the product, not the harness): OpenClaw {} let {} of {} probes escape its tool_search_code sandbox:\n  {}\n{}",
-        target.version(),
-        escaped.len(),
-        PROBES.len(),
-        escaped.join("\n  "),
-        report.to_table()
+        failed,
+        [
+            ("C1".to_string(), "direct".to_string()),
+            ("C2".to_string(), "tools".to_string())
+        ]
     );
 }

@@ -39,7 +39,19 @@ async fn every_claim_holds_with_exact_figures() {
             ("C6", "direct"),
             ("C6", "tools"),
             ("C6", "code"),
-            ("C6", "directory")
+            ("C6", "directory"),
+            ("L1", "direct"),
+            ("L1", "tools"),
+            ("L1", "code"),
+            ("L1", "directory"),
+            ("P1", "direct"),
+            ("P1", "tools"),
+            ("P1", "code"),
+            ("P1", "directory"),
+            ("T1", "direct"),
+            ("T1", "tools"),
+            ("T1", "code"),
+            ("T1", "directory"),
         ]
     );
 

@@ -8,7 +8,7 @@
 
 use serde_json::Value;
 
-use super::{check, Check, ClaimInput};
+use super::{check, show, Check, ClaimInput};
 use crate::catalog::fake::{core_tools, fake_plugin_tools, FAKE_OK};
 use crate::catalog::ToolEntry;
 use crate::config::{TOOL_CALL, TOOL_DESCRIBE, TOOL_SEARCH, TOOL_SEARCH_CODE};
@@ -49,11 +49,13 @@ fn did_not_run(tool: &str, o: &Observed<'_>) -> Vec<Check> {
         .collect();
     vec![
         check(
+            "no result",
             succeeded == 0,
             format!("no successful {tool} result in the session log"),
             format!("{succeeded} successful result(s)"),
         ),
         check(
+            "no success marker",
             leaked.is_empty() && !o.figures.gateway_output_text.contains(&marker),
             format!("{marker:?} in no provider request and not in the answer"),
             format!(
@@ -69,6 +71,7 @@ fn error_reported(o: &Observed<'_>, needles: &[&str]) -> Check {
     let errors = error_outputs(o);
     let found = errors.iter().any(|e| needles.iter().all(|n| e.contains(n)));
     check(
+        "error reported",
         found,
         format!("an error result containing {needles:?}"),
         format!("error results {errors:?}"),
@@ -86,6 +89,7 @@ pub fn f1_denied_never_surfaces(input: &ClaimInput<'_>) -> Vec<Check> {
     let (scenario, tool, o) = (input.scenario, input.tool(), input.lane);
     let Some(entry) = catalogue_entry(scenario, tool) else {
         return vec![check(
+            "in the catalogue",
             false,
             format!("{tool} is a tool of the scenario's catalogue"),
             "not in the catalogue",
@@ -141,21 +145,25 @@ pub fn f1_checks(entry: &ToolEntry, o: &Observed<'_>) -> Vec<Check> {
         .collect();
     let mut checks = vec![
         check(
+            "not declared",
             declared.is_empty(),
             format!("{name} declared in no provider request"),
             format!("declared in requests {declared:?}"),
         ),
         check(
+            "not in the prompt",
             in_prompt.is_empty(),
             format!("{name} named in no system prompt or directory"),
             format!("named in requests {in_prompt:?}"),
         ),
         check(
+            "not in any payload",
             in_payload.is_empty(),
             format!("{} and its description in no provider payload", entry.id),
             format!("found in requests {in_payload:?}"),
         ),
         check(
+            "not in the log",
             in_log.is_empty(),
             format!("{} in no session-log record or declared list", entry.id),
             format!("found in records {in_log:?}"),
@@ -187,6 +195,7 @@ pub fn f2_withdrawn(input: &ClaimInput<'_>) -> Vec<Check> {
     });
     let mut checks = vec![
         check(
+            "found by search",
             found_at_search,
             format!("a successful tool_search result listed {tool}"),
             format!("{found_at_search}"),
@@ -207,6 +216,7 @@ fn no_bridged_run(tool: &str, o: &Observed<'_>) -> Check {
         .filter(|m| m.synthetic && m.tool_call.as_ref().is_some_and(|c| c.name == tool))
         .count();
     check(
+        "no bridged run",
         bridged == 0,
         format!("no bridged call of {tool}"),
         format!("{bridged} bridged call(s)"),
@@ -220,6 +230,7 @@ pub fn f3_blocked(input: &ClaimInput<'_>) -> Vec<Check> {
     let mut checks = vec![error_reported(o, &needles)];
     let attempted = o.tool_results().any(|r| r.tool_name() == tool);
     checks.push(check(
+        "attempt logged",
         attempted,
         format!("the session log records the attempt on {tool}"),
         format!("{attempted}"),
@@ -261,21 +272,25 @@ pub fn f4_sandbox_fallback(input: &ClaimInput<'_>) -> Vec<Check> {
     let controls = [TOOL_SEARCH, TOOL_DESCRIBE, TOOL_CALL];
     vec![
         check(
+            "surface mode",
             mode == "tools",
             "surface mode tools",
             format!("mode {mode:?}"),
         ),
         check(
+            "fallback noted",
             fell_back,
             "surface notes say the code sandbox is unavailable and code fell back to tools",
             format!("notes {notes:?}"),
         ),
         check(
+            "controls declared",
             controls.iter().all(|c| first.iter().any(|n| n == c)),
             format!("first request declares {controls:?}"),
             format!("{first:?}"),
         ),
         check(
+            "no code control",
             code_declared.is_empty(),
             "tool_search_code declared in no request",
             format!("declared in requests {code_declared:?}"),
@@ -295,11 +310,13 @@ pub fn f5_timeout(input: &ClaimInput<'_>) -> Vec<Check> {
         .count();
     let mut checks = vec![
         check(
+            "code error",
             code_error,
             format!("tool_search_code failed with an error containing {error:?}"),
             format!("error results {:?}", error_outputs(o)),
         ),
         check(
+            "no late call",
             late == 0,
             "no bridged call after the timeout",
             format!("{late} bridged result(s)"),
@@ -319,6 +336,7 @@ pub fn f6_denied_input(input: &ClaimInput<'_>) -> Vec<Check> {
     let mut checks = vec![
         error_reported(o, &needles),
         check(
+            "model reported",
             text.starts_with(&denied),
             format!("the model reported {denied:?}"),
             format!("answer {text:?}"),
@@ -336,19 +354,19 @@ pub fn t1_expected_figures(input: &ClaimInput<'_>) -> Vec<Check> {
 
 /// The lane's `expect` figures (for its target) as checks; C6 makes them too.
 pub fn expected_figures(o: &Observed<'_>) -> Vec<Check> {
-    let s = &o.figures.session_log;
+    let (f, s) = (&o.figures, &o.figures.session_log);
     let e = o.lane.expect_for(o.target);
-    let errors = error_outputs(o).len() as u64;
+    let count = |n: usize| Some(n as u64);
     let pairs: [(&str, Option<u64>, Option<u64>); 7] = [
         (
-            "schemas up front",
+            "declared tools",
             e.declared_tools.map(|n| n as u64),
-            s.schemas_up_front.map(|n| n as u64),
+            count(f.provider_declared_tool_count),
         ),
         (
             "provider requests",
             e.provider_requests.map(|n| n as u64),
-            Some(o.figures.provider_request_count as u64),
+            count(f.provider_request_count),
         ),
         ("searches", e.searches, Some(s.searches)),
         ("describes", e.describes, Some(s.describes)),
@@ -358,20 +376,47 @@ pub fn expected_figures(o: &Observed<'_>) -> Vec<Check> {
             e.catalog_size.map(|n| n as u64),
             s.catalog_size.map(|n| n as u64),
         ),
-        ("tool errors", e.tool_errors.map(|n| n as u64), Some(errors)),
+        (
+            "tool errors",
+            e.tool_errors.map(|n| n as u64),
+            count(error_outputs(o).len()),
+        ),
     ];
-    pairs
+    let mut checks: Vec<Check> = pairs
         .into_iter()
         .filter_map(|(label, want, got)| {
             want.map(|want| {
                 check(
+                    label,
                     got == Some(want),
                     format!("{label} = {want}"),
-                    format!("{label} = {got:?}"),
+                    format!("{label} = {}", show(got)),
                 )
             })
         })
-        .collect()
+        .collect();
+    if let Some(want) = e.directory {
+        let seen = f.directory.as_ref();
+        let describe = |present: bool| if present { "present" } else { "absent" };
+        checks.push(check(
+            "directory",
+            seen.is_some() == want,
+            format!("capability directory {}", describe(want)),
+            match seen {
+                Some(d) => format!(
+                    "present: {} lines, {} the target",
+                    d.lines,
+                    if d.names_target {
+                        "names"
+                    } else {
+                        "does not name"
+                    }
+                ),
+                None => "absent".to_string(),
+            },
+        ));
+    }
+    checks
 }
 
 #[cfg(test)]

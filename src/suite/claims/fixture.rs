@@ -199,7 +199,7 @@ impl Fixture {
             .lanes
             .iter()
             .zip(&observations)
-            .map(|(lane, o)| Observed::new(TargetKind::Embedded, lane, o))
+            .map(|(lane, o)| Observed::new(TargetKind::Embedded, lane, o, TARGET))
             .collect();
         evaluate(&scenario, &observed)
     }

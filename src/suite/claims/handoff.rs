@@ -38,6 +38,7 @@ pub fn h1_handed_back(input: &ClaimInput<'_>) -> Vec<Check> {
     let items: Vec<_> = o.observation.response.function_calls().collect();
     let names: Vec<&str> = items.iter().filter_map(|i| i.name.as_deref()).collect();
     let mut checks = vec![check(
+        "one hand-off item",
         items.len() == 1 && items[0].name.as_deref() == Some(target),
         format!("the answer carries one function_call item for {target}"),
         format!("{names:?}"),
@@ -49,6 +50,7 @@ pub fn h1_handed_back(input: &ClaimInput<'_>) -> Vec<Check> {
             .as_deref()
             .and_then(|a| serde_json::from_str(a).ok());
         checks.push(check(
+            "model's arguments",
             planned.is_some() && sent == planned,
             format!(
                 "its arguments are the model's {}",
@@ -58,6 +60,7 @@ pub fn h1_handed_back(input: &ClaimInput<'_>) -> Vec<Check> {
             item.arguments.clone().unwrap_or_else(|| "none".into()),
         ));
         checks.push(check(
+            "completed with call_id",
             item.status.as_deref() == Some("completed")
                 && item.call_id.as_deref().is_some_and(|c| !c.is_empty()),
             "it is completed and has a call_id",
@@ -77,6 +80,7 @@ pub fn h1_handed_back(input: &ClaimInput<'_>) -> Vec<Check> {
         })
         .collect();
     checks.push(check(
+        "hand-off logged",
         handoffs.len() == 1 && handoffs[0].source == crate::catalog::ToolSource::Client,
         "the session log has one clientToolCall record with source client",
         format!("{handoffs:?}"),
@@ -85,6 +89,7 @@ pub fn h1_handed_back(input: &ClaimInput<'_>) -> Vec<Check> {
         .tool_results()
         .any(|r: &ToolResultRecord| r.tool_name() == target);
     checks.push(check(
+        "not run",
         !ran,
         format!("no tool result for {target}"),
         format!("ran: {ran}"),
@@ -98,6 +103,7 @@ pub fn h1_handed_back(input: &ClaimInput<'_>) -> Vec<Check> {
             })
         });
         checks.push(check(
+            "turn ended",
             !answered,
             "the turn ended at the hand-off: no provider request carries a result for it",
             format!("a request answers call {call_id}: {answered}"),

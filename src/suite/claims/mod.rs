@@ -11,6 +11,7 @@
 //! Adding a claim: a [`ClaimId`] variant with its `ALL` entry and `def` arm, its arm in
 //! [`check_of`] (the compiler points at both arms), and its check function in a family module.
 
+pub mod cache;
 pub mod fail_closed;
 #[cfg(test)]
 mod fixture;
@@ -19,6 +20,7 @@ pub mod regression;
 
 use serde::Serialize;
 
+use super::findings::Acceptance;
 use super::observation::Observed;
 pub use crate::scenario::claim::{Applies, ClaimDef, ClaimId};
 use crate::scenario::{ClaimSpec, Scenario};
@@ -72,6 +74,8 @@ pub fn check_of(claim: ClaimId) -> CheckFn {
         ClaimId::F5 => fail_closed::f5_timeout,
         ClaimId::F6 => fail_closed::f6_denied_input,
         ClaimId::H1 => handoff::h1_handed_back,
+        ClaimId::L1 => regression::l1_log_tells_the_surface,
+        ClaimId::P1 => cache::p1_prefix_is_stable,
         ClaimId::T1 => fail_closed::t1_expected_figures,
     }
 }
@@ -86,20 +90,48 @@ fn applies_to(claim: ClaimId, lane: &Observed<'_>) -> bool {
     }
 }
 
-/// One check of a claim: what was expected, what was seen.
+/// One check of a claim: its name (stable: accepted findings name it), what was expected, what
+/// was seen.
 #[derive(Debug, Clone, PartialEq, Serialize)]
 pub struct Check {
+    pub check: String,
     #[serde(skip)]
     pub ok: bool,
     pub expected: String,
     pub actual: String,
 }
 
-pub fn check(ok: bool, expected: impl Into<String>, actual: impl Into<String>) -> Check {
+pub fn check(
+    name: impl Into<String>,
+    ok: bool,
+    expected: impl Into<String>,
+    actual: impl Into<String>,
+) -> Check {
     Check {
+        check: name.into(),
         ok,
         expected: expected.into(),
         actual: actual.into(),
+    }
+}
+
+/// An optional value as a reader wants it: the value, or `none`.
+pub fn show<T: std::fmt::Display>(value: Option<T>) -> String {
+    value.map_or_else(|| "none".to_string(), |v| v.to_string())
+}
+
+/// A list of names, complete: `3 names: a, b, c` (`no names` when empty). Tables abbreviate it.
+pub fn names<S: AsRef<str>>(list: &[S]) -> String {
+    match list.len() {
+        0 => "no names".to_string(),
+        n => format!(
+            "{n} name{}: {}",
+            if n == 1 { "" } else { "s" },
+            list.iter()
+                .map(AsRef::as_ref)
+                .collect::<Vec<_>>()
+                .join(", ")
+        ),
     }
 }
 
@@ -119,6 +151,9 @@ pub struct Verdict {
     /// Every failing check (empty when the claim holds).
     #[serde(skip_serializing_if = "Vec::is_empty")]
     pub failures: Vec<Check>,
+    /// The accepted findings its failing checks match, when any do.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub acceptance: Option<Acceptance>,
 }
 
 impl Verdict {
@@ -144,7 +179,18 @@ impl Verdict {
             actual,
             checks: checks.len(),
             failures,
+            acceptance: None,
         }
+    }
+
+    /// Holds, or fails exactly as accepted: the verdict does not fail the run.
+    pub fn passes_gate(&self) -> bool {
+        self.ok || self.acceptance.as_ref().is_some_and(|a| a.accepted)
+    }
+
+    /// Fails exactly as accepted.
+    pub fn is_accepted(&self) -> bool {
+        !self.ok && self.passes_gate()
     }
 }
 
@@ -166,36 +212,31 @@ fn verdict(
 }
 
 /// Evaluates every claim that applies to the scenario's lanes, in a stable order (claim, then
-/// lane order). A scenario without `claims` gets the regression claims C1–C6; one that lists
-/// claims gets exactly those (narrowed to their `lanes`), plus T1 on every lane that sets
-/// exact expectations for the target.
+/// lane order). A scenario without `claims` gets [`ClaimId::DEFAULT`]; one that lists claims gets
+/// exactly those (narrowed to their `lanes`; C1–C5 keep to the lanes they are about). Either way
+/// T1 runs on every lane that sets exact expectations for the target.
 pub fn evaluate(scenario: &Scenario, lanes: &[Observed<'_>]) -> Vec<Verdict> {
     let mut verdicts = Vec::new();
     if scenario.claims.is_empty() {
-        for claim in ClaimId::REGRESSION {
+        for claim in ClaimId::DEFAULT {
             for lane in lanes.iter().filter(|l| applies_to(claim, l)) {
                 verdicts.push(verdict(claim, scenario, None, lane, lanes));
             }
         }
-    } else {
-        for spec in &scenario.claims {
-            let narrowed = |lane: &&Observed<'_>| {
-                spec.lanes.is_empty() || spec.lanes.contains(&lane.lane.name)
-            };
-            // A regression claim keeps its own lanes; the others run on every (narrowed) lane.
-            let regression = ClaimId::REGRESSION.contains(&spec.id);
-            for lane in lanes
-                .iter()
-                .filter(narrowed)
-                .filter(|l| !regression || applies_to(spec.id, l))
-            {
-                let parameters = (!regression).then_some(spec);
-                verdicts.push(verdict(spec.id, scenario, parameters, lane, lanes));
-            }
+    }
+    for spec in &scenario.claims {
+        let narrowed =
+            |lane: &&Observed<'_>| spec.lanes.is_empty() || spec.lanes.contains(&lane.lane.name);
+        for lane in lanes
+            .iter()
+            .filter(narrowed)
+            .filter(|l| !spec.id.keeps_own_lanes() || applies_to(spec.id, l))
+        {
+            verdicts.push(verdict(spec.id, scenario, Some(spec), lane, lanes));
         }
-        for lane in lanes.iter().filter(|l| applies_to(ClaimId::T1, l)) {
-            verdicts.push(verdict(ClaimId::T1, scenario, None, lane, lanes));
-        }
+    }
+    for lane in lanes.iter().filter(|l| applies_to(ClaimId::T1, l)) {
+        verdicts.push(verdict(ClaimId::T1, scenario, None, lane, lanes));
     }
     let lane_index = |name: &str| lanes.iter().position(|l| l.lane.name == name);
     verdicts.sort_by(|a, b| {

@@ -1,21 +1,26 @@
-//! The six regression claims (spec §11), checked exactly on the observations of a scenario.
+//! The six regression claims (spec §11) with the reference run's meaning, checked exactly on the
+//! observations of a scenario, and L1, the stricter question spec §9 also asks.
 //!
 //! C1 direct calls the target · C2 Tool Search calls the same target · C3 direct declares every
-//! fake schema byte-for-byte · C4 Tool Search declares only its controls and direct-only tools ·
-//! C5 Tool Search's request is smaller · C6 the session log answers spec §9 with the exact counts.
+//! fake schema byte-for-byte · C4 Tool Search declares exactly its controls and the direct-only
+//! tools, and hides every catalogued schema and full description · C5 Tool Search's request is
+//! smaller · C6 the session log shows the expected searches, describes, calls, final tool and
+//! bridged-call telemetry · L1 the session log alone tells how many schemas the model saw up
+//! front and where the final tool came from.
+//!
+//! Expected lists come from the scenario and the target's known surface ([`expected_declared`]),
+//! never from the observation, so an extra tool on the wire is always caught.
 
 use serde_json::Value;
 
-use super::fail_closed::expected_figures;
-use super::{check, Check, ClaimInput};
-use crate::catalog::fake::{core_tools, fake_plugin_tools, FAKE_OK};
-use crate::catalog::{CatalogMode, ToolEntry};
+use super::{check, names, show, Check, ClaimInput};
+use crate::catalog::fake::{fake_plugin_tools, FAKE_OK};
+use crate::catalog::ToolEntry;
 use crate::config::{ToolSearchMode, TOOL_CALL, TOOL_SEARCH, TOOL_SEARCH_CODE};
-use crate::protocol::responses::declared_tool_names;
+use crate::protocol::responses::{declared_tool_names, request_prefix};
 use crate::protocol::ToolResultRecord;
 use crate::scenario::Scenario;
 use crate::suite::observation::{planned_wire_tool, LaneFigures, Observed};
-use crate::targets::TargetKind;
 
 /// The scenario's fake plugin tools.
 fn fake_tools(scenario: &Scenario) -> Vec<ToolEntry> {
@@ -27,11 +32,13 @@ fn reached_target(scenario: &Scenario, figures: &LaneFigures) -> Vec<Check> {
     let want = format!("{FAKE_OK} {}", scenario.target_tool);
     vec![
         check(
+            "status",
             figures.status == 200,
             "gateway HTTP 200",
             format!("HTTP {}", figures.status),
         ),
         check(
+            "answer",
             text.contains(&want),
             format!("output text contains {want:?}"),
             format!("output text {text:?}"),
@@ -39,28 +46,39 @@ fn reached_target(scenario: &Scenario, figures: &LaneFigures) -> Vec<Check> {
     ]
 }
 
+fn planned(figures: &LaneFigures) -> String {
+    let planned: Vec<&str> = figures
+        .provider_planned_tools
+        .iter()
+        .map(|t| t.as_deref().unwrap_or("-"))
+        .collect();
+    planned.join(" → ")
+}
+
 pub fn c1_direct_calls_target(input: &ClaimInput<'_>) -> Vec<Check> {
     let (scenario, o) = (input.scenario, input.lane);
     let f = &o.figures;
     let target = &scenario.target_tool;
     let mut checks = reached_target(scenario, f);
-    let planned = f
+    let was_planned = f
         .provider_planned_tools
         .iter()
         .flatten()
         .any(|t| t == target);
     checks.push(check(
-        planned,
+        "planned",
+        was_planned,
         format!("mock planned {target}"),
-        format!("planned {:?}", f.provider_planned_tools),
+        format!("planned {}", planned(f)),
     ));
     let logged = o
         .tool_results()
         .any(|r| matches!(r, ToolResultRecord::Direct(d) if d.tool_name == *target && !d.is_error));
     checks.push(check(
+        "logged",
         logged,
         format!("session log has a direct, successful {target} result"),
-        format!("{logged}"),
+        if logged { "it has" } else { "it has none" },
     ));
     checks
 }
@@ -76,6 +94,7 @@ pub fn c2_tool_search_calls_target(input: &ClaimInput<'_>) -> Vec<Check> {
         .iter()
         .filter_map(|r| planned_wire_tool(r))
         .collect();
+    // The bridge the lane really used (code mode may have fallen back to the tools).
     let expected_path: Vec<String> = if f
         .provider_declared_tool_names
         .iter()
@@ -86,21 +105,28 @@ pub fn c2_tool_search_calls_target(input: &ClaimInput<'_>) -> Vec<Check> {
         vec![TOOL_SEARCH.into(), TOOL_CALL.into()]
     };
     checks.push(check(
+        "bridge path",
         wire == expected_path,
-        format!("planned on the wire {expected_path:?}"),
-        format!("{wire:?}"),
+        format!("planned on the wire {}", expected_path.join(" → ")),
+        if wire.is_empty() {
+            "nothing".to_string()
+        } else {
+            wire.join(" → ")
+        },
     ));
     let bridged = o.tool_results().any(
         |r| matches!(r, ToolResultRecord::Bridged(b) if b.tool_name == *target && !b.is_error),
     );
     checks.push(check(
+        "bridged",
         bridged,
         format!("session log has a bridged {target} result with parentToolCallId"),
-        format!("{bridged}"),
+        if bridged { "it has" } else { "it has none" },
     ));
     if let Some(direct) = direct {
         let same = f.gateway_output_text == direct.figures.gateway_output_text;
         checks.push(check(
+            "same answer",
             same,
             format!(
                 "same output text as lane {}: {:?}",
@@ -120,7 +146,7 @@ fn schema_text(value: &Value) -> String {
 pub fn c3_direct_declares_fake_schemas(input: &ClaimInput<'_>) -> Vec<Check> {
     let (fake, o) = (fake_tools(input.scenario), input.lane);
     let Some(first) = o.observation.requests.first() else {
-        return vec![check(false, "at least one provider request", "none")];
+        return vec![no_request()];
     };
     let declared: Vec<&Value> = first
         .body
@@ -144,119 +170,106 @@ pub fn c3_direct_declares_fake_schemas(input: &ClaimInput<'_>) -> Vec<Check> {
     }
     vec![
         check(
+            "fake tools declared",
             missing.is_empty(),
             format!("all {} fake tools declared", fake.len()),
-            format!("missing {missing:?}"),
+            format!("missing {}", names(&missing)),
         ),
         check(
+            "fake schemas",
             differing.is_empty(),
             "fake schemas byte-identical to the catalogue",
-            format!("differing {differing:?}"),
+            format!("differing {}", names(&differing)),
         ),
     ]
+}
+
+fn no_request() -> Check {
+    check("requests", false, "at least one provider request", "none")
 }
 
 pub fn c4_only_bridge_declared(input: &ClaimInput<'_>) -> Vec<Check> {
     let (scenario, o) = (input.scenario, input.lane);
     let fake = fake_tools(scenario);
-    let expected = match o.target {
-        TargetKind::Embedded => expected_bridge_names(scenario, o),
-        // The real gateway's own direct-only tools are its business: expect the mode's controls
-        // plus whatever non-catalogue tools its first request declares, and no fake tool at all.
-        TargetKind::Openclaw => {
-            let mut names = o.lane.controls();
-            let first = o
-                .observation
-                .requests
-                .first()
-                .map(|r| declared_tool_names(&r.body))
-                .unwrap_or_default();
-            names.extend(
-                first
-                    .into_iter()
-                    .filter(|n| !n.starts_with("tool_") && !fake.iter().any(|t| &t.name == n)),
-            );
-            names.sort();
-            names.dedup();
-            names
-        }
-    };
+    if o.observation.requests.is_empty() {
+        return vec![no_request()];
+    }
+    let expected = expected_declared(scenario, o);
     let mut checks = Vec::new();
     for (i, request) in o.observation.requests.iter().enumerate() {
-        let mut names = declared_tool_names(&request.body);
-        names.sort();
+        let mut declared = declared_tool_names(&request.body);
+        declared.sort();
         checks.push(check(
-            names == expected,
-            format!("request {} declares exactly {expected:?}", i + 1),
-            format!("{names:?}"),
+            format!("request {} declared", i + 1),
+            declared == expected,
+            format!("request {} declares exactly {}", i + 1, names(&expected)),
+            names(&declared),
         ));
     }
-    if let Some(first) = o.observation.requests.first() {
-        let without_user = strip_user_items(&first.body);
-        if is_directory_lane(o) {
-            // Directory mode lists names (and cut descriptions) in the prompt, never a full description.
-            let leaked: Vec<&str> = fake
-                .iter()
-                .filter(|t| first.raw.contains(&json_text(&t.description)))
-                .map(|t| t.name.as_str())
-                .collect();
-            checks.push(check(
-                leaked.is_empty(),
-                "first request carries no fake tool's full description",
-                format!("full descriptions of {leaked:?}"),
-            ));
-        } else {
-            let leaked: Vec<&str> = fake
-                .iter()
-                .map(|t| t.name.as_str())
-                .filter(|n| without_user.contains(n))
-                .collect();
-            checks.push(check(
-                leaked.is_empty(),
-                "first request names no fake tool outside the user's message",
-                format!("names {leaked:?}"),
-            ));
-        }
-        let schema_marker = fake
-            .first()
-            .and_then(|t| t.parameters["properties"]["marker"]["description"].as_str())
-            .unwrap_or("");
-        let description_marker = "deliberately non-trivial";
-        let leaked_schema =
-            first.raw.contains(schema_marker) || first.raw.contains(description_marker);
-        checks.push(check(
-            !leaked_schema,
-            "first request carries no fake schema or description",
-            format!("leaked: {leaked_schema}"),
-        ));
-    } else {
-        checks.push(check(false, "at least one provider request", "none"));
-    }
+    // What the gateway puts up front (instructions, system items, tools) in any request: never a
+    // catalogued tool's schema or full description. (Tool outputs the model asked for may name
+    // and describe them: that is the point of search.)
+    let up_front: Vec<String> = o
+        .observation
+        .requests
+        .iter()
+        .map(|r| request_prefix(&r.raw).text())
+        .collect();
+    let schema_marker = fake
+        .first()
+        .and_then(|t| t.parameters["properties"]["marker"]["description"].as_str())
+        .unwrap_or("");
+    let with_schema: Vec<usize> = positions(&up_front, |text| {
+        !schema_marker.is_empty() && text.contains(schema_marker)
+    });
+    checks.push(check(
+        "hidden schemas",
+        with_schema.is_empty(),
+        "no request puts a catalogued tool's schema up front",
+        format!("requests {with_schema:?} do"),
+    ));
+    let described: Vec<&str> = fake
+        .iter()
+        .filter(|t| {
+            let full = json_text(&t.description);
+            up_front.iter().any(|text| text.contains(&full))
+        })
+        .map(|t| t.name.as_str())
+        .collect();
+    checks.push(check(
+        "hidden descriptions",
+        described.is_empty(),
+        "no request puts a catalogued tool's full description up front",
+        format!("full descriptions of {}", names(&described)),
+    ));
     checks
 }
 
-/// The declared names a Tool Search lane must show: the controls of its configured mode plus the
-/// direct-only tools of the scenario's catalogue (and, in directory mode, the client tools the
-/// turn sends), sorted.
-fn expected_bridge_names(scenario: &Scenario, o: &Observed<'_>) -> Vec<String> {
-    let mut names = o.lane.controls();
-    if is_directory_lane(o) {
-        names.extend(scenario.catalog.client.iter().cloned());
-    }
-    if scenario.catalog.core_tools {
-        names.extend(
-            core_tools()
-                .into_iter()
-                .filter(|t| t.catalog_mode == CatalogMode::DirectOnly)
-                .map(|t| t.name),
-        );
-    }
-    names.sort();
-    names
+/// 1-based positions of the texts that match.
+fn positions(texts: &[String], matches: impl Fn(&str) -> bool) -> Vec<usize> {
+    texts
+        .iter()
+        .enumerate()
+        .filter(|(_, t)| matches(t))
+        .map(|(i, _)| i + 1)
+        .collect()
 }
 
-fn is_directory_lane(o: &Observed<'_>) -> bool {
-    o.lane.mode() == ToolSearchMode::Directory
+/// The names a Tool Search lane must declare, sorted: the controls of its configured mode, the
+/// direct-only tools (the target's own and the scenario's), and in directory mode the client
+/// tools the turn sends.
+pub fn expected_declared(scenario: &Scenario, o: &Observed<'_>) -> Vec<String> {
+    let mut names = o.lane.controls();
+    if o.lane.mode() == ToolSearchMode::Directory {
+        names.extend(scenario.catalog.client.iter().cloned());
+    }
+    names.extend(crate::targets::direct_only_tools(
+        o.target,
+        &scenario.catalog,
+    ));
+    names.sort();
+    names.dedup();
+    names
 }
 
 /// A string as it appears inside raw JSON (quotes stripped, escapes kept).
@@ -265,18 +278,11 @@ fn json_text(text: &str) -> String {
     quoted[1..quoted.len() - 1].to_string()
 }
 
-fn strip_user_items(body: &Value) -> String {
-    let mut body = body.clone();
-    if let Some(items) = body.get_mut("input").and_then(Value::as_array_mut) {
-        items.retain(|i| i.get("role").and_then(Value::as_str) != Some("user"));
-    }
-    body.to_string()
-}
-
 pub fn c5_smaller(input: &ClaimInput<'_>) -> Vec<Check> {
     let (o, direct) = (input.lane, input.direct());
     let Some(direct) = direct else {
         return vec![check(
+            "smaller",
             false,
             "a direct lane to compare with",
             "none in this scenario",
@@ -292,34 +298,65 @@ pub fn c5_smaller(input: &ClaimInput<'_>) -> Vec<Check> {
         ours as f64 / theirs as f64
     };
     vec![check(
+        "smaller",
         ours > 0 && ours < theirs,
         format!("first request smaller than direct's {theirs} bytes"),
         format!("{ours} bytes (ratio {ratio:.3})"),
     )]
 }
 
+/// C6 as the reference states it: the session log shows the expected number of searches,
+/// describes and calls, the final tool, and the telemetry of bridged calls (`parentToolCallId`,
+/// the bridged tool's source, a code result's counters).
 pub fn c6_session_log(input: &ClaimInput<'_>) -> Vec<Check> {
     let (scenario, o) = (input.scenario, input.lane);
     let s = &o.figures.session_log;
-    let mut checks = expected_figures(o);
+    let e = o.lane.expect_for(o.target);
+    let mut checks = Vec::new();
+    for (label, want, got) in [
+        ("searches", e.searches, s.searches),
+        ("describes", e.describes, s.describes),
+        ("calls", e.calls, s.calls),
+    ] {
+        if let Some(want) = want {
+            checks.push(check(
+                label,
+                got == want,
+                format!("{label} = {want}"),
+                format!("{label} = {got}"),
+            ));
+        }
+    }
     let target = &scenario.target_tool;
     checks.push(check(
+        "final tool",
         s.final_tool.as_deref() == Some(target),
         format!("final tool {target}"),
-        format!("{:?}", s.final_tool),
-    ));
-    let source = scenario.target_source;
-    checks.push(check(
-        s.final_tool_source == Some(source),
-        format!("final tool source {}", source.as_str()),
-        format!("{:?}", s.final_tool_source.map(|s| s.as_str())),
+        format!("final tool {}", show(s.final_tool.as_deref())),
     ));
     let want_bridged = usize::from(!o.lane.is_direct());
     checks.push(check(
+        "bridged calls",
         s.bridged_calls == want_bridged,
-        format!("{want_bridged} bridged call(s)"),
-        format!("{}", s.bridged_calls),
+        format!("{want_bridged} bridged call(s) with parentToolCallId"),
+        format!("{} bridged call(s)", s.bridged_calls),
     ));
+    if want_bridged > 0 {
+        let bridged_source = o.tool_results().find_map(|r| match r {
+            ToolResultRecord::Bridged(b) if b.tool_name == *target => Some(b.source),
+            _ => None,
+        });
+        let source = scenario.target_source;
+        checks.push(check(
+            "bridged source",
+            bridged_source == Some(Some(source)),
+            format!("the bridged call's source is {}", source.as_str()),
+            format!(
+                "source {}",
+                show(bridged_source.flatten().map(|s| s.as_str()))
+            ),
+        ));
+    }
     checks.extend(code_result_telemetry(o));
     checks
 }
@@ -327,44 +364,78 @@ pub fn c6_session_log(input: &ClaimInput<'_>) -> Vec<Check> {
 /// In code mode, the `tool_search_code` result itself carries telemetry (spec §9): it must say
 /// `ok: true` and count exactly what the session log's telemetry record counts.
 fn code_result_telemetry(o: &Observed<'_>) -> Vec<Check> {
-    let results: Vec<&ToolResultRecord> = o
-        .tool_results()
-        .filter(|r| r.tool_name() == TOOL_SEARCH_CODE)
-        .collect();
     let s = &o.figures.session_log;
-    results
-        .into_iter()
+    o.tool_results()
+        .filter(|r| r.tool_name() == TOOL_SEARCH_CODE)
         .map(|r| {
-            let output: Value = match r {
-                ToolResultRecord::Direct(d) => serde_json::from_str(&d.output).ok(),
-                ToolResultRecord::Bridged(b) => {
-                    b.output.as_str().and_then(|t| serde_json::from_str(t).ok())
-                }
-            }
-            .unwrap_or(Value::Null);
+            let output: Value = serde_json::from_str(&r.output_text()).unwrap_or(Value::Null);
             let t = &output["telemetry"];
-            let seen = (
-                output["ok"].as_bool(),
+            let seen = [
+                output["ok"].as_bool().map(u64::from),
                 t["searchCount"].as_u64(),
                 t["describeCount"].as_u64(),
                 t["callCount"].as_u64(),
-            );
-            let want = (
-                Some(true),
+                t["catalogSize"].as_u64(),
+            ];
+            let want = [
+                Some(1),
                 Some(s.searches),
                 Some(s.describes),
                 Some(s.calls),
-            );
-            check(
-                seen == want && t["catalogSize"].as_u64() == s.catalog_size.map(|n| n as u64),
+                s.catalog_size.map(|n| n as u64),
+            ];
+            let text = |v: [Option<u64>; 5]| {
                 format!(
-                    "tool_search_code result ok with telemetry {want:?} and catalogSize {:?}",
-                    s.catalog_size
-                ),
-                format!("{seen:?}, catalogSize {:?}", t["catalogSize"].as_u64()),
+                    "ok {}, searches {}, describes {}, calls {}, catalogSize {}",
+                    show(v[0].map(|ok| ok == 1)),
+                    show(v[1]),
+                    show(v[2]),
+                    show(v[3]),
+                    show(v[4])
+                )
+            };
+            check(
+                "code telemetry",
+                seen == want,
+                format!("tool_search_code result: {}", text(want)),
+                text(seen),
             )
         })
         .collect()
+}
+
+/// L1: the stricter question of spec §9 — from the session log alone, how many tool schemas did
+/// the model see up front (the first request's `tools[]`), and where did the final tool come from
+/// (OpenClaw, MCP or a client), even for a direct call.
+pub fn l1_log_tells_the_surface(input: &ClaimInput<'_>) -> Vec<Check> {
+    let (scenario, o) = (input.scenario, input.lane);
+    let s = &o.figures.session_log;
+    let sent = o.figures.provider_declared_tool_count;
+    let source = scenario.target_source;
+    let unrecorded = |what: &str| match &s.surface_note {
+        Some(note) => format!("{what} not recorded ({note})"),
+        None => format!("{what} not recorded"),
+    };
+    vec![
+        check(
+            "schemas up front",
+            s.schemas_up_front == Some(sent),
+            format!("schemas up front = {sent} (as the provider received)"),
+            match s.schemas_up_front {
+                Some(n) => format!("schemas up front = {n}"),
+                None => unrecorded("schemas up front"),
+            },
+        ),
+        check(
+            "final tool source",
+            s.final_tool_source == Some(source),
+            format!("final tool source {}", source.as_str()),
+            match s.final_tool_source {
+                Some(found) => format!("final tool source {}", found.as_str()),
+                None => "final tool source not recorded".to_string(),
+            },
+        ),
+    ]
 }
 
 #[cfg(test)]
@@ -421,7 +492,7 @@ mod tests {
         assert_eq!(
             failed,
             [
-                "planned on the wire [\"tool_search\", \"tool_call\"]".to_string(),
+                "planned on the wire tool_search → tool_call".to_string(),
                 format!("session log has a bridged {TARGET} result with parentToolCallId"),
             ]
         );
@@ -445,25 +516,49 @@ mod tests {
     }
 
     #[test]
-    fn c4_fails_when_a_fake_tool_is_declared_or_named_in_the_prompt() {
+    fn c4_fails_when_a_fake_tool_is_declared_or_its_schema_or_description_is_up_front() {
         let mut f = Fixture::passing_reference();
-        let body = &mut f.lane("tools").requests[0].0;
+        let fake = crate::catalog::fake::fake_plugin_tools("tool-search-e2e-fixture", 36);
+        let body = &mut f.lane("tools").requests[1].0;
         body["tools"]
             .as_array_mut()
             .unwrap()
-            .push(json!({ "name": TARGET }));
-        body["input"].as_array_mut().unwrap().insert(
-            0,
-            json!({ "role": "system", "content": "you may call fake_plugin_tool_03" }),
-        );
+            .push(fake[2].function_declaration());
         let failed = fails(&f, C4, "tools");
         assert_eq!(
             failed,
             [
-                "request 1 declares exactly [\"tool_call\", \"tool_describe\", \"tool_search\"]",
-                "first request names no fake tool outside the user's message",
+                "request 2 declares exactly 3 names: tool_call, tool_describe, tool_search",
+                "no request puts a catalogued tool's schema up front",
+                "no request puts a catalogued tool's full description up front",
             ]
         );
+        // A name in the prompt is no leak: the product's capability directory lists names.
+        let mut f = Fixture::passing_reference();
+        f.lane("tools").requests[0].0["input"]
+            .as_array_mut()
+            .unwrap()
+            .insert(0, json!({ "role": "system", "content": "- fake_plugin_tool_03 (p): Fake plugin tool 3." }));
+        assert!(holds(&f, C4, "tools"));
+        // A full description in the prompt is.
+        f.lane("tools").requests[0].0["input"]
+            .as_array_mut()
+            .unwrap()
+            .insert(
+                0,
+                json!({ "role": "system", "content": fake[5].description }),
+            );
+        assert_eq!(
+            fails(&f, C4, "tools"),
+            ["no request puts a catalogued tool's full description up front"]
+        );
+        // A full description in a tool output the model asked for is not up front.
+        let mut f = Fixture::passing_reference();
+        f.lane("tools").requests[1].0["input"].as_array_mut().unwrap().push(
+            json!({ "type": "function_call_output", "call_id": "c", "output": fake[16].description }),
+        );
+        assert!(holds(&f, C4, "tools"));
+        assert_eq!(TARGET, fake[16].name);
     }
 
     #[test]

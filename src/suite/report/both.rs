@@ -3,57 +3,136 @@
 
 use serde_json::json;
 
-use super::table::new_table;
+use super::table::{cut, new_table};
 use super::{count_line, ScenarioReport, SuiteReport};
+use crate::suite::claims::Verdict;
 use crate::suite::observation::LaneFigures;
 
 /// How one compared figure is read from a lane's figures.
 type Figure = fn(&LaneFigures) -> String;
 
-/// Each target's own report, then the comparison tables, then the count line.
+/// Per scenario one table — figures and claim results per lane, one column per target — then
+/// every failing check, the accepted findings and the count line over every target.
 pub fn side_by_side(reports: &[SuiteReport]) -> String {
     let mut out = String::new();
-    for report in reports {
-        out.push_str(&report.to_table());
-        out.push('\n');
-    }
     let Some(first) = reports.first() else {
         return out;
     };
     for scenario in &first.scenarios {
-        let mut header = vec!["lane", "figure"];
-        header.extend(reports.iter().map(|r| r.target.as_str()));
-        let mut table = new_table(header);
-        for lane in scenario.lanes.keys() {
-            let figures: [(&str, Figure); 4] = [
-                ("1st req bytes", |f| f.first_request_bytes.to_string()),
-                ("declared", |f| f.provider_declared_tool_count.to_string()),
-                ("requests", |f| f.provider_request_count.to_string()),
-                ("output", |f| f.gateway_output_text.clone()),
-            ];
-            for (label, value) in figures {
-                let mut row = vec![lane.clone(), label.to_string()];
-                row.extend(reports.iter().map(|r| {
-                    find_scenario(r, &scenario.scenario)
-                        .and_then(|s| s.lanes.get(lane))
-                        .map_or_else(|| "-".to_string(), value)
-                }));
-                table.add_row(row);
-            }
-            for claim in scenario.claims.iter().filter(|c| &c.lane == lane) {
-                let mut row = vec![lane.clone(), claim.claim.to_string()];
-                row.extend(
-                    reports
-                        .iter()
-                        .map(|r| claim_result(r, &scenario.scenario, lane, claim.claim.as_str())),
-                );
-                table.add_row(row);
-            }
-        }
-        out.push_str(&format!("side by side: {}\n{table}\n", scenario.scenario));
+        out.push_str(&format!(
+            "scenario {} (tool {}) on {}\n{}\n",
+            scenario.scenario,
+            scenario.target_tool,
+            reports
+                .iter()
+                .map(target_label)
+                .collect::<Vec<_>>()
+                .join(" and "),
+            scenario_table(reports, scenario)
+        ));
+    }
+    for report in reports {
+        out.push_str(&failures_section(report));
+        out.push_str(&report.findings_section());
     }
     out.push_str(&count_line(reports));
     out
+}
+
+fn target_label(report: &SuiteReport) -> String {
+    match &report.product {
+        Some(p) => format!("{} {} (node {})", report.target.as_str(), p.version, p.node),
+        None => report.target.as_str().to_string(),
+    }
+}
+
+fn scenario_table(reports: &[SuiteReport], scenario: &ScenarioReport) -> comfy_table::Table {
+    let mut header = vec!["lane", "figure"];
+    header.extend(reports.iter().map(|r| r.target.as_str()));
+    let mut table = new_table(header);
+    let figures: [(&str, Figure); 5] = [
+        ("1st req bytes", |f| f.first_request_bytes.to_string()),
+        ("declared", |f| f.provider_declared_tool_count.to_string()),
+        ("requests", |f| f.provider_request_count.to_string()),
+        ("directory", |f| match &f.directory {
+            Some(d) => format!("{} lines", d.lines),
+            None => "-".into(),
+        }),
+        ("answer", |f| f.gateway_output_text.clone()),
+    ];
+    for lane in scenario.lanes.keys() {
+        for (i, (label, value)) in figures.iter().enumerate() {
+            let mut row = vec![
+                if i == 0 { lane.clone() } else { String::new() },
+                label.to_string(),
+            ];
+            row.extend(reports.iter().map(|r| {
+                find_scenario(r, &scenario.scenario)
+                    .and_then(|s| s.lanes.get(lane))
+                    .map_or_else(|| "-".to_string(), value)
+            }));
+            table.add_row(row);
+        }
+        let mut row = vec![String::new(), "claims".to_string()];
+        row.extend(
+            reports
+                .iter()
+                .map(|r| claims_cell(find_scenario(r, &scenario.scenario), lane)),
+        );
+        table.add_row(row);
+    }
+    table
+}
+
+/// `C1 C3 pass · L1 accepted · C4 FAIL` for one lane of one target.
+fn claims_cell(scenario: Option<&ScenarioReport>, lane: &str) -> String {
+    let Some(scenario) = scenario else {
+        return "-".into();
+    };
+    let group = |pick: fn(&Verdict) -> bool, word: &str| {
+        let ids: Vec<&str> = scenario
+            .claims
+            .iter()
+            .filter(|c| c.lane == lane && pick(c))
+            .map(|c| c.claim.as_str())
+            .collect();
+        (!ids.is_empty()).then(|| format!("{} {word}", ids.join(" ")))
+    };
+    [
+        group(|c| c.ok, "pass"),
+        group(Verdict::is_accepted, "accepted"),
+        group(|c| !c.passes_gate(), "FAIL"),
+    ]
+    .into_iter()
+    .flatten()
+    .collect::<Vec<_>>()
+    .join(" · ")
+}
+
+/// Every failing check of a target's failing claims (`expected …; got …`).
+fn failures_section(report: &SuiteReport) -> String {
+    let mut table = new_table(vec!["scenario / lane", "claim / check", "expected / got"]);
+    let mut any = false;
+    for s in &report.scenarios {
+        for c in s.claims.iter().filter(|c| !c.passes_gate()) {
+            for f in &c.failures {
+                any = true;
+                table.add_row(vec![
+                    format!("{}\n{}", s.scenario, c.lane),
+                    format!("{} {}", c.claim, f.check),
+                    format!(
+                        "expected {}\ngot {}",
+                        cut(&f.expected, 150),
+                        cut(&f.actual, 150)
+                    ),
+                ]);
+            }
+        }
+    }
+    match any {
+        true => format!("failing checks on {}\n{table}\n", target_label(report)),
+        false => String::new(),
+    }
 }
 
 /// The same comparison as JSON: `{ok, targets: {<target>: <suite report>}}`.
@@ -73,21 +152,4 @@ pub fn side_by_side_json(reports: &[SuiteReport]) -> String {
 
 fn find_scenario<'r>(report: &'r SuiteReport, scenario: &str) -> Option<&'r ScenarioReport> {
     report.scenarios.iter().find(|s| s.scenario == scenario)
-}
-
-fn claim_result(report: &SuiteReport, scenario: &str, lane: &str, claim: &str) -> String {
-    find_scenario(report, scenario)
-        .and_then(|s| {
-            s.claims
-                .iter()
-                .find(|c| c.lane == lane && c.claim.as_str() == claim)
-        })
-        .map(|c| {
-            if c.ok {
-                "PASS".to_string()
-            } else {
-                format!("FAIL: expected {}; got {}", c.expected, c.actual)
-            }
-        })
-        .unwrap_or_else(|| "-".into())
 }

@@ -24,6 +24,23 @@ pub fn junit_xml(reports: &[SuiteReport]) -> Result<String, quick_junit::Seriali
             }
             junit.add_test_suite(suite);
         }
+        if !report.stale_findings.is_empty() {
+            let mut suite = TestSuite::new(format!("{}/accepted-findings", report.target.as_str()));
+            for stale in &report.stale_findings {
+                let f = &stale.finding;
+                let mut status = TestCaseStatus::non_success(NonSuccessKind::Failure);
+                status
+                    .set_message(stale.why.clone())
+                    .set_type("stale-finding");
+                let mut case = TestCase::new(
+                    format!("{} {} {:?} still reproduces", f.claim, f.lane, f.check),
+                    status,
+                );
+                case.set_classname(format!("{}.{}", f.scenario, f.lane));
+                suite.add_test_case(case);
+            }
+            junit.add_test_suite(suite);
+        }
     }
     junit.to_string()
 }
@@ -31,6 +48,22 @@ pub fn junit_xml(reports: &[SuiteReport]) -> Result<String, quick_junit::Seriali
 fn status(verdict: &Verdict) -> TestCaseStatus {
     if verdict.ok {
         return TestCaseStatus::success();
+    }
+    if verdict.is_accepted() {
+        let reasons: Vec<String> = verdict
+            .acceptance
+            .iter()
+            .flat_map(|a| &a.findings)
+            .map(|f| {
+                format!(
+                    "accepted finding ({} = {:?}): {}",
+                    f.check, f.observed, f.reason
+                )
+            })
+            .collect();
+        let mut status = TestCaseStatus::skipped();
+        status.set_message(reasons.join("; ")).set_type("accepted");
+        return status;
     }
     let mut status = TestCaseStatus::non_success(NonSuccessKind::Failure);
     let description: Vec<String> = verdict

@@ -1,6 +1,6 @@
 //! The Markdown report: figures and claims per scenario, for a CI summary page.
 
-use super::table::{detail, planned};
+use super::table::{detail, planned, result};
 use super::SuiteReport;
 
 impl SuiteReport {
@@ -36,13 +36,46 @@ impl SuiteReport {
                 } else {
                     detail(c, "; ")
                 };
-                let result = if c.ok { "PASS" } else { "**FAIL**" };
+                let result = match result(c) {
+                    "FAIL" => "**FAIL**",
+                    other => other,
+                };
                 out.push_str(&format!(
                     "| {} | {} | {result} | {} | {} |\n",
                     c.claim,
                     c.lane,
                     c.title,
                     detail.replace('|', "\\|").replace('\n', " ")
+                ));
+            }
+        }
+        if let Some(origin) = &self.expectations {
+            out.push_str(&format!("\n## Accepted findings (`{origin}`)\n\n"));
+            out.push_str("| scenario | lane | claim | check | observed | reason |\n|---|---|---|---|---|---|\n");
+            for s in &self.scenarios {
+                for c in s.claims.iter().filter(|c| c.is_accepted()) {
+                    for f in c.acceptance.iter().flat_map(|a| &a.findings) {
+                        out.push_str(&format!(
+                            "| {} | {} | {} | {} | {} | {} |\n",
+                            s.scenario,
+                            c.lane,
+                            c.claim,
+                            f.check,
+                            f.observed.replace('|', "\\|"),
+                            f.reason.replace('|', "\\|")
+                        ));
+                    }
+                }
+            }
+            for stale in &self.stale_findings {
+                let f = &stale.finding;
+                out.push_str(&format!(
+                    "| {} | {} | {} | {} | **no longer reproduces** | {} |\n",
+                    f.scenario,
+                    f.lane,
+                    f.claim,
+                    f.check,
+                    stale.why.replace('|', "\\|")
                 ));
             }
         }

@@ -7,6 +7,7 @@
 pub mod both;
 pub mod junit;
 pub mod markdown;
+pub mod outline;
 pub mod snapshot;
 pub mod table;
 
@@ -14,9 +15,10 @@ use serde::ser::SerializeMap;
 use serde::{Serialize, Serializer};
 
 use super::claims::Verdict;
+use super::findings::{apply, Expectations, StaleFinding};
 use super::observation::{LaneFigures, Observed};
 use crate::scenario::Scenario;
-use crate::targets::TargetKind;
+use crate::targets::{Product, TargetKind};
 
 /// Lane name → value, serialised as a JSON object in lane order.
 #[derive(Debug, Clone, PartialEq)]
@@ -52,7 +54,16 @@ impl<T: Serialize> Serialize for LaneMap<T> {
 pub struct SuiteReport {
     pub ok: bool,
     pub target: TargetKind,
+    /// The product's version and the Node it ran on (real targets only).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub product: Option<Product>,
     pub scenarios: Vec<ScenarioReport>,
+    /// Where the accepted findings came from, when the target has any.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub expectations: Option<String>,
+    /// Accepted findings that did not show in this run (each fails the run).
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub stale_findings: Vec<StaleFinding>,
 }
 
 /// One scenario: figures per lane, reductions against the direct lane, verdicts.
@@ -164,7 +175,7 @@ impl ScenarioReport {
             })
             .collect();
         ScenarioReport {
-            ok: claims.iter().all(|c| c.ok),
+            ok: claims.iter().all(Verdict::passes_gate),
             scenario: scenario.id.clone(),
             target_tool: scenario.target_tool.clone(),
             lanes: LaneMap(lanes),
@@ -187,8 +198,35 @@ impl SuiteReport {
         SuiteReport {
             ok: scenarios.iter().all(|s| s.ok),
             target,
+            product: None,
             scenarios,
+            expectations: None,
+            stale_findings: Vec::new(),
         }
+    }
+
+    /// Applies accepted findings to every scenario of the run (`scenarios` are the ones that
+    /// ran): accepted failures stop failing, and findings that no longer reproduce fail the run.
+    pub fn apply_expectations(&mut self, expectations: &Expectations, scenarios: &[Scenario]) {
+        let node = self.product.as_ref().and_then(Product::node_major);
+        for report in &mut self.scenarios {
+            let Some(scenario) = scenarios.iter().find(|s| s.id == report.scenario) else {
+                continue;
+            };
+            self.stale_findings
+                .extend(apply(expectations, scenario, node, &mut report.claims));
+            report.ok = report.claims.iter().all(Verdict::passes_gate)
+                && report
+                    .snapshots
+                    .iter()
+                    .all(|s| s.status != SnapshotState::Changed);
+        }
+        self.expectations = Some(expectations.origin.clone());
+        self.refresh_ok();
+    }
+
+    fn refresh_ok(&mut self) {
+        self.ok = self.scenarios.iter().all(|s| s.ok) && self.stale_findings.is_empty();
     }
 
     /// Compares every lane snapshot with `dir`; with `update`, writes `.snap.new` files for the
@@ -220,7 +258,7 @@ impl SuiteReport {
             }
             scenario.snapshots = statuses;
         }
-        self.ok = self.scenarios.iter().all(|s| s.ok);
+        self.refresh_ok();
         Ok(())
     }
 
@@ -228,19 +266,51 @@ impl SuiteReport {
         serde_json::to_string_pretty(self).unwrap_or_default()
     }
 
-    /// `(passed, failed)` over every claim of every scenario.
-    pub fn counts(&self) -> (usize, usize) {
+    /// Claims that passed, failed and failed exactly as accepted; accepted findings that did not
+    /// reproduce.
+    pub fn counts(&self) -> Counts {
         let claims = self.scenarios.iter().flat_map(|s| &s.claims);
-        let failed = claims.clone().filter(|c| !c.ok).count();
-        (claims.count() - failed, failed)
+        Counts {
+            passed: claims.clone().filter(|c| c.ok).count(),
+            failed: claims.clone().filter(|c| !c.passes_gate()).count(),
+            accepted: claims.filter(|c| c.is_accepted()).count(),
+            stale: self.stale_findings.len(),
+        }
     }
 }
 
-/// `N passed, M failed` over several reports.
+/// How the claims of a run came out.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub struct Counts {
+    pub passed: usize,
+    pub failed: usize,
+    pub accepted: usize,
+    pub stale: usize,
+}
+
+/// `N passed, M failed` over several reports, plus the accepted and stale findings when there
+/// are any.
 pub fn count_line(reports: &[SuiteReport]) -> String {
-    let (passed, failed) = reports
+    let c = reports
         .iter()
         .map(SuiteReport::counts)
-        .fold((0, 0), |(p, f), (pp, ff)| (p + pp, f + ff));
-    format!("{passed} passed, {failed} failed\n")
+        .fold(Counts::default(), |a, b| Counts {
+            passed: a.passed + b.passed,
+            failed: a.failed + b.failed,
+            accepted: a.accepted + b.accepted,
+            stale: a.stale + b.stale,
+        });
+    let mut line = format!("{} passed, {} failed", c.passed, c.failed);
+    if c.accepted > 0 {
+        line.push_str(&format!(", {} accepted", c.accepted));
+    }
+    if c.stale > 0 {
+        line.push_str(&format!(
+            ", {} accepted finding{} no longer reproduce{}",
+            c.stale,
+            if c.stale == 1 { "" } else { "s" },
+            if c.stale == 1 { "s" } else { "" }
+        ));
+    }
+    line + "\n"
 }

@@ -12,28 +12,93 @@ use regex::Regex;
 use serde_json::Value;
 use similar::TextDiff;
 
+use super::outline;
 use crate::suite::observation::LaneObservation;
+use crate::targets::Redaction;
+
+/// How a target's lane is snapshotted.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum SnapshotStyle {
+    /// Every byte as sent and written (the embedded gateway: ours, deterministic).
+    AsWritten,
+    /// An outline that keeps what a product change shows in — tool names and order, declared
+    /// schemas, prompt section headings and sizes, the transcript's event kinds and what they
+    /// say in session records — without the product's prose (a real OpenClaw).
+    Outline,
+}
 
 /// The two snapshots of a lane: `(name, content)`: the provider payloads of the turn and the
-/// session log as the gateway wrote it.
-pub fn lane_snapshots(scenario: &str, observation: &LaneObservation) -> Vec<(String, String)> {
-    let requests: Vec<Value> = observation
-        .requests
-        .iter()
-        .map(|r| r.body.clone())
-        .collect();
-    let provider = pretty(&Value::Array(requests));
-    let session = pretty(&Value::Array(observation.session.raw.clone()));
+/// session log. `extra` redactions (the target's) are applied before the common ones.
+pub fn lane_snapshots(
+    scenario: &str,
+    observation: &LaneObservation,
+    style: SnapshotStyle,
+    extra: &[Redaction],
+) -> Vec<(String, String)> {
+    let redactor = Redactor::new(extra);
+    let (provider, session) = match style {
+        SnapshotStyle::AsWritten => {
+            let requests: Vec<Value> = observation
+                .requests
+                .iter()
+                .map(|r| r.body.clone())
+                .collect();
+            (
+                Value::Array(requests),
+                Value::Array(observation.session.raw.clone()),
+            )
+        }
+        // Sizes in the outline are counted after redaction, so they do not depend on the
+        // machine's paths or versions.
+        SnapshotStyle::Outline => (
+            Value::Array(
+                observation
+                    .requests
+                    .iter()
+                    .map(|r| outline::request(&redactor.apply_json(&r.body)))
+                    .collect(),
+            ),
+            outline::session(&observation.session),
+        ),
+    };
     vec![
         (
             format!("{scenario}__{}__provider", observation.lane),
-            redact(&provider),
+            redactor.apply(&pretty(&provider)),
         ),
         (
             format!("{scenario}__{}__session", observation.lane),
-            redact(&session),
+            redactor.apply(&pretty(&session)),
         ),
     ]
+}
+
+/// The target's redactions compiled, then the common ones.
+struct Redactor {
+    extra: Vec<(Regex, String)>,
+}
+
+impl Redactor {
+    fn new(extra: &[Redaction]) -> Redactor {
+        Redactor {
+            extra: extra
+                .iter()
+                .filter_map(|(p, r)| Regex::new(p).ok().map(|re| (re, r.clone())))
+                .collect(),
+        }
+    }
+
+    /// A JSON value with every string redacted (through its text).
+    fn apply_json(&self, value: &Value) -> Value {
+        serde_json::from_str(&self.apply(&value.to_string())).unwrap_or_else(|_| value.clone())
+    }
+
+    fn apply(&self, text: &str) -> String {
+        let text = self.extra.iter().fold(text.to_string(), |acc, (re, with)| {
+            re.replace_all(&acc, with.as_str()).into_owned()
+        });
+        redact(&text)
+    }
 }
 
 fn pretty(value: &Value) -> String {

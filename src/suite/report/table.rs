@@ -1,16 +1,34 @@
-//! The readable report: per scenario, a table of figures per lane and a table of claims, then
-//! the count line.
+//! The readable report: per scenario, a table of figures per lane, each lane's answer, a table
+//! of claims and what each claim means, then the accepted findings and the count line. Tables
+//! keep to 100 columns; long lists are cut with their count kept (JSON has them whole).
 
-use comfy_table::{presets::UTF8_FULL_CONDENSED, Cell, Table};
+use comfy_table::{presets::UTF8_FULL_CONDENSED, Cell, ContentArrangement, Table};
 
 use super::{count_line, ScenarioReport, SuiteReport};
 use crate::suite::claims::Verdict;
 use crate::suite::observation::LaneFigures;
 
+/// The width every table keeps to.
+pub const WIDTH: u16 = 100;
+/// Characters of one detail line a table shows before cutting it.
+const DETAIL_CHARS: usize = 150;
+
 pub(super) fn new_table(header: Vec<&str>) -> Table {
     let mut table = Table::new();
-    table.load_style(UTF8_FULL_CONDENSED).set_header(header);
     table
+        .load_style(UTF8_FULL_CONDENSED)
+        .set_content_arrangement(ContentArrangement::Dynamic)
+        .set_width(WIDTH)
+        .set_header(header);
+    table
+}
+
+/// `text` cut to `chars` with `…` when longer (a list keeps its leading count: `36 names: …`).
+pub(super) fn cut(text: &str, chars: usize) -> String {
+    match text.char_indices().nth(chars) {
+        Some((at, _)) => format!("{}…", &text[..at]),
+        None => text.to_string(),
+    }
 }
 
 /// What the scripted model planned per request (`-` for a text answer).
@@ -22,8 +40,27 @@ pub(super) fn planned(figures: &LaneFigures) -> Vec<&str> {
         .collect()
 }
 
-/// A verdict's detail: how many checks held, or every failing check.
+/// A verdict's result word.
+pub(super) fn result(c: &Verdict) -> &'static str {
+    match (c.ok, c.is_accepted()) {
+        (true, _) => "PASS",
+        (false, true) => "ACCEPTED",
+        (false, false) => "FAIL",
+    }
+}
+
+/// A verdict's detail: how many checks held, or every failing check (an accepted one with its
+/// reason).
 pub(super) fn detail(c: &Verdict, separator: &str) -> String {
+    if c.is_accepted() {
+        let reasons: Vec<&str> = c
+            .acceptance
+            .iter()
+            .flat_map(|a| &a.findings)
+            .map(|f| f.reason.as_str())
+            .collect();
+        return format!("accepted finding: {}", reasons.join(separator));
+    }
     if c.ok {
         return format!(
             "{} check{} hold{}",
@@ -34,7 +71,13 @@ pub(super) fn detail(c: &Verdict, separator: &str) -> String {
     }
     c.failures
         .iter()
-        .map(|f| format!("expected {}{separator}got {}", f.expected, f.actual))
+        .map(|f| {
+            format!(
+                "expected {}{separator}got {}",
+                cut(&f.expected, DETAIL_CHARS),
+                cut(&f.actual, DETAIL_CHARS)
+            )
+        })
         .collect::<Vec<_>>()
         .join(separator)
 }
@@ -52,9 +95,12 @@ impl SuiteReport {
             ));
             out.push_str(&figures_table(s).to_string());
             out.push('\n');
+            out.push_str(&answers(s));
             out.push_str(&claims_table(s).to_string());
             out.push('\n');
+            out.push_str(&legend(s));
         }
+        out.push_str(&self.findings_section());
         out.push_str(&count_line(std::slice::from_ref(self)));
         out
     }
@@ -63,42 +109,131 @@ impl SuiteReport {
 fn figures_table(s: &ScenarioReport) -> Table {
     let mut table = new_table(vec![
         "lane",
-        "status",
-        "requests",
-        "1st req bytes",
+        "reqs",
+        "1st bytes",
         "ratio",
-        "declared",
-        "prompt chars",
+        "tools",
+        "prompt",
+        "directory",
         "planned",
-        "output",
     ]);
     for (name, f) in s.lanes.iter() {
         let ratio = s.ratio(name).map(|r| format!("{r:.3}"));
+        let directory = f
+            .directory
+            .as_ref()
+            .map_or_else(|| "-".to_string(), |d| format!("{} lines", d.lines));
         table.add_row(vec![
             Cell::new(name),
-            Cell::new(f.status),
             Cell::new(f.provider_request_count),
             Cell::new(f.first_request_bytes),
             Cell::new(ratio.unwrap_or_else(|| "1.000".into())),
             Cell::new(f.provider_declared_tool_count),
             Cell::new(f.provider_system_prompt_chars),
+            Cell::new(directory),
             Cell::new(planned(f).join(" → ")),
-            Cell::new(&f.gateway_output_text),
         ]);
     }
     table
 }
 
+/// What the gateway answered: one line when every lane answered the same.
+fn answers(s: &ScenarioReport) -> String {
+    let texts: Vec<(&String, &str)> = s
+        .lanes
+        .iter()
+        .map(|(lane, f)| (lane, f.gateway_output_text.as_str()))
+        .collect();
+    match texts.first() {
+        Some((_, first)) if texts.iter().all(|(_, t)| t == first) => {
+            format!("answer (every lane): {}\n", cut(first, DETAIL_CHARS))
+        }
+        _ => texts
+            .iter()
+            .map(|(lane, text)| format!("answer ({lane}): {}\n", cut(text, DETAIL_CHARS)))
+            .collect(),
+    }
+}
+
 fn claims_table(s: &ScenarioReport) -> Table {
-    let mut table = new_table(vec!["claim", "lane", "result", "what", "detail"]);
+    let mut table = new_table(vec!["claim", "lane", "result", "detail"]);
     for c in &s.claims {
         table.add_row(vec![
             Cell::new(c.claim),
             Cell::new(&c.lane),
-            Cell::new(if c.ok { "PASS" } else { "FAIL" }),
-            Cell::new(&c.title),
+            Cell::new(result(c)),
             Cell::new(detail(c, "\n")),
         ]);
     }
     table
+}
+
+/// What each claim of the table means, once.
+fn legend(s: &ScenarioReport) -> String {
+    let mut seen = Vec::new();
+    for c in &s.claims {
+        if !seen.contains(&c.claim) {
+            seen.push(c.claim);
+        }
+    }
+    seen.iter()
+        .map(|claim| format!("  {claim}  {}\n", claim.title()))
+        .collect()
+}
+
+impl SuiteReport {
+    /// The accepted findings that matched (check, observed value, reason) and those that no
+    /// longer reproduce; empty when the run has none.
+    pub fn findings_section(&self) -> String {
+        let accepted: Vec<_> = self
+            .scenarios
+            .iter()
+            .flat_map(|s| s.claims.iter().map(move |c| (s, c)))
+            .filter(|(_, c)| c.is_accepted())
+            .flat_map(|(s, c)| {
+                c.acceptance
+                    .iter()
+                    .flat_map(|a| &a.findings)
+                    .map(move |f| (s, c, f))
+            })
+            .collect();
+        let mut out = String::new();
+        if !accepted.is_empty() {
+            let origin = self.expectations.as_deref().unwrap_or("expectations");
+            let mut table = new_table(vec![
+                "scenario / lane",
+                "claim / check",
+                "observed",
+                "reason",
+            ]);
+            for (s, c, f) in accepted {
+                table.add_row(vec![
+                    format!("{}\n{}", s.scenario, c.lane),
+                    format!("{} {}", c.claim, f.check),
+                    cut(&f.observed, DETAIL_CHARS),
+                    f.reason.clone(),
+                ]);
+            }
+            out.push_str(&format!("accepted findings ({origin})\n{table}\n"));
+        }
+        if !self.stale_findings.is_empty() {
+            let mut table = new_table(vec![
+                "scenario / lane",
+                "claim / check",
+                "why it fails the run",
+            ]);
+            for stale in &self.stale_findings {
+                let f = &stale.finding;
+                table.add_row(vec![
+                    format!("{}\n{}", f.scenario, f.lane),
+                    format!("{} {}", f.claim, f.check),
+                    stale.why.clone(),
+                ]);
+            }
+            out.push_str(&format!(
+                "accepted findings that no longer reproduce\n{table}\n"
+            ));
+        }
+        out
+    }
 }

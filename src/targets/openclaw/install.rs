@@ -25,6 +25,10 @@ pub struct Installation {
     pub plugin_entry_js: PathBuf,
     /// The installed OpenClaw version (equal to [`OPENCLAW_VERSION`]).
     pub version: String,
+    /// The version of the Node runtime (`24.22.3`).
+    pub node_version: String,
+    /// The install's prefix (`<cache>/openclaw-<version>`).
+    pub prefix: PathBuf,
 }
 
 impl Installation {
@@ -50,6 +54,8 @@ impl Installation {
                 .join("plugin-sdk")
                 .join("plugin-entry.js"),
             version: package_version(&openclaw.join("package.json"))?,
+            node_version: String::new(),
+            prefix: prefix.to_path_buf(),
             node,
         };
         for file in [
@@ -78,7 +84,10 @@ impl Installation {
             );
             return Err(not_installed(prefix, reason));
         }
-        Ok(install)
+        Ok(Installation {
+            node_version,
+            ..install
+        })
     }
 }
 

@@ -108,23 +108,30 @@ fn index_js(
 ) -> Result<String, OpenClawError> {
     let table: Vec<Value> = tools
         .iter()
-        .map(|t| json!({ "name": t.name, "label": t.label, "description": t.description, "parameters": t.parameters }))
+        .map(|t| {
+            let broken = matches!(t.executor, crate::catalog::Executor::BrokenFake { .. });
+            json!({ "name": t.name, "label": t.label, "description": t.description,
+                    "parameters": t.parameters, "broken": broken })
+        })
         .collect();
     let table =
         serde_json::to_string_pretty(&table).map_err(OpenClawError::json(plugin_entry_js))?;
     let sdk = serde_json::to_string(&file_url(plugin_entry_js)?)
         .map_err(OpenClawError::json(plugin_entry_js))?;
     let id = serde_json::to_string(plugin_id).map_err(OpenClawError::json(plugin_entry_js))?;
+    let broken_message = serde_json::to_string(crate::catalog::fake::BROKEN_MESSAGE)
+        .map_err(OpenClawError::json(plugin_entry_js))?;
     Ok(format!(
         "// Written by toolsearch-qa: a fake tool catalogue as an OpenClaw plugin.\n\
          import {{ definePluginEntry }} from {sdk};\n\
          \n\
          const TOOLS = {table};\n\
          \n\
-         function fakeTool(spec) {{\n\
+         function fakeTool({{ broken, ...spec }}) {{\n\
          \x20 return {{\n\
          \x20   ...spec,\n\
          \x20   async execute(_toolCallId, params) {{\n\
+         \x20     if (broken) throw new Error({broken_message});\n\
          \x20     const input = params ?? {{}};\n\
          \x20     return {{\n\
          \x20       content: [{{ type: \"text\", text: `FAKE_PLUGIN_OK ${{spec.name}} ${{JSON.stringify(input)}}` }}],\n\

@@ -5,15 +5,16 @@
 
 use std::path::PathBuf;
 
+use super::transcript::read_compiled_tools;
 use super::translate::translate_transcript;
 use super::{
     free_loopback_port, read_transcript, write_config, write_plugin, Installation, LaneConfig,
     OpenClawGateway, DEFAULT_START_TIMEOUT,
 };
-use crate::catalog::fake::fake_plugin_tools;
+use crate::catalog::fake::{broken, fake_plugin_tools};
 use crate::error::Error;
 use crate::protocol::session::SessionLog;
-use crate::targets::{BoxFuture, LaneGateway, LaneSetup, Target, TargetKind};
+use crate::targets::{BoxFuture, LaneGateway, LaneSetup, Product, Redaction, Target, TargetKind};
 
 /// A real OpenClaw gateway, found in the install cache.
 pub struct OpenClawTarget {
@@ -37,6 +38,45 @@ impl Target for OpenClawTarget {
         TargetKind::Openclaw
     }
 
+    fn product(&self) -> Option<Product> {
+        Some(Product {
+            version: self.install.version.clone(),
+            node: self.install.node_version.clone(),
+        })
+    }
+
+    /// What differs between machines and runs in OpenClaw's prompts and transcripts: the install
+    /// and home paths, the Node and kernel versions, the host name, session ids, dates and times.
+    fn redactions(&self) -> Vec<Redaction> {
+        let literal = |text: &str, with: &str| (regex::escape(text), with.to_string());
+        let mut redactions = vec![
+            literal(&self.install.prefix.display().to_string(), "[openclaw]"),
+            literal(&format!("v{}", self.install.node_version), "v[node]"),
+            literal(&self.install.node_version, "[node]"),
+        ];
+        if let Some(home) = std::env::var_os("HOME").filter(|h| h.len() > 1) {
+            redactions.push(literal(&home.to_string_lossy(), "[home]"));
+        }
+        redactions.extend(
+            [
+                (r"Linux [^ ]+ \(", "Linux [kernel] ("),
+                // The mock's ids hash the request, which holds machine-specific paths.
+                (r"(call|fc|msg|resp)_[0-9a-f]{16}", "${1}_[id]"),
+                (r"host=[^ |]+", "host=[host]"),
+                (r"Time zone: [^\\ \n]+", "Time zone: [tz]"),
+                (
+                    r"[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}",
+                    "[uuid]",
+                ),
+                (r"\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}(\.\d+)?Z", "[time]"),
+                (r"\b\d{4}-\d{2}-\d{2}\b", "[date]"),
+                (r"\b1[6-9]\d{11}\b", "[epoch-ms]"),
+            ]
+            .map(|(p, r)| (p.to_string(), r.to_string())),
+        );
+        redactions
+    }
+
     /// A real gateway plans for seconds before its first provider request, and far longer on a
     /// loaded machine.
     fn turn_timeout(&self) -> std::time::Duration {
@@ -50,7 +90,14 @@ impl Target for OpenClawTarget {
         Box::pin(async move {
             let scenario = setup.scenario;
             let infra = |e| Error::openclaw(format!("lane {}", setup.lane.name))(e);
-            let tools = fake_plugin_tools(&scenario.catalog.plugin_id, scenario.catalog.size);
+            let tools: Vec<_> =
+                fake_plugin_tools(&scenario.catalog.plugin_id, scenario.catalog.size)
+                    .into_iter()
+                    .map(|t| match scenario.catalog.broken.contains(&t.name) {
+                        true => broken(t),
+                        false => t,
+                    })
+                    .collect();
             let plugin_dir = write_plugin(
                 &setup.work_dir.join("plugins"),
                 &scenario.catalog.plugin_id,
@@ -104,10 +151,18 @@ impl LaneGateway for OpenClawLane {
         self.gateway.base_url()
     }
 
+    /// The product's own transcript as written (what snapshots and leak checks read), and its
+    /// translation into session records; where the product lists the tools it sent is read too.
     fn session_log(&self, agent: &str, _session_key: &str) -> Result<SessionLog, Error> {
         let events =
             read_transcript(&self.state_dir, agent).map_err(Error::openclaw("transcript"))?;
-        Ok(SessionLog::from_records(translate_transcript(&events)))
+        let compiled =
+            read_compiled_tools(&self.state_dir, agent).map_err(Error::openclaw("trajectory"))?;
+        let records = translate_transcript(&events, compiled.as_ref());
+        Ok(SessionLog {
+            raw: events,
+            records,
+        })
     }
 
     fn stop(self: Box<Self>) -> BoxFuture<'static, ()> {

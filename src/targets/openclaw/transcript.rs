@@ -145,6 +145,72 @@ fn read_jsonl_file(path: &Path) -> Result<Vec<TranscriptEvent>, OpenClawError> {
     Ok(events)
 }
 
+/// What the product's trajectory says about the tools it compiled for the model: its
+/// `context.compiled` event lists them under `data.tools`, each a declaration or, beyond a size
+/// limit, the string `"[Truncated]"` (OpenClaw 2026.9.6).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct CompiledTools {
+    /// Entries in the list.
+    pub listed: usize,
+    /// Entries stored as `"[Truncated]"`.
+    pub truncated: usize,
+}
+
+/// The tools of the first `context.compiled` trajectory event of `agent_id`, when the product
+/// keeps a trajectory (`None` when it has none, or none compiled).
+pub fn read_compiled_tools(
+    state_dir: &Path,
+    agent_id: &str,
+) -> Result<Option<CompiledTools>, OpenClawError> {
+    let path = state_dir
+        .join("agents")
+        .join(agent_id)
+        .join("agent")
+        .join("openclaw-agent.sqlite");
+    if !path.is_file() {
+        return Ok(None);
+    }
+    let sql_error = |source| OpenClawError::Sqlite {
+        path: path.clone(),
+        source,
+    };
+    let connection =
+        Connection::open_with_flags(&path, OpenFlags::SQLITE_OPEN_READ_ONLY).map_err(sql_error)?;
+    let has_table: bool = connection
+        .query_row(
+            "SELECT count(*) > 0 FROM sqlite_master WHERE type = 'table' AND name = 'trajectory_runtime_events'",
+            [],
+            |row| row.get(0),
+        )
+        .map_err(sql_error)?;
+    if !has_table {
+        return Ok(None);
+    }
+    let mut statement = connection
+        .prepare("SELECT event_json FROM trajectory_runtime_events ORDER BY session_id, seq")
+        .map_err(sql_error)?;
+    let rows = statement
+        .query_map([], |row| row.get::<_, Option<String>>(0))
+        .map_err(sql_error)?;
+    for row in rows {
+        let Some(text) = row.map_err(sql_error)? else {
+            continue;
+        };
+        let event = parse_event(&text, &format!("{} trajectory event", path.display()))?;
+        if event["type"] != "context.compiled" {
+            continue;
+        }
+        let Some(tools) = event["data"]["tools"].as_array() else {
+            continue;
+        };
+        return Ok(Some(CompiledTools {
+            listed: tools.len(),
+            truncated: tools.iter().filter(|t| *t == "[Truncated]").count(),
+        }));
+    }
+    Ok(None)
+}
+
 fn parse_event(text: &str, location: &str) -> Result<Value, OpenClawError> {
     serde_json::from_str(text).map_err(|e| OpenClawError::BadTranscript {
         location: location.to_string(),

@@ -5,6 +5,7 @@
 
 use serde_json::Value;
 
+use super::transcript::CompiledTools;
 use crate::catalog::ToolSource;
 use crate::config::{TOOL_CALL, TOOL_DESCRIBE, TOOL_SEARCH, TOOL_SEARCH_CODE};
 use crate::protocol::record::{
@@ -51,8 +52,12 @@ struct Counts {
 }
 
 /// OpenClaw transcript events → session records (`message`, `toolResult`, `telemetry`, and a
-/// `surface` with the catalogue size when a `tool_search_code` result reported it).
-pub fn translate_transcript(events: &[Value]) -> Vec<SessionRecord> {
+/// `surface`: the catalogue size when a `tool_search_code` result reported it, and the tools the
+/// model saw up front when the trajectory lists them whole — or why it cannot say).
+pub fn translate_transcript(
+    events: &[Value],
+    compiled: Option<&CompiledTools>,
+) -> Vec<SessionRecord> {
     let mut records = Vec::new();
     let mut counts = Counts::default();
     let mut code_telemetry: Option<TelemetryCounts> = None;
@@ -142,15 +147,13 @@ pub fn translate_transcript(events: &[Value]) -> Vec<SessionRecord> {
             bridged.source = Some(found);
         }
     }
-    if let Some(size) = code_telemetry.as_ref().and_then(|t| t.catalog_size) {
-        records.insert(
-            0,
-            SessionRecord::Surface(SurfaceRecord {
-                catalog_size: Some(size),
-                ..SurfaceRecord::default()
-            }),
-        );
-    }
+    records.insert(
+        0,
+        SessionRecord::Surface(SurfaceRecord {
+            catalog_size: code_telemetry.as_ref().and_then(|t| t.catalog_size),
+            ..surface_of(compiled)
+        }),
+    );
     let telemetry = code_telemetry.unwrap_or(TelemetryCounts {
         catalog_size: None,
         sources: None,
@@ -160,6 +163,28 @@ pub fn translate_transcript(events: &[Value]) -> Vec<SessionRecord> {
     });
     records.push(SessionRecord::Telemetry { telemetry });
     records
+}
+
+/// The surface a trajectory's compiled tool list tells: the count when the list is whole, else
+/// why the log cannot say.
+fn surface_of(compiled: Option<&CompiledTools>) -> SurfaceRecord {
+    match compiled {
+        Some(c) if c.truncated == 0 => SurfaceRecord {
+            declared_tool_count: Some(c.listed),
+            ..SurfaceRecord::default()
+        },
+        Some(c) => SurfaceRecord {
+            unrecorded: Some(format!(
+                "trajectory context.compiled lists {} tools, {} of them \"[Truncated]\"",
+                c.listed, c.truncated
+            )),
+            ..SurfaceRecord::default()
+        },
+        None => SurfaceRecord {
+            unrecorded: Some("no trajectory context.compiled event".to_string()),
+            ..SurfaceRecord::default()
+        },
+    }
 }
 
 #[cfg(test)]
@@ -179,7 +204,28 @@ mod tests {
             json!({"type": "message", "message": {"role": "toolResult", "toolName": "tool_call", "toolCallId": "call_1",
                 "isError": false, "content": [{"type": "text", "text": "{\"tool\": {\"source\": \"openclaw\"}}"}]}}),
         ];
-        let records = translate_transcript(&events);
+        let compiled = CompiledTools {
+            listed: 64,
+            truncated: 55,
+        };
+        let all = translate_transcript(&events, Some(&compiled));
+        let SessionRecord::Surface(surface) = &all[0] else {
+            panic!("a surface first")
+        };
+        assert_eq!(surface.declared_tool_count, None);
+        assert_eq!(
+            surface.unrecorded.as_deref(),
+            Some("trajectory context.compiled lists 64 tools, 55 of them \"[Truncated]\"")
+        );
+        let whole = CompiledTools {
+            listed: 12,
+            truncated: 0,
+        };
+        let counted = translate_transcript(&events, Some(&whole));
+        assert!(
+            matches!(&counted[0], SessionRecord::Surface(s) if s.declared_tool_count == Some(12))
+        );
+        let records = &all[1..];
         let kinds: Vec<&str> = records.iter().map(SessionRecord::kind).collect();
         assert_eq!(
             kinds,

@@ -1,0 +1,419 @@
+//! Accepted findings: the gate passes when the product behaves exactly as last accepted.
+//!
+//! A real product deviates from the spec in known ways (OpenClaw 2026.9.6 does not record how
+//! many schemas the model saw up front). Each known deviation is written down once, per target
+//! and product version (`expectations/openclaw-2026.9.6.toml`), with the exact value observed and
+//! a one-line reason — like Web Platform Tests' expectation metadata or pytest's strict xfail. A
+//! run then:
+//! - passes a failing check that is accepted with exactly the observed value;
+//! - fails a check whose accepted value no longer matches (prints accepted and got);
+//! - fails on an accepted finding that no longer reproduces ("fixed upstream: remove the entry").
+//!
+//! The same file accepts probe escapes (`[[probe]]`), optionally per Node major.
+
+use std::path::Path;
+
+use serde::{Deserialize, Serialize};
+
+use super::claims::Verdict;
+use crate::error::Error;
+use crate::sandbox::probes::probe;
+use crate::scenario::{ClaimId, Scenario};
+
+/// The committed expectations files: `expectations/<target>-<version>.toml`, compiled in.
+const BUILT_IN: &[(&str, &str)] = include!(concat!(env!("OUT_DIR"), "/builtin_expectations.rs"));
+
+/// The committed accepted findings for a target labelled `label` (`openclaw-2026.9.6`), if any.
+pub fn built_in(label: &str, scenarios: &[Scenario]) -> Result<Option<Expectations>, Error> {
+    let name = format!("expectations/{label}.toml");
+    BUILT_IN
+        .iter()
+        .find(|(origin, _)| *origin == name)
+        .map(|(origin, text)| Expectations::parse(text, origin, scenarios))
+        .transpose()
+}
+
+/// The accepted findings of one target and product version, checked against the scenarios.
+#[derive(Debug, Clone, Default, PartialEq)]
+pub struct Expectations {
+    /// Where they were loaded from (named in errors and reports).
+    pub origin: String,
+    pub findings: Vec<AcceptedFinding>,
+    pub probes: Vec<AcceptedEscape>,
+}
+
+/// One failing check the product is known to fail, exactly so.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct AcceptedFinding {
+    pub scenario: String,
+    pub lane: String,
+    pub claim: ClaimId,
+    pub check: String,
+    /// The exact `got` text of the failing check.
+    pub observed: String,
+    pub reason: String,
+    /// Node majors it applies to (empty: every one).
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub node: Vec<u32>,
+    #[serde(skip)]
+    pub line: usize,
+}
+
+/// A hostile-code probe known to escape the product's sandbox.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct AcceptedEscape {
+    pub probe: String,
+    pub reason: String,
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub node: Vec<u32>,
+    #[serde(skip)]
+    pub line: usize,
+}
+
+impl AcceptedFinding {
+    pub fn applies_to_node(&self, node: Option<u32>) -> bool {
+        applies(&self.node, node)
+    }
+}
+
+impl AcceptedEscape {
+    pub fn applies_to_node(&self, node: Option<u32>) -> bool {
+        applies(&self.node, node)
+    }
+}
+
+fn applies(majors: &[u32], node: Option<u32>) -> bool {
+    majors.is_empty() || node.is_some_and(|n| majors.contains(&n))
+}
+
+#[derive(Deserialize)]
+#[serde(deny_unknown_fields)]
+struct File {
+    #[serde(default)]
+    finding: Vec<toml::Spanned<FindingFile>>,
+    #[serde(default)]
+    probe: Vec<toml::Spanned<EscapeFile>>,
+}
+
+#[derive(Deserialize)]
+#[serde(deny_unknown_fields)]
+struct FindingFile {
+    scenario: String,
+    lane: String,
+    claim: String,
+    check: String,
+    observed: String,
+    reason: String,
+    #[serde(default)]
+    node: Vec<u32>,
+}
+
+#[derive(Deserialize)]
+#[serde(deny_unknown_fields)]
+struct EscapeFile {
+    probe: String,
+    reason: String,
+    #[serde(default)]
+    node: Vec<u32>,
+}
+
+fn line_of(text: &str, offset: usize) -> usize {
+    text[..offset.min(text.len())].matches('\n').count() + 1
+}
+
+impl Expectations {
+    /// Parses an expectations file; every entry must name a known scenario, lane, claim and
+    /// probe (`scenarios` are the ones it may name), and give a non-empty reason.
+    pub fn parse(text: &str, origin: &str, scenarios: &[Scenario]) -> Result<Expectations, Error> {
+        let invalid = |line: Option<usize>, message: String| Error::Expectations {
+            origin: origin.to_string(),
+            line,
+            message,
+        };
+        let file: File = toml::from_str(text).map_err(|e| {
+            let line = e.span().map(|s| line_of(text, s.start));
+            invalid(line, e.message().to_string())
+        })?;
+        let mut expectations = Expectations {
+            origin: origin.to_string(),
+            ..Expectations::default()
+        };
+        for (i, entry) in file.finding.into_iter().enumerate() {
+            let line = line_of(text, entry.span().start);
+            let f = entry.into_inner();
+            let at = |field: &str, message: String| {
+                invalid(Some(line), format!("finding[{i}].{field}: {message}"))
+            };
+            let Some(scenario) = scenarios.iter().find(|s| s.id == f.scenario) else {
+                let known: Vec<&str> = scenarios.iter().map(|s| s.id.as_str()).collect();
+                return Err(at(
+                    "scenario",
+                    format!(
+                        "unknown scenario {:?}; known: {}",
+                        f.scenario,
+                        known.join(", ")
+                    ),
+                ));
+            };
+            if !scenario.lanes.iter().any(|l| l.name == f.lane) {
+                let known: Vec<&str> = scenario.lanes.iter().map(|l| l.name.as_str()).collect();
+                return Err(at(
+                    "lane",
+                    format!(
+                        "scenario {} has no lane {:?}; its lanes: {}",
+                        scenario.id,
+                        f.lane,
+                        known.join(", ")
+                    ),
+                ));
+            }
+            let Some(claim) = ClaimId::from_name(&f.claim) else {
+                let known: Vec<&str> = ClaimId::ALL.iter().map(|c| c.as_str()).collect();
+                return Err(at(
+                    "claim",
+                    format!("unknown claim {:?}; known: {}", f.claim, known.join(", ")),
+                ));
+            };
+            if f.reason.trim().is_empty() {
+                return Err(at("reason", "say why the finding is accepted".into()));
+            }
+            expectations.findings.push(AcceptedFinding {
+                scenario: f.scenario,
+                lane: f.lane,
+                claim,
+                check: f.check,
+                observed: f.observed,
+                reason: f.reason,
+                node: f.node,
+                line,
+            });
+        }
+        for (i, entry) in file.probe.into_iter().enumerate() {
+            let line = line_of(text, entry.span().start);
+            let p = entry.into_inner();
+            if probe(&p.probe).is_none() {
+                return Err(invalid(
+                    Some(line),
+                    format!("probe[{i}].probe: unknown probe {:?}", p.probe),
+                ));
+            }
+            if p.reason.trim().is_empty() {
+                return Err(invalid(
+                    Some(line),
+                    format!("probe[{i}].reason: say why the escape is accepted"),
+                ));
+            }
+            expectations.probes.push(AcceptedEscape {
+                probe: p.probe,
+                reason: p.reason,
+                node: p.node,
+                line,
+            });
+        }
+        Ok(expectations)
+    }
+
+    /// Reads and parses the file at `path`.
+    pub fn read(path: &Path, scenarios: &[Scenario]) -> Result<Expectations, Error> {
+        let text = std::fs::read_to_string(path).map_err(Error::io("cannot read", path))?;
+        Expectations::parse(&text, &path.display().to_string(), scenarios)
+    }
+}
+
+/// How a claim came out once accepted findings are applied.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct Acceptance {
+    /// Every failing check of the verdict is an accepted finding, with exactly the observed value.
+    pub accepted: bool,
+    /// The accepted findings that matched, with their reasons.
+    pub findings: Vec<AcceptedFinding>,
+}
+
+/// A finding that was accepted but did not show in this run.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct StaleFinding {
+    pub finding: AcceptedFinding,
+    /// Why it no longer counts: the check holds now, or the claim was not evaluated there.
+    pub why: String,
+}
+
+/// Applies `expectations` to one scenario's verdicts (on Node major `node`): a failing check
+/// with an accepted entry whose observed value matches is accepted; one whose value differs gets
+/// the accepted value in its `got`. Returns the entries of this scenario that matched nothing.
+pub fn apply(
+    expectations: &Expectations,
+    scenario: &Scenario,
+    node: Option<u32>,
+    verdicts: &mut [Verdict],
+) -> Vec<StaleFinding> {
+    let entries: Vec<&AcceptedFinding> = expectations
+        .findings
+        .iter()
+        .filter(|f| f.scenario == scenario.id && f.applies_to_node(node))
+        .collect();
+    let mut used = vec![false; entries.len()];
+    for verdict in verdicts.iter_mut().filter(|v| !v.ok) {
+        let mut matched = Vec::new();
+        let mut all_accepted = true;
+        for failure in &mut verdict.failures {
+            let entry = entries.iter().position(|f| {
+                f.lane == verdict.lane && f.claim == verdict.claim && f.check == failure.check
+            });
+            match entry {
+                Some(i) if entries[i].observed == failure.actual => {
+                    used[i] = true;
+                    matched.push(entries[i].clone());
+                }
+                Some(i) => {
+                    used[i] = true;
+                    all_accepted = false;
+                    failure.actual = format!(
+                        "{}; the accepted finding ({}:{}) says {:?}",
+                        failure.actual, expectations.origin, entries[i].line, entries[i].observed
+                    );
+                }
+                None => all_accepted = false,
+            }
+        }
+        if !matched.is_empty() {
+            verdict.acceptance = Some(Acceptance {
+                accepted: all_accepted,
+                findings: matched,
+            });
+        }
+    }
+    entries
+        .into_iter()
+        .zip(used)
+        .filter(|(_, used)| !used)
+        .filter(|(f, _)| scenario.lanes.iter().any(|l| l.name == f.lane))
+        .map(|(f, _)| StaleFinding {
+            finding: f.clone(),
+            why: stale_reason(f, verdicts),
+        })
+        .collect()
+}
+
+fn stale_reason(finding: &AcceptedFinding, verdicts: &[Verdict]) -> String {
+    match verdicts
+        .iter()
+        .find(|v| v.lane == finding.lane && v.claim == finding.claim)
+    {
+        Some(_) => format!(
+            "check {:?} of {} holds now on lane {}: fixed upstream? remove the entry",
+            finding.check, finding.claim, finding.lane
+        ),
+        None => format!(
+            "{} was not evaluated on lane {}: remove the entry or fix the scenario",
+            finding.claim, finding.lane
+        ),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::scenario::{load_all, select};
+    use crate::suite::claims::{check, Verdict};
+
+    fn reference() -> Vec<Scenario> {
+        select(load_all(&[]).unwrap(), &["tool-search-gateway-e2e".into()]).unwrap()
+    }
+
+    const ONE: &str = "[[finding]]\nscenario = \"tool-search-gateway-e2e\"\nlane = \"direct\"\n\
+        claim = \"L1\"\ncheck = \"schemas up front\"\nobserved = \"not recorded\"\n\
+        reason = \"the product does not record it\"\n";
+
+    fn verdict(actual: &str) -> Verdict {
+        Verdict::new(
+            ClaimId::L1,
+            "direct",
+            vec![
+                check("schemas up front", false, "schemas up front = 79", actual),
+                check("final tool source", true, "x", "x"),
+            ],
+        )
+    }
+
+    #[test]
+    fn an_exactly_matching_failure_is_accepted_and_nothing_is_stale() {
+        let e = Expectations::parse(ONE, "e.toml", &reference()).unwrap();
+        let mut verdicts = vec![verdict("not recorded")];
+        let stale = apply(&e, &reference()[0], Some(24), &mut verdicts);
+        assert!(stale.is_empty());
+        assert!(verdicts[0].acceptance.as_ref().unwrap().accepted);
+    }
+
+    #[test]
+    fn a_different_value_fails_and_names_the_accepted_one() {
+        let e = Expectations::parse(ONE, "e.toml", &reference()).unwrap();
+        let mut verdicts = vec![verdict("schemas up front = 3")];
+        apply(&e, &reference()[0], None, &mut verdicts);
+        assert!(verdicts[0].acceptance.is_none());
+        assert_eq!(
+            verdicts[0].failures[0].actual,
+            "schemas up front = 3; the accepted finding (e.toml:1) says \"not recorded\""
+        );
+    }
+
+    #[test]
+    fn a_finding_that_no_longer_reproduces_is_stale() {
+        let e = Expectations::parse(ONE, "e.toml", &reference()).unwrap();
+        let mut verdicts = vec![Verdict::new(
+            ClaimId::L1,
+            "direct",
+            vec![check("schemas up front", true, "a", "a")],
+        )];
+        let stale = apply(&e, &reference()[0], None, &mut verdicts);
+        assert_eq!(stale.len(), 1);
+        assert!(stale[0].why.contains("fixed upstream"), "{}", stale[0].why);
+    }
+
+    #[test]
+    fn node_majors_narrow_an_entry() {
+        let text = format!("{ONE}node = [26]\n");
+        let e = Expectations::parse(&text, "e.toml", &reference()).unwrap();
+        let mut verdicts = vec![verdict("not recorded")];
+        assert!(apply(&e, &reference()[0], Some(24), &mut verdicts).is_empty());
+        assert!(verdicts[0].acceptance.is_none());
+    }
+
+    #[test]
+    fn unknown_names_are_errors_with_file_line_and_field() {
+        let bad_lane = ONE.replace("lane = \"direct\"", "lane = \"nope\"");
+        let err = Expectations::parse(&bad_lane, "e.toml", &reference())
+            .unwrap_err()
+            .to_string();
+        assert!(
+            err.starts_with("expectations file e.toml: line 1: finding[0].lane: scenario tool-search-gateway-e2e has no lane \"nope\""),
+            "{err}"
+        );
+        let bad_claim = ONE.replace("claim = \"L1\"", "claim = \"Z9\"");
+        let err = Expectations::parse(&bad_claim, "e.toml", &reference())
+            .unwrap_err()
+            .to_string();
+        assert!(
+            err.contains("finding[0].claim: unknown claim \"Z9\""),
+            "{err}"
+        );
+        let bad_key = format!("{ONE}colour = 1\n");
+        let err = Expectations::parse(&bad_key, "e.toml", &reference())
+            .unwrap_err()
+            .to_string();
+        assert!(err.contains("e.toml: line"), "{err}");
+        assert!(err.contains("colour"), "{err}");
+        assert_eq!(
+            Error::Expectations {
+                origin: "x".into(),
+                line: None,
+                message: "m".into()
+            }
+            .exit_code(),
+            crate::error::Exit::USAGE
+        );
+    }
+}
