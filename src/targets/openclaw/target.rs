@@ -64,6 +64,13 @@ impl Target for OpenClawTarget {
                 (r"(call|fc|msg|resp)_[0-9a-f]{16}", "${1}_[id]"),
                 (r"host=[^ |]+", "host=[host]"),
                 (r"Time zone: [^\\ \n]+", "Time zone: [tz]"),
+                // The time a message was sent, as OpenClaw stamps it on the user's text.
+                (
+                    r"\[(?:Mon|Tue|Wed|Thu|Fri|Sat|Sun) (?:\d{4}-\d{2}-\d{2}|\[date\]) \d{2}:\d{2}(?: [A-Za-z_/+-]+)?\]",
+                    "[sent at]",
+                ),
+                // A fresh id per run in tool_search_code's telemetry.
+                (r#"(counterScope\\*": \\*")[0-9a-f]{8,}"#, "${1}[scope]"),
                 (
                     r"[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}",
                     "[uuid]",
