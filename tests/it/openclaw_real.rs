@@ -540,10 +540,22 @@ async fn real_reference_scenario_passes_the_gate_with_deterministic_snapshots() 
             .flat_map(|s| s.snapshot_contents.clone())
             .collect()
     };
-    assert_eq!(
-        contents(&runs[0]),
-        contents(&runs[1]),
-        "two runs, different snapshots"
+    let differing: Vec<String> = contents(&runs[0])
+        .into_iter()
+        .zip(contents(&runs[1]))
+        .filter(|(a, b)| a != b)
+        .map(|((name, a), (_, b))| {
+            let diff = similar::TextDiff::from_lines(&a, &b)
+                .unified_diff()
+                .context_radius(1)
+                .to_string();
+            format!("{name}:\n{diff}")
+        })
+        .collect();
+    assert!(
+        differing.is_empty(),
+        "two runs, different snapshots:\n{}",
+        differing.join("\n")
     );
     let report = &mut runs[0];
     let dir = Path::new(env!("CARGO_MANIFEST_DIR"))
