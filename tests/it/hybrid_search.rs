@@ -15,6 +15,15 @@ use toolsearch_qa::quality::quality_entries;
 
 use crate::quality::hybrid_model_or_skip;
 
+/// One model for the module's tests: its cache of tool embeddings is shared, so the catalogue
+/// is embedded once.
+fn embedder() -> Arc<Embedder> {
+    static EMBEDDER: std::sync::OnceLock<Arc<Embedder>> = std::sync::OnceLock::new();
+    EMBEDDER
+        .get_or_init(|| Arc::new(Embedder::load_installed().unwrap()))
+        .clone()
+}
+
 fn names(catalog: &ToolCatalog, query: &str, limit: usize) -> Vec<String> {
     catalog
         .search(query, limit)
@@ -29,7 +38,7 @@ fn hybrid_finds_a_tool_with_no_shared_word_and_keeps_exact_names_first() {
     {
         return;
     }
-    let embedder = Arc::new(Embedder::load_installed().unwrap());
+    let embedder = embedder();
     let lexical = ToolCatalog::new(quality_entries(), SearchLimits::default());
     let hybrid = ToolCatalog::hybrid(quality_entries(), SearchLimits::default(), embedder).unwrap();
     assert_eq!(hybrid.ranker(), Ranker::Hybrid);
@@ -54,7 +63,7 @@ fn hybrid_search_never_returns_a_denied_tool() {
     if !hybrid_model_or_skip("hybrid_search_never_returns_a_denied_tool") {
         return;
     }
-    let embedder = Arc::new(Embedder::load_installed().unwrap());
+    let embedder = embedder();
     let policy = ToolPolicy {
         deny: vec!["finance_*".into(), "weather_get_forecast".into()],
         ..ToolPolicy::default()
