@@ -126,9 +126,7 @@ pub fn fuse(
     for (s, scaled) in scaled(lexical, 0.0) {
         *scores.entry(s.doc).or_default() += fusion.lexical * scaled;
     }
-    let floor = embedding
-        .iter()
-        .take(FUSION_DEPTH)
+    let floor = embedding[..embedding.len().min(FUSION_DEPTH)]
         .last()
         .map_or(0.0, |s| s.score);
     for (s, scaled) in scaled(embedding, floor) {

@@ -33,22 +33,26 @@ pub(super) fn table(report: &QualityReport, baseline: Option<&Baseline>) -> Stri
         base_cell(bs, |b| b.queries.to_string()),
         a.queries.to_string(),
     ]);
-    figures.add_row(vec![
-        "recall@1".to_string(),
-        rate_cell(t.recall_at_1, t.hits_at_1, t.queries),
-        base_cell(bt, |b| format!("{}/{}", b.hits_at_1, b.queries)),
-        rate_cell(s.recall_at_1, s.hits_at_1, s.queries),
-        base_cell(bs, |b| format!("{}/{}", b.hits_at_1, b.queries)),
-        rate_cell(a.recall_at_1, a.hits_at_1, a.queries),
-    ]);
-    figures.add_row(vec![
-        "recall@5".to_string(),
-        rate_cell(t.recall_at_5, t.hits_at_5, t.queries),
-        base_cell(bt, |b| format!("{}/{}", b.hits_at_5, b.queries)),
-        rate_cell(s.recall_at_5, s.hits_at_5, s.queries),
-        base_cell(bs, |b| format!("{}/{}", b.hits_at_5, b.queries)),
-        rate_cell(a.recall_at_5, a.hits_at_5, a.queries),
-    ]);
+    type Pick = fn(&Figures) -> (f64, usize);
+    let rates: [(&str, Pick); 2] = [
+        ("recall@1", |f| (f.recall_at_1, f.hits_at_1)),
+        ("recall@5", |f| (f.recall_at_5, f.hits_at_5)),
+    ];
+    for (metric, pick) in rates {
+        let now = |f: &Figures| {
+            let (rate, hits) = pick(f);
+            rate_cell(rate, hits, f.queries)
+        };
+        let base = |b: &Figures| format!("{}/{}", pick(b).1, b.queries);
+        figures.add_row(vec![
+            metric.to_string(),
+            now(t),
+            base_cell(bt, base),
+            now(s),
+            base_cell(bs, base),
+            now(a),
+        ]);
+    }
     figures.add_row(vec![
         format!("MRR@{RANK_DEPTH}"),
         format!("{:.4}", t.mrr),

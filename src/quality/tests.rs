@@ -225,11 +225,7 @@ fn a_tool_not_first_for_its_own_name_is_a_regression() {
     );
 }
 
-/// The committed baseline is a real run of this build, not a placeholder: regenerate it
-/// with `toolsearch-qa quality --format json > data/search-quality-baseline.json` when
-/// ranking, catalogue or queries change on purpose.
-#[test]
-fn committed_lexical_baseline_is_the_current_measurement() {
+fn builtin_lexical() -> (QualityReport, Baseline) {
     let report = measure_builtin(Ranker::Lexical);
     let Ok(report) = report else {
         panic!("{report:?}");
@@ -238,6 +234,15 @@ fn committed_lexical_baseline_is_the_current_measurement() {
     let Ok(baseline) = baseline else {
         panic!("{baseline:?}");
     };
+    (report, baseline)
+}
+
+/// The committed baseline is a real run of this build, not a placeholder: regenerate it
+/// with `toolsearch-qa quality --format json > data/search-quality-baseline.json` when
+/// ranking, catalogue or queries change on purpose.
+#[test]
+fn committed_lexical_baseline_is_the_current_measurement() {
+    let (report, baseline) = builtin_lexical();
     assert_eq!(
         (report.tuning, report.test),
         (baseline.tuning, baseline.test)
@@ -274,14 +279,7 @@ fn builtin_set_is_large_varied_and_every_label_is_a_catalogued_tool() {
 /// below the committed baseline.
 #[test]
 fn builtin_lexical_quality_does_not_regress() {
-    let report = measure_builtin(Ranker::Lexical);
-    let Ok(report) = report else {
-        panic!("{report:?}");
-    };
-    let baseline = Baseline::builtin(Ranker::Lexical);
-    let Ok(baseline) = baseline else {
-        panic!("{baseline:?}");
-    };
+    let (report, baseline) = builtin_lexical();
     assert_eq!(report.exact_name_misses, Vec::<String>::new());
     assert_eq!(report.exact_name_recall, 1.0);
     assert_eq!(report.regressions(&baseline), Vec::<String>::new());
