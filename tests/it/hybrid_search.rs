@@ -119,8 +119,8 @@ fn a_hybrid_gateway_without_the_model_does_not_start() {
     let stderr = String::from_utf8(out.stderr).unwrap();
     assert!(
         stderr.starts_with(
-            "error: tools.toolSearch.ranker \"hybrid\": the hybrid ranker needs the \
-             all-MiniLM-L6-v2 model, not found in "
+            "error: embedded gateway did not start: tools.toolSearch.ranker \"hybrid\": the \
+             hybrid ranker needs the all-MiniLM-L6-v2 model, not found in "
         ),
         "{stderr}"
     );
