@@ -61,6 +61,7 @@ fn surface(c: &mut Criterion) {
                         policy: &policy,
                         limits: SearchLimits::default(),
                         code_runtime: Ok(()),
+                        embedder: None,
                     });
                     serde_json::to_vec(&surface.declarations()).map(|v| v.len())
                 })

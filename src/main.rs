@@ -5,7 +5,7 @@ use std::io::IsTerminal;
 use std::path::PathBuf;
 use std::process::ExitCode;
 
-use clap::{Parser, Subcommand};
+use clap::{Parser, Subcommand, ValueEnum};
 use toolsearch_qa::compare::CompareFormat;
 use toolsearch_qa::error::Error;
 use toolsearch_qa::output::Format;
@@ -67,24 +67,51 @@ enum Command {
         #[arg(long, default_value_t = 0)]
         port: u16,
     },
-    /// Measure search quality on the realistic catalogue (plus the catalogued core tools) with
-    /// the labelled queries of data/search-quality.toml: recall@1, recall@5, MRR@20 and
-    /// exact-name recall (every tool searched by its own name must come first).
+    /// Measure search quality: recall@1, recall@5, MRR@20 and exact-name recall (every tool
+    /// searched by its own name must come first) of a labelled query set — by default the
+    /// built-in data/search-quality.toml on the realistic catalogue plus the catalogued core
+    /// tools — on its tuning half (queries 1, 3, 5, …) and test half (queries 2, 4, 6, …).
     ///
-    /// Exit 0 when nothing regressed; 1 when exact-name recall is below 100% or recall@5 is
-    /// below the baseline's (each regression is one `regression:` line on stderr); 2 when the
-    /// baseline file cannot be read.
-    Quality {
-        /// Output on stdout: `table` (the figures next to the baseline's, then every query whose
-        /// tool was not ranked first) or `json` (the full report; the committed baseline is this
-        /// output).
-        #[arg(long, value_enum, default_value_t = Format::Table)]
-        format: Format,
-        /// Compare with this report (written by `--format json`) instead of the committed
-        /// data/search-quality-baseline.json.
-        #[arg(long, value_name = "FILE")]
-        baseline: Option<PathBuf>,
-    },
+    /// Exit 0 when nothing regressed; 1 when exact-name recall is below 100% or recall@1 or
+    /// recall@5 of either half is below the baseline's (each regression is one `regression:`
+    /// line on stderr); 2 on a usage, set, catalogue or baseline error or a missing model.
+    Quality(QualityArgs),
+}
+
+#[derive(clap::Args)]
+struct QualityArgs {
+    /// Output on stdout: `table` (the figures per half next to the baseline's, then every
+    /// query whose tool was not ranked first) or `json` (the full report; the committed
+    /// baselines are this output).
+    #[arg(long, value_enum, default_value_t = Format::Table)]
+    format: Format,
+    /// Which ranker orders the results: `lexical` (BM25 with stemming, field weights and
+    /// operation awareness) or `hybrid` (lexical fused with all-MiniLM-L6-v2 embeddings; needs
+    /// the model: bash scripts/install-model.sh).
+    #[arg(long, value_enum, default_value_t = RankerArg::Lexical)]
+    ranker: RankerArg,
+    /// A labelled set of your own (TOML `[[query]]` tables with `text` and `tool`) instead of
+    /// the built-in one. No baseline applies unless --baseline is given.
+    #[arg(long, value_name = "FILE")]
+    set: Option<PathBuf>,
+    /// A catalogue of your own (JSON: an array of tools, or {"tools": [...]}, each with name,
+    /// description and parameters or inputSchema) instead of the realistic catalogue.
+    #[arg(long, value_name = "FILE")]
+    catalog: Option<PathBuf>,
+    /// Compare with this report (written by `--format json`) instead of the committed
+    /// data/search-quality-baseline.json (lexical) or -baseline-hybrid.json (hybrid).
+    #[arg(long, value_name = "FILE")]
+    baseline: Option<PathBuf>,
+    /// Hybrid only: measure every fusion weight of the grid on the tuning half (never the test
+    /// half) and print them best first, instead of the report.
+    #[arg(long)]
+    tune: bool,
+}
+
+#[derive(Clone, Copy, ValueEnum)]
+enum RankerArg {
+    Lexical,
+    Hybrid,
 }
 
 #[derive(clap::Args)]
@@ -266,8 +293,19 @@ async fn run(command: Command, probe_secret: String) -> Result<u8, Error> {
             state_dir,
             port,
         } => toolsearch_qa::commands::gateway(&config, state_dir, port, stdout).await,
-        Command::Quality { format, baseline } => {
-            toolsearch_qa::quality::command(format, baseline.as_deref(), stdout)
+        Command::Quality(args) => {
+            let options = toolsearch_qa::quality::QualityOptions {
+                format: args.format,
+                ranker: match args.ranker {
+                    RankerArg::Lexical => toolsearch_qa::engine::Ranker::Lexical,
+                    RankerArg::Hybrid => toolsearch_qa::engine::Ranker::Hybrid,
+                },
+                set: args.set,
+                catalog: args.catalog,
+                baseline: args.baseline,
+                tune: args.tune,
+            };
+            toolsearch_qa::quality::command(&options, stdout)
         }
     }
 }

@@ -16,8 +16,8 @@ use thiserror::Error;
 use crate::catalog::ToolPolicy;
 pub use guards::{Guard, GuardRule, HooksConfig, RuleAction};
 pub use tool_search::{
-    SandboxBackend, ToolSearchMode, ToolSearchSettings, CONTROL_TOOLS, TOOL_CALL, TOOL_DESCRIBE,
-    TOOL_SEARCH, TOOL_SEARCH_CODE,
+    Ranker, SandboxBackend, ToolSearchMode, ToolSearchSettings, CONTROL_TOOLS, TOOL_CALL,
+    TOOL_DESCRIBE, TOOL_SEARCH, TOOL_SEARCH_CODE,
 };
 
 #[derive(Debug, Error)]
@@ -342,7 +342,7 @@ mod tests {
         assert_eq!(
             err.to_string(),
             "gateway config x.json5: tools.toolSearch.limit: unknown key; expected one of enabled, mode, \
-             codeTimeoutMs, searchDefaultLimit, maxSearchLimit, sandbox, nodePath"
+             codeTimeoutMs, searchDefaultLimit, maxSearchLimit, sandbox, nodePath, ranker"
         );
     }
 

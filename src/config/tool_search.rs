@@ -72,6 +72,28 @@ pub enum SandboxBackend {
     Node,
 }
 
+/// Which ranking orders search results after the exact name-or-id matches (our extension to
+/// the config: `tools.toolSearch.ranker`).
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum Ranker {
+    /// BM25 over tool text with stemming, field weights, operation awareness, compounds and typos.
+    #[default]
+    Lexical,
+    /// The lexical ranking fused with sentence embeddings (all-MiniLM-L6-v2, installed by
+    /// scripts/install-model.sh).
+    Hybrid,
+}
+
+impl Ranker {
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Ranker::Lexical => "lexical",
+            Ranker::Hybrid => "hybrid",
+        }
+    }
+}
+
 /// The resolved settings. `mode == Direct` means Tool Search is off (direct exposure).
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct ToolSearchSettings {
@@ -81,13 +103,14 @@ pub struct ToolSearchSettings {
     pub max_search_limit: usize,
     pub sandbox: SandboxBackend,
     pub node_path: Option<String>,
+    pub ranker: Ranker,
 }
 
 pub const DEFAULT_MAX_SEARCH_LIMIT: u64 = 20;
 pub const DEFAULT_SEARCH_LIMIT: u64 = 8;
 pub const DEFAULT_CODE_TIMEOUT_MS: u64 = 10_000;
 
-const KEYS: [&str; 7] = [
+const KEYS: [&str; 8] = [
     "enabled",
     "mode",
     "codeTimeoutMs",
@@ -95,6 +118,7 @@ const KEYS: [&str; 7] = [
     "maxSearchLimit",
     "sandbox",
     "nodePath",
+    "ranker",
 ];
 
 impl Default for ToolSearchSettings {
@@ -106,6 +130,7 @@ impl Default for ToolSearchSettings {
             max_search_limit: DEFAULT_MAX_SEARCH_LIMIT as usize,
             sandbox: SandboxBackend::Quickjs,
             node_path: None,
+            ranker: Ranker::Lexical,
         }
     }
 }
@@ -170,6 +195,15 @@ impl ToolSearchSettings {
                 field_error(
                     "sandbox",
                     format!("expected \"quickjs\" or \"node\", got {v}"),
+                )
+            })?,
+        };
+        settings.ranker = match object.get("ranker") {
+            None => Ranker::Lexical,
+            Some(v) => serde_json::from_value(v.clone()).map_err(|_| {
+                field_error(
+                    "ranker",
+                    format!("expected \"lexical\" or \"hybrid\", got {v}"),
                 )
             })?,
         };
@@ -280,5 +314,21 @@ mod tests {
         assert_eq!(err.0, "tools.toolSearch");
         let err = ToolSearchSettings::resolve(Some(&json!({"sandbox": "v8"}))).unwrap_err();
         assert_eq!(err.0, "tools.toolSearch.sandbox");
+    }
+
+    #[test]
+    fn ranker_is_lexical_by_default_and_unknown_values_name_the_key() {
+        assert_eq!(resolve(json!({"mode": "tools"})).ranker, Ranker::Lexical);
+        assert_eq!(
+            resolve(json!({"mode": "tools", "ranker": "hybrid"})).ranker,
+            Ranker::Hybrid
+        );
+        assert_eq!(
+            ToolSearchSettings::resolve(Some(&json!({"ranker": "semantic"}))),
+            Err((
+                "tools.toolSearch.ranker".to_string(),
+                "expected \"lexical\" or \"hybrid\", got \"semantic\"".to_string()
+            ))
+        );
     }
 }

@@ -3,22 +3,34 @@
 //! controls are answered from.
 
 use std::collections::BTreeMap;
-use std::sync::OnceLock;
+use std::sync::{Arc, OnceLock};
 
 use foldhash::HashMap;
 
 use serde::Serialize;
 use serde_json::{json, Map, Value};
 
+use super::embed::{EmbedError, Embedder};
+use super::expand::{expand, Vocabulary};
+use super::hybrid::{fuse, Fusion, HybridIndex, Scored, DEFAULT_FUSION, FUSION_DEPTH};
 use super::index::{Bm25Builder, Bm25Index, Hit};
+use super::operation::{query_operations, tool_operation, Operation};
 use super::signature::{input_signature, output_signature, UNKNOWN};
-use super::text::{closest, query_terms, word_terms, words};
+use super::text::{closest, lower_words, query_terms, word_parts, word_terms, words};
 use super::validate::{validate_args, LazyValidator};
 use super::EngineError;
 use crate::catalog::{ToolEntry, ToolSource};
+pub use crate::config::Ranker;
 
 /// Parameter schemas are walked this deep for search text.
 const PARAM_TEXT_DEPTH: usize = 4;
+/// Term-frequency weight of a word in the name, id, label or description.
+const TEXT_WEIGHT: f32 = 1.0;
+/// Term-frequency weight of a word in the parameter text: below the name and description, so
+/// `<object>_id` properties do not outweigh what the tool does.
+const PARAM_WEIGHT: f32 = 0.3;
+/// A tool whose operation is the one the query asks for scores this much more (× 1 + boost).
+const OPERATION_BOOST: f64 = 0.3;
 /// At most this many "did you mean" suggestions.
 const MAX_SUGGESTIONS: usize = 3;
 /// Batch bounds (spec §4).
@@ -67,11 +79,28 @@ pub struct DescribeItem {
     pub output_schema: Option<Value>,
 }
 
+/// One query's rankings for the hybrid ranker: exact name-or-id matches, then the lexical and
+/// the embedding rankings of the other entries (positions, best first).
+#[derive(Debug, Clone, PartialEq)]
+pub struct QueryRankings {
+    pub exact: Vec<usize>,
+    pub lexical: Vec<Scored>,
+    pub embedding: Vec<Scored>,
+    /// The operations the query asks for.
+    pub operations: Vec<Operation>,
+}
+
 #[derive(Debug, Clone)]
 pub struct ToolCatalog {
     entries: Vec<ToolEntry>,
     limits: SearchLimits,
     index: Bm25Index,
+    /// The catalogue's words as written, for compounds and typos in queries.
+    vocabulary: Vocabulary,
+    /// Each entry's operation (from its name), same order as `entries`.
+    operations: Vec<Option<Operation>>,
+    /// Present for the hybrid ranker.
+    hybrid: Option<HybridIndex>,
     /// Entry positions per tool name (names may repeat across sources).
     by_name: BTreeMap<String, Vec<usize>>,
     /// One lazily compiled input validator per entry, same order as `entries`.
@@ -85,7 +114,8 @@ impl ToolCatalog {
     /// Sorts the entries by id and indexes them once.
     pub fn new(mut entries: Vec<ToolEntry>, limits: SearchLimits) -> Self {
         sort_by_id(&mut entries);
-        let index = index_entries(&entries);
+        let (index, vocabulary) = index_entries(&entries);
+        let operations = entries.iter().map(|e| tool_operation(&e.name)).collect();
         let mut by_name: BTreeMap<String, Vec<usize>> = BTreeMap::new();
         for (i, e) in entries.iter().enumerate() {
             by_name.entry(e.name.clone()).or_default().push(i);
@@ -102,9 +132,35 @@ impl ToolCatalog {
             entries,
             limits,
             index,
+            vocabulary,
+            operations,
+            hybrid: None,
             by_name,
             validators,
             signatures,
+        }
+    }
+
+    /// A catalogue ranked by the hybrid ranker: every entry is embedded once here.
+    pub fn hybrid(
+        entries: Vec<ToolEntry>,
+        limits: SearchLimits,
+        embedder: Arc<Embedder>,
+    ) -> Result<Self, EmbedError> {
+        let mut catalog = Self::new(entries, limits);
+        catalog.hybrid = Some(HybridIndex::build(
+            embedder,
+            &catalog.entries,
+            DEFAULT_FUSION,
+        )?);
+        Ok(catalog)
+    }
+
+    pub fn ranker(&self) -> Ranker {
+        if self.hybrid.is_some() {
+            Ranker::Hybrid
+        } else {
+            Ranker::Lexical
         }
     }
 
@@ -144,16 +200,106 @@ impl ToolCatalog {
         }
     }
 
-    /// Ranked search: exact name-or-id matches first, then entries that matched a typed term,
-    /// then BM25 score descending, then id ascending. Blank query → nothing.
+    /// Ranked search: exact name-or-id matches first, then the ranker's order — lexical:
+    /// entries that matched a typed term, then BM25 score descending, then id ascending;
+    /// hybrid: that order fused with the embedding ranking. Blank query → nothing.
     pub fn search(&self, query: &str, limit: usize) -> Vec<SearchItem> {
+        self.ranked(query, limit)
+            .into_iter()
+            .map(|i| {
+                let e = &self.entries[i];
+                search_item_with(e, self.signatures[i].get_or_init(|| signatures(e)))
+            })
+            .collect()
+    }
+
+    /// Entry positions in result order, at most `limit`.
+    pub fn ranked(&self, query: &str, limit: usize) -> Vec<usize> {
         let q = query.trim();
         if q.is_empty() || limit == 0 {
             return Vec::new();
         }
         let exact = self.exact_matches(q);
-        let mut hits: Vec<Hit> = self.index.score(&query_terms(q));
+        let rest = limit.saturating_sub(exact.len());
+        let others = match &self.hybrid {
+            _ if rest == 0 => Vec::new(),
+            None => self.lexical_ranking(q, rest, &exact),
+            Some(hybrid) => {
+                let rankings = self.hybrid_rankings(hybrid, q, exact.clone());
+                self.fuse_rankings(&rankings, hybrid.fusion(), rest)
+            }
+        };
+        exact.into_iter().chain(others).take(limit).collect()
+    }
+
+    /// The rankings the hybrid ranker fuses for `query` (`None` for a lexical catalogue or a
+    /// blank query): computed once, they can be fused with any [`Fusion`] (for tuning it).
+    pub fn query_rankings(&self, query: &str) -> Option<QueryRankings> {
+        let q = query.trim();
+        let hybrid = self.hybrid.as_ref().filter(|_| !q.is_empty())?;
+        Some(self.hybrid_rankings(hybrid, q, self.exact_matches(q)))
+    }
+
+    /// The first `limit` entries for `rankings` fused with `fusion`: exact matches first.
+    pub fn fused(&self, rankings: &QueryRankings, fusion: Fusion, limit: usize) -> Vec<usize> {
+        let rest = limit.saturating_sub(rankings.exact.len());
+        let fused = self.fuse_rankings(rankings, fusion, rest);
+        rankings
+            .exact
+            .iter()
+            .copied()
+            .chain(fused)
+            .take(limit)
+            .collect()
+    }
+
+    fn fuse_rankings(&self, r: &QueryRankings, fusion: Fusion, limit: usize) -> Vec<usize> {
+        fuse(&r.lexical, &r.embedding, fusion, limit, |doc| {
+            self.operations[doc].is_some_and(|op| r.operations.contains(&op))
+        })
+    }
+
+    fn hybrid_rankings(&self, hybrid: &HybridIndex, q: &str, exact: Vec<usize>) -> QueryRankings {
+        let lexical = self.lexical_scored(q, FUSION_DEPTH, &exact);
+        // When the query cannot be embedded the lexical ranking stands alone.
+        let mut embedding = hybrid
+            .embedding_ranking(q, FUSION_DEPTH + exact.len())
+            .unwrap_or_default();
+        embedding.retain(|s| !exact.contains(&s.doc));
+        QueryRankings {
+            exact,
+            lexical,
+            embedding,
+            operations: query_operations(&lower_words(q)),
+        }
+    }
+
+    /// The lexical order of documents other than `exact`, at most `limit`.
+    fn lexical_ranking(&self, q: &str, limit: usize, exact: &[usize]) -> Vec<usize> {
+        self.lexical_scored(q, limit, exact)
+            .into_iter()
+            .map(|s| s.doc)
+            .collect()
+    }
+
+    /// [`Self::lexical_ranking`] with each document's score.
+    fn lexical_scored(&self, q: &str, limit: usize, exact: &[usize]) -> Vec<Scored> {
+        if limit == 0 {
+            return Vec::new();
+        }
+        let typed = lower_words(q);
+        let mut terms = query_terms(q);
+        expand(&typed, &self.index, &self.vocabulary, &mut terms);
+        let mut hits: Vec<Hit> = self.index.score(&terms);
         hits.retain(|h| !exact.contains(&h.doc));
+        let wanted = query_operations(&typed);
+        if !wanted.is_empty() {
+            for h in &mut hits {
+                if self.operations[h.doc].is_some_and(|op| wanted.contains(&op)) {
+                    h.score *= 1.0 + OPERATION_BOOST;
+                }
+            }
+        }
         let order = |a: &Hit, b: &Hit| {
             b.literal
                 .cmp(&a.literal)
@@ -166,13 +312,10 @@ impl ToolCatalog {
             hits.truncate(limit);
         }
         hits.sort_by(order);
-        exact
-            .into_iter()
-            .chain(hits.into_iter().map(|h| h.doc))
-            .take(limit)
-            .map(|i| {
-                let e = &self.entries[i];
-                search_item_with(e, self.signatures[i].get_or_init(|| signatures(e)))
+        hits.into_iter()
+            .map(|h| Scored {
+                doc: h.doc,
+                score: h.score,
             })
             .collect()
     }
@@ -445,39 +588,51 @@ fn sort_by_id(entries: &mut Vec<ToolEntry>) {
     entries.extend(order.into_iter().filter_map(|i| slots[i].take()));
 }
 
-/// The BM25 index of `entries`, in their order. Catalogues repeat the same words a great deal
-/// (verbs, object names, schema boilerplate), so each distinct word is analysed once and its
-/// terms are kept as ids: a word occurrence costs one lookup. A document holds the terms of
-/// [`super::text::terms`] on each of its texts.
-fn index_entries(entries: &[ToolEntry]) -> Bm25Index {
+/// The BM25 index of `entries`, in their order, and their vocabulary. Catalogues repeat the
+/// same words a great deal (verbs, object names, schema boilerplate), so each distinct word is
+/// analysed once and its terms are kept as ids: a word occurrence costs one lookup. A document
+/// holds the terms of [`super::text::terms`] on each of its texts, weighted by field.
+fn index_entries(entries: &[ToolEntry]) -> (Bm25Index, Vocabulary) {
     let mut builder = Bm25Builder::default();
     let mut by_word: HashMap<&str, Vec<u32>> = HashMap::default();
     let mut word_buf = Vec::new();
     let mut texts = Vec::new();
-    let mut doc = Vec::new();
+    let mut doc: Vec<(u32, f32)> = Vec::new();
     for e in entries {
         texts.clear();
         document_texts(e, &mut texts);
         doc.clear();
-        for word in texts.iter().flat_map(|t| words(t)) {
-            let ids = by_word.entry(word).or_insert_with(|| {
-                word_buf.clear();
-                word_terms(word, &mut word_buf);
-                word_buf.iter().map(|t| builder.term_id(t)).collect()
-            });
-            doc.extend_from_slice(ids);
+        for (text, weight) in &texts {
+            for word in words(text) {
+                let ids = by_word.entry(word).or_insert_with(|| {
+                    word_buf.clear();
+                    word_terms(word, &mut word_buf);
+                    word_buf.iter().map(|t| builder.term_id(t)).collect()
+                });
+                doc.extend(ids.iter().map(|&id| (id, *weight)));
+            }
         }
         builder.add_document(&doc);
     }
-    builder.finish()
+    let mut vocabulary = Vec::with_capacity(by_word.len());
+    for word in by_word.keys() {
+        vocabulary.push(word.to_lowercase());
+        let parts = word_parts(word);
+        if parts.len() >= 2 {
+            vocabulary.extend(parts);
+        }
+    }
+    (builder.finish(), Vocabulary::new(vocabulary))
 }
 
-/// An entry's search text (spec §4): name, id, label, description and, for trusted tools only,
-/// the parameter text.
-fn document_texts<'a>(e: &'a ToolEntry, out: &mut Vec<&'a str>) {
-    out.extend([&e.name, &e.id, &e.label, &e.description].map(String::as_str));
+/// An entry's search text (spec §4) with its field weight: name, id, label and description,
+/// and, for trusted tools only, the parameter text at [`PARAM_WEIGHT`].
+fn document_texts<'a>(e: &'a ToolEntry, out: &mut Vec<(&'a str, f32)>) {
+    out.extend([&e.name, &e.id, &e.label, &e.description].map(|t| (t.as_str(), TEXT_WEIGHT)));
     if e.source.is_trusted() {
-        schema_texts(&e.parameters, 0, out);
+        let mut params = Vec::new();
+        schema_texts(&e.parameters, 0, &mut params);
+        out.extend(params.into_iter().map(|t| (t, PARAM_WEIGHT)));
     }
 }
 

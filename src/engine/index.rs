@@ -1,5 +1,9 @@
 //! The BM25 index over catalogue documents (spec §4): built once per catalogue, then every
 //! query only walks the postings of its own terms (documents are never re-tokenised).
+//!
+//! Term frequency is weighted per field (BM25F-style): a word in a tool's name counts more than
+//! the same word in its parameter text, so `<object>_id` parameters do not pull get/update/delete
+//! tools above create/list/search ones.
 
 use foldhash::HashMap;
 
@@ -10,11 +14,11 @@ pub const K1: f64 = 1.2;
 /// BM25 length normalisation.
 pub const B: f64 = 0.75;
 
-/// One posting: a document and how often the term occurs in it.
+/// One posting: a document and how often the term occurs in it, weighted by field.
 #[derive(Debug, Clone, Copy, PartialEq)]
 struct Posting {
     doc: u32,
-    tf: u32,
+    tf: f32,
 }
 
 #[derive(Debug, Clone)]
@@ -37,7 +41,7 @@ pub struct Hit {
 #[derive(Debug, Clone, Default)]
 pub struct Bm25Index {
     terms: HashMap<String, TermInfo>,
-    doc_len: Vec<u32>,
+    doc_len: Vec<f32>,
     /// Per document, the BM25 length term `K1 · (1 − B + B · len / avg_len)`, so scoring a
     /// posting is one division.
     len_norm: Vec<f64>,
@@ -59,7 +63,7 @@ pub struct Bm25Builder {
     ids: HashMap<String, u32>,
     terms: Vec<String>,
     postings: Vec<Vec<Posting>>,
-    doc_len: Vec<u32>,
+    doc_len: Vec<f32>,
 }
 
 impl Bm25Builder {
@@ -75,17 +79,16 @@ impl Bm25Builder {
         id
     }
 
-    /// Adds the next document as the ids (from [`Self::term_id`]) of its terms, in any order;
-    /// repeats are term frequency.
-    pub fn add_document(&mut self, term_ids: &[u32]) {
+    /// Adds the next document as the ids (from [`Self::term_id`]) of its terms with the weight
+    /// of the field each occurrence is in, in any order; repeats add up to term frequency.
+    pub fn add_document(&mut self, terms: &[(u32, f32)]) {
         let doc = u32::try_from(self.doc_len.len()).unwrap_or(u32::MAX);
-        self.doc_len
-            .push(u32::try_from(term_ids.len()).unwrap_or(u32::MAX));
-        for &id in term_ids {
+        self.doc_len.push(terms.iter().map(|&(_, w)| w).sum());
+        for &(id, weight) in terms {
             let list = &mut self.postings[id as usize];
             match list.last_mut() {
-                Some(last) if last.doc == doc => last.tf = last.tf.saturating_add(1),
-                _ => list.push(Posting { doc, tf: 1 }),
+                Some(last) if last.doc == doc => last.tf += weight,
+                _ => list.push(Posting { doc, tf: weight }),
             }
         }
     }
@@ -106,11 +109,11 @@ impl Bm25Builder {
             })
             .collect();
         let doc_len = self.doc_len;
-        let total: u64 = doc_len.iter().map(|&l| u64::from(l)).sum();
+        let total: f64 = doc_len.iter().map(|&l| f64::from(l)).sum();
         let avg_len = if n_docs == 0 {
             0.0
         } else {
-            total as f64 / n_docs as f64
+            total / n_docs as f64
         };
         let len_norm = doc_len
             .iter()
@@ -132,16 +135,22 @@ impl Bm25Builder {
 }
 
 impl Bm25Index {
-    /// Indexes documents given as their term lists (see [`super::text::terms`]).
+    /// Indexes documents given as their term lists (see [`super::text::terms`]), every
+    /// occurrence at weight 1.
     pub fn build<S: AsRef<str>>(docs: &[Vec<S>]) -> Self {
         let mut builder = Bm25Builder::default();
         let mut ids = Vec::new();
         for doc in docs {
             ids.clear();
-            ids.extend(doc.iter().map(|t| builder.term_id(t.as_ref())));
+            ids.extend(doc.iter().map(|t| (builder.term_id(t.as_ref()), 1.0)));
             builder.add_document(&ids);
         }
         builder.finish()
+    }
+
+    /// Whether some document holds `term`.
+    pub fn contains(&self, term: &str) -> bool {
+        self.terms.contains_key(term)
     }
 
     pub fn len(&self) -> usize {

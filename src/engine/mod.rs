@@ -4,15 +4,19 @@
 
 pub mod catalog;
 pub mod directory;
+pub mod embed;
 pub mod error;
+pub mod expand;
+pub mod hybrid;
 pub mod index;
+pub mod operation;
 pub mod run;
 pub mod signature;
 pub mod surface;
 pub mod text;
 pub mod validate;
 
-pub use catalog::{DescribeItem, SearchItem, SearchLimits, ToolCatalog};
+pub use catalog::{DescribeItem, Ranker, SearchItem, SearchLimits, ToolCatalog};
 pub use error::EngineError;
 pub use run::{CallOutcome, SourceCounts, Telemetry, ToolRunner, ToolSearchRun};
 pub use surface::{Surface, SurfacePlan};

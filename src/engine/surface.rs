@@ -4,8 +4,11 @@
 //! `code` into `tools`, then a control tool the policy does not allow turns compaction off, and only
 //! then is the catalogue built from what is left.
 
+use std::sync::Arc;
+
 use serde_json::{json, Value};
 
+use super::embed::Embedder;
 use super::{SearchLimits, ToolCatalog, ToolSearchRun};
 use crate::catalog::{entry_id, CatalogMode, ToolEntry, ToolPolicy, ToolSource};
 use crate::config::ToolSearchMode;
@@ -22,6 +25,8 @@ pub struct SurfacePlan<'a> {
     pub limits: SearchLimits,
     /// Whether the isolated code runtime can start here; `Err` says why not.
     pub code_runtime: Result<(), String>,
+    /// The embedding model when the hybrid ranker is configured (`None`: lexical).
+    pub embedder: Option<Arc<Embedder>>,
 }
 
 /// The model-visible surface of one run and, when Tool Search is on, its catalogue.
@@ -99,7 +104,21 @@ impl Surface {
             .filter(|t| t.catalog_mode != CatalogMode::DirectOnly)
             .cloned()
             .collect();
-        let run = ToolSearchRun::new(ToolCatalog::new(catalogued, plan.limits));
+        let catalog = match &plan.embedder {
+            None => ToolCatalog::new(catalogued, plan.limits),
+            Some(embedder) => {
+                match ToolCatalog::hybrid(catalogued.clone(), plan.limits, embedder.clone()) {
+                    Ok(catalog) => catalog,
+                    Err(why) => {
+                        notes.push(format!(
+                            "hybrid ranker unavailable ({why}); search is lexical"
+                        ));
+                        ToolCatalog::new(catalogued, plan.limits)
+                    }
+                }
+            }
+        };
+        let run = ToolSearchRun::new(catalog);
         let mut controls = mode.controls().to_vec();
         controls.sort_unstable();
         Surface {
@@ -234,6 +253,7 @@ mod tests {
             policy,
             limits: SearchLimits::default(),
             code_runtime: code,
+            embedder: None,
         })
     }
 

@@ -1,8 +1,9 @@
 //! Text analysis for search (spec §4): how tool text and queries become index terms.
 //!
 //! Documents and queries go through the same [`terms`] pipeline (split, case parts, stop
-//! words, light stemming) so that a query term and a document term meet on one spelling.
-//! Queries additionally get synonym terms at a lower weight ([`query_terms`]).
+//! words, Snowball stemming) so that a query term and a document term meet on one spelling.
+//! Queries additionally get synonym terms at a lower weight ([`query_terms`]); a synonym group
+//! fires on a word the user typed, never on its stem (so "opening" does not fire "open").
 
 /// Weight of a term the user typed.
 pub const LITERAL_WEIGHT: f64 = 1.0;
@@ -21,15 +22,8 @@ const STOP_WORDS: &[&str] = &[
     "you", "your",
 ];
 
-/// Words the stemmer leaves alone: their ending is not an inflection.
-const PROTECTED: &[&str] = &[
-    "alias", "analysis", "axis", "basis", "bus", "canvas", "chaos", "class", "gas", "https",
-    "lens", "news", "plus", "series", "species", "status", "always", "address", "access",
-    "process", "thesis", "atlas",
-];
-
-/// Synonym groups: when a query holds any trigger (compared after stemming), the extra terms
-/// join the query at [`SYNONYM_WEIGHT`].
+/// Synonym groups: when a query holds any trigger word (as typed, lower-cased, or its plural),
+/// the extra terms join the query at [`SYNONYM_WEIGHT`].
 const SYNONYMS: &[(&[&str], &[&str])] = &[
     (
         &["look", "lookup", "google", "browse"],
@@ -115,10 +109,13 @@ pub fn query_terms(query: &str) -> Vec<QueryTerm> {
             literal: true,
         })
         .collect();
+    let typed = lower_words(query);
     for (triggers, extra) in SYNONYMS {
-        let fired = triggers
-            .iter()
-            .any(|t| literal.binary_search(&stem(t)).is_ok());
+        let fired = triggers.iter().any(|t| {
+            typed
+                .iter()
+                .any(|w| w == t || w.strip_suffix('s') == Some(*t))
+        });
         if !fired {
             continue;
         }
@@ -134,6 +131,19 @@ pub fn query_terms(query: &str) -> Vec<QueryTerm> {
         }
     }
     out.sort_by(|a, b| a.term.cmp(&b.term));
+    out
+}
+
+/// The words of `text`, lower-cased, with their case and digit parts (not stemmed, fillers kept).
+pub fn lower_words(text: &str) -> Vec<String> {
+    let mut out = Vec::new();
+    for word in words(text) {
+        out.push(word.to_lowercase());
+        let parts = word_parts(word);
+        if parts.len() >= 2 {
+            out.extend(parts);
+        }
+    }
     out
 }
 
@@ -199,53 +209,16 @@ pub fn word_parts(word: &str) -> Vec<String> {
     parts
 }
 
-/// Light suffix stemmer: first matching suffix of `ies→y, ing, ed, ly, es, er, s, e` whose
-/// removal leaves at least 3 letters; never strips `s` from `ss`; undoubles a final consonant
-/// (not l, s, z) after `ing`/`ed`/`er`; leaves protected words and words with digits alone.
+/// Snowball (Porter 2) English stem of a lower-case word; words with digits or non-ASCII
+/// letters are left alone (ids, versions, other scripts).
 pub fn stem(word: &str) -> String {
-    if PROTECTED.contains(&word) || word.chars().any(|c| c.is_numeric()) || !word.is_ascii() {
+    static STEMMER: std::sync::LazyLock<rust_stemmers::Stemmer> = std::sync::LazyLock::new(|| {
+        rust_stemmers::Stemmer::create(rust_stemmers::Algorithm::English)
+    });
+    if word.chars().any(|c| c.is_numeric()) || !word.is_ascii() {
         return word.to_string();
     }
-    const RULES: &[(&str, &str, bool)] = &[
-        ("ies", "y", false),
-        ("ing", "", true),
-        ("ed", "", true),
-        ("ly", "", false),
-        ("es", "", false),
-        ("er", "", true),
-        ("s", "", false),
-        ("e", "", false),
-    ];
-    for (suffix, replacement, undouble) in RULES {
-        let Some(base) = word.strip_suffix(suffix) else {
-            continue;
-        };
-        if base.len() + replacement.len() < 3 {
-            continue;
-        }
-        if *suffix == "s" && base.ends_with('s') {
-            return word.to_string();
-        }
-        let mut stemmed = format!("{base}{replacement}");
-        if *undouble {
-            undouble_final(&mut stemmed);
-        }
-        return stemmed;
-    }
-    word.to_string()
-}
-
-fn undouble_final(stem: &mut String) {
-    let bytes = stem.as_bytes();
-    let n = bytes.len();
-    if n < 4 {
-        return;
-    }
-    let (a, b) = (bytes[n - 2], bytes[n - 1]);
-    let consonant = b.is_ascii_alphabetic() && !b"aeiouylsz".contains(&b);
-    if a == b && consonant {
-        stem.pop();
-    }
+    STEMMER.stem(word).into_owned()
 }
 
 /// Levenshtein distance on characters (for "did you mean" suggestions).
@@ -329,31 +302,45 @@ mod tests {
     }
 
     #[test]
-    fn stemmer_suffixes() {
-        assert_eq!(stem("queries"), "query");
+    fn snowball_stems() {
+        assert_eq!(stem("queries"), "queri");
         assert_eq!(stem("running"), "run");
         assert_eq!(stem("stopped"), "stop");
-        assert_eq!(stem("called"), "call");
         assert_eq!(stem("quickly"), "quick");
         assert_eq!(stem("searches"), "search");
-        assert_eq!(stem("planner"), "plan");
         assert_eq!(stem("tools"), "tool");
-        assert_eq!(stem("message"), "messag");
-        assert_eq!(stem("messages"), "messag");
+        assert_eq!(stem("messages"), stem("message"));
         assert_eq!(stem("schedule"), stem("scheduled"));
+        // Issue 20: these pairs met (or parted) wrongly under the old suffix stripper.
+        assert_eq!(stem("invite"), stem("invitation"));
+        assert_ne!(stem("driver"), stem("drive"));
+        assert_eq!(stem("opening"), "open");
     }
 
     #[test]
-    fn stemmer_guards() {
+    fn stemmer_leaves_short_words_digits_and_other_scripts() {
         assert_eq!(stem("pass"), "pass");
-        assert_eq!(stem("glass"), "glass");
-        assert_eq!(stem("uses"), "use");
-        assert_eq!(stem("bed"), "bed");
         assert_eq!(stem("news"), "news");
         assert_eq!(stem("status"), "status");
-        assert_eq!(stem("alias"), "alias");
-        assert_eq!(stem("canvas"), "canvas");
         assert_eq!(stem("tool17s"), "tool17s");
+        assert_eq!(stem("straße"), "straße");
+    }
+
+    #[test]
+    fn a_stemmed_word_does_not_fire_a_synonym_group() {
+        // "open" fires the open → read/file group; "opening" (a job opening) does not.
+        let fired = |q: &str| {
+            query_terms(q)
+                .iter()
+                .any(|t| t.term == "read" && !t.literal)
+        };
+        assert!(fired("open the file"));
+        assert!(!fired("list the job openings"));
+        assert!(!fired("the opening hours"));
+        // A plural of a trigger still fires it.
+        assert!(query_terms("set two reminders")
+            .iter()
+            .any(|t| t.term == "cron"));
     }
 
     #[test]
@@ -385,7 +372,7 @@ mod tests {
         assert_eq!(terms("what's new"), vec!["new"]);
         assert_eq!(
             terms("I'm sure we'll go, don't wait"),
-            vec!["sur", "go", "don", "wait"]
+            vec!["sure", "go", "don", "wait"]
         );
         assert_eq!(terms("Today's agenda"), vec!["today", "agenda"]);
     }
@@ -419,7 +406,7 @@ mod tests {
             vec!["instanc", "machin", "virtual"]
         );
         assert_eq!(synonyms("merge my PR"), vec!["pull", "request"]);
-        assert_eq!(synonyms("fork the repo"), vec!["repository"]);
+        assert_eq!(synonyms("fork the repo"), vec!["repositori"]);
         assert_eq!(synonyms("back up the db"), vec!["databas"]);
         // A word the query already holds is not added again at the lower weight.
         assert_eq!(synonyms("add create"), Vec::<String>::new());

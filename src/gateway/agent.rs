@@ -87,6 +87,7 @@ async fn run_turn_inner(
             max_limit: settings.max_search_limit,
         },
         code_runtime: state.code_runtime.clone(),
+        embedder: state.embedder.clone(),
     });
     log_surface(log, &surface)?;
     for item in &request.input {

@@ -87,6 +87,7 @@ mod tests {
             policy: &ToolPolicy::default(),
             limits: SearchLimits::default(),
             code_runtime: Ok(()),
+            embedder: None,
         })
     }
 

@@ -27,7 +27,8 @@ use tokio::task::JoinHandle;
 
 use crate::catalog::fake::{core_tools, fake_plugin_tools};
 use crate::catalog::ToolEntry;
-use crate::config::{LoadedConfig, ToolSearchMode};
+use crate::config::{LoadedConfig, Ranker, ToolSearchMode};
+use crate::engine::embed::Embedder;
 use code_mode::CodeRuntime;
 use upstream::ProviderClient;
 
@@ -47,6 +48,9 @@ pub enum GatewayError {
     Upstream(#[from] upstream::UpstreamError),
     #[error(transparent)]
     Mcp(#[from] mcp::McpError),
+    /// `tools.toolSearch.ranker = "hybrid"` and the embedding model cannot be loaded.
+    #[error("tools.toolSearch.ranker \"hybrid\": {0}")]
+    Model(#[from] crate::engine::embed::EmbedError),
 }
 
 /// Shared state of a running gateway.
@@ -63,6 +67,8 @@ pub struct GatewayState {
     pub code: Option<CodeRuntime>,
     /// The attached MCP servers (empty until [`GatewayState::attach_mcp`]).
     pub mcp: Arc<mcp::McpHub>,
+    /// The embedding model, loaded once at start when the hybrid ranker is configured.
+    pub embedder: Option<Arc<Embedder>>,
     agents: Vec<String>,
     histories: Mutex<HashMap<String, Vec<Value>>>,
     session_locks: Mutex<HashMap<String, Arc<tokio::sync::Mutex<()>>>>,
@@ -87,6 +93,10 @@ impl GatewayState {
             }
             _ => (None, Ok(())),
         };
+        let embedder = match (config.tool_search.mode, config.tool_search.ranker) {
+            (ToolSearchMode::Direct, _) | (_, Ranker::Lexical) => None,
+            (_, Ranker::Hybrid) => Some(Arc::new(Embedder::load_installed()?)),
+        };
         Ok(GatewayState {
             config,
             state_dir,
@@ -96,6 +106,7 @@ impl GatewayState {
             code_runtime,
             code,
             mcp: Arc::default(),
+            embedder,
             agents,
             histories: Mutex::default(),
             session_locks: Mutex::default(),

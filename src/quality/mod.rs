@@ -1,25 +1,40 @@
-//! Search quality, measured (issue 4, item 5): how often the engine puts the right tool first
-//! or near the top for what a user actually says.
+//! Search quality, measured: how often search puts the right tool first or near the top for
+//! what a user actually says.
 //!
-//! A labelled set of natural-language queries (`data/search-quality.toml`) is run against the
-//! realistic catalogue plus the core tools. The report gives recall@1, recall@5, MRR and
-//! exact-name recall (every tool searched by its own name must come first), and compares with
-//! the committed baseline (`data/search-quality-baseline.json`) so a ranking change that makes
-//! search worse fails the build.
+//! A labelled set of natural-language queries (`data/search-quality.toml`, or a user's own with
+//! `--set`) runs against the realistic catalogue plus the core tools (or a user's catalogue with
+//! `--catalog`). The set is split by a fixed rule into a tuning half (queries 1, 3, 5, … in file
+//! order: ranking changes may be tuned on it) and a test half (queries 2, 4, 6, …: measured,
+//! never tuned on), and both are reported: recall@1, recall@5, MRR and exact-name recall (every
+//! tool searched by its own name must come first). The committed baseline per ranker gates
+//! regressions on both halves.
 
-use comfy_table::{presets::UTF8_FULL_CONDENSED, Table};
+pub mod catalog_file;
+mod command;
+mod render;
+
+pub use command::{command, QualityOptions};
+
+use std::sync::Arc;
+
 use serde::{Deserialize, Serialize};
 use thiserror::Error;
 
 use crate::catalog::fake::core_tools;
 use crate::catalog::realistic::realistic_catalog;
 use crate::catalog::{CatalogMode, ToolEntry};
-use crate::engine::{SearchLimits, ToolCatalog};
+use crate::engine::catalog::QueryRankings;
+use crate::engine::embed::{EmbedError, Embedder};
+use crate::engine::hybrid::Fusion;
+use crate::engine::{Ranker, SearchLimits, ToolCatalog};
 
 /// The labelled queries shipped with the project.
 pub const BUILTIN_SET: &str = include_str!("../../data/search-quality.toml");
-/// The committed baseline: the JSON report of the last accepted measurement.
+/// The committed baseline of the lexical ranker: its JSON report on the built-in set.
 pub const BUILTIN_BASELINE: &str = include_str!("../../data/search-quality-baseline.json");
+/// The committed baseline of the hybrid ranker.
+pub const BUILTIN_HYBRID_BASELINE: &str =
+    include_str!("../../data/search-quality-baseline-hybrid.json");
 /// A right tool ranked below this depth counts as not found (0 towards MRR).
 pub const RANK_DEPTH: usize = 20;
 /// Recall@k is measured at these cut-offs.
@@ -34,6 +49,12 @@ pub enum QualityError {
     /// The baseline file does not parse.
     #[error("search-quality baseline: {0}")]
     Baseline(String),
+    /// The catalogue file does not parse.
+    #[error("catalogue file: {0}")]
+    Catalog(String),
+    /// The hybrid ranker's model is missing or failed.
+    #[error(transparent)]
+    Model(#[from] EmbedError),
 }
 
 /// One query and the name of the one right tool.
@@ -42,6 +63,27 @@ pub enum QualityError {
 pub struct LabelledQuery {
     pub text: String,
     pub tool: String,
+}
+
+/// Which half of the set a query is in.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "lowercase")]
+pub enum Half {
+    /// Queries 1, 3, 5, … (file order): ranking may be tuned on these.
+    Tuning,
+    /// Queries 2, 4, 6, …: measured only.
+    Test,
+}
+
+impl Half {
+    /// The fixed rule: the query at 0-based position `i` in file order.
+    pub fn of(i: usize) -> Half {
+        if i.is_multiple_of(2) {
+            Half::Tuning
+        } else {
+            Half::Test
+        }
+    }
 }
 
 /// The labelled queries, in file order.
@@ -67,6 +109,15 @@ impl QualitySet {
         Self::parse(BUILTIN_SET)
     }
 
+    /// The queries of one half, in file order.
+    pub fn half(&self, half: Half) -> impl Iterator<Item = &LabelledQuery> {
+        self.queries
+            .iter()
+            .enumerate()
+            .filter(move |(i, _)| Half::of(*i) == half)
+            .map(|(_, q)| q)
+    }
+
     /// Every label must name exactly one tool of `catalog`.
     fn check_labels(&self, catalog: &ToolCatalog) -> Result<(), QualityError> {
         for (i, q) in self.queries.iter().enumerate() {
@@ -83,8 +134,8 @@ impl QualitySet {
     }
 }
 
-/// The catalogue the set is labelled against: the realistic catalogue plus the catalogued
-/// core tools, with the default search limits.
+/// The catalogue the built-in set is labelled against: the realistic catalogue plus the
+/// catalogued core tools.
 pub fn quality_entries() -> Vec<ToolEntry> {
     let mut entries = realistic_catalog();
     entries.extend(
@@ -95,30 +146,91 @@ pub fn quality_entries() -> Vec<ToolEntry> {
     entries
 }
 
+/// The search limits a measurement uses: deep enough for MRR@[`RANK_DEPTH`].
+pub fn quality_limits() -> SearchLimits {
+    SearchLimits {
+        default_limit: RANK_DEPTH,
+        max_limit: RANK_DEPTH,
+    }
+}
+
+/// A catalogue of `entries` ranked by `ranker` (the hybrid ranker loads the installed model).
+pub fn build_catalog(entries: Vec<ToolEntry>, ranker: Ranker) -> Result<ToolCatalog, QualityError> {
+    Ok(match ranker {
+        Ranker::Lexical => ToolCatalog::new(entries, quality_limits()),
+        Ranker::Hybrid => {
+            let embedder = Arc::new(Embedder::load_installed()?);
+            ToolCatalog::hybrid(entries, quality_limits(), embedder)?
+        }
+    })
+}
+
 /// A query whose right tool did not come first.
 #[derive(Debug, Clone, PartialEq, Serialize)]
 #[serde(rename_all = "camelCase")]
 pub struct Miss {
     pub query: String,
     pub tool: String,
+    pub half: Half,
     /// 1-based rank within the top [`RANK_DEPTH`], or `None` when not found there.
     pub rank: Option<usize>,
     /// The name of the tool that came first instead (none when nothing matched).
     pub first: Option<String>,
 }
 
-/// The measured figures. Rates are rounded to 4 decimals; the counts are exact.
-#[derive(Debug, Clone, PartialEq, Serialize)]
+/// Figures over some queries. Rates are rounded to 4 decimals; the counts are exact.
+#[derive(Debug, Clone, Copy, PartialEq, Serialize, Deserialize)]
 #[serde(rename_all = "camelCase")]
-pub struct QualityReport {
-    pub catalog_size: usize,
+pub struct Figures {
     pub queries: usize,
     pub hits_at_1: usize,
     pub hits_at_5: usize,
+    #[serde(default)]
     pub recall_at_1: f64,
+    #[serde(default)]
     pub recall_at_5: f64,
     /// Mean reciprocal rank over the top [`RANK_DEPTH`].
     pub mrr: f64,
+}
+
+impl Figures {
+    /// Figures from the 1-based rank (within [`RANK_DEPTH`]) of each query's right tool.
+    pub fn from_ranks(ranks: &[Option<usize>]) -> Self {
+        let hits = |k: usize| ranks.iter().filter(|r| r.is_some_and(|r| r <= k)).count();
+        let reciprocal: f64 = ranks
+            .iter()
+            .map(|r| r.map_or(0.0, |r| 1.0 / r as f64))
+            .sum();
+        let n = ranks.len();
+        let (hits_at_1, hits_at_5) = (hits(TOP_1), hits(TOP_5));
+        Figures {
+            queries: n,
+            hits_at_1,
+            hits_at_5,
+            recall_at_1: rate(hits_at_1, n),
+            recall_at_5: rate(hits_at_5, n),
+            mrr: if n == 0 {
+                0.0
+            } else {
+                round4(reciprocal / n as f64)
+            },
+        }
+    }
+}
+
+/// The measured figures of one ranker on one set.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct QualityReport {
+    pub ranker: Ranker,
+    pub catalog_size: usize,
+    pub queries: usize,
+    /// The tuning half (queries 1, 3, 5, …).
+    pub tuning: Figures,
+    /// The test half (queries 2, 4, 6, …).
+    pub test: Figures,
+    /// Every query.
+    pub all: Figures,
     pub exact_name_hits: usize,
     pub exact_name_recall: f64,
     /// Tools that did not come first when searched by their own name (ids, sorted).
@@ -131,10 +243,8 @@ pub struct QualityReport {
 #[derive(Debug, Clone, Copy, PartialEq, Deserialize)]
 #[serde(rename_all = "camelCase")]
 pub struct Baseline {
-    pub queries: usize,
-    pub hits_at_1: usize,
-    pub hits_at_5: usize,
-    pub mrr: f64,
+    pub tuning: Figures,
+    pub test: Figures,
 }
 
 impl Baseline {
@@ -142,65 +252,148 @@ impl Baseline {
     pub fn parse(text: &str) -> Result<Self, QualityError> {
         let baseline: Baseline =
             serde_json::from_str(text).map_err(|e| QualityError::Baseline(e.to_string()))?;
-        if baseline.queries == 0 {
-            return Err(QualityError::Baseline("queries must be at least 1".into()));
+        if baseline.tuning.queries == 0 || baseline.test.queries == 0 {
+            return Err(QualityError::Baseline(
+                "each half must have at least 1 query".into(),
+            ));
         }
         Ok(baseline)
     }
 
-    /// The baseline committed in `data/search-quality-baseline.json`.
-    pub fn builtin() -> Result<Self, QualityError> {
-        Self::parse(BUILTIN_BASELINE)
+    /// The baseline committed for `ranker` (data/search-quality-baseline*.json).
+    pub fn builtin(ranker: Ranker) -> Result<Self, QualityError> {
+        Self::parse(match ranker {
+            Ranker::Lexical => BUILTIN_BASELINE,
+            Ranker::Hybrid => BUILTIN_HYBRID_BASELINE,
+        })
     }
 }
 
-/// Runs `set` against a catalogue of `entries` and measures it.
-pub fn measure(entries: Vec<ToolEntry>, set: &QualitySet) -> Result<QualityReport, QualityError> {
-    let limits = SearchLimits {
-        default_limit: RANK_DEPTH,
-        max_limit: RANK_DEPTH,
+/// Each query's 1-based rank of its right tool within [`RANK_DEPTH`], and the first result.
+fn rank_queries(
+    catalog: &ToolCatalog,
+    queries: &[LabelledQuery],
+) -> Vec<(Option<usize>, Option<String>)> {
+    queries
+        .iter()
+        .map(|q| {
+            let ranked = catalog.ranked(&q.text, RANK_DEPTH);
+            let entries = catalog.entries();
+            let rank = ranked
+                .iter()
+                .position(|&i| entries[i].name == q.tool)
+                .map(|p| p + 1);
+            (rank, ranked.first().map(|&i| entries[i].name.clone()))
+        })
+        .collect()
+}
+
+/// Runs `set` against `catalog` and measures it.
+pub fn measure(catalog: &ToolCatalog, set: &QualitySet) -> Result<QualityReport, QualityError> {
+    set.check_labels(catalog)?;
+    let ranked = rank_queries(catalog, &set.queries);
+    let ranks_of = |half: Option<Half>| -> Vec<Option<usize>> {
+        ranked
+            .iter()
+            .enumerate()
+            .filter(|(i, _)| half.is_none_or(|h| Half::of(*i) == h))
+            .map(|(_, (rank, _))| *rank)
+            .collect()
     };
-    let catalog = ToolCatalog::new(entries, limits);
-    set.check_labels(&catalog)?;
-    let mut hits_at_1 = 0;
-    let mut hits_at_5 = 0;
-    let mut reciprocal = 0.0;
-    let mut misses = Vec::new();
-    for q in &set.queries {
-        let results = catalog.search(&q.text, RANK_DEPTH);
-        let rank = results.iter().position(|r| r.name == q.tool).map(|p| p + 1);
-        hits_at_1 += usize::from(rank.is_some_and(|r| r <= TOP_1));
-        hits_at_5 += usize::from(rank.is_some_and(|r| r <= TOP_5));
-        reciprocal += rank.map_or(0.0, |r| 1.0 / r as f64);
-        if rank != Some(1) {
-            misses.push(Miss {
-                query: q.text.clone(),
-                tool: q.tool.clone(),
-                rank,
-                first: results.first().map(|r| r.name.clone()),
-            });
-        }
-    }
-    let exact_name_misses = exact_name_misses(&catalog);
-    let n = set.queries.len();
+    let misses = set
+        .queries
+        .iter()
+        .zip(&ranked)
+        .enumerate()
+        .filter(|(_, (_, (rank, _)))| *rank != Some(1))
+        .map(|(i, (q, (rank, first)))| Miss {
+            query: q.text.clone(),
+            tool: q.tool.clone(),
+            half: Half::of(i),
+            rank: *rank,
+            first: first.clone(),
+        })
+        .collect();
+    let exact_name_misses = exact_name_misses(catalog);
+    let hits = catalog.len() - exact_name_misses.len();
     Ok(QualityReport {
+        ranker: catalog.ranker(),
         catalog_size: catalog.len(),
-        queries: n,
-        hits_at_1,
-        hits_at_5,
-        recall_at_1: rate(hits_at_1, n),
-        recall_at_5: rate(hits_at_5, n),
-        mrr: round4(reciprocal / n as f64),
-        exact_name_hits: catalog.len() - exact_name_misses.len(),
-        exact_name_recall: rate(catalog.len() - exact_name_misses.len(), catalog.len()),
+        queries: set.queries.len(),
+        tuning: Figures::from_ranks(&ranks_of(Some(Half::Tuning))),
+        test: Figures::from_ranks(&ranks_of(Some(Half::Test))),
+        all: Figures::from_ranks(&ranks_of(None)),
+        exact_name_hits: hits,
+        exact_name_recall: rate(hits, catalog.len()),
         exact_name_misses,
         misses,
     })
 }
 
-/// The built-in set against the built-in catalogue.
-pub fn measure_builtin() -> Result<QualityReport, QualityError> {
-    measure(quality_entries(), &QualitySet::builtin()?)
+/// The built-in set against the built-in catalogue, ranked by `ranker`.
+pub fn measure_builtin(ranker: Ranker) -> Result<QualityReport, QualityError> {
+    let catalog = build_catalog(quality_entries(), ranker)?;
+    measure(&catalog, &QualitySet::builtin()?)
+}
+
+/// One point of the fusion grid, measured on the tuning half only.
+#[derive(Debug, Clone, Copy, PartialEq, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct TunePoint {
+    pub lexical_weight: f64,
+    pub operation_boost: f64,
+    pub tuning: Figures,
+}
+
+/// Lexical weights and operation boosts tried by [`tune_fusion`].
+pub const TUNE_WEIGHTS: [f64; 11] = [0.0, 0.1, 0.2, 0.3, 0.4, 0.5, 0.6, 0.7, 0.8, 0.9, 1.0];
+pub const TUNE_OPERATION_BOOSTS: [f64; 6] = [0.0, 0.1, 0.2, 0.3, 0.5, 1.0];
+
+/// Measures every fusion of the grid on the **tuning half** of `set` (the test half is never
+/// looked at); best first by recall@5, then recall@1, then MRR, then the grid order.
+pub fn tune_fusion(
+    catalog: &ToolCatalog,
+    set: &QualitySet,
+) -> Result<Vec<TunePoint>, QualityError> {
+    set.check_labels(catalog)?;
+    if catalog.ranker() != Ranker::Hybrid {
+        return Err(QualityError::Set(
+            "tuning the fusion needs the hybrid ranker".into(),
+        ));
+    }
+    // Each tuning query is ranked lexically and embedded once; every grid point only fuses.
+    let entries = catalog.entries();
+    let tuning: Vec<(&LabelledQuery, QueryRankings)> = set
+        .half(Half::Tuning)
+        .filter_map(|q| catalog.query_rankings(&q.text).map(|r| (q, r)))
+        .collect();
+    let mut points = Vec::new();
+    for operation in TUNE_OPERATION_BOOSTS {
+        for lexical in TUNE_WEIGHTS {
+            let fusion = Fusion { lexical, operation };
+            let ranks: Vec<Option<usize>> = tuning
+                .iter()
+                .map(|(q, rankings)| {
+                    catalog
+                        .fused(rankings, fusion, RANK_DEPTH)
+                        .iter()
+                        .position(|&i| entries[i].name == q.tool)
+                        .map(|p| p + 1)
+                })
+                .collect();
+            points.push(TunePoint {
+                lexical_weight: lexical,
+                operation_boost: operation,
+                tuning: Figures::from_ranks(&ranks),
+            });
+        }
+    }
+    points.sort_by(|a, b| {
+        (b.tuning.hits_at_5, b.tuning.hits_at_1)
+            .cmp(&(a.tuning.hits_at_5, a.tuning.hits_at_1))
+            .then(b.tuning.mrr.total_cmp(&a.tuning.mrr))
+    });
+    Ok(points)
 }
 
 /// Ids of entries that do not come first when searched by their exact name.
@@ -208,11 +401,9 @@ fn exact_name_misses(catalog: &ToolCatalog) -> Vec<String> {
     let mut misses: Vec<String> = catalog
         .entries()
         .iter()
-        .filter(|e| {
-            let top = catalog.search(&e.name, 1);
-            top.first().map(|t| t.id.as_str()) != Some(e.id.as_str())
-        })
-        .map(|e| e.id.clone())
+        .enumerate()
+        .filter(|(i, e)| catalog.ranked(&e.name, 1).first() != Some(i))
+        .map(|(_, e)| e.id.clone())
         .collect();
     misses.sort();
     misses
@@ -232,7 +423,7 @@ fn round4(x: f64) -> f64 {
 
 impl QualityReport {
     /// What got worse compared with `baseline` (empty when nothing did): exact-name recall
-    /// below 100%, or recall@5 below the baseline's rate.
+    /// below 100%, or recall@1 or recall@5 of either half below the baseline's.
     pub fn regressions(&self, baseline: &Baseline) -> Vec<String> {
         let mut out = Vec::new();
         if self.exact_name_hits < self.catalog_size {
@@ -243,12 +434,24 @@ impl QualityReport {
                 self.exact_name_misses.join(", ")
             ));
         }
-        // hits/queries < base_hits/base_queries, in integers.
-        if self.hits_at_5 * baseline.queries < baseline.hits_at_5 * self.queries {
-            out.push(format!(
-                "recall@5 fell to {}/{} from the baseline's {}/{}",
-                self.hits_at_5, self.queries, baseline.hits_at_5, baseline.queries
-            ));
+        let halves = [
+            ("tuning", &self.tuning, &baseline.tuning),
+            ("test", &self.test, &baseline.test),
+        ];
+        for (name, now, base) in halves {
+            let at: [(&str, usize, usize); 2] = [
+                ("recall@1", now.hits_at_1, base.hits_at_1),
+                ("recall@5", now.hits_at_5, base.hits_at_5),
+            ];
+            for (metric, hits, base_hits) in at {
+                // hits/queries < base_hits/base_queries, in integers.
+                if hits * base.queries < base_hits * now.queries {
+                    out.push(format!(
+                        "{name} half: {metric} fell to {hits}/{} from the baseline's {base_hits}/{}",
+                        now.queries, base.queries
+                    ));
+                }
+            }
         }
         out
     }
@@ -257,330 +460,11 @@ impl QualityReport {
         serde_json::to_string_pretty(self).unwrap_or_default()
     }
 
-    /// The figures, the baseline next to them, then the misses.
+    /// The figures per half next to the baseline's, then the misses.
     pub fn to_table(&self, baseline: Option<&Baseline>) -> String {
-        let mut figures = Table::new();
-        figures
-            .load_style(UTF8_FULL_CONDENSED)
-            .set_header(vec!["metric", "value", "baseline"]);
-        let base = |f: fn(&Baseline) -> String| baseline.map(f).unwrap_or_else(|| "-".into());
-        let rows: [[String; 3]; 6] = [
-            [
-                "catalogue size".into(),
-                self.catalog_size.to_string(),
-                "-".into(),
-            ],
-            [
-                "queries".into(),
-                self.queries.to_string(),
-                base(|b| b.queries.to_string()),
-            ],
-            [
-                "recall@1".into(),
-                format!(
-                    "{:.4} ({}/{})",
-                    self.recall_at_1, self.hits_at_1, self.queries
-                ),
-                base(|b| format!("{}/{}", b.hits_at_1, b.queries)),
-            ],
-            [
-                "recall@5".into(),
-                format!(
-                    "{:.4} ({}/{})",
-                    self.recall_at_5, self.hits_at_5, self.queries
-                ),
-                base(|b| format!("{}/{}", b.hits_at_5, b.queries)),
-            ],
-            [
-                format!("MRR@{RANK_DEPTH}"),
-                format!("{:.4}", self.mrr),
-                base(|b| format!("{:.4}", b.mrr)),
-            ],
-            [
-                "exact-name recall".into(),
-                format!(
-                    "{:.4} ({}/{})",
-                    self.exact_name_recall, self.exact_name_hits, self.catalog_size
-                ),
-                "1.0000".into(),
-            ],
-        ];
-        for row in rows {
-            figures.add_row(row.to_vec());
-        }
-        let mut misses = Table::new();
-        misses.load_style(UTF8_FULL_CONDENSED).set_header(vec![
-            "query",
-            "right tool",
-            "rank",
-            "first instead",
-        ]);
-        for m in &self.misses {
-            misses.add_row(vec![
-                m.query.clone(),
-                m.tool.clone(),
-                m.rank
-                    .map_or_else(|| format!(">{RANK_DEPTH}"), |r| r.to_string()),
-                m.first.clone().unwrap_or_else(|| "(nothing)".into()),
-            ]);
-        }
-        format!(
-            "search quality\n{figures}\n{} queries not ranked first\n{misses}\n",
-            self.misses.len()
-        )
+        render::table(self, baseline)
     }
-}
-
-/// The `quality` command: measure, print, and exit 1 on a regression against the baseline (the
-/// committed one, or `baseline`).
-pub fn command(
-    format: crate::output::Format,
-    baseline: Option<&std::path::Path>,
-    out: &mut dyn std::io::Write,
-) -> Result<u8, crate::error::Error> {
-    use crate::error::{Error, Exit};
-    let baseline = match baseline {
-        None => Baseline::builtin().map_err(|e| Error::Usage(e.to_string()))?,
-        Some(path) => std::fs::read_to_string(path)
-            .map_err(|e| e.to_string())
-            .and_then(|text| Baseline::parse(&text).map_err(|e| e.to_string()))
-            .map_err(|e| Error::Usage(format!("--baseline {}: {e}", path.display())))?,
-    };
-    let report = measure_builtin().map_err(|e| Error::Usage(e.to_string()))?;
-    let text = match format {
-        crate::output::Format::Table => report.to_table(Some(&baseline)),
-        crate::output::Format::Json => report.to_json() + "\n",
-    };
-    crate::output::emit(out, &text)?;
-    let regressions = report.regressions(&baseline);
-    for r in &regressions {
-        eprintln!("regression: {r}");
-    }
-    Ok(if regressions.is_empty() {
-        Exit::OK
-    } else {
-        Exit::FAILED
-    })
 }
 
 #[cfg(test)]
-mod tests {
-    use super::*;
-    use crate::catalog::{Executor, ToolSource};
-
-    fn tool(name: &str, description: &str) -> ToolEntry {
-        ToolEntry::new(
-            ToolSource::Openclaw,
-            "p",
-            name,
-            description,
-            serde_json::json!({}),
-            Executor::CoreEcho,
-        )
-    }
-
-    fn set(pairs: &[(&str, &str)]) -> QualitySet {
-        QualitySet {
-            queries: pairs
-                .iter()
-                .map(|(text, tool)| LabelledQuery {
-                    text: text.to_string(),
-                    tool: tool.to_string(),
-                })
-                .collect(),
-        }
-    }
-
-    #[test]
-    fn metrics_on_a_small_catalogue() {
-        let entries = vec![
-            tool("paint_wall", "Paint a wall a colour."),
-            tool("paint_fence", "Paint the fence with a brush."),
-            tool("water_plants", "Water the garden plants."),
-        ];
-        let queries = set(&[
-            ("water the plants", "water_plants"),
-            ("paint with a brush", "paint_fence"),
-            ("paint a colour", "paint_fence"),
-            ("bake bread", "water_plants"),
-        ]);
-        let report = measure(entries, &queries);
-        let Ok(report) = report else {
-            panic!("{report:?}");
-        };
-        assert_eq!((report.hits_at_1, report.hits_at_5), (2, 3));
-        assert_eq!(report.recall_at_1, 0.5);
-        assert_eq!(report.recall_at_5, 0.75);
-        // ranks 1, 1, 2, none → (1 + 1 + 0.5 + 0) / 4.
-        assert_eq!(report.mrr, 0.625);
-        assert_eq!(report.exact_name_recall, 1.0);
-        assert_eq!(
-            report.misses,
-            vec![
-                Miss {
-                    query: "paint a colour".into(),
-                    tool: "paint_fence".into(),
-                    rank: Some(2),
-                    first: Some("paint_wall".into()),
-                },
-                Miss {
-                    query: "bake bread".into(),
-                    tool: "water_plants".into(),
-                    rank: None,
-                    first: None,
-                }
-            ]
-        );
-    }
-
-    #[test]
-    fn unknown_label_is_an_error_naming_the_query() {
-        let err = measure(vec![tool("a_tool", "")], &set(&[("x", "missing_tool")]));
-        let Err(QualityError::Set(message)) = err else {
-            panic!("{err:?}");
-        };
-        assert!(
-            message.starts_with("query 1 (\"x\") names tool \"missing_tool\""),
-            "{message}"
-        );
-    }
-
-    #[test]
-    fn set_and_baseline_parse_errors() {
-        assert!(matches!(QualitySet::parse(""), Err(QualityError::Set(_))));
-        assert!(matches!(
-            QualitySet::parse("[[query]]\ntext = \"a\"\ntool = \"b\"\nextra = 1\n"),
-            Err(QualityError::Set(_))
-        ));
-        assert!(matches!(
-            Baseline::parse("{}"),
-            Err(QualityError::Baseline(_))
-        ));
-        assert_eq!(
-            Baseline::parse(
-                r#"{"queries": 4, "hitsAt1": 2, "hitsAt5": 3, "mrr": 0.6, "other": []}"#
-            ),
-            Ok(Baseline {
-                queries: 4,
-                hits_at_1: 2,
-                hits_at_5: 3,
-                mrr: 0.6
-            })
-        );
-    }
-
-    #[test]
-    fn regressions_compare_rates_in_integers() {
-        let entries = vec![tool("alpha_tool", "alpha"), tool("beta_tool", "beta")];
-        let report = measure(
-            entries,
-            &set(&[("alpha", "alpha_tool"), ("gamma", "beta_tool")]),
-        );
-        let Ok(report) = report else {
-            panic!("{report:?}");
-        };
-        let base = |queries, hits_at_5| Baseline {
-            queries,
-            hits_at_1: 0,
-            hits_at_5,
-            mrr: 0.0,
-        };
-        assert_eq!(report.regressions(&base(2, 1)), Vec::<String>::new());
-        assert_eq!(report.regressions(&base(4, 2)), Vec::<String>::new());
-        assert_eq!(
-            report.regressions(&base(3, 2)),
-            vec!["recall@5 fell to 1/2 from the baseline's 2/3".to_string()]
-        );
-    }
-
-    #[test]
-    fn a_tool_not_first_for_its_own_name_is_a_regression() {
-        // Two plugins ship a tool of the same name: searching the name puts the smaller id
-        // first, so the other one misses.
-        let twin = |plugin: &str| {
-            ToolEntry::new(
-                ToolSource::Openclaw,
-                plugin,
-                "export_all",
-                "Export everything.",
-                serde_json::json!({}),
-                Executor::CoreEcho,
-            )
-        };
-        let entries = vec![twin("p"), twin("q"), tool("other_tool", "export")];
-        let report = measure(entries, &set(&[("export", "other_tool")]));
-        let Ok(report) = report else {
-            panic!("{report:?}");
-        };
-        assert_eq!(report.exact_name_misses, vec!["openclaw:q:export_all"]);
-        assert_eq!((report.exact_name_hits, report.catalog_size), (2, 3));
-        assert_eq!(report.exact_name_recall, 0.6667);
-        let baseline = Baseline {
-            queries: 1,
-            hits_at_1: 0,
-            hits_at_5: 0,
-            mrr: 0.0,
-        };
-        assert_eq!(
-            report.regressions(&baseline),
-            vec![
-                "exact-name recall is 2/3; every tool must come first for its own name \
-                 (misses: openclaw:q:export_all)"
-                    .to_string()
-            ]
-        );
-    }
-
-    /// The committed baseline is a real run of this build, not a placeholder: regenerate it
-    /// with `toolsearch-qa quality --format json > data/search-quality-baseline.json` when
-    /// ranking, catalogue or queries change on purpose.
-    #[test]
-    fn committed_baseline_is_the_current_measurement() {
-        let report = measure_builtin();
-        let Ok(report) = report else {
-            panic!("{report:?}");
-        };
-        let baseline = Baseline::builtin();
-        let Ok(baseline) = baseline else {
-            panic!("{baseline:?}");
-        };
-        assert_eq!(
-            Baseline {
-                queries: report.queries,
-                hits_at_1: report.hits_at_1,
-                hits_at_5: report.hits_at_5,
-                mrr: report.mrr,
-            },
-            baseline
-        );
-    }
-
-    #[test]
-    fn builtin_set_is_large_and_every_label_is_a_catalogued_tool() {
-        let set = QualitySet::builtin();
-        let Ok(set) = set else {
-            panic!("{set:?}");
-        };
-        assert!(set.queries.len() >= 100, "{}", set.queries.len());
-        let catalog = ToolCatalog::new(quality_entries(), SearchLimits::default());
-        assert!(catalog.len() >= 1000, "{}", catalog.len());
-        assert_eq!(set.check_labels(&catalog), Ok(()));
-    }
-
-    /// The gate of issue 4 item 5: every tool first for its own name, recall@5 not below the
-    /// committed baseline.
-    #[test]
-    fn builtin_quality_does_not_regress() {
-        let report = measure_builtin();
-        let Ok(report) = report else {
-            panic!("{report:?}");
-        };
-        let baseline = Baseline::builtin();
-        let Ok(baseline) = baseline else {
-            panic!("{baseline:?}");
-        };
-        assert_eq!(report.exact_name_misses, Vec::<String>::new());
-        assert_eq!(report.exact_name_recall, 1.0);
-        assert_eq!(report.regressions(&baseline), Vec::<String>::new());
-    }
-}
+mod tests;

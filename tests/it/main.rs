@@ -12,6 +12,7 @@ mod compare;
 mod docs;
 mod faults;
 mod gateway_http;
+mod hybrid_search;
 mod load;
 mod openclaw_real;
 mod policy_leak;

@@ -240,6 +240,7 @@ proptest! {
             policy: &policy,
             limits: SearchLimits::default(),
             code_runtime: if case.code_runtime { Ok(()) } else { Err("no sandbox in this test".into()) },
+            embedder: None,
         });
         for (place, text) in visible_texts(&surface, case.stream, &denied) {
             for name in &denied {
@@ -267,6 +268,7 @@ fn the_checker_sees_a_leak_when_there_is_one() {
         policy: &ToolPolicy::default(),
         limits: SearchLimits::default(),
         code_runtime: Ok(()),
+        embedder: None,
     });
     let texts = visible_texts(&surface, false, &[]);
     assert_eq!(texts[0].0, "provider payload");

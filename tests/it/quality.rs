@@ -1,28 +1,44 @@
-//! `toolsearch-qa quality` through the binary: the committed baseline is what a run prints, and
-//! the gate fails (exit 1, one `regression:` line) against a baseline better than the build.
+//! `toolsearch-qa quality` through the binary: the committed baselines are what a run prints,
+//! the gate fails (exit 1, one `regression:` line) against a baseline better than the build,
+//! users' own sets and catalogues are measured, and the hybrid ranker without its model is a
+//! usage error naming the install command.
+//!
+//! The hybrid tests need the model (`bash scripts/install-model.sh`; CI installs it). Without
+//! it they print a loud SKIPPED line and return; CI sets TOOLSEARCH_QA_REQUIRE_MODEL=1, which
+//! turns a missing model into a failure, so they never skip there.
 
 use assert_cmd::Command;
 use serde_json::{json, Value};
+use toolsearch_qa::engine::embed::model_installed;
 
 fn bin() -> Command {
     Command::cargo_bin("toolsearch-qa").unwrap()
 }
 
-fn committed_baseline() -> Value {
-    let text = std::fs::read_to_string(concat!(
-        env!("CARGO_MANIFEST_DIR"),
-        "/data/search-quality-baseline.json"
-    ))
-    .unwrap();
-    serde_json::from_str(&text).unwrap()
+fn committed(file: &str) -> Value {
+    let path = format!("{}/data/{file}", env!("CARGO_MANIFEST_DIR"));
+    serde_json::from_str(&std::fs::read_to_string(path).unwrap()).unwrap()
 }
 
-#[test]
-fn json_report_is_the_committed_baseline_and_passes() {
-    let out = bin()
-        .args(["quality", "--format", "json"])
-        .output()
-        .unwrap();
+/// Whether the hybrid tests can run; panics when CI requires the model and it is missing.
+pub fn hybrid_model_or_skip(test: &str) -> bool {
+    if model_installed() {
+        return true;
+    }
+    assert!(
+        std::env::var_os("TOOLSEARCH_QA_REQUIRE_MODEL").is_none(),
+        "{test}: TOOLSEARCH_QA_REQUIRE_MODEL is set but the all-MiniLM-L6-v2 model is not \
+         installed: run bash scripts/install-model.sh"
+    );
+    eprintln!(
+        "SKIPPED {test}: the all-MiniLM-L6-v2 model is not installed \
+         (run bash scripts/install-model.sh to test the hybrid ranker)"
+    );
+    false
+}
+
+fn run_json(args: &[&str]) -> Value {
+    let out = bin().args(args).output().unwrap();
     assert_eq!(
         out.status.code(),
         Some(0),
@@ -30,16 +46,51 @@ fn json_report_is_the_committed_baseline_and_passes() {
         String::from_utf8_lossy(&out.stderr)
     );
     assert_eq!(String::from_utf8_lossy(&out.stderr), "");
-    let report: Value = serde_json::from_slice(&out.stdout).unwrap();
-    assert_eq!(report, committed_baseline());
-    assert_eq!(report["exactNameRecall"], json!(1.0));
-    assert_eq!(report["exactNameMisses"], json!([]));
+    serde_json::from_slice(&out.stdout).unwrap()
 }
 
 #[test]
-fn table_shows_each_figure_next_to_the_baseline() {
-    let base = committed_baseline();
-    let (queries, at1, at5) = (&base["queries"], &base["hitsAt1"], &base["hitsAt5"]);
+fn lexical_json_report_is_the_committed_baseline_and_passes() {
+    let report = run_json(&["quality", "--format", "json"]);
+    assert_eq!(report, committed("search-quality-baseline.json"));
+    assert_eq!(report["ranker"], "lexical");
+    assert_eq!(report["exactNameRecall"], json!(1.0));
+    assert_eq!(report["exactNameMisses"], json!([]));
+    let (tuning, test) = (&report["tuning"]["queries"], &report["test"]["queries"]);
+    assert_eq!(
+        tuning.as_u64().unwrap() + test.as_u64().unwrap(),
+        report["queries"].as_u64().unwrap()
+    );
+    assert!(report["queries"].as_u64().unwrap() >= 300);
+}
+
+#[test]
+fn hybrid_json_report_is_the_committed_baseline_and_beats_lexical() {
+    if !hybrid_model_or_skip("hybrid_json_report_is_the_committed_baseline_and_beats_lexical") {
+        return;
+    }
+    let report = run_json(&["quality", "--ranker", "hybrid", "--format", "json"]);
+    assert_eq!(report, committed("search-quality-baseline-hybrid.json"));
+    assert_eq!(report["ranker"], "hybrid");
+    assert_eq!(report["exactNameRecall"], json!(1.0));
+    // On both halves, and on the test half above all (never tuned on), the hybrid ranker
+    // finds more right tools than the lexical one, first and in the top five.
+    let lexical = committed("search-quality-baseline.json");
+    for half in ["tuning", "test"] {
+        for key in ["hitsAt1", "hitsAt5"] {
+            assert!(
+                report[half][key].as_u64() > lexical[half][key].as_u64(),
+                "{half} {key}: hybrid {} vs lexical {}",
+                report[half][key],
+                lexical[half][key]
+            );
+        }
+    }
+}
+
+#[test]
+fn table_shows_each_half_next_to_the_baseline() {
+    let base = committed("search-quality-baseline.json");
     let out = bin().arg("quality").output().unwrap();
     assert_eq!(out.status.code(), Some(0));
     let stdout = String::from_utf8(out.stdout).unwrap();
@@ -53,54 +104,71 @@ fn table_shows_each_figure_next_to_the_baseline() {
             .map(str::to_string)
             .collect::<Vec<_>>()
     };
+    let half = |h: &str, key: &str| base[h][key].clone();
+    let cell = |h: &str, rate: &str, hits: &str| {
+        format!(
+            "{:.4} ({}/{})",
+            half(h, rate).as_f64().unwrap(),
+            half(h, hits),
+            half(h, "queries")
+        )
+    };
     assert_eq!(
         row("recall@5"),
         vec![
             "recall@5".to_string(),
+            cell("tuning", "recallAt5", "hitsAt5"),
             format!(
-                "{:.4} ({at5}/{queries})",
-                base["recallAt5"].as_f64().unwrap()
+                "{}/{}",
+                half("tuning", "hitsAt5"),
+                half("tuning", "queries")
             ),
-            format!("{at5}/{queries}"),
+            cell("test", "recallAt5", "hitsAt5"),
+            format!("{}/{}", half("test", "hitsAt5"), half("test", "queries")),
+            cell("all", "recallAt5", "hitsAt5"),
         ]
     );
-    assert_eq!(row("recall@1")[2], format!("{at1}/{queries}"));
     assert_eq!(
-        row("MRR@20")[1],
-        format!("{:.4}", base["mrr"].as_f64().unwrap())
+        row("recall@1")[4],
+        format!("{}/{}", half("test", "hitsAt1"), half("test", "queries"))
+    );
+    assert_eq!(
+        row("MRR@20")[3],
+        format!("{:.4}", half("test", "mrr").as_f64().unwrap())
     );
     let misses = base["misses"].as_array().unwrap().len();
     assert!(
         stdout.contains(&format!("\n{misses} queries not ranked first\n")),
         "{stdout}"
     );
+    assert!(stdout.starts_with("search quality: ranker lexical, 1009 tools, "));
 }
 
 #[test]
-fn a_baseline_one_hit_better_than_the_build_fails_the_gate() {
-    let base = committed_baseline();
-    let queries = base["queries"].as_u64().unwrap();
-    let at5 = base["hitsAt5"].as_u64().unwrap();
+fn a_baseline_one_hit_better_on_the_test_half_fails_the_gate() {
+    let mut better = committed("search-quality-baseline.json");
+    let at5 = better["test"]["hitsAt5"].as_u64().unwrap();
+    let queries = better["test"]["queries"].as_u64().unwrap();
+    better["test"]["hitsAt5"] = json!(at5 + 1);
     let dir = tempfile::tempdir().unwrap();
-    let better = dir.path().join("better.json");
-    let text = json!({ "queries": queries, "hitsAt1": 0, "hitsAt5": at5 + 1, "mrr": 0.0 });
-    std::fs::write(&better, text.to_string()).unwrap();
+    let path = dir.path().join("better.json");
+    std::fs::write(&path, better.to_string()).unwrap();
     let out = bin()
         .args(["quality", "--format", "json", "--baseline"])
-        .arg(&better)
+        .arg(&path)
         .output()
         .unwrap();
     assert_eq!(out.status.code(), Some(1));
     assert_eq!(
         String::from_utf8(out.stderr).unwrap(),
         format!(
-            "regression: recall@5 fell to {at5}/{queries} from the baseline's {}/{queries}\n",
+            "regression: test half: recall@5 fell to {at5}/{queries} from the baseline's {}/{queries}\n",
             at5 + 1
         )
     );
     // The report is still printed, so CI logs show what got worse.
     let report: Value = serde_json::from_slice(&out.stdout).unwrap();
-    assert_eq!(report["hitsAt5"], json!(at5));
+    assert_eq!(report["test"]["hitsAt5"], json!(at5));
 }
 
 #[test]
@@ -121,18 +189,117 @@ fn an_unreadable_baseline_is_a_usage_error_naming_the_file() {
     assert!(out.stdout.is_empty());
 
     let bad = dir.path().join("bad.json");
-    std::fs::write(&bad, r#"{"hitsAt5": 3}"#).unwrap();
+    std::fs::write(&bad, r#"{"test": 3}"#).unwrap();
     let out = bin()
         .args(["quality", "--baseline"])
         .arg(&bad)
         .output()
         .unwrap();
     assert_eq!(out.status.code(), Some(2));
+    let stderr = String::from_utf8(out.stderr).unwrap();
+    assert!(
+        stderr.starts_with(&format!(
+            "error: --baseline {}: search-quality baseline: ",
+            bad.display()
+        )),
+        "{stderr}"
+    );
+}
+
+/// A team's own catalogue and labelled set: the figures are exact.
+#[test]
+fn a_users_own_set_and_catalogue() {
+    let dir = tempfile::tempdir().unwrap();
+    let catalog = dir.path().join("tools.json");
+    std::fs::write(
+        &catalog,
+        json!({ "tools": [
+            { "name": "invoice_send", "description": "Email an invoice to the customer.",
+              "inputSchema": { "type": "object", "properties": { "invoice_id": { "type": "string" } } } },
+            { "name": "invoice_void", "description": "Cancel an invoice that was issued by mistake." },
+            { "name": "customer_lookup", "description": "Find a customer by name or email." },
+        ]})
+        .to_string(),
+    )
+    .unwrap();
+    let set = dir.path().join("set.toml");
+    std::fs::write(
+        &set,
+        "[[query]]\ntext = \"email the invoice to Acme\"\ntool = \"invoice_send\"\n\n\
+         [[query]]\ntext = \"cancel the wrong invoice\"\ntool = \"invoice_void\"\n\n\
+         [[query]]\ntext = \"who is the customer with bob@example.com\"\ntool = \"customer_lookup\"\n\n\
+         [[query]]\ntext = \"bake a cake\"\ntool = \"invoice_send\"\n",
+    )
+    .unwrap();
+    let args = |extra: &[&str]| {
+        let mut a = vec!["quality".to_string(), "--set".into()];
+        a.push(set.display().to_string());
+        a.push("--catalog".into());
+        a.push(catalog.display().to_string());
+        a.extend(extra.iter().map(|s| s.to_string()));
+        a
+    };
+    let out = bin().args(args(&["--format", "json"])).output().unwrap();
+    assert_eq!(
+        out.status.code(),
+        Some(0),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let report: Value = serde_json::from_slice(&out.stdout).unwrap();
+    assert_eq!(report["catalogSize"], 3);
+    assert_eq!(report["queries"], 4);
+    // Tuning: queries 1 and 3, both first; test: query 2 first, query 4 shares no word.
+    assert_eq!(
+        report["tuning"],
+        json!({"queries": 2, "hitsAt1": 2, "hitsAt5": 2, "recallAt1": 1.0, "recallAt5": 1.0, "mrr": 1.0})
+    );
+    assert_eq!(
+        report["test"],
+        json!({"queries": 2, "hitsAt1": 1, "hitsAt5": 1, "recallAt1": 0.5, "recallAt5": 0.5, "mrr": 0.5})
+    );
+    assert_eq!(report["misses"][0]["query"], "bake a cake");
+    assert_eq!(report["misses"][0]["half"], "test");
+    assert_eq!(report["misses"][0]["rank"], Value::Null);
+    // The table says which ranker and catalogue it measured.
+    let table = bin().args(args(&[])).output().unwrap();
+    let stdout = String::from_utf8(table.stdout).unwrap();
+    assert!(
+        stdout.starts_with("search quality: ranker lexical, 3 tools, 4 queries\n"),
+        "{stdout}"
+    );
+    // A label the catalogue lacks names the query.
+    std::fs::write(&set, "[[query]]\ntext = \"x\"\ntool = \"nope\"\n").unwrap();
+    let out = bin().args(args(&[])).output().unwrap();
+    assert_eq!(out.status.code(), Some(2));
+    let stderr = String::from_utf8(out.stderr).unwrap();
+    assert!(
+        stderr.starts_with("error: search-quality set: query 1 (\"x\") names tool \"nope\""),
+        "{stderr}"
+    );
+}
+
+#[test]
+fn hybrid_without_the_model_is_an_error_naming_the_install_command() {
+    let empty = tempfile::tempdir().unwrap();
+    let out = bin()
+        .args(["quality", "--ranker", "hybrid"])
+        .env("TOOLSEARCH_QA_MODEL_DIR", empty.path())
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(2));
+    let stderr = String::from_utf8(out.stderr).unwrap();
+    assert!(
+        stderr.starts_with(
+            "error: the hybrid ranker needs the all-MiniLM-L6-v2 model, not found in "
+        ),
+        "{stderr}"
+    );
+    assert!(stderr.contains("bash scripts/install-model.sh"), "{stderr}");
+    let out = bin().args(["quality", "--tune"]).output().unwrap();
+    assert_eq!(out.status.code(), Some(2));
     assert_eq!(
         String::from_utf8(out.stderr).unwrap(),
-        format!(
-            "error: --baseline {}: search-quality baseline: missing field `queries` at line 1 column 14\n",
-            bad.display()
-        )
+        "error: --tune tunes the hybrid fusion: add --ranker hybrid\n"
     );
 }
