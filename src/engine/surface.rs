@@ -4,10 +4,12 @@
 //! `code` into `tools`, then a control tool the policy does not allow turns compaction off, and only
 //! then is the catalogue built from what is left.
 
-use serde_json::{json, Value};
+use serde_json::json;
 
 use super::{SearchLimits, ToolCatalog, ToolSearchRun};
-use crate::catalog::{entry_id, CatalogMode, ToolEntry, ToolPolicy, ToolSource};
+use crate::catalog::{
+    entry_id, CatalogMode, FunctionDeclaration, ToolEntry, ToolPolicy, ToolSource,
+};
 use crate::config::ToolSearchMode;
 
 pub use crate::config::{CONTROL_TOOLS, TOOL_CALL, TOOL_DESCRIBE, TOOL_SEARCH, TOOL_SEARCH_CODE};
@@ -113,19 +115,15 @@ impl Surface {
     }
 
     /// The `tools[]` array for the provider request: controls and visible tools, sorted by name.
-    pub fn declarations(&self) -> Vec<Value> {
-        let mut named: Vec<(&str, Value)> = self
+    pub fn declarations(&self) -> Vec<FunctionDeclaration> {
+        let mut declarations: Vec<FunctionDeclaration> = self
             .controls
             .iter()
-            .map(|c| (*c, control_declaration(c)))
+            .map(|c| control_declaration(c))
             .collect();
-        named.extend(
-            self.visible
-                .iter()
-                .map(|t| (t.name.as_str(), t.function_declaration())),
-        );
-        named.sort_by(|a, b| a.0.cmp(b.0));
-        named.into_iter().map(|(_, v)| v).collect()
+        declarations.extend(self.visible.iter().map(ToolEntry::function_declaration));
+        declarations.sort_by(|a, b| a.name.cmp(&b.name));
+        declarations
     }
 
     /// Names of every declared tool, sorted.
@@ -152,7 +150,7 @@ pub fn control_id(name: &str) -> String {
 }
 
 /// The declaration of a control tool (our own descriptions).
-pub fn control_declaration(name: &str) -> Value {
+pub fn control_declaration(name: &str) -> FunctionDeclaration {
     let (description, parameters) = match name {
         TOOL_SEARCH_CODE => (
             "Find and run hidden tools with JavaScript. The code is the body of an async function with \
@@ -213,7 +211,7 @@ pub fn control_declaration(name: &str) -> Value {
             }),
         ),
     };
-    json!({ "type": "function", "name": name, "description": description, "parameters": parameters })
+    FunctionDeclaration::new(name, description, parameters)
 }
 
 #[cfg(test)]

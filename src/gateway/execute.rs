@@ -50,10 +50,10 @@ pub struct Guards {
 }
 
 impl GatewayRunner {
-    pub fn new(policy: Arc<ToolPolicy>, available: Arc<Vec<ToolEntry>>) -> Self {
+    pub fn new(policy: Arc<ToolPolicy>, available: Vec<ToolEntry>) -> Self {
         GatewayRunner {
             policy,
-            available: Arc::new(Mutex::new(available.to_vec())),
+            available: Arc::new(Mutex::new(available)),
             guards: Arc::default(),
             bridged: Arc::default(),
             mcp: Arc::default(),

@@ -58,8 +58,8 @@ fn journal_record(cursor: u64, body: &Value, planned: &Option<String>) -> Journa
     JournalRecord {
         cursor,
         raw_byte_length: raw.len(),
-        raw,
-        body: body.clone(),
+        raw: raw.into(),
+        body: body.clone().into(),
         prompt: String::new(),
         all_input_text: String::new(),
         tool_output: None,
