@@ -11,12 +11,12 @@ pub mod http;
 pub mod mcp;
 pub mod prompt;
 pub mod session_log;
+pub mod sessions;
 pub mod upstream;
 
-use std::collections::HashMap;
 use std::net::SocketAddr;
 use std::path::PathBuf;
-use std::sync::{Arc, Mutex};
+use std::sync::Arc;
 use std::time::Duration;
 
 use serde_json::Value;
@@ -64,8 +64,8 @@ pub struct GatewayState {
     /// The attached MCP servers (empty until [`GatewayState::attach_mcp`]).
     pub mcp: Arc<mcp::McpHub>,
     agents: Vec<String>,
-    histories: Mutex<HashMap<String, Vec<Value>>>,
-    session_locks: Mutex<HashMap<String, Arc<tokio::sync::Mutex<()>>>>,
+    /// Conversations and turn locks per session key, bounded (see [`sessions`]).
+    pub sessions: sessions::Sessions,
 }
 
 impl GatewayState {
@@ -97,8 +97,7 @@ impl GatewayState {
             code,
             mcp: Arc::default(),
             agents,
-            histories: Mutex::default(),
-            session_locks: Mutex::default(),
+            sessions: sessions::Sessions::default(),
         })
     }
 
@@ -124,31 +123,16 @@ impl GatewayState {
 
     /// Earlier items of a session (user and assistant messages), for the next turn.
     pub fn history(&self, session_key: &str) -> Vec<Value> {
-        self.histories
-            .lock()
-            .unwrap_or_else(|p| p.into_inner())
-            .get(session_key)
-            .cloned()
-            .unwrap_or_default()
+        self.sessions.history(session_key)
     }
 
     pub fn remember(&self, session_key: &str, items: Vec<Value>) {
-        self.histories
-            .lock()
-            .unwrap_or_else(|p| p.into_inner())
-            .entry(session_key.to_string())
-            .or_default()
-            .extend(items);
+        self.sessions.remember(session_key, items);
     }
 
     /// One turn at a time per session: the lock for a session key.
     pub fn session_lock(&self, key: &str) -> Arc<tokio::sync::Mutex<()>> {
-        self.session_locks
-            .lock()
-            .unwrap_or_else(|p| p.into_inner())
-            .entry(key.to_string())
-            .or_default()
-            .clone()
+        self.sessions.turn_lock(key)
     }
 }
 
