@@ -4,7 +4,9 @@
 //! `code` into `tools`, then a control tool the policy does not allow turns compaction off, and only
 //! then is the catalogue built from what is left.
 
-use serde_json::json;
+use std::sync::{Arc, OnceLock};
+
+use serde_json::{json, Value};
 
 use super::{SearchLimits, ToolCatalog, ToolSearchRun};
 use crate::catalog::{
@@ -126,6 +128,14 @@ impl Surface {
         declarations
     }
 
+    /// The same surface for another run: the catalogue is shared, the counters start at zero.
+    pub fn for_new_run(&self) -> Surface {
+        Surface {
+            run: self.run.as_ref().map(ToolSearchRun::fresh),
+            ..self.clone()
+        }
+    }
+
     /// Names of every declared tool, sorted.
     pub fn declared_names(&self) -> Vec<String> {
         let mut names: Vec<String> = self
@@ -149,9 +159,32 @@ pub fn control_id(name: &str) -> String {
     entry_id(ToolSource::Openclaw, "core", name)
 }
 
-/// The declaration of a control tool (our own descriptions).
+/// The declaration of a control tool (our own descriptions). Its schema is made once.
 pub fn control_declaration(name: &str) -> FunctionDeclaration {
-    let (description, parameters) = match name {
+    static SCHEMAS: OnceLock<Vec<(&'static str, &'static str, Arc<Value>)>> = OnceLock::new();
+    let schemas = SCHEMAS.get_or_init(|| {
+        CONTROL_TOOLS
+            .iter()
+            .map(|name| {
+                let (description, parameters) = control_schema(name);
+                (*name, description, Arc::new(parameters))
+            })
+            .collect()
+    });
+    match schemas.iter().find(|(control, _, _)| *control == name) {
+        Some((_, description, parameters)) => {
+            FunctionDeclaration::new(name, *description, parameters.clone())
+        }
+        None => {
+            let (description, parameters) = control_schema(name);
+            FunctionDeclaration::new(name, description, parameters)
+        }
+    }
+}
+
+/// The description and input schema of a control tool.
+fn control_schema(name: &str) -> (&'static str, Value) {
+    match name {
         TOOL_SEARCH_CODE => (
             "Find and run hidden tools with JavaScript. The code is the body of an async function with \
              `openclaw.tools.search(query, {limit})`, `openclaw.tools.describe(id)` and \
@@ -210,8 +243,7 @@ pub fn control_declaration(name: &str) -> FunctionDeclaration {
                 "additionalProperties": false
             }),
         ),
-    };
-    FunctionDeclaration::new(name, description, parameters)
+    }
 }
 
 #[cfg(test)]

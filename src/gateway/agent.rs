@@ -76,19 +76,7 @@ async fn run_turn_inner(
     log: &SessionWriter,
     request: TurnRequest,
 ) -> Result<TurnOutcome, TurnError> {
-    let mut tools = state.tools.clone();
-    tools.extend(request.client_tools);
-    let settings = &state.config.tool_search;
-    let surface = Surface::plan(SurfacePlan {
-        requested: settings.mode,
-        tools,
-        policy: &state.config.policy,
-        limits: crate::engine::SearchLimits {
-            default_limit: settings.search_default_limit,
-            max_limit: settings.max_search_limit,
-        },
-        code_runtime: state.code_runtime.clone(),
-    });
+    let Planned { surface, eligible } = planned_surface(state, request.client_tools);
     log_surface(log, &surface)?;
     for item in &request.input {
         log.append(SessionRecord::Message(MessageRecord::text(
@@ -105,12 +93,9 @@ async fn run_turn_inner(
     })];
     input.extend(state.history(&request.session_key));
     input.extend(request.input.iter().cloned());
-    let runner = GatewayRunner::new(
-        Arc::new(state.config.policy.clone()),
-        surface.eligible.clone(),
-    )
-    .with_guards(state.guards())
-    .with_mcp(state.mcp.clone());
+    let runner = GatewayRunner::new(state.policy.clone(), eligible)
+        .with_guards(state.guards())
+        .with_mcp(state.mcp.clone());
     let mut outcome = None;
 
     for round in 1..=MAX_PROVIDER_ROUNDS {
@@ -201,6 +186,44 @@ async fn run_turn_inner(
     }
     state.remember(&request.session_key, history);
     Ok(outcome)
+}
+
+/// A planned surface and its eligible tools, shared with the turn's runner.
+#[derive(Clone)]
+pub struct Planned {
+    pub surface: Surface,
+    pub eligible: Arc<[ToolEntry]>,
+}
+
+/// The turn's surface. A turn that brings no client tools gets the gateway's planned surface
+/// (the same for every such turn: its catalogue is indexed once) with counters of its own.
+fn planned_surface(state: &GatewayState, client_tools: Vec<ToolEntry>) -> Planned {
+    if client_tools.is_empty() {
+        let planned = state.planned.get_or_init(|| plan(state, Vec::new()));
+        return Planned {
+            surface: planned.surface.for_new_run(),
+            eligible: planned.eligible.clone(),
+        };
+    }
+    plan(state, client_tools)
+}
+
+fn plan(state: &GatewayState, client_tools: Vec<ToolEntry>) -> Planned {
+    let mut tools = state.tools.clone();
+    tools.extend(client_tools);
+    let settings = &state.config.tool_search;
+    let surface = Surface::plan(SurfacePlan {
+        requested: settings.mode,
+        tools,
+        policy: &state.config.policy,
+        limits: crate::engine::SearchLimits {
+            default_limit: settings.search_default_limit,
+            max_limit: settings.max_search_limit,
+        },
+        code_runtime: state.code_runtime.clone(),
+    });
+    let eligible = surface.eligible.clone().into();
+    Planned { surface, eligible }
 }
 
 /// A client tool handed back to the caller: not run here, so no result, only this record.

@@ -16,7 +16,7 @@ pub mod upstream;
 
 use std::net::SocketAddr;
 use std::path::PathBuf;
-use std::sync::Arc;
+use std::sync::{Arc, OnceLock};
 use std::time::Duration;
 
 use serde_json::Value;
@@ -63,6 +63,10 @@ pub struct GatewayState {
     pub code: Option<CodeRuntime>,
     /// The attached MCP servers (empty until [`GatewayState::attach_mcp`]).
     pub mcp: Arc<mcp::McpHub>,
+    /// The tool policy, shared with every turn's runner.
+    pub policy: Arc<crate::catalog::ToolPolicy>,
+    /// The surface of turns without client tools, planned on the first such turn.
+    pub planned: OnceLock<agent::Planned>,
     agents: Vec<String>,
     /// Conversations and turn locks per session key, bounded (see [`sessions`]).
     pub sessions: sessions::Sessions,
@@ -87,6 +91,7 @@ impl GatewayState {
             }
             _ => (None, Ok(())),
         };
+        let policy = Arc::new(config.policy.clone());
         Ok(GatewayState {
             config,
             state_dir,
@@ -96,6 +101,8 @@ impl GatewayState {
             code_runtime,
             code,
             mcp: Arc::default(),
+            policy,
+            planned: OnceLock::new(),
             agents,
             sessions: sessions::Sessions::default(),
         })
@@ -103,6 +110,7 @@ impl GatewayState {
 
     /// Adds the MCP servers' tools to the gateway's tools (kept sorted by id).
     pub fn attach_mcp(&mut self, hub: mcp::McpHub) {
+        self.planned = OnceLock::new();
         self.tools.extend(hub.entries());
         self.tools.sort_by(|a, b| a.id.cmp(&b.id));
         self.mcp = Arc::new(hub);

@@ -80,6 +80,12 @@ fn heap_mib(limits: &CodeLimits) -> usize {
     (limits.memory_bytes / (1024 * 1024)).max(8)
 }
 
+/// The runner with the prelude's source ahead of it, as `PRELUDE_SOURCE`.
+fn runner_script() -> String {
+    let prelude = serde_json::to_string(PRELUDE).unwrap_or_default();
+    format!("\"use strict\";\nconst PRELUDE_SOURCE = {prelude};\n{RUNNER}")
+}
+
 /// Starts node with the runner in `jail`, for a heap size.
 fn launcher(jail: Jail) -> Launcher {
     Arc::new(move |heap_mib: usize| {
@@ -87,7 +93,7 @@ fn launcher(jail: Jail) -> Launcher {
             "--experimental-vm-modules".to_string(),
             format!("--max-old-space-size={heap_mib}"),
             "-e".to_string(),
-            RUNNER.to_string(),
+            runner_script(),
         ];
         (jail.program().to_path_buf(), jail.args(&node_args))
     })
@@ -126,7 +132,7 @@ impl CodeSandbox for NodeSandbox {
             let (reply_tx, reply_rx) = mpsc::unbounded_channel::<Reply>();
             let (event_tx, event_rx) = mpsc::channel(64);
             let run = serde_json::json!({
-                "t": "run", "prelude": PRELUDE, "code": code, "maxPending": limits.max_pending_calls,
+                "t": "run", "code": code, "maxPending": limits.max_pending_calls,
                 "maxOutput": limits.output_bytes,
             });
             let tasks = Tasks(vec![

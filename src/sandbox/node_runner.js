@@ -1,10 +1,12 @@
 // The child side of the node backend. It runs inside the jail (no network, empty root,
 // unprivileged user, Node permission model with no grants) and talks JSON lines on stdio:
-//   in:  {"t":"run","prelude":…,"code":…,"maxPending":n,"maxOutput":n}  {"t":"result","id":n,"ok":b,"payload":s}
+//   in:  {"t":"run","code":…,"maxPending":n,"maxOutput":n}  {"t":"result","id":n,"ok":b,"payload":s}
 //   out: {"t":"ready"}  {"t":"call","id":n,"op":s,"args":s}  {"t":"log","level":s,"text":s}  {"t":"done","kind":s,"payload":s}
-// It says `ready` once loaded (a warm child then waits for its one run). The model's code runs
-// in a fresh vm realm whose global has no prototype link to this one; the functions handed to
-// it take and return primitives only and never throw.
+// The parent puts the prelude's source in `PRELUDE_SOURCE` ahead of this file. The child makes
+// the realm of its one run and evaluates the prelude in it, then says `ready` (a warm child
+// waits there for its run). The model's code runs in that fresh vm realm, whose global has no
+// prototype link to this one; the functions handed to it take and return primitives only and
+// never throw.
 // Output is written synchronously (a full pipe blocks the code instead of piling up in the
 // heap) and counted as the parent counts it: a console line or a returned value that would
 // pass `maxOutput` ends the run with kind `output` before it is written.
@@ -56,8 +58,8 @@ function finish(kind, payload) {
   write({ t: "done", kind: "" + kind, payload: "" + payload });
 }
 
-function start(message) {
-  maxOutput = Number(message.maxOutput);
+// The realm of the one run, with the prelude evaluated in it (not yet called).
+function prepare() {
   const context = vm.createContext(Object.create(null), {
     name: "tool_search_code",
     codeGeneration: { strings: true, wasm: false },
@@ -66,7 +68,13 @@ function start(message) {
   // this realm, whose constructor chain reaches `process`. The hook throws one of its own.
   const denied = vm.runInContext('new Error("import() is not available in code mode")', context);
   const importModuleDynamically = function () { throw denied; };
-  const prelude = vm.runInContext(message.prelude, context, { filename: "prelude.js", importModuleDynamically });
+  return vm.runInContext(PRELUDE_SOURCE, context, { filename: "prelude.js", importModuleDynamically });
+}
+
+const prelude = prepare();
+
+function start(message) {
+  maxOutput = Number(message.maxOutput);
   const pair = prelude(send, emit, finish, message.maxPending);
   settle = pair[1];
   pair[0]("" + message.code);
