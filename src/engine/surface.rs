@@ -28,18 +28,19 @@ pub struct SurfacePlan<'a> {
     pub code_runtime: Result<(), String>,
 }
 
-/// The model-visible surface of one run and, when Tool Search is on, its catalogue.
+/// The model-visible surface of one run and, when Tool Search is on, its catalogue. Cheap to
+/// clone: the tool lists and the catalogue are shared.
 #[derive(Clone)]
 pub struct Surface {
     pub mode: ToolSearchMode,
     /// Tools declared to the model with their full schemas, sorted by name.
-    pub visible: Vec<ToolEntry>,
+    pub visible: Arc<[ToolEntry]>,
     /// Control tools declared to the model, sorted by name.
     pub controls: Vec<&'static str>,
     /// The catalogue behind the controls (`None` in direct mode).
     pub run: Option<ToolSearchRun>,
     /// Every policy-allowed tool of the run: what a `call` may still reach.
-    pub eligible: Vec<ToolEntry>,
+    pub eligible: Arc<[ToolEntry]>,
     /// Why the surface differs from what was asked (fallbacks), in order.
     pub notes: Vec<String>,
 }
@@ -79,6 +80,7 @@ impl Surface {
             mode = ToolSearchMode::Direct;
         }
         if mode == ToolSearchMode::Direct {
+            let eligible: Arc<[ToolEntry]> = eligible.into();
             return Surface {
                 mode,
                 visible: eligible.clone(),
@@ -108,10 +110,10 @@ impl Surface {
         controls.sort_unstable();
         Surface {
             mode,
-            visible,
+            visible: visible.into(),
             controls,
             run: Some(run),
-            eligible,
+            eligible: eligible.into(),
             notes,
         }
     }

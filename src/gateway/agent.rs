@@ -1,8 +1,6 @@
 //! The agent loop of one turn: plan the surface, talk to the provider until it answers with a
 //! message, execute its function calls in between, and write every step to the session log.
 
-use std::sync::Arc;
-
 use serde::Serialize;
 use serde_json::{json, Value};
 use thiserror::Error;
@@ -76,7 +74,7 @@ async fn run_turn_inner(
     log: &SessionWriter,
     request: TurnRequest,
 ) -> Result<TurnOutcome, TurnError> {
-    let Planned { surface, eligible } = planned_surface(state, request.client_tools);
+    let surface = planned_surface(state, request.client_tools);
     log_surface(log, &surface)?;
     for item in &request.input {
         log.append(SessionRecord::Message(MessageRecord::text(
@@ -93,7 +91,7 @@ async fn run_turn_inner(
     })];
     input.extend(state.history(&request.session_key));
     input.extend(request.input.iter().cloned());
-    let runner = GatewayRunner::new(state.policy.clone(), eligible)
+    let runner = GatewayRunner::new(state.policy.clone(), surface.eligible.clone())
         .with_guards(state.guards())
         .with_mcp(state.mcp.clone());
     let mut outcome = None;
@@ -188,31 +186,23 @@ async fn run_turn_inner(
     Ok(outcome)
 }
 
-/// A planned surface and its eligible tools, shared with the turn's runner.
-#[derive(Clone)]
-pub struct Planned {
-    pub surface: Surface,
-    pub eligible: Arc<[ToolEntry]>,
-}
-
 /// The turn's surface. A turn that brings no client tools gets the gateway's planned surface
 /// (the same for every such turn: its catalogue is indexed once) with counters of its own.
-fn planned_surface(state: &GatewayState, client_tools: Vec<ToolEntry>) -> Planned {
+fn planned_surface(state: &GatewayState, client_tools: Vec<ToolEntry>) -> Surface {
     if client_tools.is_empty() {
-        let planned = state.planned.get_or_init(|| plan(state, Vec::new()));
-        return Planned {
-            surface: planned.surface.for_new_run(),
-            eligible: planned.eligible.clone(),
-        };
+        return state
+            .planned
+            .get_or_init(|| plan(state, Vec::new()))
+            .for_new_run();
     }
     plan(state, client_tools)
 }
 
-fn plan(state: &GatewayState, client_tools: Vec<ToolEntry>) -> Planned {
+fn plan(state: &GatewayState, client_tools: Vec<ToolEntry>) -> Surface {
     let mut tools = state.tools.clone();
     tools.extend(client_tools);
     let settings = &state.config.tool_search;
-    let surface = Surface::plan(SurfacePlan {
+    Surface::plan(SurfacePlan {
         requested: settings.mode,
         tools,
         policy: &state.config.policy,
@@ -221,9 +211,7 @@ fn plan(state: &GatewayState, client_tools: Vec<ToolEntry>) -> Planned {
             max_limit: settings.max_search_limit,
         },
         code_runtime: state.code_runtime.clone(),
-    });
-    let eligible = surface.eligible.clone().into();
-    Planned { surface, eligible }
+    })
 }
 
 /// A client tool handed back to the caller: not run here, so no result, only this record.

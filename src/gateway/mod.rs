@@ -66,7 +66,7 @@ pub struct GatewayState {
     /// The tool policy, shared with every turn's runner.
     pub policy: Arc<crate::catalog::ToolPolicy>,
     /// The surface of turns without client tools, planned on the first such turn.
-    pub planned: OnceLock<agent::Planned>,
+    pub planned: OnceLock<crate::engine::Surface>,
     agents: Vec<String>,
     /// Conversations and turn locks per session key, bounded (see [`sessions`]).
     pub sessions: sessions::Sessions,
