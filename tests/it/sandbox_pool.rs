@@ -80,7 +80,7 @@ fn start_gateway(dir: &std::path::Path, provider: &MockProvider) -> (Child, Stri
         .and_then(|rest| rest.split_whitespace().next())
         .map(str::to_string);
     let Some(url) = url else {
-        panic!("the gateway did not start: {line:?}");
+        panic!("the gateway did not start: {read:?}, {line:?}");
     };
     (child, url)
 }
