@@ -3,6 +3,8 @@
 //!
 //! Everything here is a pure function of its inputs, so two runs give the same bytes.
 
+use std::sync::Arc;
+
 use serde_json::{json, Value};
 
 use super::{Executor, ToolEntry, ToolSource};
@@ -43,8 +45,10 @@ pub fn fake_tool_parameters() -> Value {
     })
 }
 
-/// The fake plugin's tools, `fake_plugin_tool_01..size`, sorted by name.
+/// The fake plugin's tools, `fake_plugin_tool_01..size`, sorted by name. They share one
+/// schema value (every fake tool declares the same one).
 pub fn fake_plugin_tools(plugin: &str, size: usize) -> Vec<ToolEntry> {
+    let parameters = Arc::new(fake_tool_parameters());
     (1..=size)
         .map(|i| {
             ToolEntry::new(
@@ -52,7 +56,7 @@ pub fn fake_plugin_tools(plugin: &str, size: usize) -> Vec<ToolEntry> {
                 plugin,
                 fake_tool_name(i, size),
                 fake_tool_description(i),
-                fake_tool_parameters(),
+                parameters.clone(),
                 Executor::FakePlugin {
                     plugin: plugin.to_string(),
                 },

@@ -8,6 +8,8 @@ pub mod fake;
 pub mod policy;
 pub mod realistic;
 
+use std::sync::Arc;
+
 use serde::{Deserialize, Serialize};
 use serde_json::Value;
 
@@ -79,8 +81,9 @@ pub struct ToolEntry {
     pub name: String,
     pub label: String,
     pub description: String,
-    /// The raw JSON schema of the input, exactly as the tool declared it.
-    pub parameters: Value,
+    /// The raw JSON schema of the input, exactly as the tool declared it. Shared: cloning an
+    /// entry (each turn plans from copies) or declaring it never copies the schema.
+    pub parameters: Arc<Value>,
     /// Declared output schema; only kept for trusted (`openclaw`) tools.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub output_schema: Option<Value>,
@@ -96,7 +99,7 @@ impl ToolEntry {
         source_name: impl Into<String>,
         name: impl Into<String>,
         description: impl Into<String>,
-        parameters: Value,
+        parameters: impl Into<Arc<Value>>,
         executor: Executor,
     ) -> Self {
         let source_name = source_name.into();
@@ -108,7 +111,7 @@ impl ToolEntry {
             source_name,
             name,
             description: description.into(),
-            parameters,
+            parameters: parameters.into(),
             output_schema: None,
             catalog_mode: CatalogMode::Default,
             executor,
@@ -132,13 +135,43 @@ impl ToolEntry {
     }
 
     /// The OpenAI Responses `tools[]` entry for direct exposure.
-    pub fn function_declaration(&self) -> Value {
-        serde_json::json!({
-            "type": "function",
-            "name": self.name,
-            "description": self.description,
-            "parameters": self.parameters,
-        })
+    pub fn function_declaration(&self) -> FunctionDeclaration {
+        FunctionDeclaration::new(&self.name, &self.description, self.parameters.clone())
+    }
+}
+
+/// One entry of a provider request's `tools[]`: an OpenAI Responses function tool. It
+/// serialises exactly as `{"type": "function", "name", "description", "parameters"}` does,
+/// straight from its parts: a request declaring ten thousand tools never builds a JSON tree
+/// for them, and the schema is the catalogue entry's own.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct FunctionDeclaration {
+    #[serde(rename = "type")]
+    kind: FunctionKind,
+    pub name: String,
+    pub description: String,
+    pub parameters: Arc<Value>,
+}
+
+/// The only `type` a declaration has.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "lowercase")]
+enum FunctionKind {
+    Function,
+}
+
+impl FunctionDeclaration {
+    pub fn new(
+        name: impl Into<String>,
+        description: impl Into<String>,
+        parameters: impl Into<Arc<Value>>,
+    ) -> Self {
+        FunctionDeclaration {
+            kind: FunctionKind::Function,
+            name: name.into(),
+            description: description.into(),
+            parameters: parameters.into(),
+        }
     }
 }
 

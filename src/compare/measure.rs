@@ -1,11 +1,13 @@
 //! Measuring provider requests exactly as they were sent: byte lengths come from the journaled
 //! body text, the `tools` slice is cut out of that text (not re-serialised), and tokens are counted
-//! with the o200k_base encoding over the same text.
+//! with the o200k_base encoding over the same text. Nothing here parses a body into a JSON tree:
+//! a 10,000-tool body is read field by field, its `tools` only for their names.
 
 use std::sync::OnceLock;
 
 use serde::{Deserialize, Serialize};
 use serde_json::value::RawValue;
+use serde_json::{json, Value};
 use tiktoken_rs::CoreBPE;
 
 use crate::protocol::responses::{declared_tool_names, system_prompt_chars};
@@ -74,13 +76,78 @@ pub fn tool_json_bytes(raw: &str) -> usize {
         .unwrap_or(0)
 }
 
-/// Measures one journaled request.
+/// The fields of a body a measurement reads: the prompt's two (small) and `tools` as text.
+#[derive(Deserialize)]
+struct Parts<'a> {
+    #[serde(default)]
+    instructions: Option<Value>,
+    #[serde(default)]
+    input: Option<Value>,
+    #[serde(borrow, default)]
+    tools: Option<&'a RawValue>,
+}
+
+/// A `tools[]` entry, read for its name only.
+#[derive(Deserialize)]
+struct NameOnly {
+    #[serde(default)]
+    name: Option<Value>,
+}
+
+/// What a body's text says about its prompt and tools.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+struct Shape {
+    tool_json_bytes: usize,
+    system_prompt_chars: usize,
+    declared_tools: usize,
+}
+
+impl Shape {
+    /// Read field by field; a body of another shape (or with repeated fields) is parsed whole,
+    /// so the figures always equal those of the parsed body.
+    fn read(raw: &str) -> Shape {
+        match serde_json::from_str::<Parts<'_>>(raw) {
+            Ok(parts) => Shape {
+                tool_json_bytes: parts.tools.map_or(0, |t| t.get().len()),
+                system_prompt_chars: system_prompt_chars(
+                    &json!({ "instructions": parts.instructions, "input": parts.input }),
+                ),
+                declared_tools: parts.tools.map_or(0, declared_count),
+            },
+            Err(_) => {
+                let body: Value = serde_json::from_str(raw).unwrap_or(Value::Null);
+                Shape {
+                    tool_json_bytes: tool_json_bytes(raw),
+                    system_prompt_chars: system_prompt_chars(&body),
+                    declared_tools: declared_tool_names(&body).len(),
+                }
+            }
+        }
+    }
+}
+
+/// Entries of `tools[]` with a string `name` (as [`declared_tool_names`] counts them).
+fn declared_count(tools: &RawValue) -> usize {
+    match serde_json::from_str::<Vec<NameOnly>>(tools.get()) {
+        Ok(entries) => entries
+            .iter()
+            .filter(|e| e.name.as_ref().is_some_and(Value::is_string))
+            .count(),
+        Err(_) => {
+            let tools: Value = serde_json::from_str(tools.get()).unwrap_or(Value::Null);
+            declared_tool_names(&json!({ "tools": tools })).len()
+        }
+    }
+}
+
+/// Measures one journaled request from its text (its parsed body is never needed).
 pub fn measure_request(record: &JournalRecord) -> Result<PayloadSize, TokenizerError> {
+    let shape = Shape::read(&record.raw);
     Ok(PayloadSize {
         raw_bytes: record.raw_byte_length,
-        tool_json_bytes: tool_json_bytes(&record.raw),
-        system_prompt_chars: system_prompt_chars(&record.body),
-        declared_tools: declared_tool_names(&record.body).len(),
+        tool_json_bytes: shape.tool_json_bytes,
+        system_prompt_chars: shape.system_prompt_chars,
+        declared_tools: shape.declared_tools,
         tokens: count_tokens(&record.raw)?,
     })
 }
@@ -109,6 +176,26 @@ mod tests {
         assert_eq!(tool_json_bytes(raw), r#"[ {"name":"a"} ]"#.len());
         assert_eq!(tool_json_bytes(r#"{"model":"m"}"#), 0);
         assert_eq!(tool_json_bytes("not json"), 0);
+    }
+
+    #[test]
+    fn shape_read_from_text_equals_shape_of_the_parsed_body() {
+        let bodies = [
+            r#"{"model":"m","instructions":"sys","input":[{"role":"system","content":"rules é"},{"role":"user","content":"hi"}],"tools":[{"type":"function","name":"a","parameters":{}},{"name":3},"odd",{"type":"function","function":{"name":"nested"}}]}"#,
+            r#"{"input":"x","tools":null}"#,
+            r#"{"input":[{"role":"developer","content":[{"type":"input_text","text":"dev"}]}],"input":"again"}"#,
+            r#"{"tools":[{"name":"x","name":"y"}]}"#,
+            "not json",
+        ];
+        for raw in bodies {
+            let body: Value = serde_json::from_str(raw).unwrap_or(Value::Null);
+            let expected = Shape {
+                tool_json_bytes: tool_json_bytes(raw),
+                system_prompt_chars: system_prompt_chars(&body),
+                declared_tools: declared_tool_names(&body).len(),
+            };
+            assert_eq!(Shape::read(raw), expected, "{raw}");
+        }
     }
 
     #[test]

@@ -359,7 +359,7 @@ impl ToolCatalog {
         let parameters = if entry.parameters.is_null() {
             json!({})
         } else {
-            entry.parameters.clone()
+            Value::clone(&entry.parameters)
         };
         let output_schema = entry
             .output_schema

@@ -18,11 +18,9 @@
 
 use std::collections::HashMap;
 
-use serde_json::Value;
-
 use super::catalog::collapse;
 use super::{Surface, ToolCatalog};
-use crate::catalog::{ToolEntry, ToolSource};
+use crate::catalog::{FunctionDeclaration, ToolEntry, ToolSource};
 use crate::config::ToolSearchMode;
 
 /// The heading the directory sits under in the system prompt.
@@ -153,7 +151,7 @@ pub fn turn_schemas<'c>(
 
 /// The provider `tools[]` of one turn: the surface's declarations plus, in directory mode, the full
 /// schemas of the turn's required tools (see the module doc) that are not declared already; by name.
-pub fn turn_declarations(surface: &Surface, required: &[String]) -> Vec<Value> {
+pub fn turn_declarations(surface: &Surface, required: &[String]) -> Vec<FunctionDeclaration> {
     let mut declarations = surface.declarations();
     let (ToolSearchMode::Directory, Some(run)) = (surface.mode, &surface.run) else {
         return declarations;
@@ -169,7 +167,7 @@ pub fn turn_declarations(surface: &Surface, required: &[String]) -> Vec<Value> {
             .into_iter()
             .map(ToolEntry::function_declaration),
     );
-    declarations.sort_by(|a, b| a["name"].as_str().cmp(&b["name"].as_str()));
+    declarations.sort_by(|a, b| a.name.cmp(&b.name));
     declarations
 }
 

@@ -74,6 +74,15 @@ impl ToolSearchRun {
         }
     }
 
+    /// A run over the same catalogue with counters of its own: a gateway's next turn on an
+    /// unchanged catalogue reuses the index instead of building it again.
+    pub fn fresh(&self) -> Self {
+        ToolSearchRun {
+            catalog: self.catalog.clone(),
+            counters: Arc::default(),
+        }
+    }
+
     pub fn catalog(&self) -> &ToolCatalog {
         &self.catalog
     }

@@ -4,13 +4,15 @@
 //! `code` into `tools`, then a control tool the policy does not allow turns compaction off, and only
 //! then is the catalogue built from what is left.
 
-use std::sync::Arc;
+use std::sync::{Arc, OnceLock};
 
 use serde_json::{json, Value};
 
 use super::embed::Embedder;
 use super::{SearchLimits, ToolCatalog, ToolSearchRun};
-use crate::catalog::{entry_id, CatalogMode, ToolEntry, ToolPolicy, ToolSource};
+use crate::catalog::{
+    entry_id, CatalogMode, FunctionDeclaration, ToolEntry, ToolPolicy, ToolSource,
+};
 use crate::config::ToolSearchMode;
 
 pub use crate::config::{CONTROL_TOOLS, TOOL_CALL, TOOL_DESCRIBE, TOOL_SEARCH, TOOL_SEARCH_CODE};
@@ -29,18 +31,19 @@ pub struct SurfacePlan<'a> {
     pub embedder: Option<Arc<Embedder>>,
 }
 
-/// The model-visible surface of one run and, when Tool Search is on, its catalogue.
+/// The model-visible surface of one run and, when Tool Search is on, its catalogue. Cheap to
+/// clone: the tool lists and the catalogue are shared.
 #[derive(Clone)]
 pub struct Surface {
     pub mode: ToolSearchMode,
     /// Tools declared to the model with their full schemas, sorted by name.
-    pub visible: Vec<ToolEntry>,
+    pub visible: Arc<[ToolEntry]>,
     /// Control tools declared to the model, sorted by name.
     pub controls: Vec<&'static str>,
     /// The catalogue behind the controls (`None` in direct mode).
     pub run: Option<ToolSearchRun>,
     /// Every policy-allowed tool of the run: what a `call` may still reach.
-    pub eligible: Vec<ToolEntry>,
+    pub eligible: Arc<[ToolEntry]>,
     /// Why the surface differs from what was asked (fallbacks), in order.
     pub notes: Vec<String>,
 }
@@ -80,6 +83,7 @@ impl Surface {
             mode = ToolSearchMode::Direct;
         }
         if mode == ToolSearchMode::Direct {
+            let eligible: Arc<[ToolEntry]> = eligible.into();
             return Surface {
                 mode,
                 visible: eligible.clone(),
@@ -123,28 +127,32 @@ impl Surface {
         controls.sort_unstable();
         Surface {
             mode,
-            visible,
+            visible: visible.into(),
             controls,
             run: Some(run),
-            eligible,
+            eligible: eligible.into(),
             notes,
         }
     }
 
     /// The `tools[]` array for the provider request: controls and visible tools, sorted by name.
-    pub fn declarations(&self) -> Vec<Value> {
-        let mut named: Vec<(&str, Value)> = self
+    pub fn declarations(&self) -> Vec<FunctionDeclaration> {
+        let mut declarations: Vec<FunctionDeclaration> = self
             .controls
             .iter()
-            .map(|c| (*c, control_declaration(c)))
+            .map(|c| control_declaration(c))
             .collect();
-        named.extend(
-            self.visible
-                .iter()
-                .map(|t| (t.name.as_str(), t.function_declaration())),
-        );
-        named.sort_by(|a, b| a.0.cmp(b.0));
-        named.into_iter().map(|(_, v)| v).collect()
+        declarations.extend(self.visible.iter().map(ToolEntry::function_declaration));
+        declarations.sort_by(|a, b| a.name.cmp(&b.name));
+        declarations
+    }
+
+    /// The same surface for another run: the catalogue is shared, the counters start at zero.
+    pub fn for_new_run(&self) -> Surface {
+        Surface {
+            run: self.run.as_ref().map(ToolSearchRun::fresh),
+            ..self.clone()
+        }
     }
 
     /// Names of every declared tool, sorted.
@@ -170,9 +178,32 @@ pub fn control_id(name: &str) -> String {
     entry_id(ToolSource::Openclaw, "core", name)
 }
 
-/// The declaration of a control tool (our own descriptions).
-pub fn control_declaration(name: &str) -> Value {
-    let (description, parameters) = match name {
+/// The declaration of a control tool (our own descriptions). Its schema is made once.
+pub fn control_declaration(name: &str) -> FunctionDeclaration {
+    static SCHEMAS: OnceLock<Vec<(&'static str, &'static str, Arc<Value>)>> = OnceLock::new();
+    let schemas = SCHEMAS.get_or_init(|| {
+        CONTROL_TOOLS
+            .iter()
+            .map(|name| {
+                let (description, parameters) = control_schema(name);
+                (*name, description, Arc::new(parameters))
+            })
+            .collect()
+    });
+    match schemas.iter().find(|(control, _, _)| *control == name) {
+        Some((_, description, parameters)) => {
+            FunctionDeclaration::new(name, *description, parameters.clone())
+        }
+        None => {
+            let (description, parameters) = control_schema(name);
+            FunctionDeclaration::new(name, description, parameters)
+        }
+    }
+}
+
+/// The description and input schema of a control tool.
+fn control_schema(name: &str) -> (&'static str, Value) {
+    match name {
         TOOL_SEARCH_CODE => (
             "Find and run hidden tools with JavaScript. The code is the body of an async function with \
              `openclaw.tools.search(query, {limit})`, `openclaw.tools.describe(id)` and \
@@ -231,8 +262,7 @@ pub fn control_declaration(name: &str) -> Value {
                 "additionalProperties": false
             }),
         ),
-    };
-    json!({ "type": "function", "name": name, "description": description, "parameters": parameters })
+    }
 }
 
 #[cfg(test)]

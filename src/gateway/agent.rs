@@ -1,8 +1,7 @@
 //! The agent loop of one turn: plan the surface, talk to the provider until it answers with a
 //! message, execute its function calls in between, and write every step to the session log.
 
-use std::sync::Arc;
-
+use serde::Serialize;
 use serde_json::{json, Value};
 use thiserror::Error;
 
@@ -13,7 +12,7 @@ use super::prompt::system_prompt;
 use super::session_log::SessionWriter;
 use super::upstream::{OutputItem, UpstreamError};
 use super::GatewayState;
-use crate::catalog::ToolEntry;
+use crate::catalog::{FunctionDeclaration, ToolEntry};
 use crate::engine::directory::turn_declarations;
 use crate::engine::{Surface, SurfacePlan};
 use crate::protocol::item_text;
@@ -75,20 +74,7 @@ async fn run_turn_inner(
     log: &SessionWriter,
     request: TurnRequest,
 ) -> Result<TurnOutcome, TurnError> {
-    let mut tools = state.tools.clone();
-    tools.extend(request.client_tools);
-    let settings = &state.config.tool_search;
-    let surface = Surface::plan(SurfacePlan {
-        requested: settings.mode,
-        tools,
-        policy: &state.config.policy,
-        limits: crate::engine::SearchLimits {
-            default_limit: settings.search_default_limit,
-            max_limit: settings.max_search_limit,
-        },
-        code_runtime: state.code_runtime.clone(),
-        embedder: state.embedder.clone(),
-    });
+    let surface = planned_surface(state, request.client_tools);
     log_surface(log, &surface)?;
     for item in &request.input {
         log.append(SessionRecord::Message(MessageRecord::text(
@@ -105,12 +91,9 @@ async fn run_turn_inner(
     })];
     input.extend(state.history(&request.session_key));
     input.extend(request.input.iter().cloned());
-    let runner = GatewayRunner::new(
-        Arc::new(state.config.policy.clone()),
-        Arc::new(surface.eligible.clone()),
-    )
-    .with_guards(state.guards())
-    .with_mcp(state.mcp.clone());
+    let runner = GatewayRunner::new(state.policy.clone(), surface.eligible.clone())
+        .with_guards(state.guards())
+        .with_mcp(state.mcp.clone());
     let mut outcome = None;
 
     for round in 1..=MAX_PROVIDER_ROUNDS {
@@ -121,7 +104,7 @@ async fn run_turn_inner(
             request.max_output_tokens,
             state.provider.streams(),
         );
-        let bytes = serde_json::to_vec(&body).unwrap_or_default();
+        let bytes = body.to_bytes();
         log.append(SessionRecord::ProviderRequest(request_figures(
             round,
             &body,
@@ -203,6 +186,35 @@ async fn run_turn_inner(
     Ok(outcome)
 }
 
+/// The turn's surface. A turn that brings no client tools gets the gateway's planned surface
+/// (the same for every such turn: its catalogue is indexed once) with counters of its own.
+fn planned_surface(state: &GatewayState, client_tools: Vec<ToolEntry>) -> Surface {
+    if client_tools.is_empty() {
+        return state
+            .planned
+            .get_or_init(|| plan(state, Vec::new()))
+            .for_new_run();
+    }
+    plan(state, client_tools)
+}
+
+fn plan(state: &GatewayState, client_tools: Vec<ToolEntry>) -> Surface {
+    let mut tools = state.tools.clone();
+    tools.extend(client_tools);
+    let settings = &state.config.tool_search;
+    Surface::plan(SurfacePlan {
+        requested: settings.mode,
+        tools,
+        policy: &state.config.policy,
+        limits: crate::engine::SearchLimits {
+            default_limit: settings.search_default_limit,
+            max_limit: settings.max_search_limit,
+        },
+        code_runtime: state.code_runtime.clone(),
+        embedder: state.embedder.clone(),
+    })
+}
+
 /// A client tool handed back to the caller: not run here, so no result, only this record.
 fn log_handoff(log: &SessionWriter, call_id: &str, handoff: &Handoff) -> std::io::Result<()> {
     let entry = &handoff.entry;
@@ -215,43 +227,88 @@ fn log_handoff(log: &SessionWriter, call_id: &str, handoff: &Handoff) -> std::io
     }))
 }
 
-/// The Responses API request body: model, input, tools, stream, max_output_tokens, store.
-pub fn provider_body(
-    model: &str,
-    input: &[Value],
-    tools: &[Value],
+/// The Responses API request body: model, input, tools (left out when empty), stream,
+/// max_output_tokens (when set), store — in that order. It is serialised straight from the
+/// turn's parts, so a request is built once, as its bytes, and never as a JSON tree.
+#[derive(Debug, Serialize)]
+pub struct ProviderBody<'a> {
+    model: &'a str,
+    input: &'a [Value],
+    #[serde(skip_serializing_if = "<[_]>::is_empty")]
+    tools: &'a [FunctionDeclaration],
+    stream: bool,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    max_output_tokens: Option<u64>,
+    store: bool,
+}
+
+/// The body of one provider request.
+pub fn provider_body<'a>(
+    model: &'a str,
+    input: &'a [Value],
+    tools: &'a [FunctionDeclaration],
     max_output_tokens: Option<u64>,
     stream: bool,
-) -> Value {
-    let mut body = json!({ "model": model, "input": input });
-    if !tools.is_empty() {
-        body["tools"] = Value::from(tools.to_vec());
+) -> ProviderBody<'a> {
+    ProviderBody {
+        model,
+        input,
+        tools,
+        stream,
+        max_output_tokens,
+        store: false,
     }
-    body["stream"] = Value::Bool(stream);
-    if let Some(max) = max_output_tokens {
-        body["max_output_tokens"] = Value::from(max);
+}
+
+impl ProviderBody<'_> {
+    /// The exact bytes sent.
+    pub fn to_bytes(&self) -> Vec<u8> {
+        serde_json::to_vec(self).unwrap_or_default()
     }
-    body["store"] = Value::Bool(false);
-    body
+}
+
+/// The body as JSON text (the same bytes as [`ProviderBody::to_bytes`]).
+impl std::fmt::Display for ProviderBody<'_> {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(&String::from_utf8_lossy(&self.to_bytes()))
+    }
+}
+
+/// Counts the bytes serialised into it.
+#[derive(Default)]
+struct ByteCount(usize);
+
+impl std::io::Write for ByteCount {
+    fn write(&mut self, bytes: &[u8]) -> std::io::Result<usize> {
+        self.0 += bytes.len();
+        Ok(bytes.len())
+    }
+
+    fn flush(&mut self) -> std::io::Result<()> {
+        Ok(())
+    }
 }
 
 /// The per-request telemetry of spec §9: bytes of the whole request, of the tools and of the prompt.
-fn request_figures(round: usize, body: &Value, raw_bytes: usize) -> ProviderRequestRecord {
-    let tools = body
-        .get("tools")
-        .cloned()
-        .unwrap_or(Value::Array(Vec::new()));
-    let tool_bytes = serde_json::to_vec(&tools).map(|b| b.len()).unwrap_or(0);
-    let prompt_chars = body["input"][0]["content"][0]["text"]
-        .as_str()
+fn request_figures(
+    round: usize,
+    body: &ProviderBody<'_>,
+    raw_bytes: usize,
+) -> ProviderRequestRecord {
+    let mut tool_bytes = ByteCount::default();
+    let _counted = serde_json::to_writer(&mut tool_bytes, body.tools);
+    let prompt_chars = body
+        .input
+        .first()
+        .and_then(|system| system["content"][0]["text"].as_str())
         .map(|t| t.chars().count())
         .unwrap_or(0);
     ProviderRequestRecord {
         round,
         raw_bytes,
-        tools_bytes: tool_bytes,
+        tools_bytes: tool_bytes.0,
         system_prompt_chars: prompt_chars,
-        declared_tool_count: tools.as_array().map(Vec::len).unwrap_or(0),
+        declared_tool_count: body.tools.len(),
     }
 }
 

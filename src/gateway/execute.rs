@@ -6,6 +6,7 @@
 //! `tool_call` / `tool_search_code` alike — so a block can never be bypassed by going through Tool Search.
 //! Bridged calls are recorded so the session log can show them after their parent's result.
 
+use std::collections::HashSet;
 use std::future::Future;
 use std::pin::Pin;
 use std::sync::{Arc, Mutex};
@@ -32,8 +33,10 @@ pub struct BridgedCall {
 #[derive(Clone)]
 pub struct GatewayRunner {
     policy: Arc<ToolPolicy>,
-    /// The run's live tool registry: the policy-allowed tools a bridged call may still reach.
-    available: Arc<Mutex<Vec<ToolEntry>>>,
+    /// The run's tool registry: the policy-allowed tools a bridged call may reach (shared by
+    /// the turns of a gateway), less the ids withdrawn during this run.
+    available: Arc<[ToolEntry]>,
+    withdrawn: Arc<Mutex<HashSet<String>>>,
     guards: Arc<Guards>,
     bridged: Arc<Mutex<Vec<BridgedCall>>>,
     /// The MCP servers `Executor::Mcp` tools run on.
@@ -50,10 +53,11 @@ pub struct Guards {
 }
 
 impl GatewayRunner {
-    pub fn new(policy: Arc<ToolPolicy>, available: Arc<Vec<ToolEntry>>) -> Self {
+    pub fn new(policy: Arc<ToolPolicy>, available: Arc<[ToolEntry]>) -> Self {
         GatewayRunner {
             policy,
-            available: Arc::new(Mutex::new(available.to_vec())),
+            available,
+            withdrawn: Arc::default(),
             guards: Arc::default(),
             bridged: Arc::default(),
             mcp: Arc::default(),
@@ -79,18 +83,19 @@ impl GatewayRunner {
         if names.is_empty() {
             return Vec::new();
         }
-        let mut live = self.available.lock().unwrap_or_else(|p| p.into_inner());
+        let mut withdrawn = self.withdrawn.lock().unwrap_or_else(|p| p.into_inner());
         let gone = |e: &ToolEntry| {
             names
                 .iter()
                 .any(|n| glob_matches(n, &e.name) || glob_matches(n, &e.id))
         };
-        let dropped = live
+        let dropped: Vec<String> = self
+            .available
             .iter()
-            .filter(|e| gone(e))
+            .filter(|e| !withdrawn.contains(&e.id) && gone(e))
             .map(|e| e.id.clone())
             .collect();
-        live.retain(|e| !gone(e));
+        withdrawn.extend(dropped.iter().cloned());
         dropped
     }
 
@@ -147,11 +152,12 @@ impl GatewayRunner {
 
 impl ToolRunner for GatewayRunner {
     fn is_available(&self, entry: &ToolEntry) -> bool {
-        self.available
-            .lock()
-            .unwrap_or_else(|p| p.into_inner())
-            .iter()
-            .any(|e| e.id == entry.id && e.executor == entry.executor)
+        let withdrawn = self.withdrawn.lock().unwrap_or_else(|p| p.into_inner());
+        !withdrawn.contains(&entry.id)
+            && self
+                .available
+                .iter()
+                .any(|e| e.id == entry.id && e.executor == entry.executor)
     }
 
     fn run<'b>(

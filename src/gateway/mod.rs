@@ -11,12 +11,12 @@ pub mod http;
 pub mod mcp;
 pub mod prompt;
 pub mod session_log;
+pub mod sessions;
 pub mod upstream;
 
-use std::collections::HashMap;
 use std::net::SocketAddr;
 use std::path::PathBuf;
-use std::sync::{Arc, Mutex};
+use std::sync::{Arc, OnceLock};
 use std::time::Duration;
 
 use serde_json::Value;
@@ -69,9 +69,13 @@ pub struct GatewayState {
     pub mcp: Arc<mcp::McpHub>,
     /// The embedding model, loaded once at start when the hybrid ranker is configured.
     pub embedder: Option<Arc<Embedder>>,
+    /// The tool policy, shared with every turn's runner.
+    pub policy: Arc<crate::catalog::ToolPolicy>,
+    /// The surface of turns without client tools, planned on the first such turn.
+    pub planned: OnceLock<crate::engine::Surface>,
     agents: Vec<String>,
-    histories: Mutex<HashMap<String, Vec<Value>>>,
-    session_locks: Mutex<HashMap<String, Arc<tokio::sync::Mutex<()>>>>,
+    /// Conversations and turn locks per session key, bounded (see [`sessions`]).
+    pub sessions: sessions::Sessions,
 }
 
 impl GatewayState {
@@ -97,6 +101,7 @@ impl GatewayState {
             (ToolSearchMode::Direct, _) | (_, Ranker::Lexical) => None,
             (_, Ranker::Hybrid) => Some(Arc::new(Embedder::load_installed()?)),
         };
+        let policy = Arc::new(config.policy.clone());
         Ok(GatewayState {
             config,
             state_dir,
@@ -107,14 +112,16 @@ impl GatewayState {
             code,
             mcp: Arc::default(),
             embedder,
+            policy,
+            planned: OnceLock::new(),
             agents,
-            histories: Mutex::default(),
-            session_locks: Mutex::default(),
+            sessions: sessions::Sessions::default(),
         })
     }
 
     /// Adds the MCP servers' tools to the gateway's tools (kept sorted by id).
     pub fn attach_mcp(&mut self, hub: mcp::McpHub) {
+        self.planned = OnceLock::new();
         self.tools.extend(hub.entries());
         self.tools.sort_by(|a, b| a.id.cmp(&b.id));
         self.mcp = Arc::new(hub);
@@ -135,31 +142,16 @@ impl GatewayState {
 
     /// Earlier items of a session (user and assistant messages), for the next turn.
     pub fn history(&self, session_key: &str) -> Vec<Value> {
-        self.histories
-            .lock()
-            .unwrap_or_else(|p| p.into_inner())
-            .get(session_key)
-            .cloned()
-            .unwrap_or_default()
+        self.sessions.history(session_key)
     }
 
     pub fn remember(&self, session_key: &str, items: Vec<Value>) {
-        self.histories
-            .lock()
-            .unwrap_or_else(|p| p.into_inner())
-            .entry(session_key.to_string())
-            .or_default()
-            .extend(items);
+        self.sessions.remember(session_key, items);
     }
 
     /// One turn at a time per session: the lock for a session key.
     pub fn session_lock(&self, key: &str) -> Arc<tokio::sync::Mutex<()>> {
-        self.session_locks
-            .lock()
-            .unwrap_or_else(|p| p.into_inner())
-            .entry(key.to_string())
-            .or_default()
-            .clone()
+        self.sessions.turn_lock(key)
     }
 }
 

@@ -21,8 +21,7 @@ pub fn system_prompt(surface: &Surface) -> String {
         prompt.push_str("No tools are available.\n");
     }
     for declaration in &declarations {
-        let name = declaration["name"].as_str().unwrap_or_default();
-        let description = declaration["description"].as_str().unwrap_or_default();
+        let (name, description) = (&declaration.name, &declaration.description);
         prompt.push_str(&format!("- {name}: {}\n", summary(description)));
     }
     match surface.mode {

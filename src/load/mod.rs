@@ -2,8 +2,11 @@
 //!
 //! It exists to show that the gateway keeps sessions apart under concurrency: every session's log
 //! must be complete, well-formed JSONL holding only that session's turn, and every provider request
-//! must be accounted for. It also measures turn latency (p50/p99) for the bench and the CLI; tests
-//! check completeness only, never timings.
+//! must be accounted for. It also measures turn latency (p50/p99) for the bench and the CLI, and
+//! the process's resident memory: idle before the turns, at its peak, and after the gateway
+//! stopped; tests check completeness only, never timings or sizes.
+
+pub mod process;
 
 use std::time::{Duration, Instant};
 
@@ -52,6 +55,19 @@ pub struct LoadReport {
     pub logged_provider_requests: usize,
     /// Everything that was wrong, one line each, sorted; empty when the run was clean.
     pub problems: Vec<String>,
+    /// Resident memory of this process around the run (`None` without `/proc`).
+    pub memory: Option<LoadMemory>,
+}
+
+/// Resident memory of the process running the load, in KiB.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct LoadMemory {
+    /// With the provider and the gateway started, before the first turn.
+    pub idle_kib: u64,
+    /// The process's peak so far (the run's, unless something before it was bigger).
+    pub peak_kib: u64,
+    /// After the gateway stopped and the run's state was dropped.
+    pub after_kib: u64,
 }
 
 impl LoadReport {
@@ -64,10 +80,22 @@ impl LoadReport {
         self.latencies[rank.saturating_sub(1).min(self.latencies.len() - 1)]
     }
 
-    /// One line for people: sessions, requests, p50 and p99.
+    /// One line for people: sessions, requests, p50 and p99, resident memory.
     pub fn summary(&self) -> String {
+        let memory = self
+            .memory
+            .map(|m| {
+                let mb = |kib: u64| kib as f64 / 1024.0;
+                format!(
+                    ", RSS idle {:.1} MB, peak {:.1} MB, after {:.1} MB",
+                    mb(m.idle_kib),
+                    mb(m.peak_kib),
+                    mb(m.after_kib)
+                )
+            })
+            .unwrap_or_default();
         format!(
-            "{} sessions, {} provider requests, turn latency p50 {:.1} ms, p99 {:.1} ms, {} problems",
+            "{} sessions, {} provider requests, turn latency p50 {:.1} ms, p99 {:.1} ms, {} problems{memory}",
             self.sessions,
             self.provider_requests,
             self.quantile(0.50).as_secs_f64() * 1000.0,
@@ -102,9 +130,11 @@ pub async fn run_load(sessions: usize) -> Result<LoadReport, Error> {
         .build()
         .map_err(|e| Error::Machine(format!("http client: {e}")))?;
     let url = format!("{}/v1/responses", gateway.base_url());
+    let idle = process::own();
     let turns = (0..sessions).map(|i| one_turn(&http, &url, i));
     let results = futures::future::join_all(turns).await;
     gateway.stop().await;
+    drop(http);
 
     let mut problems = Vec::new();
     let mut latencies = Vec::new();
@@ -140,14 +170,21 @@ pub async fn run_load(sessions: usize) -> Result<LoadReport, Error> {
             "session logs record {logged_provider_requests} provider requests, the provider saw {provider_requests}"
         ));
     }
+    drop(provider);
     latencies.sort();
     problems.sort();
+    let memory = idle.zip(process::own()).map(|(idle, after)| LoadMemory {
+        idle_kib: idle.now_kib,
+        peak_kib: after.peak_kib,
+        after_kib: after.now_kib,
+    });
     Ok(LoadReport {
         sessions,
         latencies,
         provider_requests,
         logged_provider_requests,
         problems,
+        memory,
     })
 }
 
@@ -261,6 +298,7 @@ mod tests {
             provider_requests: 0,
             logged_provider_requests: 0,
             problems: Vec::new(),
+            memory: None,
         }
     }
 

@@ -4,10 +4,13 @@
 //! items (`message`, `function_call`, `function_call_output`). Unknown item types are ignored so that
 //! newer clients do not break the mock.
 
-use std::collections::BTreeMap;
+use std::collections::{BTreeMap, HashMap};
 
+use serde_json::value::RawValue;
 use serde_json::Value;
 use thiserror::Error;
+
+use super::declared::DeclaredNames;
 
 /// Why a request body could not be read as a Responses request.
 #[derive(Debug, Error, PartialEq, Eq)]
@@ -57,12 +60,53 @@ impl ParsedInput {
     }
 }
 
-/// Parses raw body bytes into the JSON value and the model's view of it.
-pub fn parse_body(raw: &[u8]) -> Result<(Value, ParsedInput), InputError> {
-    let body: Value =
-        serde_json::from_slice(raw).map_err(|err| InputError::Json(err.to_string()))?;
-    let parsed = parse_value(&body)?;
-    Ok((body, parsed))
+/// What the mock reads of one request body.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct RequestView {
+    /// The texts and tool outputs the scripted model reacts to.
+    pub parsed: ParsedInput,
+    /// `model` when it is a string.
+    pub model: Option<String>,
+    /// `stream` when it is a boolean, else false.
+    pub stream: bool,
+    /// The names `tools` declares.
+    pub declared: DeclaredNames,
+}
+
+/// Reads raw body bytes without building a JSON tree of the whole body: the top-level fields
+/// are cut out of the bytes, the small ones parsed, and `tools` (the bulk of a large request)
+/// only walked for its names. Errors are those of parsing the whole body.
+pub fn read_body(raw: &[u8]) -> Result<RequestView, InputError> {
+    let fields: HashMap<String, &RawValue> = match serde_json::from_slice(raw) {
+        Ok(fields) => fields,
+        Err(_) => return Err(not_an_object(raw)),
+    };
+    let field = |key: &str| {
+        fields
+            .get(key)
+            .and_then(|raw| serde_json::from_str::<Value>(raw.get()).ok())
+    };
+    let instructions = field("instructions")
+        .and_then(|v| v.as_str().map(str::to_string))
+        .unwrap_or_default();
+    let items = read_items(field("input").as_ref())?;
+    Ok(RequestView {
+        parsed: assemble(instructions, &items),
+        model: field("model").and_then(|v| v.as_str().map(str::to_string)),
+        stream: field("stream").and_then(|v| v.as_bool()).unwrap_or(false),
+        declared: fields
+            .get("tools")
+            .map(|tools| DeclaredNames::from_json(tools.get()))
+            .unwrap_or_default(),
+    })
+}
+
+/// Why a body that is not a JSON object was refused: not JSON at all, or JSON of another kind.
+fn not_an_object(raw: &[u8]) -> InputError {
+    match serde_json::from_slice::<Value>(raw) {
+        Ok(_) => InputError::NotObject,
+        Err(err) => InputError::Json(err.to_string()),
+    }
 }
 
 /// Reads a parsed body.
@@ -250,6 +294,21 @@ mod tests {
     }
 
     #[test]
+    fn a_body_is_read_without_its_tree() {
+        let raw = br#"{"model":"m","instructions":"sys","input":"hi","stream":true,
+            "tools":[{"type":"function","name":"t1","parameters":{}}],"store":false}"#;
+        let view = read_body(raw).unwrap();
+        assert_eq!(
+            view.parsed,
+            parse_value(&serde_json::from_slice(raw).unwrap()).unwrap()
+        );
+        assert_eq!(view.model.as_deref(), Some("m"));
+        assert!(view.stream);
+        assert!(view.declared.contains("t1"));
+        assert!(!view.declared.contains("sys"));
+    }
+
+    #[test]
     fn bad_shapes_are_errors() {
         assert_eq!(parse_value(&json!([1])), Err(InputError::NotObject));
         assert_eq!(
@@ -260,6 +319,11 @@ mod tests {
             parse_value(&json!({"input": ["x"]})),
             Err(InputError::ItemShape(0))
         );
-        assert!(matches!(parse_body(b"{nope"), Err(InputError::Json(_))));
+        assert!(matches!(read_body(b"{nope"), Err(InputError::Json(_))));
+        assert_eq!(read_body(b"[1]"), Err(InputError::NotObject));
+        assert_eq!(
+            read_body(br#"{"input": ["x"]}"#),
+            Err(InputError::ItemShape(0))
+        );
     }
 }

@@ -1,11 +1,16 @@
 //! The request journal: every `POST /v1/responses` the mock provider received, in arrival order.
 //!
 //! The harness observes a target only through what reached the provider, so the journal keeps the
-//! exact body bytes (for payload-size claims) next to what the scripted model made of them.
+//! exact body bytes (for payload-size claims) next to what the scripted model made of them. The
+//! bytes are kept once: a record's [`ParsedBody`] parses them the first time someone reads it
+//! (a 10,000-tool body is megabytes as text and tens of megabytes as a JSON tree, and payload
+//! measurements never need the tree).
 
-use std::sync::{Arc, Mutex, MutexGuard};
+use std::ops::Deref;
+use std::sync::{Arc, Mutex, MutexGuard, OnceLock};
 
-use serde::Serialize;
+use serde::{Serialize, Serializer};
+use serde_json::Value;
 
 /// Whether a request starts a turn or continues one after tool output.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
@@ -17,18 +22,141 @@ pub enum RequestKind {
     ToolContinuation,
 }
 
+/// A request body as received (lossy UTF-8 only if the bytes were not UTF-8). Reads as a `str`.
+#[derive(Clone, PartialEq, Eq)]
+pub struct RawText(Arc<str>);
+
+impl Deref for RawText {
+    type Target = str;
+
+    fn deref(&self) -> &str {
+        &self.0
+    }
+}
+
+impl From<String> for RawText {
+    fn from(text: String) -> Self {
+        RawText(text.into())
+    }
+}
+
+impl From<&str> for RawText {
+    fn from(text: &str) -> Self {
+        RawText(text.into())
+    }
+}
+
+impl PartialEq<str> for RawText {
+    fn eq(&self, other: &str) -> bool {
+        &*self.0 == other
+    }
+}
+
+impl PartialEq<&str> for RawText {
+    fn eq(&self, other: &&str) -> bool {
+        &*self.0 == *other
+    }
+}
+
+impl PartialEq<String> for RawText {
+    fn eq(&self, other: &String) -> bool {
+        *self.0 == **other
+    }
+}
+
+impl std::fmt::Debug for RawText {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        std::fmt::Debug::fmt(&*self.0, f)
+    }
+}
+
+impl std::fmt::Display for RawText {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(&self.0)
+    }
+}
+
+impl Serialize for RawText {
+    fn serialize<S: Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
+        serializer.serialize_str(&self.0)
+    }
+}
+
+/// A request body as JSON, parsed from the record's [`RawText`] on first use (`null` when it
+/// is not valid JSON) and kept from then on. Reads as the parsed `serde_json::Value`.
+pub struct ParsedBody {
+    text: Option<Arc<str>>,
+    value: OnceLock<Value>,
+}
+
+impl ParsedBody {
+    /// The body of `raw`, parsed when first read.
+    pub fn of(raw: &RawText) -> Self {
+        ParsedBody {
+            text: Some(raw.0.clone()),
+            value: OnceLock::new(),
+        }
+    }
+
+    /// Whether the body has been parsed yet.
+    pub fn is_parsed(&self) -> bool {
+        self.value.get().is_some()
+    }
+}
+
+/// An already parsed body (tests build records from values).
+impl From<Value> for ParsedBody {
+    fn from(value: Value) -> Self {
+        ParsedBody {
+            text: None,
+            value: OnceLock::from(value),
+        }
+    }
+}
+
+impl Deref for ParsedBody {
+    type Target = Value;
+
+    fn deref(&self) -> &Value {
+        self.value.get_or_init(|| {
+            self.text
+                .as_deref()
+                .and_then(|text| serde_json::from_str(text).ok())
+                .unwrap_or(Value::Null)
+        })
+    }
+}
+
+impl PartialEq<Value> for ParsedBody {
+    fn eq(&self, other: &Value) -> bool {
+        **self == *other
+    }
+}
+
+impl std::fmt::Debug for ParsedBody {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        std::fmt::Debug::fmt(&**self, f)
+    }
+}
+
+impl Serialize for ParsedBody {
+    fn serialize<S: Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
+        (**self).serialize(serializer)
+    }
+}
+
 /// One journaled provider request.
-#[derive(Debug, Clone, Serialize)]
+#[derive(Debug, Serialize)]
 #[serde(rename_all = "camelCase")]
 pub struct JournalRecord {
     /// 1-based position in the journal.
     pub cursor: u64,
     /// The body as received (lossy UTF-8 only if the bytes were not UTF-8).
-    pub raw: String,
+    pub raw: RawText,
     /// Byte length of the body as received.
     pub raw_byte_length: usize,
-    /// The parsed body (`null` when it was not valid JSON).
-    pub body: serde_json::Value,
+    /// The parsed body (`null` when it was not valid JSON), parsed on first use.
+    pub body: ParsedBody,
     /// Text of the last user message.
     pub prompt: String,
     /// `instructions` plus the text of every message item, joined by newlines.
@@ -48,7 +176,7 @@ pub struct JournalRecord {
 }
 
 /// Shared, append-only journal; clones see the same records. Records are shared, never copied:
-/// a 10,000-tool request body is megabytes raw and tens of megabytes parsed.
+/// a 10,000-tool request body is megabytes raw.
 #[derive(Debug, Clone, Default)]
 pub struct Journal {
     records: Arc<Mutex<Vec<Arc<JournalRecord>>>>,

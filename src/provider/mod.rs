@@ -11,6 +11,7 @@
 //! a body that is not a JSON object with a readable `input` → 400 `invalid_request_error`
 //! (journaled with outcome `invalid-request`).
 
+pub mod declared;
 pub mod input;
 pub mod journal;
 pub mod model;
@@ -24,7 +25,7 @@ use thiserror::Error;
 use wiremock::matchers::any;
 use wiremock::{Mock, MockServer};
 
-pub use journal::{Journal, JournalRecord, RequestKind};
+pub use journal::{Journal, JournalRecord, ParsedBody, RawText, RequestKind};
 pub use model::{Outcome, ScriptedTurn};
 pub use routes::MOCK_MODEL;
 

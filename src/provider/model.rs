@@ -9,6 +9,7 @@
 use serde::{Deserialize, Serialize};
 use serde_json::{json, Value};
 
+use super::declared::{DeclaredNames, MAX_DEPTH as MAX_TOOL_DEPTH};
 use super::input::{ParsedInput, ToolOutput};
 
 /// Marker the fake plugin tool echoes back on success.
@@ -29,7 +30,6 @@ const FAILURE_DIRECTIVE: &str = "tool search qa failure target=";
 const CODE_TOOL: &str = "tool_search_code";
 const SEARCH_TOOL: &str = "tool_search";
 const CALL_TOOL: &str = "tool_call";
-const MAX_TOOL_DEPTH: usize = 6;
 const QUOTE_LIMIT: usize = 600;
 
 /// One turn of an explicit script (scenario files): what the n-th request of a session gets.
@@ -169,16 +169,16 @@ fn normal_args() -> Value {
     json!({"marker": "normal"})
 }
 
-/// Decides the reply to one request. `tools` is the body's `tools` value.
+/// Decides the reply to one request. `declared` are the names its `tools` declares.
 pub fn decide(
     parsed: &ParsedInput,
-    tools: Option<&Value>,
+    declared: &DeclaredNames,
     script: Option<&[ScriptedTurn]>,
 ) -> Decision {
     if let Some(script) = script {
         return scripted(parsed, script);
     }
-    let declared = |name: &str| is_declared(name, tools, &parsed.instructions);
+    let declared = |name: &str| is_declared(name, declared, &parsed.instructions);
     match find_directive(&parsed.all_input_text) {
         Some(Directive::Check(target)) => check(&target, parsed.latest_tool_output(), &declared),
         Some(Directive::Failure(target)) => {
@@ -303,26 +303,10 @@ pub fn find_directive(text: &str) -> Option<Directive> {
     })
 }
 
-/// A tool is declared when a `tools` entry (any depth ≤ 6) is named so, or `instructions` names it
-/// as a whole word.
-pub fn is_declared(name: &str, tools: Option<&Value>, instructions: &str) -> bool {
-    tools.is_some_and(|tools| has_name(tools, name, 0)) || mentions_word(instructions, name)
-}
-
-fn has_name(value: &Value, name: &str, depth: usize) -> bool {
-    if depth > MAX_TOOL_DEPTH {
-        return false;
-    }
-    match value {
-        Value::Array(items) => items.iter().any(|item| has_name(item, name, depth + 1)),
-        Value::Object(object) => {
-            object.get("name").and_then(Value::as_str) == Some(name)
-                || object
-                    .values()
-                    .any(|child| has_name(child, name, depth + 1))
-        }
-        _ => false,
-    }
+/// A tool is declared when a `tools` entry (any depth ≤ 6, see [`DeclaredNames`]) is named so,
+/// or `instructions` names it as a whole word.
+pub fn is_declared(name: &str, declared: &DeclaredNames, instructions: &str) -> bool {
+    declared.contains(name) || mentions_word(instructions, name)
 }
 
 fn is_word_char(ch: char) -> bool {
@@ -399,20 +383,21 @@ mod tests {
     fn declared_by_nested_tools_or_whole_word_instructions() {
         let tools =
             json!([{"type": "function", "function": {"name": "deep_tool"}}, {"name": "flat"}]);
-        assert!(is_declared("deep_tool", Some(&tools), ""));
-        assert!(is_declared("flat", Some(&tools), ""));
+        let tools = DeclaredNames::from_value(&tools);
+        assert!(is_declared("deep_tool", &tools, ""));
+        assert!(is_declared("flat", &tools, ""));
         assert!(!is_declared(
             "tool_search",
-            Some(&tools),
+            &tools,
             "use tool_search_code here"
         ));
         assert!(is_declared(
             "tool_search",
-            None,
+            &DeclaredNames::default(),
             "use tool_search, then call"
         ));
-        let too_deep = json!([[[[[[[{"name": "hidden"}]]]]]]]);
-        assert!(!is_declared("hidden", Some(&too_deep), ""));
+        let too_deep = DeclaredNames::from_value(&json!([[[[[[[{"name": "hidden"}]]]]]]]));
+        assert!(!is_declared("hidden", &too_deep, ""));
     }
 
     #[test]

@@ -9,8 +9,8 @@ use std::sync::Arc;
 use serde_json::{json, Value};
 use wiremock::{Request, Respond, ResponseTemplate};
 
-use super::input::{parse_body, ParsedInput};
-use super::journal::{Journal, JournalRecord, RequestKind};
+use super::input::{read_body, ParsedInput, RequestView};
+use super::journal::{Journal, JournalRecord, ParsedBody, RawText, RequestKind};
 use super::model::{decide, Decision, Outcome, ScriptedTurn};
 use super::wire::{ids_for, response_json, sse_body};
 
@@ -47,8 +47,8 @@ impl Respond for Router {
 
 impl Router {
     fn responses(&self, raw: &[u8]) -> ResponseTemplate {
-        match parse_body(raw) {
-            Ok((body, parsed)) => self.answer(raw, body, &parsed),
+        match read_body(raw) {
+            Ok(view) => self.answer(raw, view),
             Err(err) => {
                 let message = err.to_string();
                 self.journal.push_with(|cursor| invalid_record(cursor, raw));
@@ -57,7 +57,8 @@ impl Router {
         }
     }
 
-    fn answer(&self, raw: &[u8], body: Value, parsed: &ParsedInput) -> ResponseTemplate {
+    fn answer(&self, raw: &[u8], view: RequestView) -> ResponseTemplate {
+        let parsed = &view.parsed;
         // The key that occurs last in the message texts: a gateway may add its own user
         // message after the caller's (OpenClaw appends an internal-context one).
         let by_prompt = self
@@ -67,17 +68,13 @@ impl Router {
             .max_by_key(|(at, _)| *at)
             .map(|(_, script)| script.as_slice());
         let script = by_prompt.or(self.script.as_deref().map(Vec::as_slice));
-        let decision = decide(parsed, body.get("tools"), script);
+        let decision = decide(parsed, &view.declared, script);
         let ids = ids_for(raw, &decision.reply);
-        let model = body
-            .get("model")
-            .and_then(Value::as_str)
-            .unwrap_or(MOCK_MODEL)
-            .to_string();
-        let stream = body.get("stream").and_then(Value::as_bool).unwrap_or(false);
+        let model = view.model.as_deref().unwrap_or(MOCK_MODEL).to_string();
+        let stream = view.stream;
         let reply = decision.reply.clone();
         self.journal
-            .push_with(|cursor| record(cursor, raw, body, parsed, decision));
+            .push_with(|cursor| record(cursor, raw, parsed, decision));
         if stream {
             let events = sse_body(&ids, &model, &reply, raw.len());
             ResponseTemplate::new(200)
@@ -106,23 +103,18 @@ impl Router {
     }
 }
 
-fn record(
-    cursor: u64,
-    raw: &[u8],
-    body: Value,
-    parsed: &ParsedInput,
-    decision: Decision,
-) -> JournalRecord {
+fn record(cursor: u64, raw: &[u8], parsed: &ParsedInput, decision: Decision) -> JournalRecord {
     let request_kind = if parsed.tool_outputs.is_empty() {
         RequestKind::AgentInitial
     } else {
         RequestKind::ToolContinuation
     };
+    let text = raw_text(raw);
     JournalRecord {
         cursor,
-        raw: String::from_utf8_lossy(raw).into_owned(),
+        body: ParsedBody::of(&text),
+        raw: text,
         raw_byte_length: raw.len(),
-        body,
         prompt: parsed.prompt.clone(),
         all_input_text: parsed.all_input_text.clone(),
         tool_output: parsed
@@ -139,9 +131,9 @@ fn record(
 fn invalid_record(cursor: u64, raw: &[u8]) -> JournalRecord {
     JournalRecord {
         cursor,
-        raw: String::from_utf8_lossy(raw).into_owned(),
+        raw: raw_text(raw),
         raw_byte_length: raw.len(),
-        body: Value::Null,
+        body: ParsedBody::from(Value::Null),
         prompt: String::new(),
         all_input_text: String::new(),
         tool_output: None,
@@ -151,6 +143,11 @@ fn invalid_record(cursor: u64, raw: &[u8]) -> JournalRecord {
         planned_tool_args: None,
         outcome: Outcome::InvalidRequest.as_str().to_string(),
     }
+}
+
+/// The body as text: one copy of the bytes, shared by the record's raw text and parsed body.
+fn raw_text(raw: &[u8]) -> RawText {
+    RawText::from(String::from_utf8_lossy(raw).into_owned())
 }
 
 fn models() -> ResponseTemplate {

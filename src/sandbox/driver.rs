@@ -59,7 +59,8 @@ impl Event {
         }
     }
 
-    /// The end of the run as the prelude reports it (`kind`, `payload`).
+    /// The end of the run as the prelude (or the node runner: `output`) reports it
+    /// (`kind`, `payload`).
     pub(crate) fn done(kind: &str, payload: &str, limits: &CodeLimits) -> Self {
         Event::Done(match kind {
             "ok" => Ok(payload.to_string()),
@@ -67,6 +68,9 @@ impl Event {
             "value" => Err(SandboxError::BadValue(payload.to_string())),
             "pending" => Err(SandboxError::TooManyPendingCalls {
                 limit: limits.max_pending_calls,
+            }),
+            "output" => Err(SandboxError::OutputTooLarge {
+                limit: limits.output_bytes,
             }),
             "thrown" if is_out_of_memory(payload) => Err(SandboxError::OutOfMemory {
                 limit: limits.memory_bytes,

@@ -5,6 +5,8 @@
 //! (plus the `lib*` links), `/dev/null` and the node binary, as user `nobody` with no
 //! capabilities and an empty environment. [`Jail::prepare`] checks all of that from inside
 //! before the backend reports itself available: it never runs code with network access.
+//! The jail dies with the thread that started it: `unshare` runs under
+//! `setpriv --pdeathsig=KILL`, and `unshare --kill-child` takes everything inside along.
 
 use std::path::{Path, PathBuf};
 use std::process::{Command, Stdio};
@@ -45,6 +47,7 @@ const CHECK_TIMEOUT: Duration = Duration::from_secs(10);
 /// A verified way to start node isolated on this host.
 #[derive(Debug, Clone)]
 pub(crate) struct Jail {
+    setpriv: PathBuf,
     unshare: PathBuf,
     node: PathBuf,
     permission_flag: &'static str,
@@ -64,12 +67,15 @@ impl Jail {
         let permission_flag = permission_flag(node_major(&node)?)?;
         let unshare =
             find_on_path("unshare").ok_or("`unshare` was not found on PATH (util-linux)")?;
-        for tool in ["setpriv", "chroot", "mount"] {
+        let setpriv =
+            find_on_path("setpriv").ok_or("`setpriv` was not found on PATH (util-linux)")?;
+        for tool in ["chroot", "mount"] {
             find_on_path(tool).ok_or(format!(
                 "`{tool}` was not found on PATH (util-linux / coreutils)"
             ))?;
         }
         let jail = Jail {
+            setpriv,
             unshare,
             node,
             permission_flag,
@@ -78,21 +84,27 @@ impl Jail {
         Ok(jail)
     }
 
-    /// The arguments of `unshare` that start node in the jail with `node_args`.
+    /// The arguments of [`Jail::program`] that start node in the jail with `node_args`.
     pub(crate) fn args(&self, node_args: &[String]) -> Vec<String> {
-        let mut args: Vec<String> = [
-            "--net",
-            "--mount",
-            "--pid",
-            "--fork",
-            "--kill-child",
-            "--",
-            "/bin/sh",
-            "-c",
-        ]
-        .iter()
-        .map(|s| s.to_string())
-        .collect();
+        let mut args = vec![
+            "--pdeathsig=KILL".to_string(),
+            "--".to_string(),
+            self.unshare.display().to_string(),
+        ];
+        args.extend(
+            [
+                "--net",
+                "--mount",
+                "--pid",
+                "--fork",
+                "--kill-child",
+                "--",
+                "/bin/sh",
+                "-c",
+            ]
+            .iter()
+            .map(|s| s.to_string()),
+        );
         args.push(JAIL_SCRIPT.to_string());
         args.push("jail".to_string());
         args.push(self.node.display().to_string());
@@ -102,13 +114,13 @@ impl Jail {
         args
     }
 
-    /// The `unshare` binary that starts the jail.
+    /// The program that starts the jail (`setpriv`, which then runs `unshare`).
     pub(crate) fn program(&self) -> &Path {
-        &self.unshare
+        &self.setpriv
     }
 
     fn check(&self) -> Result<(), String> {
-        let mut child = Command::new(&self.unshare)
+        let mut child = Command::new(self.program())
             .args(self.args(&["-e".to_string(), CHECK_SCRIPT.to_string()]))
             .env_clear()
             .current_dir("/")
@@ -116,7 +128,7 @@ impl Jail {
             .stdout(Stdio::piped())
             .stderr(Stdio::piped())
             .spawn()
-            .map_err(|e| format!("cannot start {}: {e}", self.unshare.display()))?;
+            .map_err(|e| format!("cannot start {}: {e}", self.setpriv.display()))?;
         let started = Instant::now();
         while child.try_wait().map_err(|e| e.to_string())?.is_none() {
             if started.elapsed() > CHECK_TIMEOUT {

@@ -12,6 +12,7 @@ mod jail;
 mod node;
 pub mod probes;
 mod quickjs;
+mod warm;
 
 use std::future::Future;
 use std::path::PathBuf;
@@ -79,11 +80,20 @@ pub struct CodeRun {
 /// The future of one run.
 pub type RunFuture<'a> = Pin<Box<dyn Future<Output = Result<CodeRun, SandboxError>> + Send + 'a>>;
 
+/// The future of [`CodeSandbox::warm`].
+pub type WarmFuture<'a> = Pin<Box<dyn Future<Output = ()> + Send + 'a>>;
+
 /// An executor of model-written code.
 pub trait CodeSandbox: Send + Sync {
     fn kind(&self) -> SandboxKind;
     /// Can this backend run isolated code on this host? Err says why not (fail closed).
+    /// A backend that prepares runs ahead (a pool) starts preparing here.
     fn probe(&self) -> Result<(), SandboxError>;
+    /// Resolves once what the backend prepares ahead is ready, so the next run pays only for
+    /// itself (benches measure a warm backend this way). Nothing to wait for by default.
+    fn warm(&self) -> WarmFuture<'_> {
+        Box::pin(std::future::ready(()))
+    }
     fn run(&self, code: String, bridge: Arc<dyn Bridge>, limits: CodeLimits) -> RunFuture<'_>;
 }
 

@@ -1,23 +1,26 @@
-//! The node backend: each run is a fresh `node` child inside the [`Jail`] (no network, no
-//! files, no children, no workers, empty environment), talking JSON lines on stdio. The child
+//! The node backend: each run gets a fresh `node` child inside the [`Jail`] (no network, no
+//! files, no children, no workers, empty environment), talking JSON lines on stdio. Children
+//! are started ahead of the runs by a [`WarmPool`] and each serves exactly one run. The child
 //! is untrusted: the parent-side driver enforces the deadline and the caps, every line it
-//! reads is bounded, and the child is killed when the run ends or is dropped.
+//! reads is bounded, and the child is killed when the run ends or is dropped. The child's
+//! runner also stops the code itself once its output passes the cap, before anything piles up.
 
 use std::path::PathBuf;
-use std::process::Stdio;
 use std::sync::{Arc, OnceLock};
 
 use serde::Deserialize;
-use tokio::io::{AsyncBufReadExt, AsyncRead, AsyncReadExt, AsyncWriteExt, BufReader};
-use tokio::process::{Child, ChildStdin, Command};
+use tokio::io::{AsyncBufReadExt, AsyncRead, AsyncReadExt, AsyncWriteExt};
+use tokio::process::ChildStdin;
 use tokio::sync::mpsc;
 use tokio::task::JoinHandle;
 use tokio::time::Instant;
 
 use super::driver::{self, Event, Reply};
 use super::jail::Jail;
+use super::warm::{Launcher, Warm, WarmPool};
 use super::{
-    check_code, Bridge, CodeLimits, CodeSandbox, RunFuture, SandboxError, SandboxKind, PRELUDE,
+    check_code, Bridge, CodeLimits, CodeSandbox, RunFuture, SandboxError, SandboxKind, WarmFuture,
+    PRELUDE,
 };
 
 const RUNNER: &str = include_str!("node_runner.js");
@@ -25,12 +28,24 @@ const RUNNER: &str = include_str!("node_runner.js");
 const LINE_SLACK: usize = 64 * 1024;
 /// How much of the child's stderr is kept to explain a crash.
 const STDERR_CAP: u64 = 64 * 1024;
+/// Children kept started and waiting for a run.
+const WARM_CHILDREN: usize = 2;
+/// The longest line a starting child may print before it reports ready.
+const READY_LINE_CAP: usize = 1024;
 
-/// The jailed node executor. The jail is verified once, on first use.
-#[derive(Debug)]
+/// The jailed node executor. The jail is verified once, on first use; the warm pool starts
+/// with it.
 pub struct NodeSandbox {
     node: Option<PathBuf>,
-    jail: OnceLock<Result<Jail, String>>,
+    jail: OnceLock<Result<(Jail, WarmPool), String>>,
+}
+
+impl std::fmt::Debug for NodeSandbox {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("NodeSandbox")
+            .field("node", &self.node)
+            .finish_non_exhaustive()
+    }
 }
 
 impl NodeSandbox {
@@ -42,33 +57,46 @@ impl NodeSandbox {
         }
     }
 
-    fn jail(&self) -> Result<&Jail, SandboxError> {
+    fn pool(&self) -> Result<&WarmPool, SandboxError> {
         self.jail
-            .get_or_init(|| Jail::prepare(self.node.clone()))
+            .get_or_init(|| {
+                let jail = Jail::prepare(self.node.clone())?;
+                let pool = WarmPool::new(
+                    launcher(jail.clone()),
+                    WARM_CHILDREN,
+                    heap_mib(&CodeLimits::default()),
+                )
+                .map_err(|e| e.to_string())?;
+                Ok((jail, pool))
+            })
             .as_ref()
+            .map(|(_, pool)| pool)
             .map_err(|why| SandboxError::Unavailable(why.clone()))
     }
+}
 
-    fn spawn(&self, limits: &CodeLimits) -> Result<Child, SandboxError> {
-        let jail = self.jail()?;
-        let heap_mib = (limits.memory_bytes / (1024 * 1024)).max(8);
+/// Node's heap limit for a run's memory limit.
+fn heap_mib(limits: &CodeLimits) -> usize {
+    (limits.memory_bytes / (1024 * 1024)).max(8)
+}
+
+/// The runner with the prelude's source ahead of it, as `PRELUDE_SOURCE`.
+fn runner_script() -> String {
+    let prelude = serde_json::to_string(PRELUDE).unwrap_or_default();
+    format!("\"use strict\";\nconst PRELUDE_SOURCE = {prelude};\n{RUNNER}")
+}
+
+/// Starts node with the runner in `jail`, for a heap size.
+fn launcher(jail: Jail) -> Launcher {
+    Arc::new(move |heap_mib: usize| {
         let node_args = [
             "--experimental-vm-modules".to_string(),
             format!("--max-old-space-size={heap_mib}"),
             "-e".to_string(),
-            RUNNER.to_string(),
+            runner_script(),
         ];
-        Command::new(jail.program())
-            .args(jail.args(&node_args))
-            .env_clear()
-            .current_dir("/")
-            .stdin(Stdio::piped())
-            .stdout(Stdio::piped())
-            .stderr(Stdio::piped())
-            .kill_on_drop(true)
-            .spawn()
-            .map_err(|e| SandboxError::Unavailable(format!("cannot start node: {e}")))
-    }
+        (jail.program().to_path_buf(), jail.args(&node_args))
+    })
 }
 
 impl CodeSandbox for NodeSandbox {
@@ -76,24 +104,40 @@ impl CodeSandbox for NodeSandbox {
         SandboxKind::Node
     }
 
+    /// Verifies the jail, then starts warming children when a tokio runtime is at hand.
     fn probe(&self) -> Result<(), SandboxError> {
-        self.jail().map(|_| ())
+        self.pool().map(WarmPool::fill)
+    }
+
+    fn warm(&self) -> WarmFuture<'_> {
+        Box::pin(async move {
+            if let Ok(pool) = self.pool() {
+                pool.ready().await;
+            }
+        })
     }
 
     fn run(&self, code: String, bridge: Arc<dyn Bridge>, limits: CodeLimits) -> RunFuture<'_> {
         Box::pin(async move {
             check_code(&code)?;
             let deadline = Instant::now() + limits.timeout;
-            let mut child = self.spawn(&limits)?;
-            let io = ChildIo::take(&mut child)?;
+            let Warm {
+                mut child,
+                stdin,
+                stdout,
+                stderr,
+                ready,
+                ..
+            } = self.pool()?.take(heap_mib(&limits)).await?;
             let (reply_tx, reply_rx) = mpsc::unbounded_channel::<Reply>();
             let (event_tx, event_rx) = mpsc::channel(64);
             let run = serde_json::json!({
-                "t": "run", "prelude": PRELUDE, "code": code, "maxPending": limits.max_pending_calls,
+                "t": "run", "code": code, "maxPending": limits.max_pending_calls,
+                "maxOutput": limits.output_bytes,
             });
             let tasks = Tasks(vec![
-                tokio::spawn(write_messages(io.stdin, run, reply_rx)),
-                tokio::spawn(read_events(io.stdout, io.stderr, event_tx, limits)),
+                tokio::spawn(write_messages(stdin, run, reply_rx)),
+                tokio::spawn(read_events(stdout, stderr, event_tx, limits, ready)),
             ]);
             let send_reply = move |reply: Reply| reply_tx.send(reply).is_ok();
             let result = driver::drive(event_rx, send_reply, bridge, &limits, deadline).await;
@@ -104,22 +148,17 @@ impl CodeSandbox for NodeSandbox {
     }
 }
 
-/// The child's pipes.
-struct ChildIo {
-    stdin: ChildStdin,
-    stdout: tokio::process::ChildStdout,
-    stderr: tokio::process::ChildStderr,
-}
-
-impl ChildIo {
-    fn take(child: &mut Child) -> Result<ChildIo, SandboxError> {
-        let missing = || SandboxError::Crashed("node started without its pipes".into());
-        Ok(ChildIo {
-            stdin: child.stdin.take().ok_or_else(missing)?,
-            stdout: child.stdout.take().ok_or_else(missing)?,
-            stderr: child.stderr.take().ok_or_else(missing)?,
-        })
-    }
+/// Reads a starting child's first line: true when its runner reported ready.
+pub(crate) async fn await_ready(warm: &mut Warm) -> bool {
+    let ready = match read_line(&mut warm.stdout, READY_LINE_CAP).await {
+        Line::Message(bytes) => matches!(
+            serde_json::from_slice::<FromChild>(&bytes),
+            Ok(FromChild::Ready)
+        ),
+        Line::TooLong | Line::End => false,
+    };
+    warm.ready = ready;
+    ready
 }
 
 /// Aborts the pipe tasks when the run ends or is dropped.
@@ -160,36 +199,61 @@ async fn write_line(stdin: &mut ChildStdin, message: &serde_json::Value) -> std:
 #[derive(Debug, Deserialize)]
 #[serde(tag = "t", rename_all = "lowercase")]
 enum FromChild {
-    Call { id: u64, op: String, args: String },
-    Log { level: String, text: String },
-    Done { kind: String, payload: String },
+    /// The runner is up and waits for its run.
+    Ready,
+    Call {
+        id: u64,
+        op: String,
+        args: String,
+    },
+    Log {
+        level: String,
+        text: String,
+    },
+    Done {
+        kind: String,
+        payload: String,
+    },
 }
 
 impl FromChild {
-    fn into_event(self, limits: &CodeLimits) -> Event {
-        match self {
+    /// The event for the driver; `None` for the ready line.
+    fn into_event(self, limits: &CodeLimits) -> Option<Event> {
+        Some(match self {
+            FromChild::Ready => return None,
             FromChild::Call { id, op, args } => Event::call(id, &op, &args),
             FromChild::Log { level, text } => Event::log(&level, &text),
             FromChild::Done { kind, payload } => Event::done(&kind, &payload, limits),
-        }
+        })
     }
 }
 
+/// Reads the child's messages into events until its end. A child that has not reported ready
+/// yet (`ready` false) may do so once, first.
 async fn read_events<R, E>(
-    stdout: R,
+    mut reader: R,
     mut stderr: E,
     events: mpsc::Sender<Event>,
     limits: CodeLimits,
+    mut ready: bool,
 ) where
-    R: AsyncRead + Unpin,
+    R: tokio::io::AsyncBufRead + Unpin,
     E: AsyncRead + Unpin,
 {
-    let mut reader = BufReader::new(stdout);
     let cap = limits.output_bytes.saturating_add(LINE_SLACK);
     loop {
         let event = match read_line(&mut reader, cap).await {
             Line::Message(bytes) => match serde_json::from_slice::<FromChild>(&bytes) {
-                Ok(message) => message.into_event(&limits),
+                Ok(FromChild::Ready) if !ready => {
+                    ready = true;
+                    continue;
+                }
+                Ok(message) => match message.into_event(&limits) {
+                    Some(event) => event,
+                    None => Event::Done(Err(SandboxError::Crashed(
+                        "node reported ready twice".into(),
+                    ))),
+                },
                 Err(e) => Event::Done(Err(SandboxError::Crashed(format!(
                     "bad message from node: {e}"
                 )))),

@@ -155,3 +155,54 @@ async fn bad_requests_get_400_or_404_and_the_server_keeps_serving() {
     assert_eq!(status, 200);
     assert_eq!(json["output"][0]["content"][0]["text"], "hello");
 }
+
+/// Turns without client tools share the gateway's planned catalogue; each still counts its own
+/// searches and calls, and a later turn sees the session's history.
+#[tokio::test]
+async fn every_turn_counts_its_own_searches_and_calls() {
+    let provider = toolsearch_qa::provider::MockProvider::start()
+        .await
+        .unwrap();
+    let base = provider.base_url();
+    let fx = gateway_for(base.trim_end_matches("/v1")).await;
+    let turn = json!({ "model": "openclaw/qa", "input": "tool search qa check target=fake_plugin_tool_03" });
+    for _ in 0..3 {
+        let (status, json) = fx.post(turn.to_string(), "qa").await;
+        assert_eq!(status, 200, "{json}");
+        let text = json["output"][0]["content"][0]["text"]
+            .as_str()
+            .unwrap_or_default();
+        assert!(
+            text.contains("FAKE_PLUGIN_OK fake_plugin_tool_03"),
+            "{text}"
+        );
+    }
+    let telemetry: Vec<Value> = fx
+        .session()
+        .into_iter()
+        .filter(|r| r["type"] == "telemetry")
+        .map(|r| r["telemetry"].clone())
+        .collect();
+    let one_turn = json!({
+        "catalogSize": 11, "sources": { "openclaw": 11, "mcp": 0, "client": 0 },
+        "searchCount": 1, "describeCount": 0, "callCount": 1,
+    });
+    assert_eq!(
+        telemetry,
+        vec![one_turn.clone(), one_turn.clone(), one_turn]
+    );
+    let users = fx
+        .session()
+        .into_iter()
+        .filter(|r| r["type"] == "message" && r["role"] == "user")
+        .count();
+    assert_eq!(users, 3);
+    let last = provider.journal().last().unwrap();
+    let history_messages = last.body["input"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter(|i| i["role"] == "user")
+        .count();
+    assert_eq!(history_messages, 3);
+}

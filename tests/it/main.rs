@@ -21,6 +21,7 @@ mod provider;
 mod quality;
 mod reference_scenario;
 mod sandbox_hostile;
+mod sandbox_pool;
 mod search_sources;
 mod snapshots;
 mod streaming;

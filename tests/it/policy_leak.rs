@@ -174,7 +174,8 @@ fn visible_texts(surface: &Surface, stream: bool, probes: &[String]) -> Vec<(Str
         json!({ "type": "message", "role": "system", "content": [{ "type": "input_text", "text": system_prompt(surface) }] }),
         json!({ "type": "message", "role": "user", "content": [{ "type": "input_text", "text": "find a tool" }] }),
     ];
-    let body = provider_body("qa", &input, &surface.declarations(), Some(256), stream);
+    let declarations = surface.declarations();
+    let body = provider_body("qa", &input, &declarations, Some(256), stream);
     let mut texts = vec![
         ("provider payload".to_string(), body.to_string()),
         (

@@ -683,3 +683,132 @@ async fn hostile_bridge_functions_are_frozen() {
     "#;
     expect_value(code, json!(["TypeError", "TypeError"])).await;
 }
+
+// ---- hostile code: nothing a call leaves behind reaches the next call ----------------------
+//
+// QuickJS runs every call in a fresh context on a reused runtime, node in a fresh child. Each
+// case runs a polluting call, then a checking call, several times over on one backend, so the
+// checking calls land on runtimes that served a polluting call (the pool keeps two).
+
+/// How many times each polluting/checking pair runs on one backend.
+const ROUNDS: usize = 6;
+
+/// Runs `pollute` then `check` ROUNDS times on every backend; every check must give exactly
+/// `value` with no log line (a leftover would log or change the value).
+async fn expect_clean_after(pollute: &str, pollute_limits: CodeLimits, check: &str, value: Value) {
+    for sandbox in backends() {
+        for round in 0..ROUNDS {
+            let polluted = run_on(
+                &*sandbox,
+                pollute,
+                Arc::new(Recorder::default()),
+                pollute_limits,
+            )
+            .await;
+            let bridge = Arc::new(Recorder::default());
+            let checked = run_on(&*sandbox, check, bridge.clone(), limits(5_000)).await;
+            assert_eq!(
+                checked,
+                Ok(CodeRun {
+                    value: value.clone(),
+                    logs: Vec::new()
+                }),
+                "{:?} round {round}, after {polluted:?}",
+                sandbox.kind()
+            );
+            assert_eq!(bridge.calls(), Vec::<String>::new(), "{:?}", sandbox.kind());
+        }
+    }
+}
+
+#[tokio::test]
+async fn hostile_globals_and_prototypes_do_not_carry_over() {
+    let pollute = r#"
+        globalThis.leak = "secret"; var leakVar = 1;
+        Object.prototype.polluted = "yes";
+        Array.prototype.map = function () { return "hijacked"; };
+        JSON.stringify = () => "\"owned\"";
+        Function.prototype.call = function () { return "hijacked"; };
+        Object.defineProperty(globalThis, "openclawCache", { value: 42, configurable: false });
+        return 1;
+    "#;
+    let check = r#"
+        return [typeof leak, typeof leakVar, ({}).polluted === undefined, [1].map((x) => x + 1),
+                JSON.stringify({ a: 1 }), Math.max.call(null, 2, 3), typeof openclawCache];
+    "#;
+    expect_clean_after(
+        pollute,
+        limits(5_000),
+        check,
+        json!([
+            "undefined",
+            "undefined",
+            true,
+            [2],
+            "{\"a\":1}",
+            3,
+            "undefined"
+        ]),
+    )
+    .await;
+}
+
+#[tokio::test]
+async fn hostile_pending_jobs_do_not_run_in_the_next_call() {
+    // An endless promise chain that logs and calls the bridge; the call times out with it running.
+    let pollute = r#"
+        (async () => { for (;;) { console.log("ghost"); globalThis.ticks = (globalThis.ticks || 0) + 1; await null; } })();
+        (async () => { for (;;) { await null; try { openclaw.tools.call("ghost", {}); } catch (e) {} } })();
+        await new Promise(() => {});
+    "#;
+    expect_clean_after(
+        pollute,
+        limits(200),
+        "return typeof ticks;",
+        json!("undefined"),
+    )
+    .await;
+}
+
+#[tokio::test]
+async fn hostile_timers_and_finalizers_do_not_fire_in_the_next_call() {
+    let pollute = r#"
+        globalThis.setTimeout = (f) => Promise.resolve().then(f);
+        setTimeout(() => console.log("late timer"));
+        const registry = new FinalizationRegistry(() => console.log("finalized"));
+        for (let i = 0; i < 100; i++) registry.register({ i }, i);
+        globalThis.keep = registry;
+        return typeof setTimeout;
+    "#;
+    expect_clean_after(
+        pollute,
+        limits(5_000),
+        "return [typeof setTimeout, typeof keep];",
+        json!(["undefined", "undefined"]),
+    )
+    .await;
+}
+
+#[tokio::test]
+async fn hostile_memory_kept_by_a_call_is_not_charged_to_the_next() {
+    // 40 MiB kept reachable from the global; the next call needs 40 MiB of its own under the
+    // same 64 MiB limit, so it only fits when the first call's memory is gone.
+    let fill = |name: &str| {
+        format!(
+            r#"globalThis.{name} = []; for (let i = 0; i < 40; i++) {name}.push("x".repeat(1 << 20) + i); return {name}.length;"#
+        )
+    };
+    for sandbox in backends() {
+        for round in 0..ROUNDS {
+            for name in ["keep", "again"] {
+                let run = run(&*sandbox, &fill(name)).await.map(|r| r.value);
+                assert_eq!(
+                    run,
+                    Ok(json!(40)),
+                    "{:?} round {round} {name}",
+                    sandbox.kind()
+                );
+            }
+        }
+    }
+}

@@ -58,8 +58,8 @@ fn journal_record(cursor: u64, body: &Value, planned: &Option<String>) -> Journa
     JournalRecord {
         cursor,
         raw_byte_length: raw.len(),
-        raw,
-        body: body.clone(),
+        raw: raw.into(),
+        body: body.clone().into(),
         prompt: String::new(),
         all_input_text: String::new(),
         tool_output: None,
@@ -108,7 +108,7 @@ impl Fixture {
         let answer = format!("FAKE_PLUGIN_OK {TARGET}");
         let declarations: Vec<Value> = fake_plugin_tools("tool-search-e2e-fixture", 36)
             .iter()
-            .map(|t| t.function_declaration())
+            .map(|t| json!(t.function_declaration()))
             .collect();
         let direct_body = json!({ "model": "m", "input": user_input(), "tools": declarations });
         let tools_body = json!({ "model": "m", "input": user_input(), "tools": controls() });

@@ -523,7 +523,7 @@ mod tests {
         body["tools"]
             .as_array_mut()
             .unwrap()
-            .push(fake[2].function_declaration());
+            .push(serde_json::json!(fake[2].function_declaration()));
         let failed = fails(&f, C4, "tools");
         assert_eq!(
             failed,

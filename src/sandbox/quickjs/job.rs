@@ -1,8 +1,7 @@
-//! The default backend: QuickJS (rquickjs) embedded in the gateway process. Each run gets a
-//! fresh runtime and context on a dedicated thread (rquickjs values are not `Send`), with a
-//! memory limit and an interrupt handler on the wall-clock deadline; bridge calls cross to the
-//! caller's tokio runtime through channels and the parent-side driver. QuickJS has no ambient
-//! I/O at all: no modules loader, no timers, no files, no sockets.
+//! One run of model code in a fresh QuickJS context: the host functions the prelude expects,
+//! the first call, then the event loop that runs jobs and delivers bridge replies until the
+//! prelude reports the end. Everything here lives on an engine thread (rquickjs values are not
+//! `Send`); the parent side talks to it only through the two channels.
 
 use std::cell::{Cell, RefCell};
 use std::rc::Rc;
@@ -11,104 +10,52 @@ use std::sync::mpsc::{Receiver, RecvTimeoutError};
 use std::sync::Arc;
 use std::time::Instant;
 
-use rquickjs::{Array, Context, Ctx, Function, Runtime, Value};
+use rquickjs::{Array, Ctx, Function, Value};
 use tokio::sync::mpsc;
 
-use super::driver::{self, Event, Reply};
-use super::{
-    check_code, Bridge, CodeLimits, CodeSandbox, RunFuture, SandboxError, SandboxKind, PRELUDE,
-};
+use super::super::driver::{self, Event, Reply};
+use super::super::{CodeLimits, SandboxError};
 
-/// Stack the engine thread gets; QuickJS's own stack limit sits well below it.
-const THREAD_STACK_BYTES: usize = 8 * 1024 * 1024;
-/// QuickJS stack limit (deep recursion becomes a catchable RangeError, not a crash).
-const JS_STACK_BYTES: usize = 1024 * 1024;
-
-/// The embedded QuickJS executor.
-#[derive(Debug, Default, Clone, Copy)]
-pub struct QuickjsSandbox;
-
-impl QuickjsSandbox {
-    pub fn new() -> Self {
-        QuickjsSandbox
-    }
+/// One run, as the parent hands it to an engine thread.
+pub(super) struct Job {
+    pub(super) code: String,
+    pub(super) limits: CodeLimits,
+    pub(super) deadline: Instant,
+    pub(super) events: mpsc::Sender<Event>,
+    pub(super) replies: Receiver<Reply>,
+    pub(super) stop: Arc<AtomicBool>,
 }
 
-impl CodeSandbox for QuickjsSandbox {
-    fn kind(&self) -> SandboxKind {
-        SandboxKind::Quickjs
-    }
-
-    fn probe(&self) -> Result<(), SandboxError> {
-        let rt = Runtime::new()
-            .map_err(|e| SandboxError::Unavailable(format!("QuickJS runtime: {e}")))?;
-        Context::full(&rt)
-            .map_err(|e| SandboxError::Unavailable(format!("QuickJS context: {e}")))?;
-        Ok(())
-    }
-
-    fn run(&self, code: String, bridge: Arc<dyn Bridge>, limits: CodeLimits) -> RunFuture<'_> {
-        Box::pin(async move {
-            check_code(&code)?;
-            let deadline = Instant::now() + limits.timeout;
-            let (event_tx, event_rx) = mpsc::channel(64);
-            let (reply_tx, reply_rx) = std::sync::mpsc::channel::<Reply>();
-            let stop = Arc::new(AtomicBool::new(false));
-            let _stop_on_drop = StopOnDrop(stop.clone());
-            let job = Job {
-                code,
-                limits,
-                deadline,
-                events: event_tx,
-                replies: reply_rx,
-                stop,
-            };
-            std::thread::Builder::new()
-                .name("quickjs-sandbox".into())
-                .stack_size(THREAD_STACK_BYTES)
-                .spawn(move || job.run())
-                .map_err(|e| {
-                    SandboxError::Unavailable(format!("cannot start the QuickJS thread: {e}"))
-                })?;
-            let send_reply = move |reply: Reply| reply_tx.send(reply).is_ok();
-            let deadline = tokio::time::Instant::from_std(deadline);
-            driver::drive(event_rx, send_reply, bridge, &limits, deadline).await
-        })
-    }
-}
-
-/// Tells the engine thread to stop when the parent gives up (timeout, cap, cancellation).
-struct StopOnDrop(Arc<AtomicBool>);
-
-impl Drop for StopOnDrop {
-    fn drop(&mut self) {
-        self.0.store(true, Ordering::Relaxed);
-    }
-}
-
-/// One run on the engine thread.
-struct Job {
-    code: String,
-    limits: CodeLimits,
-    deadline: Instant,
-    events: mpsc::Sender<Event>,
-    replies: Receiver<Reply>,
-    stop: Arc<AtomicBool>,
+/// How a run ended, for the engine deciding whether its runtime may serve another run.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(super) enum Ending {
+    /// The prelude reported the end (a value or the code's own error): nothing is running.
+    Reported,
+    /// Stopped from outside or by a failure (deadline, memory, a crash): the runtime may hold
+    /// anything the code left behind.
+    Broken,
 }
 
 impl Job {
-    fn run(self) {
-        let events = self.events.clone();
-        let end = match self.execute() {
-            Ok(event) => event,
-            Err(error) => Event::Done(Err(error)),
-        };
+    /// Tells the parent that the run could not start.
+    pub(super) fn fail(self, error: SandboxError) {
         // The parent may already have returned (timeout, cap): then nobody listens.
-        let _ignored = events.blocking_send(end);
+        let _ignored = self.events.blocking_send(Event::Done(Err(error)));
+    }
+
+    /// Runs the code with `prelude` (the evaluated prelude of this fresh context) and sends
+    /// the end to the parent.
+    pub(super) fn run<'js>(self, ctx: &Ctx<'js>, prelude: Function<'js>) -> Ending {
+        let (end, ending) = match self.execute(ctx, prelude) {
+            Ok(event) => (event, Ending::Reported),
+            Err(error) => (Event::Done(Err(error)), Ending::Broken),
+        };
+        let _ignored = self.events.blocking_send(end);
+        ending
     }
 
     fn over(&self) -> bool {
-        self.stop.load(Ordering::Relaxed) || Instant::now() >= self.deadline
+        over(&self.stop, self.deadline)
     }
 
     fn timeout(&self) -> SandboxError {
@@ -117,28 +64,12 @@ impl Job {
         }
     }
 
-    fn execute(self) -> Result<Event, SandboxError> {
-        let rt = Runtime::new()
-            .map_err(|e| SandboxError::Unavailable(format!("QuickJS runtime: {e}")))?;
-        rt.set_memory_limit(self.limits.memory_bytes);
-        rt.set_max_stack_size(JS_STACK_BYTES);
-        let stop = self.stop.clone();
-        let deadline = self.deadline;
-        rt.set_interrupt_handler(Some(Box::new(move || {
-            stop.load(Ordering::Relaxed) || Instant::now() >= deadline
-        })));
-        let context = Context::full(&rt)
-            .map_err(|e| SandboxError::Unavailable(format!("QuickJS context: {e}")))?;
-        context.with(|ctx| self.in_context(&ctx))
-    }
-
-    fn in_context<'js>(&self, ctx: &Ctx<'js>) -> Result<Event, SandboxError> {
+    fn execute<'js>(&self, ctx: &Ctx<'js>, prelude: Function<'js>) -> Result<Event, SandboxError> {
         let ended: Rc<RefCell<Option<Event>>> = Rc::new(RefCell::new(None));
         let started = Rc::new(Cell::new(0u64));
         let host = self
             .host_functions(ctx, &ended, &started)
             .map_err(|e| self.js_failure(ctx, e))?;
-        let prelude: Function = ctx.eval(PRELUDE).map_err(|e| self.js_failure(ctx, e))?;
         let pair: Array = prelude.call(host).map_err(|e| self.js_failure(ctx, e))?;
         let run: Function = pair.get(0).map_err(|e| self.js_failure(ctx, e))?;
         let settle: Function = pair.get(1).map_err(|e| self.js_failure(ctx, e))?;
@@ -199,7 +130,7 @@ impl Job {
         let send = Function::new(
             ctx.clone(),
             move |ctx: Ctx<'js>, op: String, args: String| {
-                if stop.load(Ordering::Relaxed) || Instant::now() >= deadline {
+                if over(&stop, deadline) {
                     return over_message(&ctx);
                 }
                 let id = counter.get() + 1;
@@ -242,6 +173,11 @@ impl Job {
         }
         SandboxError::Crashed(detail)
     }
+}
+
+/// The interrupt handler's test: the parent gave up or the deadline passed.
+pub(super) fn over(stop: &AtomicBool, deadline: Instant) -> bool {
+    stop.load(Ordering::Relaxed) || Instant::now() >= deadline
 }
 
 fn describe_exception(ctx: &Ctx<'_>) -> String {
