@@ -5,6 +5,7 @@
 pub mod agent;
 pub mod client;
 pub mod code_mode;
+pub mod conversation;
 pub mod dispatch;
 pub mod execute;
 pub mod http;
@@ -19,7 +20,6 @@ use std::path::PathBuf;
 use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
-use serde_json::Value;
 use thiserror::Error;
 use tokio::net::TcpListener;
 use tokio::sync::oneshot;
@@ -29,6 +29,7 @@ use crate::catalog::fake::{core_tools, fake_plugin_tools};
 use crate::catalog::ToolEntry;
 use crate::config::{LoadedConfig, ToolSearchMode};
 use code_mode::CodeRuntime;
+use conversation::Conversation;
 use upstream::ProviderClient;
 
 /// How long the gateway waits for one provider response unless `models.providers.<id>.timeoutMs` says otherwise.
@@ -64,7 +65,7 @@ pub struct GatewayState {
     /// The attached MCP servers (empty until [`GatewayState::attach_mcp`]).
     pub mcp: Arc<mcp::McpHub>,
     agents: Vec<String>,
-    histories: Mutex<HashMap<String, Vec<Value>>>,
+    conversations: Mutex<HashMap<String, Conversation>>,
     session_locks: Mutex<HashMap<String, Arc<tokio::sync::Mutex<()>>>>,
 }
 
@@ -97,7 +98,7 @@ impl GatewayState {
             code,
             mcp: Arc::default(),
             agents,
-            histories: Mutex::default(),
+            conversations: Mutex::default(),
             session_locks: Mutex::default(),
         })
     }
@@ -122,9 +123,9 @@ impl GatewayState {
         self.agents.iter().any(|a| a == agent)
     }
 
-    /// Earlier items of a session (user and assistant messages), for the next turn.
-    pub fn history(&self, session_key: &str) -> Vec<Value> {
-        self.histories
+    /// A session's conversation so far (empty for a new session).
+    pub fn conversation(&self, session_key: &str) -> Conversation {
+        self.conversations
             .lock()
             .unwrap_or_else(|p| p.into_inner())
             .get(session_key)
@@ -132,13 +133,12 @@ impl GatewayState {
             .unwrap_or_default()
     }
 
-    pub fn remember(&self, session_key: &str, items: Vec<Value>) {
-        self.histories
+    /// Stores a session's conversation after a turn finished (or handed a call back).
+    pub fn set_conversation(&self, session_key: &str, conversation: Conversation) {
+        self.conversations
             .lock()
             .unwrap_or_else(|p| p.into_inner())
-            .entry(session_key.to_string())
-            .or_default()
-            .extend(items);
+            .insert(session_key.to_string(), conversation);
     }
 
     /// One turn at a time per session: the lock for a session key.
