@@ -324,19 +324,12 @@ fn log_code_handoff(
     handoff: &CodeHandoff,
 ) -> std::io::Result<()> {
     let entry = &handoff.entry;
-    log.append(SessionRecord::Message(MessageRecord {
-        role: Role::Assistant,
-        synthetic: true,
-        text: None,
-        tool_call: Some(ToolCallRecord {
-            id: handoff.call_id.clone(),
-            name: entry.name.clone(),
-            arguments: handoff.args.to_string(),
-            parent_tool_call_id: Some(parent.to_string()),
-            tool_id: Some(entry.id.clone()),
-            source: Some(entry.source),
-        }),
-    }))?;
+    log.append(synthetic_call(
+        &handoff.call_id,
+        entry,
+        &handoff.args,
+        parent,
+    ))?;
     log.append(SessionRecord::ClientToolCall(ClientToolCallRecord {
         tool_call_id: handoff.call_id.clone(),
         tool_name: entry.name.clone(),
@@ -448,6 +441,23 @@ fn log_tool_result(
     )))
 }
 
+/// The synthetic assistant `toolCall` a control made for the model (spec §9).
+fn synthetic_call(call_id: &str, entry: &ToolEntry, args: &Value, parent: &str) -> SessionRecord {
+    SessionRecord::Message(MessageRecord {
+        role: Role::Assistant,
+        synthetic: true,
+        text: None,
+        tool_call: Some(ToolCallRecord {
+            id: call_id.to_string(),
+            name: entry.name.clone(),
+            arguments: args.to_string(),
+            parent_tool_call_id: Some(parent.to_string()),
+            tool_id: Some(entry.id.clone()),
+            source: Some(entry.source),
+        }),
+    })
+}
+
 /// The synthetic assistant toolCall + toolResult pair of each bridged call (spec §9).
 fn log_bridged(
     log: &SessionWriter,
@@ -456,19 +466,7 @@ fn log_bridged(
 ) -> std::io::Result<()> {
     for call in bridged {
         let entry = call.entry;
-        log.append(SessionRecord::Message(MessageRecord {
-            role: Role::Assistant,
-            synthetic: true,
-            text: None,
-            tool_call: Some(ToolCallRecord {
-                id: call.call_id.clone(),
-                name: entry.name.clone(),
-                arguments: call.args.to_string(),
-                parent_tool_call_id: Some(parent.to_string()),
-                tool_id: Some(entry.id.clone()),
-                source: Some(entry.source),
-            }),
-        }))?;
+        log.append(synthetic_call(&call.call_id, &entry, &call.args, parent))?;
         let (is_error, output) = match call.outcome {
             Ok(result) => (false, result),
             Err(message) => (true, Value::from(message)),

@@ -134,11 +134,9 @@ impl Conversation {
         let Some(pending) = &self.pending else {
             return fresh_turn(input);
         };
-        let is_answer = |item: &InputItem| {
-            matches!(item, InputItem::FunctionCallOutput { call_id, .. }
-                if pending.calls.iter().any(|c| &c.call_id == call_id))
-        };
-        let Some(first) = input.iter().position(is_answer) else {
+        let pending_ids: Vec<&str> = pending.calls.iter().map(|c| c.call_id.as_str()).collect();
+        let answers_a_call = |item: &InputItem| matches!(item, InputItem::FunctionCallOutput { call_id, .. } if pending_ids.contains(&call_id.as_str()));
+        let Some(first) = input.iter().position(answers_a_call) else {
             let ids: Vec<String> = pending
                 .calls
                 .iter()
@@ -153,34 +151,7 @@ impl Conversation {
         } else {
             first
         };
-        let mut outputs: Vec<(String, Value)> = Vec::new();
-        let mut messages = Vec::new();
-        for (index, item) in input.iter().enumerate().skip(from) {
-            match item {
-                InputItem::Message(message) => messages.push(message.clone()),
-                InputItem::FunctionCall { call_id, .. } => {
-                    return Err(ContinuationError::CallAsInput {
-                        index,
-                        call_id: call_id.clone(),
-                    })
-                }
-                InputItem::FunctionCallOutput { call_id, output } => {
-                    if !is_answer(item) {
-                        return Err(ContinuationError::NotPending {
-                            index,
-                            call_id: call_id.clone(),
-                        });
-                    }
-                    if outputs.iter().any(|(id, _)| id == call_id) {
-                        return Err(ContinuationError::Duplicate {
-                            index,
-                            call_id: call_id.clone(),
-                        });
-                    }
-                    outputs.push((call_id.clone(), output.clone()));
-                }
-            }
-        }
+        let (outputs, messages) = new_items(input, from, &pending_ids)?;
         let answers = pending
             .calls
             .iter()
@@ -209,8 +180,27 @@ impl Conversation {
 
 /// A request when nothing is pending: messages only.
 fn fresh_turn(input: &[InputItem]) -> Result<TurnStart, ContinuationError> {
+    let (_, messages) = new_items(input, 0, &[])?;
+    Ok(TurnStart {
+        resumed: None,
+        answers: Vec::new(),
+        messages,
+    })
+}
+
+/// Outputs by call id, and messages.
+type NewItems = (Vec<(String, Value)>, Vec<Value>);
+
+/// The outputs and messages of `input` from `from` on: each output must answer one of
+/// `pending` (once), a call is never input.
+fn new_items(
+    input: &[InputItem],
+    from: usize,
+    pending: &[&str],
+) -> Result<NewItems, ContinuationError> {
+    let mut outputs: Vec<(String, Value)> = Vec::new();
     let mut messages = Vec::new();
-    for (index, item) in input.iter().enumerate() {
+    for (index, item) in input.iter().enumerate().skip(from) {
         match item {
             InputItem::Message(message) => messages.push(message.clone()),
             InputItem::FunctionCall { call_id, .. } => {
@@ -219,19 +209,19 @@ fn fresh_turn(input: &[InputItem]) -> Result<TurnStart, ContinuationError> {
                     call_id: call_id.clone(),
                 })
             }
-            InputItem::FunctionCallOutput { call_id, .. } => {
-                return Err(ContinuationError::NotPending {
-                    index,
-                    call_id: call_id.clone(),
-                })
+            InputItem::FunctionCallOutput { call_id, output } => {
+                let call_id = call_id.clone();
+                if !pending.contains(&call_id.as_str()) {
+                    return Err(ContinuationError::NotPending { index, call_id });
+                }
+                if outputs.iter().any(|(id, _)| *id == call_id) {
+                    return Err(ContinuationError::Duplicate { index, call_id });
+                }
+                outputs.push((call_id, output.clone()));
             }
         }
     }
-    Ok(TurnStart {
-        resumed: None,
-        answers: Vec::new(),
-        messages,
-    })
+    Ok((outputs, messages))
 }
 
 impl TurnStart {
