@@ -89,11 +89,6 @@ impl IntoResponse for ApiError {
     }
 }
 
-/// The error body with a status.
-pub fn error(status: StatusCode, kind: &str, message: impl Into<String>) -> Response {
-    ApiError::new(status, kind, message).into_response()
-}
-
 fn bad_request(message: impl Into<String>) -> ApiError {
     ApiError::new(StatusCode::BAD_REQUEST, "invalid_request_error", message)
 }
