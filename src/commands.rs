@@ -8,8 +8,8 @@ use std::path::{Path, PathBuf};
 
 use crate::error::{temp_dir, Error, Exit};
 use crate::output::emit;
-use crate::provider::MockProvider;
-use crate::scenario::load_all;
+use crate::provider::{MockProvider, ProviderOptions, ScriptedTurn};
+use crate::scenario::{load_all, ScriptStep};
 
 /// `list`: one line per scenario (id, title, lanes, origin).
 pub fn list(dirs: &[PathBuf], out: &mut dyn Write) -> Result<u8, Error> {
@@ -28,15 +28,62 @@ pub fn list(dirs: &[PathBuf], out: &mut dyn Write) -> Result<u8, Error> {
     Ok(Exit::OK)
 }
 
-/// `provider`: the mock provider on loopback until Ctrl-C.
-pub async fn provider(port: u16, out: &mut dyn Write) -> Result<u8, Error> {
-    let provider = MockProvider::start_on(port).await?;
+/// `provider`: the mock provider on loopback until Ctrl-C; with `script`, following that model
+/// script instead of the prompt's directive.
+pub async fn provider(port: u16, script: Option<&Path>, out: &mut dyn Write) -> Result<u8, Error> {
+    let script = script.map(load_script).transpose()?;
+    let turns = script.as_ref().map_or(0, Vec::len);
+    let provider = MockProvider::start_with(ProviderOptions {
+        port: Some(port),
+        script,
+        ..ProviderOptions::default()
+    })
+    .await?;
+    let scripted = match turns {
+        0 => String::new(),
+        n => format!(" (scripted, {n} turns)"),
+    };
     emit(
         out,
-        &format!("mock provider listening: {}\n", provider.base_url()),
+        &format!(
+            "mock provider listening: {}{scripted}\n",
+            provider.base_url()
+        ),
     )?;
     let _ = tokio::signal::ctrl_c().await;
     Ok(Exit::OK)
+}
+
+/// The `[[script]]` tables of a TOML file (a scenario file's, or a file of only those).
+#[derive(serde::Deserialize)]
+struct ScriptFile {
+    #[serde(default)]
+    script: Vec<ScriptStep>,
+}
+
+/// Reads a model script file; errors name the file and the step.
+pub fn load_script(path: &Path) -> Result<Vec<ScriptedTurn>, Error> {
+    let text = std::fs::read_to_string(path).map_err(Error::io("cannot read script", path))?;
+    let origin = path.display();
+    let file: ScriptFile = toml::from_str(&text)
+        .map_err(|e| Error::Usage(format!("script {origin}: {}", e.to_string().trim_end())))?;
+    if file.script.is_empty() {
+        return Err(Error::Usage(format!(
+            "script {origin}: no [[script]] tables; each needs `tool` (+ `arguments`) or `text`"
+        )));
+    }
+    file.script
+        .iter()
+        .enumerate()
+        .map(|(i, step)| {
+            step.to_turn().ok_or_else(|| {
+                Error::Usage(format!(
+                    "script {origin}: step {}: needs either `tool` (with optional `arguments`) or `text`",
+                    i + 1
+                ))
+            })
+        })
+        .collect()
 }
 
 /// `gateway`: the embedded gateway with the config at `config` on loopback until Ctrl-C;

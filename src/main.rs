@@ -54,6 +54,10 @@ enum Command {
         /// Port to listen on (0 picks a free one).
         #[arg(long, default_value_t = 0)]
         port: u16,
+        /// Follow this model script instead of the prompt's directive: a TOML file of
+        /// `[[script]]` tables (`tool` + `arguments`, or `text`), as in a scenario file.
+        #[arg(long, value_name = "FILE")]
+        script: Option<PathBuf>,
     },
     /// Run the embedded gateway with a JSON5 config on loopback until interrupted.
     Gateway {
@@ -287,7 +291,9 @@ async fn run(command: Command, probe_secret: String) -> Result<u8, Error> {
             )
             .await
         }
-        Command::Provider { port } => toolsearch_qa::commands::provider(port, stdout).await,
+        Command::Provider { port, script } => {
+            toolsearch_qa::commands::provider(port, script.as_deref(), stdout).await
+        }
         Command::Gateway {
             config,
             state_dir,

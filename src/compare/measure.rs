@@ -1,16 +1,16 @@
 //! Measuring provider requests exactly as they were sent: byte lengths come from the journaled
 //! body text, the `tools` slice is cut out of that text (not re-serialised), and tokens are counted
-//! with the o200k_base encoding over the same text. Nothing here parses a body into a JSON tree:
-//! a 10,000-tool body is read field by field, its `tools` only for their names.
-
-use std::sync::OnceLock;
+//! with the o200k_base encoding over the same text (the tokenizer the mock provider and the
+//! embedded gateway report `usage` with, see [`crate::protocol::usage`]). Nothing here parses a
+//! body into a JSON tree: a 10,000-tool body is read field by field, its `tools` only for their
+//! names.
 
 use serde::{Deserialize, Serialize};
 use serde_json::value::RawValue;
 use serde_json::{json, Value};
-use tiktoken_rs::CoreBPE;
 
 use crate::protocol::responses::{declared_tool_names, system_prompt_chars};
+pub use crate::protocol::usage::{count_tokens, TokenizerError};
 use crate::provider::JournalRecord;
 
 /// Sizes of one request, or the sum over the requests of a turn.
@@ -42,23 +42,6 @@ impl std::ops::Add for PayloadSize {
             tokens: self.tokens + other.tokens,
         }
     }
-}
-
-/// The tokenizer could not be built from its embedded data.
-#[derive(Debug, Clone, thiserror::Error)]
-#[error("o200k_base tokenizer unavailable: {0}")]
-pub struct TokenizerError(String);
-
-fn tokenizer() -> Result<&'static CoreBPE, TokenizerError> {
-    static BPE: OnceLock<Result<CoreBPE, String>> = OnceLock::new();
-    BPE.get_or_init(|| tiktoken_rs::o200k_base().map_err(|e| e.to_string()))
-        .as_ref()
-        .map_err(|e| TokenizerError(e.clone()))
-}
-
-/// o200k_base token count of `text` (special-token text counts as ordinary text).
-pub fn count_tokens(text: &str) -> Result<usize, TokenizerError> {
-    Ok(tokenizer()?.encode_ordinary(text).len())
 }
 
 #[derive(Deserialize)]

@@ -1,18 +1,25 @@
 //! The agent loop of one turn: plan the surface, talk to the provider until it answers with a
 //! message, execute its function calls in between, and write every step to the session log.
+//!
+//! A turn may also end by handing client tool calls back to the caller (see [`super::client`]);
+//! the next request answers them and this loop resumes the same turn where it stopped (see
+//! [`super::conversation`]). The turn's usage adds up what the provider reported for every
+//! round; a round whose response had no usage is counted here with the same tokenizer.
 
 use serde::Serialize;
+
 use serde_json::{json, Value};
 use thiserror::Error;
 
 use super::client::{client_handoff, Handoff};
+use super::conversation::{Answer, Conversation, HandedBack, PendingTurn, TurnStart};
 use super::dispatch::{dispatch, Dispatched};
-use super::execute::{BridgedCall, GatewayRunner};
+use super::execute::{BridgedCall, CodeHandoff, GatewayRunner};
 use super::prompt::system_prompt;
 use super::session_log::SessionWriter;
 use super::upstream::{OutputItem, UpstreamError};
 use super::GatewayState;
-use crate::catalog::{FunctionDeclaration, ToolEntry};
+use crate::catalog::{FunctionDeclaration, ToolEntry, ToolSource};
 use crate::engine::directory::turn_declarations;
 use crate::engine::{Surface, SurfacePlan};
 use crate::protocol::item_text;
@@ -20,6 +27,8 @@ use crate::protocol::record::{
     BridgedResult, ClientToolCallRecord, DirectResult, MessageRecord, ProviderRequestRecord, Role,
     SessionRecord, SurfaceRecord, ToolCallRecord, ToolResultRecord,
 };
+use crate::protocol::response_object::ResponseItem;
+use crate::protocol::usage::{TokenizerError, Usage};
 
 /// The provider rounds one turn may take before the gateway gives up.
 pub const MAX_PROVIDER_ROUNDS: usize = 8;
@@ -28,8 +37,6 @@ pub const MAX_PROVIDER_ROUNDS: usize = 8;
 pub struct TurnRequest {
     pub agent_id: String,
     pub session_key: String,
-    /// Input items to append (user messages, normalised to Responses items).
-    pub input: Vec<Value>,
     /// Client tools supplied by the caller.
     pub client_tools: Vec<ToolEntry>,
     /// Tools the caller's `tool_choice` requires (directory mode declares their schemas up front).
@@ -41,7 +48,11 @@ pub struct TurnRequest {
 pub struct TurnOutcome {
     pub text: String,
     /// `function_call` items handed back to the caller (client tools).
-    pub client_calls: Vec<Value>,
+    pub client_calls: Vec<ResponseItem>,
+    /// The provider's usage, summed over the turn's rounds.
+    pub usage: Usage,
+    /// The session's conversation after this turn (the caller stores it with the response id).
+    pub conversation: Conversation,
 }
 
 #[derive(Debug, Error)]
@@ -52,15 +63,21 @@ pub enum TurnError {
     TooManyRounds,
     #[error("session log: {0}")]
     SessionLog(#[from] std::io::Error),
+    #[error("usage: {0}")]
+    Usage(#[from] TokenizerError),
 }
 
-/// Runs one turn. Every record before a failure stays in the session log, and the failure is logged too.
+/// Runs one turn of a session whose conversation was `conversation`, started (or resumed) as
+/// `start` says. Every record before a failure stays in the session log, and the failure is
+/// logged too; a failed turn leaves the conversation as it was.
 pub async fn run_turn(
     state: &GatewayState,
     log: &SessionWriter,
     request: TurnRequest,
+    conversation: Conversation,
+    start: TurnStart,
 ) -> Result<TurnOutcome, TurnError> {
-    let result = run_turn_inner(state, log, request).await;
+    let result = run_turn_inner(state, log, request, conversation, start).await;
     if let Err(error) = &result {
         log.append(SessionRecord::TurnError {
             error: error.to_string(),
@@ -69,18 +86,30 @@ pub async fn run_turn(
     result
 }
 
+/// What one turn hands back: the items for the caller and the calls it now waits for.
+#[derive(Default)]
+struct HandedBackCalls {
+    items: Vec<ResponseItem>,
+    calls: Vec<HandedBack>,
+}
+
 async fn run_turn_inner(
     state: &GatewayState,
     log: &SessionWriter,
     request: TurnRequest,
+    mut conversation: Conversation,
+    start: TurnStart,
 ) -> Result<TurnOutcome, TurnError> {
     let surface = planned_surface(state, request.client_tools);
     log_surface(log, &surface)?;
-    for item in &request.input {
+    for message in &start.messages {
         log.append(SessionRecord::Message(MessageRecord::text(
-            Role::User,
-            item_text(item),
+            role_of(message),
+            item_text(message),
         )))?;
+    }
+    for answer in &start.answers {
+        log_answer(log, answer)?;
     }
 
     let declarations = turn_declarations(&surface, &request.required_tools);
@@ -89,12 +118,14 @@ async fn run_turn_inner(
         "role": "system",
         "content": [{ "type": "input_text", "text": system_prompt(&surface) }]
     })];
-    input.extend(state.history(&request.session_key));
-    input.extend(request.input.iter().cloned());
+    input.extend(conversation.history.iter().cloned());
+    let turn_from = input.len();
+    input.extend(start.provider_items());
     let runner = GatewayRunner::new(state.policy.clone(), surface.eligible.clone())
         .with_guards(state.guards())
         .with_mcp(state.mcp.clone());
-    let mut outcome = None;
+    let mut usage = Usage::default();
+    let mut finished = None;
 
     for round in 1..=MAX_PROVIDER_ROUNDS {
         let body = provider_body(
@@ -110,11 +141,13 @@ async fn run_turn_inner(
             &body,
             bytes.len(),
         )))?;
-        let items = state.provider.send(bytes).await?;
+        let sent = String::from_utf8_lossy(&bytes).into_owned();
+        let reply = state.provider.send(bytes).await?;
+        usage = usage + round_usage(&sent, &reply.items, reply.usage)?;
         let mut called = false;
         let mut answer = None;
-        let mut client_calls = Vec::new();
-        for item in items {
+        let mut handed = HandedBackCalls::default();
+        for item in reply.items {
             match item {
                 OutputItem::FunctionCall {
                     call_id,
@@ -135,7 +168,14 @@ async fn run_turn_inner(
                     input.push(json!({ "type": "function_call", "call_id": call_id, "name": name, "arguments": arguments }));
                     if let Some(handoff) = client_handoff(&surface, &call_id, &name, &arguments) {
                         log_handoff(log, &call_id, &handoff)?;
-                        client_calls.push(handoff.item);
+                        handed.items.push(handoff.item);
+                        handed.calls.push(HandedBack {
+                            call_id: call_id.clone(),
+                            name: handoff.entry.name.clone(),
+                            tool_id: handoff.entry.id.clone(),
+                            arguments: handoff.arguments,
+                            parent: None,
+                        });
                         continue;
                     }
                     let result = dispatch(
@@ -149,6 +189,10 @@ async fn run_turn_inner(
                     .await;
                     log_tool_result(log, &call_id, &name, &result)?;
                     log_bridged(log, &call_id, runner.take_bridged())?;
+                    for code_handoff in runner.take_handoffs() {
+                        log_code_handoff(log, &call_id, &code_handoff)?;
+                        handed.push_code(&call_id, code_handoff);
+                    }
                     input.push(json!({ "type": "function_call_output", "call_id": call_id, "output": result.output }));
                 }
                 OutputItem::Message { text } => {
@@ -160,15 +204,22 @@ async fn run_turn_inner(
                 }
             }
         }
-        if !client_calls.is_empty() {
-            outcome = Some(TurnOutcome {
-                text: answer.unwrap_or_default(),
-                client_calls,
+        if !handed.items.is_empty() {
+            conversation.pending = Some(PendingTurn {
+                caller_items: start.caller_items(),
+                provider_items: input[turn_from..].to_vec(),
+                calls: handed.calls,
             });
+            finished = Some((answer.unwrap_or_default(), handed.items));
             break;
         }
         if let (false, Some(text)) = (called, answer) {
-            outcome = Some(TurnOutcome { text, client_calls });
+            conversation.history.extend(start.caller_items());
+            if !text.is_empty() {
+                conversation.history.push(json!({ "type": "message", "role": "assistant", "content": [{ "type": "output_text", "text": text }] }));
+            }
+            conversation.pending = None;
+            finished = Some((text, Vec::new()));
             break;
         }
     }
@@ -177,13 +228,64 @@ async fn run_turn_inner(
             telemetry: run.telemetry().into(),
         })?;
     }
-    let outcome = outcome.ok_or(TurnError::TooManyRounds)?;
-    let mut history = request.input;
-    if !outcome.text.is_empty() {
-        history.push(json!({ "type": "message", "role": "assistant", "content": [{ "type": "output_text", "text": outcome.text }] }));
+    let (text, client_calls) = finished.ok_or(TurnError::TooManyRounds)?;
+    Ok(TurnOutcome {
+        text,
+        client_calls,
+        usage,
+        conversation,
+    })
+}
+
+impl HandedBackCalls {
+    /// A client tool the code of `parent` called.
+    fn push_code(&mut self, parent: &str, handoff: CodeHandoff) {
+        let arguments = handoff.args.to_string();
+        self.items.push(ResponseItem::function_call(
+            &handoff.call_id,
+            &handoff.entry.name,
+            arguments.clone(),
+        ));
+        self.calls.push(HandedBack {
+            call_id: handoff.call_id,
+            name: handoff.entry.name,
+            tool_id: handoff.entry.id,
+            arguments,
+            parent: Some(parent.to_string()),
+        });
     }
-    state.remember(&request.session_key, history);
-    Ok(outcome)
+}
+
+/// The provider's usage for a round, or — when it reported none — the round counted here: the
+/// request body as sent, and the text and calls it answered with.
+fn round_usage(
+    sent: &str,
+    items: &[OutputItem],
+    reported: Option<Usage>,
+) -> Result<Usage, TokenizerError> {
+    if let Some(usage) = reported {
+        return Ok(usage);
+    }
+    let generated: Vec<&str> = items
+        .iter()
+        .flat_map(|item| match item {
+            OutputItem::Message { text } => vec![text.as_str()],
+            OutputItem::FunctionCall {
+                name, arguments, ..
+            } => vec![name.as_str(), arguments.as_str()],
+        })
+        .collect();
+    Usage::count(sent, &generated)
+}
+
+/// The role of a caller's message item (`user` unless it says otherwise).
+fn role_of(message: &Value) -> Role {
+    match message["role"].as_str() {
+        Some("assistant") => Role::Assistant,
+        Some("system") => Role::System,
+        Some("developer") => Role::Developer,
+        _ => Role::User,
+    }
 }
 
 /// The turn's surface. A turn that brings no client tools gets the gateway's planned surface
@@ -224,7 +326,62 @@ fn log_handoff(log: &SessionWriter, call_id: &str, handoff: &Handoff) -> std::io
         tool_id: entry.id.clone(),
         source: entry.source,
         via_tool_call: handoff.via_tool_call,
+        parent_tool_call_id: None,
     }))
+}
+
+/// A client tool that code called: the synthetic call (as for every bridged call, spec §9)
+/// and the hand-off record; its result comes from the caller.
+fn log_code_handoff(
+    log: &SessionWriter,
+    parent: &str,
+    handoff: &CodeHandoff,
+) -> std::io::Result<()> {
+    let entry = &handoff.entry;
+    log.append(synthetic_call(
+        &handoff.call_id,
+        entry,
+        &handoff.args,
+        parent,
+    ))?;
+    log.append(SessionRecord::ClientToolCall(ClientToolCallRecord {
+        tool_call_id: handoff.call_id.clone(),
+        tool_name: entry.name.clone(),
+        tool_id: entry.id.clone(),
+        source: entry.source,
+        via_tool_call: false,
+        parent_tool_call_id: Some(parent.to_string()),
+    }))
+}
+
+/// The caller's output for a handed-back call: the client tool's result (bridged when code
+/// called it).
+fn log_answer(log: &SessionWriter, answer: &Answer) -> std::io::Result<()> {
+    let call = &answer.call;
+    let text = match &answer.output {
+        Value::String(text) => text.clone(),
+        parts => item_text(&json!({ "content": parts })),
+    };
+    let record = match &call.parent {
+        Some(parent) => ToolResultRecord::Bridged(BridgedResult {
+            tool_call_id: call.call_id.clone(),
+            tool_name: call.name.clone(),
+            parent_tool_call_id: parent.clone(),
+            tool_id: Some(call.tool_id.clone()),
+            source: Some(ToolSource::Client),
+            source_name: Some("client".into()),
+            is_error: false,
+            output: Value::String(text),
+        }),
+        None => ToolResultRecord::Direct(DirectResult {
+            tool_call_id: call.call_id.clone(),
+            tool_name: call.name.clone(),
+            is_error: false,
+            source: Some(ToolSource::Client),
+            output: text,
+        }),
+    };
+    log.append(SessionRecord::ToolResult(record))
 }
 
 /// The Responses API request body: model, input, tools (left out when empty), stream,
@@ -343,6 +500,23 @@ fn log_tool_result(
     )))
 }
 
+/// The synthetic assistant `toolCall` a control made for the model (spec §9).
+fn synthetic_call(call_id: &str, entry: &ToolEntry, args: &Value, parent: &str) -> SessionRecord {
+    SessionRecord::Message(MessageRecord {
+        role: Role::Assistant,
+        synthetic: true,
+        text: None,
+        tool_call: Some(ToolCallRecord {
+            id: call_id.to_string(),
+            name: entry.name.clone(),
+            arguments: args.to_string(),
+            parent_tool_call_id: Some(parent.to_string()),
+            tool_id: Some(entry.id.clone()),
+            source: Some(entry.source),
+        }),
+    })
+}
+
 /// The synthetic assistant toolCall + toolResult pair of each bridged call (spec §9).
 fn log_bridged(
     log: &SessionWriter,
@@ -351,19 +525,7 @@ fn log_bridged(
 ) -> std::io::Result<()> {
     for call in bridged {
         let entry = call.entry;
-        log.append(SessionRecord::Message(MessageRecord {
-            role: Role::Assistant,
-            synthetic: true,
-            text: None,
-            tool_call: Some(ToolCallRecord {
-                id: call.call_id.clone(),
-                name: entry.name.clone(),
-                arguments: call.args.to_string(),
-                parent_tool_call_id: Some(parent.to_string()),
-                tool_id: Some(entry.id.clone()),
-                source: Some(entry.source),
-            }),
-        }))?;
+        log.append(synthetic_call(&call.call_id, &entry, &call.args, parent))?;
         let (is_error, output) = match call.outcome {
             Ok(result) => (false, result),
             Err(message) => (true, Value::from(message)),

@@ -1,20 +1,28 @@
 //! Client tools (spec §3, as OpenResponses does it): tools the caller sent with its request are
-//! never run by the gateway. When the model calls one — by name when it is visible, or through
-//! `tool_call` with its id or name — the turn ends and the `function_call` item goes back to the
-//! caller, who runs the tool and may send the result in a later turn.
+//! never run by the gateway. When the model calls one — by name when it is visible, through
+//! `tool_call` with its id or name, or from `tool_search_code`'s bridge (see
+//! [`super::execute`]) — the turn ends and the `function_call` item goes back to the caller, who
+//! runs the tool and answers with a `function_call_output` for its `call_id`; the gateway then
+//! resumes the same turn (see [`super::conversation`]).
+//!
+//! The `call_id` the caller gets is the model's own call id (by name, or the `tool_call` that
+//! reached the tool) or, from code, the derived bridged id `tool_search_code:<parent>:<name>:<n>`.
 
-use serde_json::{json, Value};
+use serde_json::Value;
 
 use crate::catalog::{Executor, ToolEntry};
 use crate::engine::surface::TOOL_CALL;
 use crate::engine::Surface;
+use crate::protocol::response_object::ResponseItem;
 
 /// A model call that hands a client tool back to the caller.
 #[derive(Debug, Clone, PartialEq)]
 pub struct Handoff {
     pub entry: ToolEntry,
     /// The `function_call` item for the caller's response.
-    pub item: Value,
+    pub item: ResponseItem,
+    /// The client tool's arguments as JSON text.
+    pub arguments: String,
     /// Whether the model reached the tool through `tool_call`.
     pub via_tool_call: bool,
 }
@@ -53,13 +61,10 @@ fn visible_client<'s>(surface: &'s Surface, name: &str) -> Option<&'s ToolEntry>
 }
 
 fn handoff(entry: &ToolEntry, call_id: &str, arguments: String, via_tool_call: bool) -> Handoff {
-    let item = json!({
-        "type": "function_call", "id": format!("fc_{call_id}"), "call_id": call_id,
-        "name": entry.name, "arguments": arguments, "status": "completed"
-    });
     Handoff {
         entry: entry.clone(),
-        item,
+        item: ResponseItem::function_call(call_id, &entry.name, arguments.clone()),
+        arguments,
         via_tool_call,
     }
 }
@@ -70,6 +75,7 @@ mod tests {
     use crate::catalog::{ToolPolicy, ToolSource};
     use crate::config::ToolSearchMode;
     use crate::engine::{SearchLimits, SurfacePlan};
+    use serde_json::json;
 
     fn surface(mode: ToolSearchMode) -> Surface {
         let mut tools = crate::catalog::fake::core_tools();
@@ -95,14 +101,15 @@ mod tests {
     fn tool_call_to_a_client_tool_is_handed_back() {
         let s = surface(ToolSearchMode::Tools);
         let args = r#"{"id": "client:client:pick_file", "args": {"kind": "pdf"}}"#;
-        let handoff = client_handoff(&s, "call_7", TOOL_CALL, args);
+        let handoff = client_handoff(&s, "call_7", TOOL_CALL, args).unwrap();
+        assert!(handoff.via_tool_call);
+        let mut item = serde_json::to_value(&handoff.item).unwrap();
+        assert!(item["id"].as_str().unwrap().starts_with("fc_"));
+        item["id"] = json!("fc");
         assert_eq!(
-            handoff.map(|h| (h.item, h.via_tool_call)),
-            Some((
-                json!({"type": "function_call", "id": "fc_call_7", "call_id": "call_7",
-                       "name": "pick_file", "arguments": "{\"kind\":\"pdf\"}", "status": "completed"}),
-                true
-            ))
+            item,
+            json!({"type": "function_call", "id": "fc", "call_id": "call_7",
+                   "name": "pick_file", "arguments": "{\"kind\":\"pdf\"}", "status": "completed"})
         );
         // Hidden in tools mode: not callable by name.
         assert_eq!(client_handoff(&s, "c", "pick_file", "{}"), None);
@@ -118,8 +125,8 @@ mod tests {
         let s = surface(ToolSearchMode::Directory);
         let handoff = client_handoff(&s, "call_1", "pick_file", "{\"a\":1}");
         assert_eq!(
-            handoff.map(|h| (h.item["arguments"].clone(), h.via_tool_call)),
-            Some((json!("{\"a\":1}"), false))
+            handoff.map(|h| (h.arguments, h.via_tool_call)),
+            Some(("{\"a\":1}".to_string(), false))
         );
     }
 }

@@ -5,6 +5,9 @@
 //! Every call reaches a tool through here — a direct call by the model and a call bridged through
 //! `tool_call` / `tool_search_code` alike — so a block can never be bypassed by going through Tool Search.
 //! Bridged calls are recorded so the session log can show them after their parent's result.
+//! A client tool reached from code is not run: once its guards pass, the call is recorded as a
+//! hand-off and the code gets the "pending" result OpenClaw gives (`{status: "pending", tool,
+//! message}`); the turn then ends with the call handed back to the caller.
 
 use std::collections::HashSet;
 use std::future::Future;
@@ -28,6 +31,18 @@ pub struct BridgedCall {
     pub outcome: Result<Value, String>,
 }
 
+/// A client tool that code called: handed back to the caller when the code has finished.
+#[derive(Debug, Clone, PartialEq)]
+pub struct CodeHandoff {
+    /// The derived call id (`tool_search_code:<parent>:<name>:<seq>`), the caller's `call_id`.
+    pub call_id: String,
+    pub entry: ToolEntry,
+    pub args: Value,
+}
+
+/// The message a code-mode client call gets instead of a result.
+pub const DELEGATED: &str = "Tool execution delegated to client";
+
 /// Runs tools for one turn and remembers the bridged ones. Cheap to clone: a code-mode bridge
 /// holds a clone for as long as the sandbox runs.
 #[derive(Clone)]
@@ -39,6 +54,7 @@ pub struct GatewayRunner {
     withdrawn: Arc<Mutex<HashSet<String>>>,
     guards: Arc<Guards>,
     bridged: Arc<Mutex<Vec<BridgedCall>>>,
+    handoffs: Arc<Mutex<Vec<CodeHandoff>>>,
     /// The MCP servers `Executor::Mcp` tools run on.
     mcp: Arc<McpHub>,
 }
@@ -60,6 +76,7 @@ impl GatewayRunner {
             withdrawn: Arc::default(),
             guards: Arc::default(),
             bridged: Arc::default(),
+            handoffs: Arc::default(),
             mcp: Arc::default(),
         }
     }
@@ -104,6 +121,11 @@ impl GatewayRunner {
         std::mem::take(&mut *self.bridged.lock().unwrap_or_else(|p| p.into_inner()))
     }
 
+    /// Takes the client tools code called since the last call of this function.
+    pub fn take_handoffs(&self) -> Vec<CodeHandoff> {
+        std::mem::take(&mut *self.handoffs.lock().unwrap_or_else(|p| p.into_inner()))
+    }
+
     /// Executes `entry` with `args`: policy, approval rules and `before_tool_call` hook rules
     /// first, in that order; the first that blocks is reported and nothing runs.
     pub async fn execute(
@@ -111,6 +133,15 @@ impl GatewayRunner {
         entry: &ToolEntry,
         args: &Value,
     ) -> Result<CallOutcome, EngineError> {
+        self.check_guards(entry, args)?;
+        if let Executor::Mcp { server } = &entry.executor {
+            return self.run_mcp(server, entry, args).await;
+        }
+        run_executor(entry, args)
+    }
+
+    /// Policy, approval rules and `before_tool_call` hook rules, in that order.
+    fn check_guards(&self, entry: &ToolEntry, args: &Value) -> Result<(), EngineError> {
         let blocked = |reason: String| EngineError::Blocked {
             tool: entry.name.clone(),
             reason,
@@ -125,11 +156,29 @@ impl GatewayRunner {
         self.guards
             .before_tool_call
             .check(&entry.name, &entry.id, args)
-            .map_err(blocked)?;
-        if let Executor::Mcp { server } = &entry.executor {
-            return self.run_mcp(server, entry, args).await;
-        }
-        run_executor(entry, args)
+            .map_err(blocked)
+    }
+
+    /// A client tool called from code: guarded like any call, then recorded as a hand-off.
+    fn hand_off(
+        &self,
+        entry: &ToolEntry,
+        args: Value,
+        call_id: String,
+    ) -> Result<CallOutcome, EngineError> {
+        self.check_guards(entry, &args)?;
+        let details = json!({ "status": "pending", "tool": entry.name, "message": DELEGATED });
+        self.handoffs
+            .lock()
+            .unwrap_or_else(|p| p.into_inner())
+            .push(CodeHandoff {
+                call_id,
+                entry: entry.clone(),
+                args,
+            });
+        Ok(CallOutcome {
+            result: json!({ "content": [{ "type": "text", "text": details.to_string() }], "details": details }),
+        })
     }
 
     /// `tools/call` on the entry's MCP server; its failure is the tool's execution error.
@@ -167,22 +216,42 @@ impl ToolRunner for GatewayRunner {
         call_id: String,
     ) -> Pin<Box<dyn Future<Output = Result<CallOutcome, EngineError>> + Send + 'b>> {
         Box::pin(async move {
-            let outcome = self.execute(entry, &args).await;
-            let record = BridgedCall {
-                call_id,
-                entry: entry.clone(),
-                args,
-                outcome: outcome
-                    .as_ref()
-                    .map(|o| o.result.clone())
-                    .map_err(|e| e.to_string()),
+            let outcome = match entry.executor {
+                Executor::Client => self.hand_off(entry, args.clone(), call_id.clone()),
+                _ => self.execute(entry, &args).await,
             };
-            self.bridged
-                .lock()
-                .unwrap_or_else(|p| p.into_inner())
-                .push(record);
+            // A hand-off has no result yet: the caller's output answers it in a later request.
+            let handed_off = entry.executor == Executor::Client && outcome.is_ok();
+            if !handed_off {
+                self.record(call_id, entry, args, &outcome);
+            }
             outcome
         })
+    }
+}
+
+impl GatewayRunner {
+    /// Remembers a bridged call for the session log.
+    fn record(
+        &self,
+        call_id: String,
+        entry: &ToolEntry,
+        args: Value,
+        outcome: &Result<CallOutcome, EngineError>,
+    ) {
+        let record = BridgedCall {
+            call_id,
+            entry: entry.clone(),
+            args,
+            outcome: outcome
+                .as_ref()
+                .map(|o| o.result.clone())
+                .map_err(|e| e.to_string()),
+        };
+        self.bridged
+            .lock()
+            .unwrap_or_else(|p| p.into_inner())
+            .push(record);
     }
 }
 
@@ -210,7 +279,7 @@ fn run_executor(entry: &ToolEntry, args: &Value) -> Result<CallOutcome, EngineEr
         }),
         Executor::Client => Err(EngineError::ExecutionFailed {
             name: entry.name.clone(),
-            message: "client tools are run by the caller; call it directly by name".into(),
+            message: "client tools are run by the caller, never by the gateway".into(),
         }),
     }
 }

@@ -1,164 +1,287 @@
 //! HTTP surface of the embedded gateway: routes, request parsing and JSON errors.
 //!
-//! Every failure is a JSON body `{error: {type, message}}` with a 4xx/5xx status that says what
-//! was wrong; a bad request never takes the server down. With `stream: true` a finished turn is
-//! sent as Server-Sent Events (see [`super::sse`]); a turn that fails is still a JSON error with
-//! its status, because the gateway answers only once the turn is over.
+//! Every failure — a bad request, an unknown route (404), a wrong method (405), a body over
+//! [`MAX_BODY_BYTES`] (413, after reading the body to its end so that the client sees it), a
+//! head over [`MAX_HEADER_FIELDS`] / [`MAX_HEADER_BYTES`] (431), a
+//! provider failure (502) — is the Responses error shape `{"error": {"message", "type", "param",
+//! "code"}}` with its status; a bad request never takes the server down. (A head beyond hyper's
+//! own parser limits — 100 fields or about 400 KB — is refused by hyper itself with a bare 431
+//! before any of this code runs; the limits here are far below those.)
+//!
+//! A turn's answer is a response object valid for the official SDK's strict models (see
+//! [`crate::protocol::response_object`]); with `stream: true` the finished turn is sent as
+//! Server-Sent Events (see [`crate::protocol::sse`]). A turn that fails is still a JSON error
+//! with its status, because the gateway answers only once the turn is over.
 
 use std::sync::Arc;
 
-use axum::body::Bytes;
-use axum::extract::{DefaultBodyLimit, State};
-use axum::http::{HeaderMap, StatusCode};
+use axum::body::{to_bytes, Body};
+use axum::extract::{Request, State};
+use axum::http::{header, HeaderMap, Method, StatusCode, Uri};
+use axum::middleware::{self, Next};
 use axum::response::{IntoResponse, Response};
 use axum::routing::{get, post};
 use axum::{Json, Router};
-use serde_json::{json, Value};
+use futures::StreamExt;
+use serde_json::{json, Map, Value};
 
 use super::agent::{run_turn, TurnError, TurnRequest};
+use super::conversation::InputItem;
 use super::session_log::SessionWriter;
 use super::GatewayState;
 use crate::catalog::{Executor, ToolEntry, ToolSource};
+use crate::protocol::response_object::{ErrorBody, RequestEcho, ResponseItem, ResponseObject};
 use crate::protocol::session::session_id_for_key;
 
 /// Largest request body accepted.
 pub const MAX_BODY_BYTES: usize = 4 * 1024 * 1024;
+/// How much of an oversized body is still read (and dropped) so that the client, which sends
+/// the whole body before it reads the answer, gets the 413 instead of a reset connection.
+pub const DRAIN_BYTES: usize = 64 * 1024 * 1024;
+/// Most header fields a request may have.
+pub const MAX_HEADER_FIELDS: usize = 64;
+/// Most bytes of header names and values a request may have.
+pub const MAX_HEADER_BYTES: usize = 32 * 1024;
 pub use crate::protocol::{AGENT_HEADER, SESSION_HEADER};
 
 pub fn router(state: Arc<GatewayState>) -> Router {
     Router::new()
         .route("/v1/responses", post(responses))
         .route("/healthz", get(|| async { Json(json!({ "ok": true })) }))
-        .fallback(|| async { error(StatusCode::NOT_FOUND, "not_found", "no such route") })
-        .layer(DefaultBodyLimit::max(MAX_BODY_BYTES))
+        .fallback(not_found)
+        .method_not_allowed_fallback(method_not_allowed)
+        .layer(middleware::from_fn(json_errors))
         .with_state(state)
 }
 
-/// A failed request as a value: its status and `{error: {type, message}}`. It turns itself into
-/// the response (axum's error-handling pattern), so parsing returns it like any other error.
+/// A failed request as a value: its status and the error body. It turns itself into the
+/// response (axum's error-handling pattern), so parsing returns it like any other error.
 #[derive(Debug)]
 pub struct ApiError {
     status: StatusCode,
-    kind: &'static str,
-    message: String,
+    body: ErrorBody,
 }
 
 impl ApiError {
-    pub fn new(status: StatusCode, kind: &'static str, message: impl Into<String>) -> Self {
+    pub fn new(status: StatusCode, kind: &str, message: impl Into<String>) -> Self {
         ApiError {
             status,
-            kind,
-            message: message.into(),
+            body: ErrorBody::new(kind, message),
         }
+    }
+
+    /// The request field at fault.
+    pub fn param(mut self, param: impl Into<String>) -> Self {
+        self.body = self.body.param(param);
+        self
+    }
+
+    /// A short machine-readable code.
+    pub fn code(mut self, code: impl Into<String>) -> Self {
+        self.body = self.body.code(code);
+        self
     }
 }
 
 impl IntoResponse for ApiError {
     fn into_response(self) -> Response {
-        (
-            self.status,
-            Json(json!({ "error": { "type": self.kind, "message": self.message } })),
-        )
-            .into_response()
+        (self.status, Json(self.body)).into_response()
     }
-}
-
-/// `{error: {type, message}}` with a status.
-pub fn error(status: StatusCode, kind: &'static str, message: impl Into<String>) -> Response {
-    ApiError::new(status, kind, message).into_response()
 }
 
 fn bad_request(message: impl Into<String>) -> ApiError {
     ApiError::new(StatusCode::BAD_REQUEST, "invalid_request_error", message)
 }
 
+async fn not_found(method: Method, uri: Uri) -> ApiError {
+    ApiError::new(
+        StatusCode::NOT_FOUND,
+        "invalid_request_error",
+        format!("no route for {method} {}", uri.path()),
+    )
+    .code("not_found")
+}
+
+async fn method_not_allowed(method: Method, uri: Uri) -> ApiError {
+    ApiError::new(
+        StatusCode::METHOD_NOT_ALLOWED,
+        "invalid_request_error",
+        format!("{method} is not allowed on {}", uri.path()),
+    )
+    .code("method_not_allowed")
+}
+
+/// Refuses an oversized head with a JSON 431, and turns any error response that is not JSON
+/// yet (an extractor's plain-text rejection) into the error body.
+async fn json_errors(request: Request, next: Next) -> Response {
+    let headers = request.headers();
+    let header_bytes: usize = headers
+        .iter()
+        .map(|(name, value)| name.as_str().len() + value.len())
+        .sum();
+    if headers.len() > MAX_HEADER_FIELDS || header_bytes > MAX_HEADER_BYTES {
+        let message = format!(
+            "request has {} header fields in {header_bytes} bytes; at most {MAX_HEADER_FIELDS} fields and {MAX_HEADER_BYTES} bytes are accepted",
+            headers.len()
+        );
+        return ApiError::new(
+            StatusCode::REQUEST_HEADER_FIELDS_TOO_LARGE,
+            "invalid_request_error",
+            message,
+        )
+        .code("request_header_fields_too_large")
+        .into_response();
+    }
+    let response = next.run(request).await;
+    let status = response.status();
+    let is_json = response
+        .headers()
+        .get(header::CONTENT_TYPE)
+        .and_then(|v| v.to_str().ok())
+        .is_some_and(|v| v.starts_with("application/json"));
+    if !(status.is_client_error() || status.is_server_error()) || is_json {
+        return response;
+    }
+    let text = to_bytes(response.into_body(), 64 * 1024)
+        .await
+        .map(|b| String::from_utf8_lossy(&b).trim().to_string())
+        .unwrap_or_default();
+    let kind = if status.is_server_error() {
+        "server_error"
+    } else {
+        "invalid_request_error"
+    };
+    let reason = status.canonical_reason().unwrap_or("error");
+    let message = if text.is_empty() {
+        reason.to_string()
+    } else {
+        format!("{reason}: {text}")
+    };
+    ApiError::new(status, kind, message).into_response()
+}
+
+/// Reads a request body of at most [`MAX_BODY_BYTES`]; a larger one is drained (up to
+/// [`DRAIN_BYTES`], then dropped) and refused with 413.
+async fn read_body(body: Body) -> Result<Vec<u8>, ApiError> {
+    let mut stream = body.into_data_stream();
+    let mut bytes = Vec::new();
+    let mut total = 0usize;
+    while let Some(chunk) = stream.next().await {
+        let chunk = chunk.map_err(|e| bad_request(format!("cannot read the request body: {e}")))?;
+        total += chunk.len();
+        if total <= MAX_BODY_BYTES {
+            bytes.extend_from_slice(&chunk);
+        } else if total > DRAIN_BYTES {
+            break;
+        }
+    }
+    if total > MAX_BODY_BYTES {
+        return Err(ApiError::new(
+            StatusCode::PAYLOAD_TOO_LARGE,
+            "invalid_request_error",
+            format!("request body is larger than {MAX_BODY_BYTES} bytes"),
+        )
+        .code("request_too_large"));
+    }
+    Ok(bytes)
+}
+
 async fn responses(
     State(state): State<Arc<GatewayState>>,
     headers: HeaderMap,
-    body: Bytes,
+    body: Body,
 ) -> Response {
-    let request = match parse_request(&state, &headers, &body) {
-        Ok(r) => r,
-        Err(error) => return error.into_response(),
+    let answered = match read_body(body).await {
+        Ok(body) => answer(&state, &headers, &body).await,
+        Err(error) => Err(error),
     };
-    let (request, model, stream) = request;
-    let session_id = session_id_for_key(&request.session_key);
-    let lock = state.session_lock(&request.session_key);
+    answered.unwrap_or_else(IntoResponse::into_response)
+}
+
+/// One `/v1/responses` request: parse, continue the session, run the turn, answer.
+async fn answer(
+    state: &GatewayState,
+    headers: &HeaderMap,
+    body: &[u8],
+) -> Result<Response, ApiError> {
+    let parsed = parse_request(state, headers, body)?;
+    let key = parsed.turn.session_key.clone();
+    let lock = state.session_lock(&key);
     let _turn = lock.lock().await;
-    let log = match SessionWriter::open(&state.state_dir, &request.agent_id, &session_id) {
-        Ok(log) => log,
-        Err(e) => {
-            return error(
-                StatusCode::INTERNAL_SERVER_ERROR,
-                "server_error",
-                format!("cannot open session log: {e}"),
-            )
-        }
-    };
-    let turn_number = state.history(&request.session_key).len() + 1;
-    match run_turn(&state, &log, request).await {
-        Ok(outcome) => {
-            let mut output = outcome.client_calls;
-            if !outcome.text.is_empty() || output.is_empty() {
-                output.insert(
-                    0,
-                    message_item(&format!("msg_{session_id}_{turn_number}"), &outcome.text),
-                );
-            }
-            let response = json!({
-                "id": format!("resp_{session_id}_{turn_number}"),
-                "object": "response",
-                "status": "completed",
-                "model": model,
-                "output": output,
-                "usage": { "input_tokens": 0, "output_tokens": 0, "total_tokens": 0 },
-            });
-            if stream {
-                event_stream(&response)
-            } else {
-                Json(response).into_response()
-            }
-        }
-        Err(TurnError::Upstream(e)) => {
-            error(StatusCode::BAD_GATEWAY, "upstream_error", e.to_string())
-        }
-        Err(TurnError::TooManyRounds) => error(
-            StatusCode::BAD_GATEWAY,
-            "upstream_error",
-            TurnError::TooManyRounds.to_string(),
-        ),
-        Err(e @ TurnError::SessionLog(_)) => error(
+    let conversation = state.conversation(&key);
+    let start = conversation
+        .start(&parsed.input, parsed.echo.previous_response_id.as_deref())
+        .map_err(|e| bad_request(e.to_string()).param(e.param()))?;
+    let log = SessionWriter::open(
+        &state.state_dir,
+        &parsed.turn.agent_id,
+        &session_id_for_key(&key),
+    )
+    .map_err(|e| {
+        ApiError::new(
             StatusCode::INTERNAL_SERVER_ERROR,
             "server_error",
-            e.to_string(),
+            format!("cannot open session log: {e}"),
+        )
+    })?;
+    let outcome = run_turn(state, &log, parsed.turn, conversation, start)
+        .await
+        .map_err(turn_error)?;
+    let mut output = outcome.client_calls;
+    if !outcome.text.is_empty() || output.is_empty() {
+        output.insert(0, ResponseItem::message(outcome.text));
+    }
+    let response = ResponseObject::completed(&parsed.model, parsed.echo, output, outcome.usage);
+    let mut conversation = outcome.conversation;
+    conversation.last_response_id = Some(response.id.clone());
+    state.set_conversation(&key, conversation);
+    Ok(if parsed.stream {
+        event_stream(&response)
+    } else {
+        Json(response).into_response()
+    })
+}
+
+fn turn_error(error: TurnError) -> ApiError {
+    match error {
+        TurnError::Upstream(_) | TurnError::TooManyRounds => {
+            ApiError::new(StatusCode::BAD_GATEWAY, "upstream_error", error.to_string())
+        }
+        TurnError::SessionLog(_) | TurnError::Usage(_) => ApiError::new(
+            StatusCode::INTERNAL_SERVER_ERROR,
+            "server_error",
+            error.to_string(),
         ),
     }
 }
 
-fn event_stream(response: &Value) -> Response {
+fn event_stream(response: &ResponseObject) -> Response {
     (
         [
-            (axum::http::header::CONTENT_TYPE, "text/event-stream"),
-            (axum::http::header::CACHE_CONTROL, "no-cache"),
+            (header::CONTENT_TYPE, "text/event-stream"),
+            (header::CACHE_CONTROL, "no-cache"),
         ],
-        crate::protocol::sse::encode_response(response),
+        Body::from(crate::protocol::sse::encode_response(response)),
     )
         .into_response()
 }
 
-fn message_item(id: &str, text: &str) -> Value {
-    json!({
-        "type": "message", "id": id, "role": "assistant", "status": "completed",
-        "content": [{ "type": "output_text", "text": text, "annotations": [] }]
-    })
+/// A `/v1/responses` body, checked.
+struct ParsedRequest {
+    turn: TurnRequest,
+    input: Vec<InputItem>,
+    /// What the response echoes (`tools`, `tool_choice`, `previous_response_id`, …).
+    echo: RequestEcho,
+    model: String,
+    stream: bool,
 }
 
-/// Validates a `/v1/responses` body; returns the turn, the model name to echo and whether to stream.
+/// Validates a `/v1/responses` body.
 fn parse_request(
     state: &GatewayState,
     headers: &HeaderMap,
     body: &[u8],
-) -> Result<(TurnRequest, String, bool), ApiError> {
+) -> Result<ParsedRequest, ApiError> {
     let body: Value = serde_json::from_slice(body)
         .map_err(|e| bad_request(format!("body is not valid JSON: {e}")))?;
     let Value::Object(fields) = &body else {
@@ -167,21 +290,15 @@ fn parse_request(
     let stream = match fields.get("stream") {
         None | Some(Value::Null) => false,
         Some(Value::Bool(b)) => *b,
-        Some(_) => return Err(bad_request("stream must be true or false")),
+        Some(_) => return Err(bad_request("stream must be true or false").param("stream")),
     };
     let input = parse_input(fields.get("input"))?;
     let client_tools = parse_client_tools(state, fields.get("tools"))?;
-    let max_output_tokens = match fields.get("max_output_tokens") {
-        None | Some(Value::Null) => None,
-        Some(v) => Some(
-            v.as_u64()
-                .ok_or_else(|| bad_request("max_output_tokens must be a non-negative integer"))?,
-        ),
-    };
+    let echo = echo_of(fields)?;
     let model = match fields.get("model") {
         None => "openclaw".to_string(),
         Some(Value::String(s)) => s.clone(),
-        Some(_) => return Err(bad_request("model must be a string")),
+        Some(_) => return Err(bad_request("model must be a string").param("model")),
     };
     let header = |name: &str| {
         headers
@@ -193,63 +310,104 @@ fn parse_request(
     if !state.knows_agent(&agent_id) {
         return Err(ApiError::new(
             StatusCode::NOT_FOUND,
-            "not_found",
+            "invalid_request_error",
             format!("unknown agent {agent_id:?} (header {AGENT_HEADER})"),
-        ));
+        )
+        .code("unknown_agent"));
     }
     let session_key = header(SESSION_HEADER).unwrap_or_else(|| "main".into());
-    Ok((
-        TurnRequest {
+    let required_tools = echo
+        .tool_choice
+        .required_function()
+        .map(|name| vec![name.to_string()])
+        .unwrap_or_default();
+    Ok(ParsedRequest {
+        turn: TurnRequest {
             agent_id,
             session_key,
-            input,
             client_tools,
-            required_tools: required_tools(fields.get("tool_choice")),
-            max_output_tokens,
+            required_tools,
+            max_output_tokens: echo.max_output_tokens,
         },
+        input,
+        echo,
         model,
         stream,
-    ))
+    })
 }
 
-/// `input`: a string, or an array of message items (content a string or text parts).
-fn parse_input(input: Option<&Value>) -> Result<Vec<Value>, ApiError> {
+fn echo_of(fields: &Map<String, Value>) -> Result<RequestEcho, ApiError> {
+    RequestEcho::from_request(fields).map_err(|e| bad_request(e.message).param(e.param))
+}
+
+/// `input`: a string (one user message), or an array of `message`, `function_call` and
+/// `function_call_output` items.
+fn parse_input(input: Option<&Value>) -> Result<Vec<InputItem>, ApiError> {
     let user = |text: &str| json!({ "type": "message", "role": "user", "content": [{ "type": "input_text", "text": text }] });
     match input {
-        Some(Value::String(text)) => Ok(vec![user(text)]),
+        Some(Value::String(text)) => Ok(vec![InputItem::Message(user(text))]),
         Some(Value::Array(items)) if !items.is_empty() => items
             .iter()
             .enumerate()
-            .map(|(i, item)| {
-                let role = item.get("role").and_then(Value::as_str);
-                if !matches!(role, Some("user" | "assistant" | "developer" | "system")) {
-                    return Err(bad_request(format!(
-                        "input[{i}] must be a message item with a role"
-                    )));
-                }
-                match item.get("content") {
-                    Some(Value::String(_)) | Some(Value::Array(_)) => Ok(item.clone()),
-                    _ => Err(bad_request(format!(
-                        "input[{i}].content must be a string or an array of parts"
-                    ))),
-                }
-            })
+            .map(|(i, item)| parse_item(i, item))
             .collect(),
-        Some(Value::Array(_)) => Err(bad_request("input must not be empty")),
-        Some(_) => Err(bad_request("input must be a string or an array of items")),
-        None => Err(bad_request("input is required")),
+        Some(Value::Array(_)) => Err(bad_request("input must not be empty").param("input")),
+        Some(_) => Err(bad_request("input must be a string or an array of items").param("input")),
+        None => Err(bad_request("input is required").param("input")),
     }
 }
 
-/// The tool a `tool_choice` of `{"type": "function", "name": N}` requires; nothing otherwise.
-fn required_tools(tool_choice: Option<&Value>) -> Vec<String> {
-    let Some(choice) = tool_choice.filter(|c| c["type"] == "function") else {
-        return Vec::new();
+fn parse_item(i: usize, item: &Value) -> Result<InputItem, ApiError> {
+    let at = format!("input[{i}]");
+    let text = |key: &str| {
+        item.get(key)
+            .and_then(Value::as_str)
+            .map(str::to_string)
+            .ok_or_else(|| {
+                bad_request(format!("{at}.{key} must be a string")).param(format!("{at}.{key}"))
+            })
     };
-    choice["name"]
-        .as_str()
-        .map(|n| vec![n.to_string()])
-        .unwrap_or_default()
+    match item.get("type").and_then(Value::as_str) {
+        Some("function_call") => Ok(InputItem::FunctionCall {
+            call_id: text("call_id")?,
+            name: text("name")?,
+        }),
+        Some("function_call_output") => {
+            let call_id = text("call_id")?;
+            match item.get("output") {
+                Some(output @ (Value::String(_) | Value::Array(_))) => {
+                    Ok(InputItem::FunctionCallOutput {
+                        call_id,
+                        output: output.clone(),
+                    })
+                }
+                _ => Err(bad_request(format!(
+                    "{at}.output must be a string or an array of content parts"
+                ))
+                .param(format!("{at}.output"))),
+            }
+        }
+        Some("message") | None => {
+            let role = item.get("role").and_then(Value::as_str);
+            if !matches!(role, Some("user" | "assistant" | "developer" | "system")) {
+                return Err(bad_request(format!(
+                    "{at} must be a message item with a role (user, assistant, developer or system), a function_call or a function_call_output"
+                ))
+                .param(at));
+            }
+            match item.get("content") {
+                Some(Value::String(_)) | Some(Value::Array(_)) => Ok(InputItem::Message(item.clone())),
+                _ => Err(bad_request(format!(
+                    "{at}.content must be a string or an array of parts"
+                ))
+                .param(format!("{at}.content"))),
+            }
+        }
+        Some(other) => Err(bad_request(format!(
+            "{at}: items of type {other:?} are not supported (message, function_call, function_call_output)"
+        ))
+        .param(at)),
+    }
 }
 
 /// Client tools in the request (`tools[]` of type function). Their names must not collide with the gateway's.
@@ -260,40 +418,41 @@ fn parse_client_tools(
     let items = match tools {
         None | Some(Value::Null) => return Ok(Vec::new()),
         Some(Value::Array(items)) => items,
-        Some(_) => return Err(bad_request("tools must be an array")),
+        Some(_) => return Err(bad_request("tools must be an array").param("tools")),
     };
     let mut parsed: Vec<ToolEntry> = Vec::new();
     for (i, tool) in items.iter().enumerate() {
+        let at = format!("tools[{i}]");
         let Some(name) = tool
             .get("name")
             .and_then(Value::as_str)
             .filter(|n| !n.is_empty())
         else {
-            return Err(bad_request(format!(
-                "tools[{i}].name must be a non-empty string"
-            )));
+            return Err(bad_request(format!("{at}.name must be a non-empty string")).param(at));
         };
         if tool.get("type").and_then(Value::as_str) != Some("function") {
-            return Err(bad_request(format!(
-                "tools[{i}] ({name}) must have type \"function\""
-            )));
+            return Err(
+                bad_request(format!("{at} ({name}) must have type \"function\"")).param(at),
+            );
         }
         if let Some(taken) = state.tools.iter().find(|t| t.name == name) {
             return Err(bad_request(format!(
-                "tools[{i}]: client tool name {name:?} collides with the {} tool {}; rename the client tool",
+                "{at}: client tool name {name:?} collides with the {} tool {}; rename the client tool",
                 taken.source.as_str(),
                 taken.id
-            )));
+            ))
+            .param(at));
         }
         if crate::engine::surface::CONTROL_TOOLS.contains(&name) {
             return Err(bad_request(format!(
-                "tools[{i}]: client tool name {name:?} collides with a Tool Search control; rename the client tool"
-            )));
+                "{at}: client tool name {name:?} collides with a Tool Search control; rename the client tool"
+            ))
+            .param(at));
         }
         if parsed.iter().any(|t| t.name == name) {
-            return Err(bad_request(format!(
-                "tools[{i}]: client tool {name:?} is declared twice"
-            )));
+            return Err(
+                bad_request(format!("{at}: client tool {name:?} is declared twice")).param(at),
+            );
         }
         let description = tool
             .get("description")

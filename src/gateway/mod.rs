@@ -5,6 +5,7 @@
 pub mod agent;
 pub mod client;
 pub mod code_mode;
+pub mod conversation;
 pub mod dispatch;
 pub mod execute;
 pub mod http;
@@ -19,7 +20,6 @@ use std::path::PathBuf;
 use std::sync::{Arc, OnceLock};
 use std::time::Duration;
 
-use serde_json::Value;
 use thiserror::Error;
 use tokio::net::TcpListener;
 use tokio::sync::oneshot;
@@ -30,6 +30,7 @@ use crate::catalog::ToolEntry;
 use crate::config::{LoadedConfig, Ranker, ToolSearchMode};
 use crate::engine::embed::Embedder;
 use code_mode::CodeRuntime;
+use conversation::Conversation;
 use upstream::ProviderClient;
 
 /// How long the gateway waits for one provider response unless `models.providers.<id>.timeoutMs` says otherwise.
@@ -140,13 +141,14 @@ impl GatewayState {
         self.agents.iter().any(|a| a == agent)
     }
 
-    /// Earlier items of a session (user and assistant messages), for the next turn.
-    pub fn history(&self, session_key: &str) -> Vec<Value> {
-        self.sessions.history(session_key)
+    /// A session's conversation so far (empty for a new or expired session).
+    pub fn conversation(&self, session_key: &str) -> Conversation {
+        self.sessions.conversation(session_key)
     }
 
-    pub fn remember(&self, session_key: &str, items: Vec<Value>) {
-        self.sessions.remember(session_key, items);
+    /// Stores a session's conversation after a turn finished (or handed a call back).
+    pub fn set_conversation(&self, session_key: &str, conversation: Conversation) {
+        self.sessions.set_conversation(session_key, conversation);
     }
 
     /// One turn at a time per session: the lock for a session key.

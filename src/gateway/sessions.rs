@@ -1,10 +1,11 @@
 //! Per-session state of the embedded gateway, bounded: the conversation so far (the next turn
-//! sends it again) and the lock that runs one turn at a time per session. A gateway serving
+//! sends its history again, a pending turn waits for the caller's outputs) and the lock that
+//! runs one turn at a time per session. A gateway serving
 //! many sessions must not keep every one forever, so
 //!
 //! - a session's lock is dropped once no turn holds or waits for it;
-//! - a session's history is dropped when the session has been idle for longer than the idle
-//!   time, and the least recently used ones go first when more sessions than the capacity
+//! - a session's conversation is dropped when the session has been idle for longer than the
+//!   idle time, and the least recently used ones go first when more sessions than the capacity
 //!   hold one. A session that comes back after that starts afresh, like a new one.
 //!
 //! Clean-ups run as the maps grow (each after the map has doubled since the last one), so
@@ -14,18 +15,18 @@ use std::collections::HashMap;
 use std::sync::{Arc, Mutex, MutexGuard};
 use std::time::{Duration, Instant};
 
-use serde_json::Value;
+use super::conversation::Conversation;
 
-/// How long an idle session keeps its history.
+/// How long an idle session keeps its conversation.
 pub const SESSION_IDLE: Duration = Duration::from_secs(30 * 60);
-/// Most sessions holding a history at once.
+/// Most sessions holding a conversation at once.
 pub const SESSION_CAPACITY: usize = 10_000;
 /// No clean-up runs below this many entries.
 const SWEEP_FLOOR: usize = 64;
 
-/// One session's conversation.
+/// One session's conversation and when it was last used.
 struct History {
-    items: Vec<Value>,
+    conversation: Conversation,
     last_used: Instant,
 }
 
@@ -69,14 +70,14 @@ impl Sessions {
         self.state.lock().unwrap_or_else(|p| p.into_inner())
     }
 
-    /// The session's earlier items (user and assistant messages), for the next turn.
-    pub fn history(&self, key: &str) -> Vec<Value> {
-        self.history_at(key, Instant::now())
+    /// The session's conversation so far (empty for a new or expired session).
+    pub fn conversation(&self, key: &str) -> Conversation {
+        self.conversation_at(key, Instant::now())
     }
 
-    /// Appends a finished turn's items to the session's history.
-    pub fn remember(&self, key: &str, items: Vec<Value>) {
-        self.remember_at(key, items, Instant::now());
+    /// Stores the session's conversation after a turn finished (or handed a call back).
+    pub fn set_conversation(&self, key: &str, conversation: Conversation) {
+        self.set_conversation_at(key, conversation, Instant::now());
     }
 
     /// The lock that keeps a session to one turn at a time.
@@ -90,39 +91,37 @@ impl Sessions {
         state.locks.entry(key.to_string()).or_default().clone()
     }
 
-    /// Sessions holding a history, and locks kept (for reports and tests).
+    /// Sessions holding a conversation, and locks kept (for reports and tests).
     pub fn counts(&self) -> (usize, usize) {
         let state = self.lock_state();
         (state.histories.len(), state.locks.len())
     }
 
-    fn history_at(&self, key: &str, now: Instant) -> Vec<Value> {
+    fn conversation_at(&self, key: &str, now: Instant) -> Conversation {
         let mut state = self.lock_state();
         let idle = self.idle;
         match state.histories.get_mut(key) {
             Some(history) if now.saturating_duration_since(history.last_used) <= idle => {
                 history.last_used = now;
-                history.items.clone()
+                history.conversation.clone()
             }
             Some(_) => {
                 state.histories.remove(key);
-                Vec::new()
+                Conversation::default()
             }
-            None => Vec::new(),
+            None => Conversation::default(),
         }
     }
 
-    fn remember_at(&self, key: &str, items: Vec<Value>, now: Instant) {
+    fn set_conversation_at(&self, key: &str, conversation: Conversation, now: Instant) {
         let mut state = self.lock_state();
-        let history = state
-            .histories
-            .entry(key.to_string())
-            .or_insert_with(|| History {
-                items: Vec::new(),
+        state.histories.insert(
+            key.to_string(),
+            History {
+                conversation,
                 last_used: now,
-            });
-        history.items.extend(items);
-        history.last_used = now;
+            },
+        );
         if state.histories.len() > self.capacity
             || state.histories.len() >= state.next_history_sweep
         {
@@ -130,7 +129,7 @@ impl Sessions {
         }
     }
 
-    /// Drops idle histories, then the least recently used beyond the capacity.
+    /// Drops idle conversations, then the least recently used beyond the capacity.
     fn sweep(&self, state: &mut State, now: Instant) {
         let idle = self.idle;
         state
@@ -155,30 +154,44 @@ impl Sessions {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use serde_json::json;
+    use serde_json::{json, Value};
 
     fn item(text: &str) -> Value {
         json!({ "role": "user", "content": text })
     }
 
+    fn said(items: Vec<Value>) -> Conversation {
+        Conversation {
+            history: items,
+            ..Conversation::default()
+        }
+    }
+
+    fn history(sessions: &Sessions, key: &str, now: Instant) -> Vec<Value> {
+        sessions.conversation_at(key, now).history
+    }
+
     #[test]
-    fn history_accumulates_per_session() {
+    fn conversations_are_kept_per_session() {
         let sessions = Sessions::default();
-        sessions.remember("a", vec![item("1")]);
-        sessions.remember("a", vec![item("2")]);
-        sessions.remember("b", vec![item("x")]);
-        assert_eq!(sessions.history("a"), vec![item("1"), item("2")]);
-        assert_eq!(sessions.history("b"), vec![item("x")]);
-        assert_eq!(sessions.history("c"), Vec::<Value>::new());
+        sessions.set_conversation("a", said(vec![item("1")]));
+        sessions.set_conversation("a", said(vec![item("1"), item("2")]));
+        sessions.set_conversation("b", said(vec![item("x")]));
+        assert_eq!(
+            sessions.conversation("a").history,
+            vec![item("1"), item("2")]
+        );
+        assert_eq!(sessions.conversation("b").history, vec![item("x")]);
+        assert_eq!(sessions.conversation("c"), Conversation::default());
     }
 
     #[test]
     fn an_idle_session_starts_afresh() {
         let sessions = Sessions::new(Duration::from_secs(60), 100);
         let start = Instant::now();
-        sessions.remember_at("a", vec![item("1")], start);
+        sessions.set_conversation_at("a", said(vec![item("1")]), start);
         let later = start + Duration::from_secs(61);
-        assert_eq!(sessions.history_at("a", later), Vec::<Value>::new());
+        assert_eq!(history(&sessions, "a", later), Vec::<Value>::new());
         assert_eq!(sessions.counts().0, 0);
     }
 
@@ -187,11 +200,15 @@ mod tests {
         let sessions = Sessions::new(Duration::from_secs(60), 10_000);
         let start = Instant::now();
         for i in 0..SWEEP_FLOOR - 1 {
-            sessions.remember_at(&format!("old-{i}"), vec![item("x")], start);
+            sessions.set_conversation_at(&format!("old-{i}"), said(vec![item("x")]), start);
         }
         assert_eq!(sessions.counts().0, SWEEP_FLOOR - 1);
         // The next session fills the map to the sweep size, an hour later: the old ones go.
-        sessions.remember_at("new", vec![item("y")], start + Duration::from_secs(3600));
+        sessions.set_conversation_at(
+            "new",
+            said(vec![item("y")]),
+            start + Duration::from_secs(3600),
+        );
         assert_eq!(sessions.counts().0, 1);
     }
 
@@ -200,16 +217,20 @@ mod tests {
         let sessions = Sessions::new(Duration::from_secs(3600), 3);
         let start = Instant::now();
         for (i, key) in ["a", "b", "c"].iter().enumerate() {
-            sessions.remember_at(key, vec![item(key)], start + Duration::from_secs(i as u64));
+            sessions.set_conversation_at(
+                key,
+                said(vec![item(key)]),
+                start + Duration::from_secs(i as u64),
+            );
         }
         // Reading "a" makes it the most recently used.
-        sessions.history_at("a", start + Duration::from_secs(10));
-        sessions.remember_at("d", vec![item("d")], start + Duration::from_secs(11));
+        sessions.conversation_at("a", start + Duration::from_secs(10));
+        sessions.set_conversation_at("d", said(vec![item("d")]), start + Duration::from_secs(11));
         assert_eq!(sessions.counts().0, 3);
         let now = start + Duration::from_secs(12);
-        assert_eq!(sessions.history_at("b", now), Vec::<Value>::new());
-        assert_eq!(sessions.history_at("a", now), vec![item("a")]);
-        assert_eq!(sessions.history_at("d", now), vec![item("d")]);
+        assert_eq!(history(&sessions, "b", now), Vec::<Value>::new());
+        assert_eq!(history(&sessions, "a", now), vec![item("a")]);
+        assert_eq!(history(&sessions, "d", now), vec![item("d")]);
     }
 
     #[test]

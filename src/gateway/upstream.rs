@@ -12,6 +12,8 @@ use std::time::Duration;
 use serde_json::Value;
 use thiserror::Error;
 
+use crate::protocol::usage::{InputTokensDetails, OutputTokensDetails, Usage};
+
 #[derive(Debug, Error)]
 pub enum UpstreamError {
     #[error("provider request to {url} failed: {message}")]
@@ -51,6 +53,14 @@ pub enum OutputItem {
     Message {
         text: String,
     },
+}
+
+/// What one provider round produced: the output items and the usage the provider reported
+/// (`None` when it reported none).
+#[derive(Debug, Clone, PartialEq)]
+pub struct ProviderReply {
+    pub items: Vec<OutputItem>,
+    pub usage: Option<Usage>,
 }
 
 #[derive(Clone)]
@@ -101,8 +111,8 @@ impl ProviderClient {
         &self.url
     }
 
-    /// Sends the exact `body` bytes and parses the output items.
-    pub async fn send(&self, body: Vec<u8>) -> Result<Vec<OutputItem>, UpstreamError> {
+    /// Sends the exact `body` bytes and parses the output items and the usage.
+    pub async fn send(&self, body: Vec<u8>) -> Result<ProviderReply, UpstreamError> {
         let mut request = self
             .http
             .post(&self.url)
@@ -134,9 +144,13 @@ impl ProviderClient {
             });
         }
         let json = self.response_json(&text)?;
-        parse_output(&json).map_err(|message| UpstreamError::Shape {
+        let items = parse_output(&json).map_err(|message| UpstreamError::Shape {
             url: self.url.clone(),
             message,
+        })?;
+        Ok(ProviderReply {
+            items,
+            usage: parse_usage(&json["usage"]),
         })
     }
 
@@ -214,6 +228,28 @@ pub fn parse_output(json: &Value) -> Result<Vec<OutputItem>, String> {
     Ok(parsed)
 }
 
+/// A response's `usage`, when it has at least `input_tokens` and `output_tokens`; missing
+/// details count as zero and a missing total as their sum.
+pub fn parse_usage(usage: &Value) -> Option<Usage> {
+    let count = |value: &Value, key: &str| value.get(key).and_then(Value::as_u64);
+    let input = count(usage, "input_tokens")?;
+    let output = count(usage, "output_tokens")?;
+    let input_details = &usage["input_tokens_details"];
+    Some(Usage {
+        input_tokens: input,
+        input_tokens_details: InputTokensDetails {
+            cached_tokens: count(input_details, "cached_tokens").unwrap_or(0),
+            cache_write_tokens: count(input_details, "cache_write_tokens").unwrap_or(0),
+        },
+        output_tokens: output,
+        output_tokens_details: OutputTokensDetails {
+            reasoning_tokens: count(&usage["output_tokens_details"], "reasoning_tokens")
+                .unwrap_or(0),
+        },
+        total_tokens: count(usage, "total_tokens").unwrap_or(input + output),
+    })
+}
+
 fn clip(text: &str) -> String {
     const MAX: usize = 500;
     if text.len() <= MAX {
@@ -241,6 +277,25 @@ mod tests {
         .unwrap();
         assert_eq!(out.len(), 2);
         assert_eq!(out[1], OutputItem::Message { text: "ab".into() });
+    }
+
+    #[test]
+    fn usage_is_read_with_missing_details_as_zero() {
+        assert_eq!(parse_usage(&Value::Null), None);
+        assert_eq!(
+            parse_usage(&json!({"input_tokens": 3, "output_tokens": 2})),
+            Some(Usage::of(3, 2))
+        );
+        let full = parse_usage(&json!({"input_tokens": 3, "output_tokens": 2, "total_tokens": 5,
+            "input_tokens_details": {"cached_tokens": 1}, "output_tokens_details": {"reasoning_tokens": 1}}))
+        .unwrap();
+        assert_eq!(
+            (
+                full.input_tokens_details.cached_tokens,
+                full.output_tokens_details.reasoning_tokens
+            ),
+            (1, 1)
+        );
     }
 
     #[test]

@@ -3,13 +3,17 @@
 //! A gateway writes [`record::SessionRecord`]s to its session log (the embedded gateway as JSONL,
 //! a real OpenClaw's transcript is translated into them) and answers `/v1/responses` with
 //! [`responses::ResponseBody`] (as JSON or as the event stream of [`sse`]); the suite, `load`
-//! and `probes` read only these types. Neither side imports the other's internals: what both
-//! need — the headers, the session-log layout, the wire shapes — lives here.
+//! and `probes` read only these types. What the mock provider and the embedded gateway emit is
+//! exact ([`response_object`], with [`usage`] counted by the o200k_base tokenizer). Neither
+//! side imports the other's internals: what both need — the headers, the session-log layout,
+//! the wire shapes — lives here.
 
 pub mod record;
+pub mod response_object;
 pub mod responses;
 pub mod session;
 pub mod sse;
+pub mod usage;
 
 pub use record::{
     ClientToolCallRecord, MessageRecord, ProviderRequestRecord, Role, SessionRecord, SurfaceRecord,

@@ -227,6 +227,9 @@ pub struct ClientToolCallRecord {
     pub source: ToolSource,
     /// Whether the model reached it through `tool_call`.
     pub via_tool_call: bool,
+    /// In code mode: the `tool_search_code` call whose code called the tool.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub parent_tool_call_id: Option<String>,
 }
 
 /// `telemetry`: the run's counters (spec §9). A real OpenClaw's transcript may carry only the
@@ -346,6 +349,11 @@ mod tests {
         round_trip(
             json!({"type": "clientToolCall", "ts": 1, "toolCallId": "call_2", "toolName": "pick",
             "toolId": "client:client:pick", "source": "client", "viaToolCall": true}),
+        );
+        round_trip(
+            json!({"type": "clientToolCall", "ts": 1, "toolCallId": "tool_search_code:call_1:pick:1",
+            "toolName": "pick", "toolId": "client:client:pick", "source": "client",
+            "viaToolCall": false, "parentToolCallId": "call_1"}),
         );
         round_trip(
             json!({"type": "telemetry", "ts": 1, "telemetry": {"catalogSize": 43,

@@ -5,76 +5,165 @@
 //! A stream counts only when it ends with `response.completed`; a stream cut off before that is
 //! an error that says how far it got, never a partial answer.
 
-use serde_json::{json, Value};
+use serde::Serialize;
+use serde_json::Value;
 
-/// The event frames of a finished `response` object, numbered from 0.
-pub fn encode_response(response: &Value) -> String {
-    response_events(response)
+use super::response_object::{OutputText, ResponseItem, ResponseObject};
+
+/// One event of the stream; serialised with its `type` first, then its fields.
+#[derive(Serialize)]
+#[serde(tag = "type")]
+enum Event<'a> {
+    #[serde(rename = "response.created")]
+    Created { response: &'a ResponseObject },
+    #[serde(rename = "response.in_progress")]
+    InProgress { response: &'a ResponseObject },
+    #[serde(rename = "response.output_item.added")]
+    ItemAdded {
+        output_index: usize,
+        item: ResponseItem,
+    },
+    #[serde(rename = "response.content_part.added")]
+    PartAdded {
+        item_id: &'a str,
+        output_index: usize,
+        content_index: usize,
+        part: OutputText,
+    },
+    #[serde(rename = "response.output_text.delta")]
+    TextDelta {
+        item_id: &'a str,
+        output_index: usize,
+        content_index: usize,
+        delta: &'a str,
+        logprobs: [Value; 0],
+    },
+    #[serde(rename = "response.output_text.done")]
+    TextDone {
+        item_id: &'a str,
+        output_index: usize,
+        content_index: usize,
+        text: &'a str,
+        logprobs: [Value; 0],
+    },
+    #[serde(rename = "response.content_part.done")]
+    PartDone {
+        item_id: &'a str,
+        output_index: usize,
+        content_index: usize,
+        part: &'a OutputText,
+    },
+    #[serde(rename = "response.function_call_arguments.delta")]
+    ArgumentsDelta {
+        item_id: &'a str,
+        output_index: usize,
+        delta: &'a str,
+    },
+    #[serde(rename = "response.function_call_arguments.done")]
+    ArgumentsDone {
+        item_id: &'a str,
+        output_index: usize,
+        arguments: &'a str,
+    },
+    #[serde(rename = "response.output_item.done")]
+    ItemDone {
+        output_index: usize,
+        item: &'a ResponseItem,
+    },
+    #[serde(rename = "response.completed")]
+    Completed { response: &'a ResponseObject },
+}
+
+/// An event with its place in the stream.
+#[derive(Serialize)]
+struct Frame<'a> {
+    #[serde(flatten)]
+    event: Event<'a>,
+    sequence_number: usize,
+}
+
+/// The event frames of a finished response, numbered from 0: `response.created`,
+/// `response.in_progress`, the events of each output item, `response.completed`. Each frame is
+/// `event: <type>` plus `data: <json>`.
+pub fn encode_response(response: &ResponseObject) -> String {
+    let opening = response.opening();
+    let mut events = vec![
+        Event::Created { response: &opening },
+        Event::InProgress { response: &opening },
+    ];
+    for (index, item) in response.output.iter().enumerate() {
+        events.extend(item_events(index, item));
+    }
+    events.push(Event::Completed { response });
+    events
         .into_iter()
         .enumerate()
-        .map(|(sequence, event)| frame(sequence, event))
+        .map(|(sequence_number, event)| {
+            frame(Frame {
+                event,
+                sequence_number,
+            })
+        })
         .collect()
 }
 
-fn frame(sequence: usize, mut event: Value) -> String {
-    if let Some(object) = event.as_object_mut() {
-        object.insert("sequence_number".into(), json!(sequence));
-    }
-    let kind = event["type"].as_str().unwrap_or_default().to_string();
-    format!("event: {kind}\ndata: {event}\n\n")
+fn frame(frame: Frame<'_>) -> String {
+    let data = serde_json::to_value(&frame).unwrap_or_default();
+    let kind = data["type"].as_str().unwrap_or_default();
+    format!("event: {kind}\ndata: {data}\n\n")
 }
 
-/// `response.created`, `response.in_progress`, the events of each output item, `response.completed`.
-fn response_events(response: &Value) -> Vec<Value> {
-    let mut opening = response.clone();
-    opening["status"] = json!("in_progress");
-    opening["output"] = json!([]);
-    let mut events = vec![
-        json!({ "type": "response.created", "response": opening }),
-        json!({ "type": "response.in_progress", "response": opening }),
-    ];
-    let items = response["output"].as_array().cloned().unwrap_or_default();
-    for (index, item) in items.iter().enumerate() {
-        events.extend(item_events(index, item));
-    }
-    events.push(json!({ "type": "response.completed", "response": response }));
-    events
-}
-
-fn item_events(index: usize, item: &Value) -> Vec<Value> {
-    let item_id = item["id"].clone();
-    let mut opening = item.clone();
-    opening["status"] = json!("in_progress");
-    let mut events = Vec::new();
-    match item["type"].as_str() {
-        Some("function_call") => {
-            opening["arguments"] = json!("");
-            let arguments = item["arguments"].clone();
-            events.push(json!({ "type": "response.output_item.added", "output_index": index, "item": opening }));
-            events.push(json!({ "type": "response.function_call_arguments.delta", "item_id": item_id, "output_index": index, "delta": arguments }));
-            events.push(json!({ "type": "response.function_call_arguments.done", "item_id": item_id, "output_index": index, "arguments": arguments }));
+fn item_events(output_index: usize, item: &ResponseItem) -> Vec<Event<'_>> {
+    let item_id = item.id();
+    let mut events = vec![Event::ItemAdded {
+        output_index,
+        item: item.opening(),
+    }];
+    match item {
+        ResponseItem::FunctionCall(call) => {
+            events.push(Event::ArgumentsDelta {
+                item_id,
+                output_index,
+                delta: &call.arguments,
+            });
+            events.push(Event::ArgumentsDone {
+                item_id,
+                output_index,
+                arguments: &call.arguments,
+            });
         }
-        _ => {
-            opening["content"] = json!([]);
-            events.push(json!({ "type": "response.output_item.added", "output_index": index, "item": opening }));
-            let parts = item["content"].as_array().cloned().unwrap_or_default();
-            for (part_index, part) in parts.iter().enumerate() {
-                let text = part["text"].clone();
-                let at = |kind: &str| json!({ "type": kind, "item_id": item_id, "output_index": index, "content_index": part_index });
-                let mut added = at("response.content_part.added");
-                added["part"] = json!({ "type": "output_text", "text": "", "annotations": [] });
-                let mut delta = at("response.output_text.delta");
-                delta["delta"] = text.clone();
-                let mut done = at("response.output_text.done");
-                done["text"] = text;
-                let mut part_done = at("response.content_part.done");
-                part_done["part"] = part.clone();
-                events.extend([added, delta, done, part_done]);
+        ResponseItem::Message(message) => {
+            for (content_index, part) in message.content.iter().enumerate() {
+                events.push(Event::PartAdded {
+                    item_id,
+                    output_index,
+                    content_index,
+                    part: OutputText::new(""),
+                });
+                events.push(Event::TextDelta {
+                    item_id,
+                    output_index,
+                    content_index,
+                    delta: &part.text,
+                    logprobs: [],
+                });
+                events.push(Event::TextDone {
+                    item_id,
+                    output_index,
+                    content_index,
+                    text: &part.text,
+                    logprobs: [],
+                });
+                events.push(Event::PartDone {
+                    item_id,
+                    output_index,
+                    content_index,
+                    part,
+                });
             }
         }
     }
-    events
-        .push(json!({ "type": "response.output_item.done", "output_index": index, "item": item }));
+    events.push(Event::ItemDone { output_index, item });
     events
 }
 
@@ -143,16 +232,16 @@ fn failure_message(event: &Value) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::protocol::response_object::RequestEcho;
+    use crate::protocol::usage::Usage;
+    use serde_json::json;
 
-    fn response() -> Value {
-        json!({
-            "id": "resp_1", "object": "response", "status": "completed", "model": "m",
-            "output": [
-                { "type": "message", "id": "msg_1", "role": "assistant", "status": "completed",
-                  "content": [{ "type": "output_text", "text": "hi", "annotations": [] }] },
-                { "type": "function_call", "id": "fc_1", "call_id": "call_1", "name": "pick", "arguments": "{}", "status": "completed" }
-            ]
-        })
+    fn response() -> ResponseObject {
+        let output = vec![
+            ResponseItem::message("hi"),
+            ResponseItem::function_call("call_1", "pick", "{}"),
+        ];
+        ResponseObject::completed("m", RequestEcho::default(), output, Usage::of(3, 2))
     }
 
     fn kinds(stream: &str) -> Vec<String> {
@@ -185,13 +274,34 @@ mod tests {
             ]
         );
         assert!(stream.contains("\"sequence_number\":12"));
+        let first: Value = serde_json::from_str(
+            stream
+                .lines()
+                .nth(1)
+                .unwrap()
+                .strip_prefix("data: ")
+                .unwrap(),
+        )
+        .unwrap();
+        assert_eq!(first["response"]["status"], "in_progress");
+        assert_eq!(first["response"]["output"], json!([]));
+        assert_eq!(first["response"]["usage"], Value::Null);
+        let delta = stream
+            .lines()
+            .find(|l| l.contains("\"response.output_text.delta\""))
+            .unwrap();
+        assert!(
+            delta.ends_with(",\"delta\":\"hi\",\"logprobs\":[],\"sequence_number\":4}"),
+            "{delta}"
+        );
     }
 
     #[test]
     fn decoding_an_encoded_stream_gives_the_response_back() {
+        let response = response();
         assert_eq!(
-            decode_stream(&encode_response(&response())).unwrap(),
-            response()
+            decode_stream(&encode_response(&response)).unwrap(),
+            serde_json::to_value(&response).unwrap()
         );
     }
 

@@ -29,6 +29,17 @@ pub enum InputError {
     ItemShape(usize),
 }
 
+impl InputError {
+    /// The request field at fault, for the error's `param`.
+    pub fn param(&self) -> Option<String> {
+        match self {
+            InputError::Json(_) | InputError::NotObject => None,
+            InputError::InputShape => Some("input".into()),
+            InputError::ItemShape(i) => Some(format!("input[{i}]")),
+        }
+    }
+}
+
 /// One tool output item found in the input.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct ToolOutput {

@@ -5,11 +5,13 @@
 //! [`Journal`], which is how the harness observes what a target sent. Built on wiremock: one
 //! custom responder serves all routes (see [`routes`]).
 //!
-//! Routes: `POST /v1/responses` (JSON, or Server-Sent Events when `"stream": true`),
-//! `GET /v1/models`, `GET /healthz`, `GET /debug/requests[?after=N]`, `GET /debug/request-cursor`,
-//! `GET /debug/last-request` (`null` when nothing was recorded). Anything else → 404 JSON error;
-//! a body that is not a JSON object with a readable `input` → 400 `invalid_request_error`
-//! (journaled with outcome `invalid-request`).
+//! Routes: `POST /v1/responses` (JSON, or Server-Sent Events when `"stream": true`; the answer
+//! is valid for the official SDK's strict models, see [`wire`]), `GET /v1/models`, `GET /healthz`,
+//! `GET /debug/requests[?after=N]`, `GET /debug/request-cursor`, `GET /debug/last-request`
+//! (`null` when nothing was recorded). A known path with another method → 405, anything else →
+//! 404; a body that is not a JSON object with a readable `input` (or with a `tools`,
+//! `tool_choice`, … that cannot be echoed) → 400 `invalid_request_error`, journaled with outcome
+//! `invalid-request`. Every error is `{"error": {"message", "type", "param", "code"}}`.
 
 pub mod declared;
 pub mod input;

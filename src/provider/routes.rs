@@ -2,7 +2,8 @@
 //!
 //! wiremock matches and records; this responder owns the scripted model and the journal. Only
 //! `POST /v1/responses` is journaled — including bodies rejected with 400 (outcome
-//! `invalid-request`, `body: null`), so payload sizes count every byte a target sent.
+//! `invalid-request`, `body: null`), so payload sizes count every byte a target sent. Every
+//! error is the Responses error shape `{"error": {"message", "type", "param", "code"}}`.
 
 use std::sync::Arc;
 
@@ -12,10 +13,22 @@ use wiremock::{Request, Respond, ResponseTemplate};
 use super::input::{read_body, ParsedInput, RequestView};
 use super::journal::{Journal, JournalRecord, ParsedBody, RawText, RequestKind};
 use super::model::{decide, Decision, Outcome, ScriptedTurn};
-use super::wire::{ids_for, response_json, sse_body};
+use super::wire::response_for;
+use crate::protocol::response_object::{ErrorBody, RequestEcho};
+use crate::protocol::sse::encode_response;
 
 /// Model id listed by `GET /v1/models` and used when a request names none.
 pub const MOCK_MODEL: &str = "mock-openai/qa";
+
+/// Every path the mock answers (with one method each).
+const ROUTES: [&str; 6] = [
+    "/v1/responses",
+    "/v1/models",
+    "/healthz",
+    "/debug/requests",
+    "/debug/request-cursor",
+    "/debug/last-request",
+];
 
 /// The responder mounted on every route.
 pub(crate) struct Router {
@@ -36,10 +49,21 @@ impl Respond for Router {
                 json_reply(200, &json!({"cursor": self.journal.cursor()}))
             }
             ("GET", "/debug/last-request") => json_reply(200, &json!(self.journal.last())),
+            (method, path) if ROUTES.contains(&path) => error_reply(
+                405,
+                ErrorBody::new(
+                    "invalid_request_error",
+                    format!("{method} is not allowed on {path}"),
+                )
+                .code("method_not_allowed"),
+            ),
             (method, _) => error_reply(
                 404,
-                "not_found_error",
-                &format!("no route for {method} {path}"),
+                ErrorBody::new(
+                    "invalid_request_error",
+                    format!("no route for {method} {path}"),
+                )
+                .code("not_found"),
             ),
         }
     }
@@ -50,14 +74,24 @@ impl Router {
         match read_body(raw) {
             Ok(view) => self.answer(raw, view),
             Err(err) => {
-                let message = err.to_string();
-                self.journal.push_with(|cursor| invalid_record(cursor, raw));
-                error_reply(400, "invalid_request_error", &message)
+                let mut error = ErrorBody::new("invalid_request_error", err.to_string());
+                error.error.param = err.param();
+                self.invalid(raw, error)
             }
         }
     }
 
+    /// A 400 for a body the mock cannot answer; the bytes are journaled all the same.
+    fn invalid(&self, raw: &[u8], error: ErrorBody) -> ResponseTemplate {
+        self.journal.push_with(|cursor| invalid_record(cursor, raw));
+        error_reply(400, error)
+    }
+
     fn answer(&self, raw: &[u8], view: RequestView) -> ResponseTemplate {
+        let echo = match echo_of(raw) {
+            Ok(echo) => echo,
+            Err(error) => return self.invalid(raw, error),
+        };
         let parsed = &view.parsed;
         // The key that occurs last in the message texts: a gateway may add its own user
         // message after the caller's (OpenClaw appends an internal-context one).
@@ -69,19 +103,22 @@ impl Router {
             .map(|(_, script)| script.as_slice());
         let script = by_prompt.or(self.script.as_deref().map(Vec::as_slice));
         let decision = decide(parsed, &view.declared, script);
-        let ids = ids_for(raw, &decision.reply);
         let model = view.model.as_deref().unwrap_or(MOCK_MODEL).to_string();
         let stream = view.stream;
         let reply = decision.reply.clone();
         self.journal
             .push_with(|cursor| record(cursor, raw, parsed, decision));
+        let text = String::from_utf8_lossy(raw);
+        let response = match response_for(&text, &model, echo, &reply) {
+            Ok(response) => response,
+            Err(e) => return error_reply(500, ErrorBody::new("server_error", e.to_string())),
+        };
         if stream {
-            let events = sse_body(&ids, &model, &reply, raw.len());
             ResponseTemplate::new(200)
                 .insert_header("cache-control", "no-cache")
-                .set_body_raw(events, "text/event-stream")
+                .set_body_raw(encode_response(&response), "text/event-stream")
         } else {
-            json_reply(200, &response_json(&ids, &model, &reply, raw.len()))
+            json_reply(200, &json!(response))
         }
     }
 
@@ -96,11 +133,27 @@ impl Router {
             Some(Ok(cursor)) => json_reply(200, &json!(self.journal.since(cursor))),
             Some(Err(value)) => error_reply(
                 400,
-                "invalid_request_error",
-                &format!("`after` must be a non-negative integer cursor, got {value:?}"),
+                ErrorBody::new(
+                    "invalid_request_error",
+                    format!("`after` must be a non-negative integer cursor, got {value:?}"),
+                )
+                .param("after"),
             ),
         }
     }
+}
+
+/// What a response echoes of its request (tools, tool_choice, instructions, …). Only this reads
+/// the body as a JSON tree, and only while the response is built: the journal keeps the text.
+fn echo_of(raw: &[u8]) -> Result<RequestEcho, ErrorBody> {
+    let body: serde_json::Map<String, Value> = serde_json::from_slice(raw).map_err(|_| {
+        ErrorBody::new(
+            "invalid_request_error",
+            "request body must be a JSON object",
+        )
+    })?;
+    RequestEcho::from_request(&body)
+        .map_err(|e| ErrorBody::new("invalid_request_error", e.message).param(e.param))
 }
 
 fn record(cursor: u64, raw: &[u8], parsed: &ParsedInput, decision: Decision) -> JournalRecord {
@@ -163,9 +216,6 @@ fn json_reply(status: u16, body: &Value) -> ResponseTemplate {
     ResponseTemplate::new(status).set_body_raw(body.to_string(), "application/json")
 }
 
-fn error_reply(status: u16, kind: &str, message: &str) -> ResponseTemplate {
-    json_reply(
-        status,
-        &json!({"error": {"type": kind, "message": message}}),
-    )
+fn error_reply(status: u16, error: ErrorBody) -> ResponseTemplate {
+    json_reply(status, &json!(error))
 }

@@ -24,13 +24,14 @@ async fn the_client_target_is_handed_back_on_every_lane() {
         .filter(|c| c.claim == "H1")
         .map(|c| c.lane.as_str())
         .collect();
-    assert_eq!(h1_lanes, ["direct", "tools", "directory"]);
+    assert_eq!(h1_lanes, ["direct", "tools", "directory", "code"]);
     let json = serde_json::to_value(scenario).unwrap();
     let planned = |lane: &str| json["lanes"][lane]["providerPlannedTools"].clone();
     assert_eq!(planned("direct"), json!(["pick_file"]));
     assert_eq!(planned("tools"), json!(["tool_search", "tool_call"]));
     assert_eq!(planned("directory"), json!(["pick_file"]));
-    for lane in ["direct", "tools", "directory"] {
+    assert_eq!(planned("code"), json!(["tool_search_code"]));
+    for lane in ["direct", "tools", "directory", "code"] {
         assert_eq!(json["lanes"][lane]["gatewayOutputText"], "", "{lane}");
         assert_eq!(
             json["lanes"][lane]["gatewayOutputToolNames"],

@@ -27,3 +27,23 @@ pub async fn start_gateway(config: &Value) -> (RunningGateway, tempfile::TempDir
     .unwrap();
     (gateway, state)
 }
+
+/// The Rust-side shape check: `body` deserialises as async-openai's Responses `Response` (a
+/// second, independent model of the wire; the strict check is the official SDK's).
+pub fn assert_openai_response(body: &Value) {
+    if let Err(e) = serde_json::from_value::<async_openai::types::responses::Response>(body.clone())
+    {
+        panic!("not an async-openai Response ({e}): {body:#}");
+    }
+}
+
+/// Every `data:` event of a stream deserialises as async-openai's `ResponseStreamEvent`.
+pub fn assert_openai_stream(stream: &str) {
+    for data in stream.lines().filter_map(|l| l.strip_prefix("data: ")) {
+        if let Err(e) =
+            serde_json::from_str::<async_openai::types::responses::ResponseStreamEvent>(data)
+        {
+            panic!("not an async-openai ResponseStreamEvent ({e}): {data}");
+        }
+    }
+}

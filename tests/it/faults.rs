@@ -11,8 +11,10 @@ use std::time::Duration;
 use crate::common::{start_gateway, tools_config};
 use serde_json::{json, Value};
 use toolsearch_qa::error::Exit;
+use toolsearch_qa::protocol::response_object::{RequestEcho, ResponseItem, ResponseObject};
 use toolsearch_qa::protocol::session::read_session_log;
 use toolsearch_qa::protocol::sse::encode_response;
+use toolsearch_qa::protocol::usage::Usage;
 use toolsearch_qa::scenario::{load_all, select};
 use toolsearch_qa::suite::{run_suite_on, ProviderSource, Quiet};
 use toolsearch_qa::targets::EmbeddedTarget;
@@ -31,7 +33,7 @@ struct Fault {
 }
 
 fn faults() -> Vec<Fault> {
-    let truncated = encode_response(&hello_response());
+    let truncated = encode_response(&hello());
     let cut = truncated
         .find("event: response.output_item.added")
         .unwrap_or(truncated.len());
@@ -85,19 +87,20 @@ fn faults() -> Vec<Fault> {
     ]
 }
 
+fn hello() -> ResponseObject {
+    let output = vec![ResponseItem::message("hello")];
+    ResponseObject::completed("m", RequestEcho::default(), output, Usage::of(1, 1))
+}
+
 fn hello_response() -> Value {
-    json!({ "id": "resp_1", "object": "response", "status": "completed", "output": [
-        { "type": "message", "id": "msg_1", "role": "assistant", "status": "completed",
-          "content": [{ "type": "output_text", "text": "hello", "annotations": [] }] }
-    ] })
+    serde_json::to_value(hello()).unwrap()
 }
 
 /// A provider that answers the first request well and every later one with the fault.
 async fn provider_with(fault: &Fault) -> MockServer {
     let server = MockServer::start().await;
     let good = if fault.stream {
-        ResponseTemplate::new(200)
-            .set_body_raw(encode_response(&hello_response()), "text/event-stream")
+        ResponseTemplate::new(200).set_body_raw(encode_response(&hello()), "text/event-stream")
     } else {
         ResponseTemplate::new(200).set_body_json(hello_response())
     };

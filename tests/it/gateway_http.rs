@@ -50,6 +50,13 @@ impl Fixture {
         (response.status().as_u16(), response.json().await.unwrap())
     }
 
+    fn session_exists(&self) -> bool {
+        self.state
+            .path()
+            .join("agents/qa/sessions/s1.jsonl")
+            .exists()
+    }
+
     fn session(&self) -> Vec<Value> {
         read_session_log(&self.state.path().join("agents/qa/sessions/s1.jsonl")).unwrap()
     }
@@ -205,4 +212,85 @@ async fn every_turn_counts_its_own_searches_and_calls() {
         .filter(|i| i["role"] == "user")
         .count();
     assert_eq!(history_messages, 3);
+}
+
+/// Status and body of a raw request to the gateway.
+async fn raw(request: reqwest::RequestBuilder) -> (u16, Value) {
+    let response = request.send().await.unwrap();
+    let status = response.status().as_u16();
+    let text = response.text().await.unwrap();
+    let body = serde_json::from_str(&text)
+        .unwrap_or_else(|e| panic!("HTTP {status} body is not JSON ({e}): {text:?}"));
+    (status, body)
+}
+
+#[tokio::test]
+async fn the_http_layer_answers_every_error_in_the_responses_shape() {
+    let provider = MockServer::start().await;
+    let fx = gateway_for(&provider.uri()).await;
+    let url = |path: &str| format!("{}{path}", fx.gateway.base_url());
+    let big_body = json!({ "input": "x".repeat(toolsearch_qa::gateway::http::MAX_BODY_BYTES) });
+    let cases = [
+        (
+            fx.http.get(url("/nope")),
+            404,
+            "no route for GET /nope",
+            Some("not_found"),
+        ),
+        (
+            fx.http.get(url("/v1/responses")),
+            405,
+            "GET is not allowed on /v1/responses",
+            Some("method_not_allowed"),
+        ),
+        (
+            fx.http.post(url("/v1/responses")).json(&big_body),
+            413,
+            "request body is larger than 4194304 bytes",
+            Some("request_too_large"),
+        ),
+        (
+            fx.http
+                .post(url("/v1/responses"))
+                .header("x-big", "x".repeat(40_000))
+                .json(&json!({ "input": "hi" })),
+            431,
+            "request has",
+            Some("request_header_fields_too_large"),
+        ),
+        (
+            fx.http
+                .post(url("/v1/responses"))
+                .json(&json!({ "input": "hi", "stream": "yes" })),
+            400,
+            "stream must be true or false",
+            None,
+        ),
+    ];
+    for (request, want_status, want_text, want_code) in cases {
+        let (status, body) = raw(request).await;
+        assert_eq!(status, want_status, "{body}");
+        let error = body["error"].as_object().unwrap();
+        let keys: Vec<&str> = error.keys().map(String::as_str).collect();
+        assert_eq!(keys, ["message", "type", "param", "code"], "{body}");
+        assert!(
+            body["error"]["message"]
+                .as_str()
+                .unwrap()
+                .starts_with(want_text),
+            "{body}"
+        );
+        assert_eq!(body["error"]["type"], "invalid_request_error");
+        assert_eq!(body["error"]["code"], json!(want_code), "{body}");
+    }
+    let (_, body) = raw(fx
+        .http
+        .post(url("/v1/responses"))
+        .json(&json!({ "input": "hi", "stream": "yes" })))
+    .await;
+    assert_eq!(body["error"]["param"], "stream");
+    assert!(
+        !fx.session_exists(),
+        "no refused request opened a session log"
+    );
 }

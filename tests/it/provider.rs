@@ -1,8 +1,11 @@
 //! The mock OpenAI provider driven over real loopback HTTP.
 
 use serde_json::{json, Value};
+use toolsearch_qa::protocol::usage::count_tokens;
 use toolsearch_qa::provider::model::{code_args, denied_args};
 use toolsearch_qa::provider::{MockProvider, ProviderError, ProviderOptions, ScriptedTurn};
+
+use crate::common::{assert_openai_response, assert_openai_stream};
 
 const TARGET: &str = "fake_plugin_tool_17";
 const TARGET_ID: &str = "openclaw:tool-search-e2e-fixture:fake_plugin_tool_17";
@@ -47,7 +50,9 @@ async fn post_raw(provider: &MockProvider, raw: &str) -> (u16, String) {
 async fn post(provider: &MockProvider, body: &Value) -> Value {
     let (status, text) = post_raw(provider, &body.to_string()).await;
     assert_eq!(status, 200, "{text}");
-    serde_json::from_str(&text).unwrap()
+    let response = serde_json::from_str(&text).unwrap();
+    assert_openai_response(&response);
+    response
 }
 
 async fn get(provider: &MockProvider, path: &str) -> (u16, Value) {
@@ -317,7 +322,9 @@ async fn stream(provider: &MockProvider, body: &Value) -> Vec<(String, Value)> {
         .unwrap();
     assert_eq!(response.status().as_u16(), 200);
     assert_eq!(response.headers()["content-type"], "text/event-stream");
-    frames(&response.text().await.unwrap())
+    let text = response.text().await.unwrap();
+    assert_openai_stream(&text);
+    frames(&text)
 }
 
 fn check_framing(frames: &[(String, Value)], expected: &[&str]) {
@@ -426,7 +433,13 @@ async fn unknown_routes_and_bad_bodies_are_json_errors() {
     assert_eq!(status, 404);
     assert_eq!(
         body,
-        json!({"error": {"type": "not_found_error", "message": "no route for GET /nope"}})
+        json!({"error": {"message": "no route for GET /nope", "type": "invalid_request_error", "param": null, "code": "not_found"}})
+    );
+    let (status, body) = get(&provider, "/v1/responses").await;
+    assert_eq!(status, 405);
+    assert_eq!(
+        body,
+        json!({"error": {"message": "GET is not allowed on /v1/responses", "type": "invalid_request_error", "param": null, "code": "method_not_allowed"}})
     );
     let (status, text) = post_raw(&provider, "{not json").await;
     assert_eq!(status, 400);
@@ -440,7 +453,7 @@ async fn unknown_routes_and_bad_bodies_are_json_errors() {
     assert_eq!(status, 400);
     assert_eq!(
         serde_json::from_str::<Value>(&text).unwrap(),
-        json!({"error": {"type": "invalid_request_error", "message": "`input` must be a string or an array of items"}})
+        json!({"error": {"message": "`input` must be a string or an array of items", "type": "invalid_request_error", "param": "input", "code": null}})
     );
     let records = provider.journal().all();
     assert_eq!(records.len(), 2);
@@ -458,23 +471,66 @@ async fn unknown_routes_and_bad_bodies_are_json_errors() {
 }
 
 #[tokio::test]
-async fn same_request_gets_byte_identical_replies() {
+async fn same_request_gets_fresh_ids_echoes_and_o200k_usage() {
     let provider = MockProvider::start().await.unwrap();
-    let raw = body(&[TARGET], vec![check_prompt()]).to_string();
+    let mut request = body(&[TARGET], vec![check_prompt()]);
+    request["tool_choice"] = json!({"type": "function", "name": TARGET});
+    request["instructions"] = json!("be brief");
+    let raw = request.to_string();
     let (_, first) = post_raw(&provider, &raw).await;
     let (_, second) = post_raw(&provider, &raw).await;
-    assert_eq!(first, second);
-    let other = MockProvider::start().await.unwrap();
-    assert_eq!(post_raw(&other, &raw).await.1, first);
-    let parsed: Value = serde_json::from_str(&first).unwrap();
-    let id = parsed["id"].as_str().unwrap();
-    let hash = id.strip_prefix("resp_").unwrap();
-    assert_eq!(parsed["output"][0]["id"], format!("fc_{hash}"));
-    assert_eq!(parsed["output"][0]["call_id"], format!("call_{hash}"));
-    let input_tokens = raw.len().div_ceil(4);
-    assert_eq!(parsed["usage"]["input_tokens"], input_tokens);
-    assert_eq!(parsed["usage"]["output_tokens"], 5);
-    assert_eq!(parsed["usage"]["total_tokens"], input_tokens + 5);
+    let first: Value = serde_json::from_str(&first).unwrap();
+    let second: Value = serde_json::from_str(&second).unwrap();
+    assert_openai_response(&first);
+    let ids = |r: &Value| {
+        [
+            r["id"].clone(),
+            r["output"][0]["id"].clone(),
+            r["output"][0]["call_id"].clone(),
+        ]
+    };
+    for (a, b) in ids(&first).iter().zip(ids(&second).iter()) {
+        assert_ne!(a, b, "every reply has its own ids");
+    }
+    let shape = regex::Regex::new(r"^(resp|fc|call)_[0-9a-f]{16}$").unwrap();
+    assert!(ids(&first)
+        .iter()
+        .all(|id| shape.is_match(id.as_str().unwrap())));
+    assert!(first["created_at"].as_u64().unwrap() > 1_700_000_000);
+    assert_eq!(
+        first["tools"],
+        request["tools"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|t| {
+                let mut t = t.clone();
+                t["strict"] = Value::Null;
+                t
+            })
+            .collect::<Value>()
+    );
+    assert_eq!(first["tool_choice"], request["tool_choice"]);
+    assert_eq!(first["parallel_tool_calls"], true);
+    assert_eq!(first["instructions"], "be brief");
+    let input_tokens = count_tokens(&raw).unwrap();
+    let output_tokens =
+        count_tokens(TARGET).unwrap() + count_tokens("{\"marker\":\"normal\"}").unwrap();
+    assert_eq!(
+        first["usage"],
+        json!({"input_tokens": input_tokens, "input_tokens_details": {"cached_tokens": 0, "cache_write_tokens": 0},
+               "output_tokens": output_tokens, "output_tokens_details": {"reasoning_tokens": 0},
+               "total_tokens": input_tokens + output_tokens})
+    );
+    assert_eq!(first["usage"], second["usage"]);
+    let (status, bad) = post_raw(
+        &provider,
+        &json!({"input": "x", "tool_choice": "maybe"}).to_string(),
+    )
+    .await;
+    assert_eq!(status, 400);
+    let bad: Value = serde_json::from_str(&bad).unwrap();
+    assert_eq!(bad["error"]["param"], "tool_choice");
 }
 
 #[tokio::test]
@@ -593,4 +649,63 @@ async fn start_on_reports_a_taken_port_and_binds_loopback() {
     drop(taken);
     let provider = MockProvider::start_on(port).await.unwrap();
     assert_eq!(provider.base_url(), format!("http://127.0.0.1:{port}/v1"));
+}
+
+#[tokio::test]
+async fn the_provider_command_follows_a_script_file() {
+    use std::io::{BufRead, BufReader};
+    let dir = tempfile::tempdir().unwrap();
+    let script = dir.path().join("script.toml");
+    std::fs::write(
+        &script,
+        "[[script]]\ntool = \"tool_search\"\narguments = { query = \"calendar\", limit = 3 }\n\n[[script]]\ntext = \"done\"\n",
+    )
+    .unwrap();
+    let mut child = std::process::Command::new(assert_cmd::cargo::cargo_bin("toolsearch-qa"))
+        .args(["provider", "--port", "0", "--script"])
+        .arg(&script)
+        .stdout(std::process::Stdio::piped())
+        .spawn()
+        .unwrap();
+    let mut line = String::new();
+    BufReader::new(child.stdout.take().unwrap())
+        .read_line(&mut line)
+        .unwrap();
+    let url = line
+        .strip_prefix("mock provider listening: ")
+        .and_then(|rest| rest.strip_suffix(" (scripted, 2 turns)\n"))
+        .unwrap_or_else(|| panic!("{line:?}"))
+        .to_string();
+    let response = reqwest::Client::new()
+        .post(format!("{url}/responses"))
+        .json(&json!({"model": "m", "input": "anything"}))
+        .send()
+        .await
+        .unwrap();
+    let response: Value = response.json().await.unwrap();
+    child.kill().unwrap();
+    child.wait().unwrap();
+    assert_eq!(
+        called(&response),
+        (
+            "tool_search".to_string(),
+            json!({"query": "calendar", "limit": 3})
+        )
+    );
+
+    std::fs::write(&script, "[[script]]\ntool = \"x\"\ntext = \"both\"\n").unwrap();
+    let out = assert_cmd::Command::cargo_bin("toolsearch-qa")
+        .unwrap()
+        .args(["provider", "--script"])
+        .arg(&script)
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(2));
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert!(
+        stderr.contains(
+            "script.toml: step 1: needs either `tool` (with optional `arguments`) or `text`"
+        ),
+        "{stderr}"
+    );
 }
