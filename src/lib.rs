@@ -4,7 +4,8 @@
 //! [`engine`] Tool Search itself, [`sandbox`] code-mode executors, [`provider`] the mock
 //! OpenAI provider, [`gateway`] the embedded gateway, [`targets`] what the suite drives (the
 //! embedded gateway or a real OpenClaw), [`suite`] scenarios, lanes, claims and reports. The
-//! other commands sit beside the suite: [`compare`], [`quality`], [`load`], [`probes`].
+//! other commands sit beside the suite: [`compare`], [`quality`], [`load`], [`probes`]. [`server`]
+//! serves the gateway's and the provider's HTTP with read limits.
 
 pub mod catalog;
 pub mod commands;
@@ -21,5 +22,6 @@ pub mod provider;
 pub mod quality;
 pub mod sandbox;
 pub mod scenario;
+pub mod server;
 pub mod suite;
 pub mod targets;

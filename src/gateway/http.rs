@@ -5,10 +5,11 @@
 //! sent as Server-Sent Events (see [`super::sse`]); a turn that fails is still a JSON error with
 //! its status, because the gateway answers only once the turn is over.
 
+use std::collections::{HashMap, HashSet};
 use std::sync::Arc;
 
-use axum::body::Bytes;
-use axum::extract::{DefaultBodyLimit, State};
+use axum::body::Body;
+use axum::extract::State;
 use axum::http::{HeaderMap, StatusCode};
 use axum::response::{IntoResponse, Response};
 use axum::routing::{get, post};
@@ -20,9 +21,12 @@ use super::session_log::SessionWriter;
 use super::GatewayState;
 use crate::catalog::{Executor, ToolEntry, ToolSource};
 use crate::protocol::session::session_id_for_key;
+use crate::server::read_body;
 
 /// Largest request body accepted.
 pub const MAX_BODY_BYTES: usize = 4 * 1024 * 1024;
+/// Most client tools one request may declare (each is catalogued, indexed and searched per turn).
+pub const MAX_CLIENT_TOOLS: usize = 4096;
 pub use crate::protocol::{AGENT_HEADER, SESSION_HEADER};
 
 pub fn router(state: Arc<GatewayState>) -> Router {
@@ -30,7 +34,6 @@ pub fn router(state: Arc<GatewayState>) -> Router {
         .route("/v1/responses", post(responses))
         .route("/healthz", get(|| async { Json(json!({ "ok": true })) }))
         .fallback(|| async { error(StatusCode::NOT_FOUND, "not_found", "no such route") })
-        .layer(DefaultBodyLimit::max(MAX_BODY_BYTES))
         .with_state(state)
 }
 
@@ -75,8 +78,12 @@ fn bad_request(message: impl Into<String>) -> ApiError {
 async fn responses(
     State(state): State<Arc<GatewayState>>,
     headers: HeaderMap,
-    body: Bytes,
+    body: Body,
 ) -> Response {
+    let body = match read_body(&headers, body, MAX_BODY_BYTES).await {
+        Ok(body) => body,
+        Err((status, message)) => return error(status, "invalid_request_error", message),
+    };
     let request = match parse_request(&state, &headers, &body) {
         Ok(r) => r,
         Err(error) => return error.into_response(),
@@ -183,13 +190,7 @@ fn parse_request(
         Some(Value::String(s)) => s.clone(),
         Some(_) => return Err(bad_request("model must be a string")),
     };
-    let header = |name: &str| {
-        headers
-            .get(name)
-            .and_then(|v| v.to_str().ok())
-            .map(str::to_string)
-    };
-    let agent_id = header(AGENT_HEADER).unwrap_or_else(|| "main".into());
+    let agent_id = header_text(headers, AGENT_HEADER)?.unwrap_or_else(|| "main".into());
     if !state.knows_agent(&agent_id) {
         return Err(ApiError::new(
             StatusCode::NOT_FOUND,
@@ -197,7 +198,7 @@ fn parse_request(
             format!("unknown agent {agent_id:?} (header {AGENT_HEADER})"),
         ));
     }
-    let session_key = header(SESSION_HEADER).unwrap_or_else(|| "main".into());
+    let session_key = header_text(headers, SESSION_HEADER)?.unwrap_or_else(|| "main".into());
     Ok((
         TurnRequest {
             agent_id,
@@ -210,6 +211,20 @@ fn parse_request(
         model,
         stream,
     ))
+}
+
+/// A header as text: its bytes as UTF-8 (so `josé` is `josé`, never a lossy stand-in that could
+/// be another user's value); `None` when absent. Empty or not UTF-8 is a 400 naming the header.
+fn header_text(headers: &HeaderMap, name: &str) -> Result<Option<String>, ApiError> {
+    let Some(value) = headers.get(name) else {
+        return Ok(None);
+    };
+    let text = std::str::from_utf8(value.as_bytes())
+        .map_err(|_| bad_request(format!("header {name} must be UTF-8 text")))?;
+    if text.is_empty() {
+        return Err(bad_request(format!("header {name} must not be empty")));
+    }
+    Ok(Some(text.to_string()))
 }
 
 /// `input`: a string, or an array of message items (content a string or text parts).
@@ -262,7 +277,18 @@ fn parse_client_tools(
         Some(Value::Array(items)) => items,
         Some(_) => return Err(bad_request("tools must be an array")),
     };
-    let mut parsed: Vec<ToolEntry> = Vec::new();
+    if items.len() > MAX_CLIENT_TOOLS {
+        return Err(bad_request(format!(
+            "tools: {} client tools, at most {MAX_CLIENT_TOOLS} are accepted",
+            items.len()
+        )));
+    }
+    // Names seen so far, and the gateway's own: every check below is a hash lookup, so a request
+    // costs time linear in its tools.
+    let gateway_tools: HashMap<&str, &ToolEntry> =
+        state.tools.iter().map(|t| (t.name.as_str(), t)).collect();
+    let mut seen: HashSet<&str> = HashSet::with_capacity(items.len());
+    let mut parsed: Vec<ToolEntry> = Vec::with_capacity(items.len());
     for (i, tool) in items.iter().enumerate() {
         let Some(name) = tool
             .get("name")
@@ -278,7 +304,7 @@ fn parse_client_tools(
                 "tools[{i}] ({name}) must have type \"function\""
             )));
         }
-        if let Some(taken) = state.tools.iter().find(|t| t.name == name) {
+        if let Some(taken) = gateway_tools.get(name) {
             return Err(bad_request(format!(
                 "tools[{i}]: client tool name {name:?} collides with the {} tool {}; rename the client tool",
                 taken.source.as_str(),
@@ -290,7 +316,7 @@ fn parse_client_tools(
                 "tools[{i}]: client tool name {name:?} collides with a Tool Search control; rename the client tool"
             )));
         }
-        if parsed.iter().any(|t| t.name == name) {
+        if !seen.insert(name) {
             return Err(bad_request(format!(
                 "tools[{i}]: client tool {name:?} is declared twice"
             )));

@@ -1,13 +1,13 @@
-//! Request routing of the mock provider: one [`wiremock::Respond`] that serves every route.
+//! Request routing of the mock provider: one responder that serves every route.
 //!
-//! wiremock matches and records; this responder owns the scripted model and the journal. Only
-//! `POST /v1/responses` is journaled — including bodies rejected with 400 (outcome
+//! The HTTP layer ([`super::http`]) hands every request here as plain data; this responder owns
+//! the scripted model and the journal. Only `POST /v1/responses` is journaled — including bodies rejected with 400 (outcome
 //! `invalid-request`, `body: null`), so payload sizes count every byte a target sent.
 
 use std::sync::Arc;
 
+use super::http::{Incoming, Reply};
 use serde_json::{json, Value};
-use wiremock::{Request, Respond, ResponseTemplate};
 
 use super::input::{parse_body, ParsedInput};
 use super::journal::{Journal, JournalRecord, RequestKind};
@@ -24,11 +24,11 @@ pub(crate) struct Router {
     pub(crate) scripts_by_prompt: Arc<Vec<(String, Vec<ScriptedTurn>)>>,
 }
 
-impl Respond for Router {
-    fn respond(&self, request: &Request) -> ResponseTemplate {
-        let path = request.url.path();
-        match (request.method.as_str(), path) {
-            ("POST", "/v1/responses") => self.responses(&request.body),
+impl Router {
+    pub(crate) fn respond(&self, request: &Incoming<'_>) -> Reply {
+        let path = request.path;
+        match (request.method, path) {
+            ("POST", "/v1/responses") => self.responses(request.body),
             ("GET", "/v1/models") => models(),
             ("GET", "/healthz") => json_reply(200, &json!({"ok": true, "status": "ok"})),
             ("GET", "/debug/requests") => self.requests(request),
@@ -43,10 +43,8 @@ impl Respond for Router {
             ),
         }
     }
-}
 
-impl Router {
-    fn responses(&self, raw: &[u8]) -> ResponseTemplate {
+    fn responses(&self, raw: &[u8]) -> Reply {
         match parse_body(raw) {
             Ok((body, parsed)) => self.answer(raw, body, &parsed),
             Err(err) => {
@@ -57,7 +55,7 @@ impl Router {
         }
     }
 
-    fn answer(&self, raw: &[u8], body: Value, parsed: &ParsedInput) -> ResponseTemplate {
+    fn answer(&self, raw: &[u8], body: Value, parsed: &ParsedInput) -> Reply {
         // The key that occurs last in the message texts: a gateway may add its own user
         // message after the caller's (OpenClaw appends an internal-context one).
         let by_prompt = self
@@ -80,18 +78,16 @@ impl Router {
             .push_with(|cursor| record(cursor, raw, body, parsed, decision));
         if stream {
             let events = sse_body(&ids, &model, &reply, raw.len());
-            ResponseTemplate::new(200)
-                .insert_header("cache-control", "no-cache")
+            Reply::new(200)
+                .no_cache()
                 .set_body_raw(events, "text/event-stream")
         } else {
             json_reply(200, &response_json(&ids, &model, &reply, raw.len()))
         }
     }
 
-    fn requests(&self, request: &Request) -> ResponseTemplate {
-        let after = request
-            .url
-            .query_pairs()
+    fn requests(&self, request: &Incoming<'_>) -> Reply {
+        let after = form_urlencoded::parse(request.query.unwrap_or_default().as_bytes())
             .find(|(key, _)| key == "after")
             .map(|(_, value)| value.parse::<u64>().map_err(|_| value.into_owned()));
         match after {
@@ -153,7 +149,7 @@ fn invalid_record(cursor: u64, raw: &[u8]) -> JournalRecord {
     }
 }
 
-fn models() -> ResponseTemplate {
+fn models() -> Reply {
     json_reply(
         200,
         &json!({"object": "list", "data": [
@@ -162,11 +158,11 @@ fn models() -> ResponseTemplate {
     )
 }
 
-fn json_reply(status: u16, body: &Value) -> ResponseTemplate {
-    ResponseTemplate::new(status).set_body_raw(body.to_string(), "application/json")
+fn json_reply(status: u16, body: &Value) -> Reply {
+    Reply::new(status).set_body_raw(body.to_string(), "application/json")
 }
 
-fn error_reply(status: u16, kind: &str, message: &str) -> ResponseTemplate {
+fn error_reply(status: u16, kind: &str, message: &str) -> Reply {
     json_reply(
         status,
         &json!({"error": {"type": kind, "message": message}}),
