@@ -550,7 +550,11 @@ async fn real_reference_scenario_passes_the_gate_with_deterministic_snapshots() 
         .join("snapshots")
         .join(&label);
     report
-        .check_snapshots(&dir, false)
+        .check_snapshots(
+            &dir,
+            false,
+            "toolsearch-qa suite --target openclaw --update-snapshots",
+        )
         .expect("snapshots readable");
     let changed: Vec<String> = report.scenarios[0]
         .snapshots
