@@ -7,9 +7,10 @@ use std::net::SocketAddr;
 use std::path::{Path, PathBuf};
 
 use crate::error::{temp_dir, Error, Exit};
-use crate::output::emit;
+use crate::output::{emit, warn};
 use crate::provider::MockProvider;
 use crate::scenario::load_all;
+use crate::signals::Signals;
 
 /// `list`: one line per scenario (id, title, lanes, origin).
 pub fn list(dirs: &[PathBuf], out: &mut dyn Write) -> Result<u8, Error> {
@@ -28,23 +29,25 @@ pub fn list(dirs: &[PathBuf], out: &mut dyn Write) -> Result<u8, Error> {
     Ok(Exit::OK)
 }
 
-/// `provider`: the mock provider on loopback until Ctrl-C.
-pub async fn provider(port: u16, out: &mut dyn Write) -> Result<u8, Error> {
+/// `provider`: the mock provider on loopback until SIGINT, SIGTERM or SIGHUP.
+pub async fn provider(port: u16, signals: &mut Signals, out: &mut dyn Write) -> Result<u8, Error> {
     let provider = MockProvider::start_on(port).await?;
     emit(
         out,
         &format!("mock provider listening: {}\n", provider.base_url()),
     )?;
-    let _ = tokio::signal::ctrl_c().await;
+    stop_on_signals(provider.stop(), signals).await;
     Ok(Exit::OK)
 }
 
-/// `gateway`: the embedded gateway with the config at `config` on loopback until Ctrl-C;
-/// session logs go to `state_dir` (a fresh temporary directory when not given).
+/// `gateway`: the embedded gateway with the config at `config` on loopback until SIGINT,
+/// SIGTERM or SIGHUP; session logs go to `state_dir` (a fresh temporary directory when not
+/// given, removed at the end).
 pub async fn gateway(
     config: &Path,
     state_dir: Option<PathBuf>,
     port: u16,
+    signals: &mut Signals,
     out: &mut dyn Write,
 ) -> Result<u8, Error> {
     let loaded = crate::config::load_file(config)?;
@@ -65,7 +68,20 @@ pub async fn gateway(
             state_dir.display()
         ),
     )?;
-    let _ = tokio::signal::ctrl_c().await;
-    gateway.stop().await;
+    stop_on_signals(gateway.stop(), signals).await;
     Ok(Exit::OK)
+}
+
+/// Waits for a signal, then runs `stop` (which lets requests in flight finish, for a bounded
+/// time); a second signal ends the wait at once.
+async fn stop_on_signals(stop: impl std::future::Future<Output = ()>, signals: &mut Signals) {
+    let first = signals.next().await;
+    warn(&format!(
+        "{}: stopping (requests in flight may finish; a second signal stops at once)",
+        first.name()
+    ));
+    tokio::select! {
+        () = stop => {}
+        second = signals.next() => warn(&format!("{}: stopped at once", second.name())),
+    }
 }

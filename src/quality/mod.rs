@@ -354,7 +354,7 @@ pub fn command(
     crate::output::emit(out, &text)?;
     let regressions = report.regressions(&baseline);
     for r in &regressions {
-        eprintln!("regression: {r}");
+        crate::output::warn(&format!("regression: {r}"));
     }
     Ok(if regressions.is_empty() {
         Exit::OK
