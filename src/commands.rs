@@ -7,9 +7,10 @@ use std::net::SocketAddr;
 use std::path::{Path, PathBuf};
 
 use crate::error::{temp_dir, Error, Exit};
-use crate::output::emit;
+use crate::output::{emit, warn};
 use crate::provider::{MockProvider, ProviderOptions, ScriptedTurn};
 use crate::scenario::{load_all, ScriptStep};
+use crate::signals::Signals;
 
 /// `list`: one line per scenario (id, title, lanes, origin).
 pub fn list(dirs: &[PathBuf], out: &mut dyn Write) -> Result<u8, Error> {
@@ -28,9 +29,14 @@ pub fn list(dirs: &[PathBuf], out: &mut dyn Write) -> Result<u8, Error> {
     Ok(Exit::OK)
 }
 
-/// `provider`: the mock provider on loopback until Ctrl-C; with `script`, following that model
-/// script instead of the prompt's directive.
-pub async fn provider(port: u16, script: Option<&Path>, out: &mut dyn Write) -> Result<u8, Error> {
+/// `provider`: the mock provider on loopback until SIGINT, SIGTERM or SIGHUP; with `script`,
+/// following that model script instead of the prompt's directive.
+pub async fn provider(
+    port: u16,
+    script: Option<&Path>,
+    signals: &mut Signals,
+    out: &mut dyn Write,
+) -> Result<u8, Error> {
     let script = script.map(load_script).transpose()?;
     let turns = script.as_ref().map_or(0, Vec::len);
     let provider = MockProvider::start_with(ProviderOptions {
@@ -50,7 +56,7 @@ pub async fn provider(port: u16, script: Option<&Path>, out: &mut dyn Write) -> 
             provider.base_url()
         ),
     )?;
-    let _ = tokio::signal::ctrl_c().await;
+    stop_on_signals(provider.stop(), signals).await;
     Ok(Exit::OK)
 }
 
@@ -86,12 +92,14 @@ pub fn load_script(path: &Path) -> Result<Vec<ScriptedTurn>, Error> {
         .collect()
 }
 
-/// `gateway`: the embedded gateway with the config at `config` on loopback until Ctrl-C;
-/// session logs go to `state_dir` (a fresh temporary directory when not given).
+/// `gateway`: the embedded gateway with the config at `config` on loopback until SIGINT,
+/// SIGTERM or SIGHUP; session logs go to `state_dir` (a fresh temporary directory when not
+/// given, removed at the end).
 pub async fn gateway(
     config: &Path,
     state_dir: Option<PathBuf>,
     port: u16,
+    signals: &mut Signals,
     out: &mut dyn Write,
 ) -> Result<u8, Error> {
     let loaded = crate::config::load_file(config)?;
@@ -112,7 +120,20 @@ pub async fn gateway(
             state_dir.display()
         ),
     )?;
-    let _ = tokio::signal::ctrl_c().await;
-    gateway.stop().await;
+    stop_on_signals(gateway.stop(), signals).await;
     Ok(Exit::OK)
+}
+
+/// Waits for a signal, then runs `stop` (which lets requests in flight finish, for a bounded
+/// time); a second signal ends the wait at once.
+async fn stop_on_signals(stop: impl std::future::Future<Output = ()>, signals: &mut Signals) {
+    let first = signals.next().await;
+    warn(&format!(
+        "{}: stopping (requests in flight may finish; a second signal stops at once)",
+        first.name()
+    ));
+    tokio::select! {
+        () = stop => {}
+        second = signals.next() => warn(&format!("{}: stopped at once", second.name())),
+    }
 }

@@ -10,6 +10,7 @@ use std::path::PathBuf;
 use thiserror::Error;
 
 use crate::config::ConfigError;
+use crate::gateway::mcp::McpError;
 use crate::gateway::GatewayError;
 use crate::provider::ProviderError;
 use crate::scenario::ScenarioError;
@@ -27,16 +28,31 @@ impl Exit {
     pub const USAGE: u8 = 2;
     /// Infrastructure error: the provider, a gateway or the machine would not do its part.
     pub const INFRA: u8 = 3;
+    /// Ended by SIGHUP (128 + 1) before its verdict; what it started is cleaned up.
+    pub const HUNG_UP: u8 = 129;
+    /// Ended by SIGINT, Ctrl-C (128 + 2), before its verdict; what it started is cleaned up.
+    pub const INTERRUPTED: u8 = 130;
+    /// Ended by SIGTERM (128 + 15) before its verdict; what it started is cleaned up.
+    pub const TERMINATED: u8 = 143;
 
     /// Every code with its one-line meaning, in order (for `--help` and the README).
-    pub const TABLE: [(u8, &'static str); 4] = [
+    pub const TABLE: [(u8, &'static str); 7] = [
         (Exit::OK, "every claim holds (and every snapshot matches)"),
-        (Exit::FAILED, "a claim failed or a snapshot changed"),
+        (
+            Exit::FAILED,
+            "a claim failed, a snapshot changed or is missing",
+        ),
         (Exit::USAGE, "usage, scenario or config error"),
         (
             Exit::INFRA,
-            "infrastructure error: the provider or a gateway would not start or answer",
+            "infrastructure error: the provider, a gateway or the machine would not do its part",
         ),
+        (Exit::HUNG_UP, "ended by SIGHUP before the verdict"),
+        (
+            Exit::INTERRUPTED,
+            "ended by SIGINT (Ctrl-C) before the verdict",
+        ),
+        (Exit::TERMINATED, "ended by SIGTERM before the verdict"),
     ];
 }
 
@@ -115,6 +131,9 @@ impl Error {
             | Error::Scenario(_)
             | Error::Config(_)
             | Error::Expectations { .. } => Exit::USAGE,
+            // What the gateway was configured with, found wrong only when it starts.
+            Error::Gateway(GatewayError::NoProvider)
+            | Error::Gateway(GatewayError::Mcp(McpError::UnknownFixture { .. })) => Exit::USAGE,
             Error::Provider(_)
             | Error::Gateway(_)
             | Error::OpenClaw { .. }

@@ -4,7 +4,9 @@
 //! [`engine`] Tool Search itself, [`sandbox`] code-mode executors, [`provider`] the mock
 //! OpenAI provider, [`gateway`] the embedded gateway, [`targets`] what the suite drives (the
 //! embedded gateway or a real OpenClaw), [`suite`] scenarios, lanes, claims and reports. The
-//! other commands sit beside the suite: [`compare`], [`quality`], [`load`], [`probes`].
+//! other commands sit beside the suite: [`compare`], [`quality`], [`load`], [`probes`]. [`server`]
+//! serves the gateway's and the provider's HTTP with read limits; [`signals`] ends a command on
+//! Ctrl-C with its processes and temp dirs cleaned up.
 
 pub mod catalog;
 pub mod commands;
@@ -21,5 +23,7 @@ pub mod provider;
 pub mod quality;
 pub mod sandbox;
 pub mod scenario;
+pub mod server;
+pub mod signals;
 pub mod suite;
 pub mod targets;

@@ -1,15 +1,19 @@
 //! `toolsearch-qa`: the command line. It parses flags and calls the library; the library's
 //! [`Error`] knows its exit code ([`Exit`] names them all).
 
+use std::future::Future;
 use std::io::IsTerminal;
 use std::path::PathBuf;
+use std::pin::Pin;
 use std::process::ExitCode;
+use std::time::Duration;
 
 use clap::{Parser, Subcommand, ValueEnum};
 use toolsearch_qa::compare::CompareFormat;
 use toolsearch_qa::error::Error;
-use toolsearch_qa::output::Format;
-use toolsearch_qa::suite::command::{Snapshots, SuiteOptions};
+use toolsearch_qa::output::{warn, Format};
+use toolsearch_qa::signals::Signals;
+use toolsearch_qa::suite::command::{default_snapshot_dir, Snapshots, SuiteOptions};
 use toolsearch_qa::suite::select::Shard;
 use toolsearch_qa::suite::{ProviderSource, Reporter, SuiteEvent};
 use toolsearch_qa::targets::TargetChoice;
@@ -19,9 +23,11 @@ use toolsearch_qa::targets::TargetChoice;
     name = "toolsearch-qa",
     version,
     about = "QA and benchmark harness for LLM-agent Tool Search gateways",
-    after_help = "Exit codes: 0 every claim holds · 1 a claim failed (or a snapshot changed, a probe \
-                  escaped, quality regressed) · 2 usage, scenario or config error · 3 \
-                  infrastructure error (the provider or a gateway would not start or answer)"
+    after_help = "Exit codes: 0 every claim holds · 1 a claim failed (or a snapshot changed or is \
+                  missing, a probe escaped, quality regressed) · 2 usage, scenario or config error \
+                  · 3 infrastructure error (the provider, a gateway or the machine would not do \
+                  its part) · 130/143/129 ended by SIGINT/SIGTERM/SIGHUP before the verdict, with \
+                  every gateway it started stopped and its temp dirs removed"
 )]
 struct Cli {
     #[command(subcommand)]
@@ -181,13 +187,15 @@ struct SuiteArgs {
     /// Also write summary.json and report.md into this directory (created if missing).
     #[arg(long, value_name = "DIR")]
     report_dir: Option<PathBuf>,
-    /// Committed snapshots to compare payloads and session logs with; a changed one fails the run.
-    #[arg(long, value_name = "DIR", default_value = "snapshots")]
-    snapshot_dir: PathBuf,
+    /// Committed snapshots to compare payloads and session logs with; a changed or missing one
+    /// fails the run (default: the `snapshots/` folder of the source tree the binary was built
+    /// from, whatever the working directory).
+    #[arg(long, value_name = "DIR")]
+    snapshot_dir: Option<PathBuf>,
     /// Write `.snap.new` files for changed or missing snapshots (review with `cargo insta review`).
     #[arg(long)]
     update_snapshots: bool,
-    /// Do not compare snapshots.
+    /// Do not compare snapshots (the only way a scenario without snapshots passes).
     #[arg(long, conflicts_with = "update_snapshots")]
     no_snapshots: bool,
     /// Accepted findings for the real target (default: the committed
@@ -218,10 +226,13 @@ impl SuiteArgs {
             shard: self.shard,
             junit: self.junit,
             report_dir: self.report_dir,
-            snapshots: match (self.no_snapshots, self.update_snapshots) {
-                (true, _) => Snapshots::Off,
-                (false, true) => Snapshots::Update(self.snapshot_dir),
-                (false, false) => Snapshots::Compare(self.snapshot_dir),
+            snapshots: {
+                let dir = self.snapshot_dir.unwrap_or_else(default_snapshot_dir);
+                match (self.no_snapshots, self.update_snapshots) {
+                    (true, _) => Snapshots::Off,
+                    (false, true) => Snapshots::Update(dir),
+                    (false, false) => Snapshots::Compare(dir),
+                }
             },
             provider: self
                 .provider_url
@@ -249,26 +260,59 @@ fn main() -> ExitCode {
         .enable_all()
         .build()
         .map_err(|e| Error::Machine(format!("cannot start the async runtime: {e}")))
-        .and_then(|runtime| runtime.block_on(run(cli.command, probe_secret)));
+        .and_then(|runtime| {
+            let result = runtime.block_on(run(cli.command, probe_secret));
+            // Tasks still running (a turn in flight when a signal came) end here, before exit.
+            runtime.shutdown_timeout(Duration::from_secs(2));
+            result
+        });
     match result {
         Ok(code) => ExitCode::from(code),
         Err(error) => {
-            eprintln!("error: {error}");
+            warn(&format!("error: {error}"));
             ExitCode::from(error.exit_code())
         }
     }
 }
 
+/// Runs the command with SIGINT, SIGTERM and SIGHUP caught: `provider` and `gateway` stop on one
+/// (exit 0); any other command is dropped where it stands — which stops the gateways it started
+/// and removes its temp dirs — and exits with 128 + the signal's number.
 async fn run(command: Command, probe_secret: String) -> Result<u8, Error> {
+    let mut signals = Signals::install()
+        .map_err(|e| Error::Machine(format!("cannot install signal handlers: {e}")))?;
     let stdout = &mut std::io::stdout();
-    match command {
-        Command::Suite(args) => {
+    let verdict: Pin<Box<dyn Future<Output = Result<u8, Error>> + '_>> = match command {
+        Command::Provider { port, script } => {
+            return toolsearch_qa::commands::provider(
+                port,
+                script.as_deref(),
+                &mut signals,
+                stdout,
+            )
+            .await;
+        }
+        Command::Gateway {
+            config,
+            state_dir,
+            port,
+        } => {
+            return toolsearch_qa::commands::gateway(
+                &config,
+                state_dir,
+                port,
+                &mut signals,
+                stdout,
+            )
+            .await;
+        }
+        Command::Suite(args) => Box::pin(async move {
             let progress = Progress::new();
             let code = toolsearch_qa::suite::command::run(&args.options(), &progress, stdout).await;
             progress.finish();
             code
-        }
-        Command::Probes(args) => {
+        }),
+        Command::Probes(args) => Box::pin(async move {
             toolsearch_qa::probes::command(
                 args.target,
                 &args.probes,
@@ -278,10 +322,12 @@ async fn run(command: Command, probe_secret: String) -> Result<u8, Error> {
                 stdout,
             )
             .await
+        }),
+        Command::List { scenario_dirs } => {
+            Box::pin(async move { toolsearch_qa::commands::list(&scenario_dirs, stdout) })
         }
-        Command::List { scenario_dirs } => toolsearch_qa::commands::list(&scenario_dirs, stdout),
-        Command::Load { sessions } => toolsearch_qa::load::command(sessions, stdout).await,
-        Command::Compare(args) => {
+        Command::Load { sessions } => Box::pin(toolsearch_qa::load::command(sessions, stdout)),
+        Command::Compare(args) => Box::pin(async move {
             toolsearch_qa::compare::command(
                 &args.sizes,
                 &args.modes,
@@ -290,16 +336,8 @@ async fn run(command: Command, probe_secret: String) -> Result<u8, Error> {
                 stdout,
             )
             .await
-        }
-        Command::Provider { port, script } => {
-            toolsearch_qa::commands::provider(port, script.as_deref(), stdout).await
-        }
-        Command::Gateway {
-            config,
-            state_dir,
-            port,
-        } => toolsearch_qa::commands::gateway(&config, state_dir, port, stdout).await,
-        Command::Quality(args) => {
+        }),
+        Command::Quality(args) => Box::pin(async move {
             let options = toolsearch_qa::quality::QualityOptions {
                 format: args.format,
                 ranker: match args.ranker {
@@ -312,6 +350,16 @@ async fn run(command: Command, probe_secret: String) -> Result<u8, Error> {
                 tune: args.tune,
             };
             toolsearch_qa::quality::command(&options, stdout)
+        }),
+    };
+    tokio::select! {
+        result = verdict => result,
+        signal = signals.next() => {
+            warn(&format!(
+                "{}: stopped before the verdict; its gateways and temp dirs are cleaned up",
+                signal.name()
+            ));
+            Ok(signal.exit_code())
         }
     }
 }

@@ -24,3 +24,10 @@ pub fn emit(out: &mut dyn Write, text: &str) -> Result<(), Error> {
         Err(e) => Err(Error::Machine(format!("cannot write the output: {e}"))),
     }
 }
+
+/// Writes a line to stderr. A stderr that cannot be written (closed, a reader gone) loses the
+/// line rather than ending the command with a panic, as `eprintln!` would.
+pub fn warn(line: &str) {
+    let mut stderr = std::io::stderr().lock();
+    let _ = writeln!(stderr, "{line}");
+}

@@ -13,6 +13,36 @@ use super::{Executor, ToolEntry, ToolSource};
 pub const FIXTURE_PLUGIN_ID: &str = "tool-search-e2e-fixture";
 /// The marker of every successful fake call.
 pub const FAKE_OK: &str = "FAKE_PLUGIN_OK";
+/// The largest fake plugin a scenario, a gateway config or `compare` may ask for. Every tool is
+/// held in memory several times (catalogue, index, a direct request of about 5.5 KB per tool), so
+/// a size must be bounded before anything is allocated: 100,000 tools is a 55 MB direct request.
+pub const MAX_FAKE_TOOLS: usize = 100_000;
+
+/// Why `size` is not a fake plugin size (at least 1, at most [`MAX_FAKE_TOOLS`]), if it is not.
+pub fn size_problem(size: u64) -> Option<String> {
+    match size {
+        0 => Some("expected at least 1".into()),
+        n if n > MAX_FAKE_TOOLS as u64 => Some(format!(
+            "{n} is more than the {MAX_FAKE_TOOLS} fake tools this build can hold"
+        )),
+        _ => None,
+    }
+}
+
+/// Why `id` is not a plugin id, if it is not: plugin ids become directory names and config keys,
+/// so they are lower-case ASCII letters, digits, `-`, `_` and `.`, starting with a letter or digit
+/// (OpenClaw's rule), at most 64 bytes.
+pub fn plugin_id_problem(id: &str) -> Option<String> {
+    let valid_char =
+        |c: char| c.is_ascii_lowercase() || c.is_ascii_digit() || matches!(c, '-' | '_' | '.');
+    let starts_well = id.chars().next().is_some_and(|c| c.is_ascii_alphanumeric());
+    (!(starts_well && id.len() <= 64 && id.chars().all(valid_char))).then(|| {
+        format!(
+            "{id:?} is not a plugin id: start with a letter or digit, use only a-z, 0-9, '-', '_', \
+             '.', at most 64 characters"
+        )
+    })
+}
 
 /// Name of fake tool `index` (1-based) in a plugin of `size` tools: zero-padded to at least two digits,
 /// and to the width of `size`, so names sort in numeric order.

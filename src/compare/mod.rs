@@ -12,7 +12,7 @@ pub mod render;
 use serde::Serialize;
 use serde_json::Value;
 
-use crate::catalog::fake::fake_tool_name;
+use crate::catalog::fake::{fake_tool_name, size_problem};
 use crate::config::ToolSearchMode;
 use crate::error::{Error, Exit};
 use crate::protocol::SessionRecord;
@@ -52,6 +52,8 @@ pub enum CompareError {
     UnknownMode(String),
     #[error("catalogue size {0:?} is not a positive integer")]
     BadSize(String),
+    #[error("{1}")]
+    TooLarge(usize, String),
     #[error("nothing to compare: give at least one size and one mode")]
     Empty,
 }
@@ -99,6 +101,10 @@ pub fn parse_sizes(text: &str) -> Result<Vec<usize>, CompareError> {
                 .ok()
                 .filter(|n| *n > 0)
                 .ok_or_else(|| CompareError::BadSize(s.to_string()))
+                .and_then(|n| match size_problem(n as u64) {
+                    Some(problem) => Err(CompareError::TooLarge(n, problem)),
+                    None => Ok(n),
+                })
         })
         .collect()
 }

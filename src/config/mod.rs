@@ -13,7 +13,9 @@ use std::path::{Path, PathBuf};
 use serde::Deserialize;
 use thiserror::Error;
 
+use crate::catalog::fake::{plugin_id_problem, size_problem};
 use crate::catalog::ToolPolicy;
+use crate::protocol::session::agent_id_problem;
 pub use guards::{Guard, GuardRule, HooksConfig, RuleAction};
 pub use tool_search::{
     Ranker, SandboxBackend, ToolSearchMode, ToolSearchSettings, CONTROL_TOOLS, TOOL_CALL,
@@ -176,6 +178,7 @@ fn yes() -> bool {
 #[serde(rename_all = "camelCase", deny_unknown_fields)]
 pub struct FakePluginConfig {
     pub id: String,
+    /// Checked against [`crate::catalog::fake::MAX_FAKE_TOOLS`] at load.
     pub size: usize,
     /// Description of every fake tool; `{n}` is its number, `{name}` its name.
     #[serde(default)]
@@ -229,6 +232,12 @@ pub fn load_file(path: &Path) -> Result<LoadedConfig, ConfigError> {
 
 /// Parses and resolves a JSON5 gateway config; `origin` names it in errors.
 pub fn parse(text: &str, origin: &str) -> Result<LoadedConfig, ConfigError> {
+    if let Some(line) = nested_too_deep(text, MAX_NESTING) {
+        return Err(ConfigError::Parse {
+            origin: origin.to_string(),
+            message: format!("line {line}: nested deeper than {MAX_NESTING} levels"),
+        });
+    }
     let raw: GatewayConfig = json5::from_str(text).map_err(|e| ConfigError::Parse {
         origin: origin.to_string(),
         message: e.to_string(),
@@ -261,13 +270,117 @@ pub fn parse(text: &str, origin: &str) -> Result<LoadedConfig, ConfigError> {
         &raw.hooks.before_tool_call,
     )
     .map_err(invalid)?;
-    Ok(LoadedConfig {
+    check_values(&raw).map_err(invalid)?;
+    let loaded = LoadedConfig {
         raw,
         tool_search,
         policy,
         approvals,
         before_tool_call,
-    })
+    };
+    if loaded.primary_model().is_none() {
+        return Err(invalid((
+            "models.providers".into(),
+            "no provider to talk to: define one (with baseUrl) and name it in \
+             agents.defaults.model.primary as \"<provider>/<model>\""
+                .into(),
+        )));
+    }
+    Ok(loaded)
+}
+
+/// Deepest `{`/`[` nesting a config may have. The JSON5 parser recurses once per level, so a
+/// deeper text is refused before it is parsed rather than overflowing the stack.
+pub const MAX_NESTING: usize = 128;
+
+/// The 1-based line where `text` first nests deeper than `max` objects and arrays, if it does.
+/// Brackets inside JSON5 strings (`"…"`, `'…'`, with `\` escapes) and comments (`//`, `/* */`)
+/// do not count, as the parser would not read them as structure either.
+fn nested_too_deep(text: &str, max: usize) -> Option<usize> {
+    let (mut depth, mut line) = (0usize, 1usize);
+    let mut chars = text.chars().peekable();
+    while let Some(c) = chars.next() {
+        match c {
+            '\n' => line += 1,
+            '{' | '[' => {
+                depth += 1;
+                if depth > max {
+                    return Some(line);
+                }
+            }
+            '}' | ']' => depth = depth.saturating_sub(1),
+            '"' | '\'' => {
+                while let Some(s) = chars.next() {
+                    match s {
+                        '\\' if chars.next() == Some('\n') => line += 1,
+                        '\n' => line += 1,
+                        s if s == c => break,
+                        _ => {}
+                    }
+                }
+            }
+            '/' if chars.peek() == Some(&'/') => {
+                for s in chars.by_ref() {
+                    if s == '\n' {
+                        line += 1;
+                        break;
+                    }
+                }
+            }
+            '/' if chars.peek() == Some(&'*') => {
+                chars.next();
+                let mut star = false;
+                for s in chars.by_ref() {
+                    if s == '\n' {
+                        line += 1;
+                    }
+                    if star && s == '/' {
+                        break;
+                    }
+                    star = s == '*';
+                }
+            }
+            _ => {}
+        }
+    }
+    None
+}
+
+/// Values that become file names, sizes that become allocations and URLs the gateway will call:
+/// checked here, so a bad one is a config error naming its field, not a crash or a failed turn.
+fn check_values(raw: &GatewayConfig) -> Result<(), (String, String)> {
+    for (i, agent) in raw.agents.list.iter().enumerate() {
+        if let Some(problem) = agent_id_problem(&agent.id) {
+            return Err((format!("agents.list[{i}].id"), problem));
+        }
+    }
+    if let Some(plugin) = &raw.catalog.fake_plugin {
+        if let Some(problem) = plugin_id_problem(&plugin.id) {
+            return Err(("catalog.fakePlugin.id".into(), problem));
+        }
+        if let Some(problem) = size_problem(plugin.size as u64) {
+            return Err(("catalog.fakePlugin.size".into(), problem));
+        }
+    }
+    for (id, provider) in &raw.models.providers {
+        if let Err(problem) = check_base_url(&provider.base_url) {
+            return Err((format!("models.providers.{id}.baseUrl"), problem));
+        }
+    }
+    Ok(())
+}
+
+/// A provider base URL the gateway can call: absolute `http` or `https` with a host.
+fn check_base_url(url: &str) -> Result<(), String> {
+    let parsed = reqwest::Url::parse(url).map_err(|e| {
+        format!("{url:?} is not a URL ({e}); expected e.g. \"http://127.0.0.1:8080/v1\"")
+    })?;
+    if !matches!(parsed.scheme(), "http" | "https") || parsed.host_str().is_none_or(str::is_empty) {
+        return Err(format!(
+            "{url:?} is not an http(s) URL with a host; expected e.g. \"http://127.0.0.1:8080/v1\""
+        ));
+    }
+    Ok(())
 }
 
 fn validate_model_ref(raw: &GatewayConfig, origin: &str) -> Result<(), ConfigError> {
@@ -349,7 +462,8 @@ mod tests {
     #[test]
     fn approval_and_hook_rules_load_and_apply() {
         let cfg = parse(
-            r#"{ tools: { approvals: [{ tool: "fake_*", action: "deny", reason: "needs a human" }] },
+            r#"{ models: { providers: { mock: { baseUrl: "http://127.0.0.1:1/v1" } } },
+                 tools: { approvals: [{ tool: "fake_*", action: "deny", reason: "needs a human" }] },
                  hooks: { beforeToolCall: [{ argsPattern: "secret", action: "deny" }] },
                  catalog: { withdrawAfterSearch: ["fake_plugin_tool_17"] } }"#,
             "x.json5",
@@ -383,6 +497,82 @@ mod tests {
             err.starts_with("gateway config x.json5: hooks.beforeToolCall[0].argsPattern: expected a regular expression"),
             "{err}"
         );
+    }
+
+    const PROVIDER: &str =
+        r#"models: { providers: { mock: { baseUrl: "http://127.0.0.1:1/v1" } } }"#;
+
+    fn invalid_field(text: &str) -> (String, String) {
+        match parse(text, "x.json5") {
+            Err(ConfigError::Invalid { field, message, .. }) => (field, message),
+            other => panic!("expected an invalid field, got {other:?}"),
+        }
+    }
+
+    #[test]
+    fn a_config_without_a_provider_is_a_config_error() {
+        let (field, message) = invalid_field("{ tools: { toolSearch: true } }");
+        assert_eq!(field, "models.providers");
+        assert!(message.starts_with("no provider to talk to"), "{message}");
+    }
+
+    #[test]
+    fn a_base_url_that_is_not_a_url_is_a_config_error() {
+        for url in ["not a url", "ftp://127.0.0.1/v1", "http://", "/v1"] {
+            let (field, message) = invalid_field(&format!(
+                r#"{{ models: {{ providers: {{ mock: {{ baseUrl: "{url}" }} }} }} }}"#
+            ));
+            assert_eq!(field, "models.providers.mock.baseUrl", "{url}");
+            assert!(message.starts_with(&format!("{url:?} is not")), "{message}");
+        }
+    }
+
+    #[test]
+    fn agent_ids_that_leave_the_state_dir_are_config_errors() {
+        for id in ["../../../../X", "a/b", "..", "", "jos\u{e9}"] {
+            let (field, _) = invalid_field(&format!(
+                r#"{{ {PROVIDER}, agents: {{ list: [{{ id: "qa" }}, {{ id: "{id}" }}] }} }}"#
+            ));
+            assert_eq!(field, "agents.list[1].id", "{id}");
+        }
+    }
+
+    #[test]
+    fn catalogue_sizes_beyond_the_bound_are_config_errors_not_crashes() {
+        for size in ["18446744073709551615", "10000000", "0"] {
+            let (field, _) = invalid_field(&format!(
+                r#"{{ {PROVIDER}, catalog: {{ fakePlugin: {{ id: "p", size: {size} }} }} }}"#
+            ));
+            assert_eq!(field, "catalog.fakePlugin.size", "{size}");
+        }
+        let (field, _) = invalid_field(&format!(
+            r#"{{ {PROVIDER}, catalog: {{ fakePlugin: {{ id: "../p", size: 3 }} }} }}"#
+        ));
+        assert_eq!(field, "catalog.fakePlugin.id");
+    }
+
+    #[test]
+    fn deeply_nested_json5_is_an_error_not_a_stack_overflow() {
+        let deep = format!(
+            "{{ other: {}{} }}",
+            "[".repeat(100_000),
+            "]".repeat(100_000)
+        );
+        let err = parse(&deep, "deep.json5").unwrap_err().to_string();
+        assert_eq!(
+            err,
+            "gateway config deep.json5: line 1: nested deeper than 128 levels"
+        );
+        // Brackets in strings and comments are not structure.
+        let quoted = format!(
+            "{{ {PROVIDER}, // {}\n other: {{ a: \"{}\", b: '{}' }} /* {} */ }}",
+            "[".repeat(500),
+            "{".repeat(500),
+            "[\\'".repeat(500),
+            "[".repeat(500)
+        );
+        parse(&quoted, "quoted.json5").unwrap();
+        assert_eq!(nested_too_deep("{\n[\n[", 2), Some(3));
     }
 
     #[test]

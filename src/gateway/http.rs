@@ -13,6 +13,7 @@
 //! Server-Sent Events (see [`crate::protocol::sse`]). A turn that fails is still a JSON error
 //! with its status, because the gateway answers only once the turn is over.
 
+use std::collections::{HashMap, HashSet};
 use std::sync::Arc;
 
 use axum::body::{to_bytes, Body};
@@ -42,6 +43,8 @@ pub const DRAIN_BYTES: usize = 64 * 1024 * 1024;
 pub const MAX_HEADER_FIELDS: usize = 64;
 /// Most bytes of header names and values a request may have.
 pub const MAX_HEADER_BYTES: usize = 32 * 1024;
+/// Most client tools one request may declare (each is catalogued, indexed and searched per turn).
+pub const MAX_CLIENT_TOOLS: usize = 4096;
 pub use crate::protocol::{AGENT_HEADER, SESSION_HEADER};
 
 pub fn router(state: Arc<GatewayState>) -> Router {
@@ -167,7 +170,7 @@ async fn read_body(body: Body) -> Result<Vec<u8>, ApiError> {
     let mut bytes = Vec::new();
     let mut total = 0usize;
     while let Some(chunk) = stream.next().await {
-        let chunk = chunk.map_err(|e| bad_request(format!("cannot read the request body: {e}")))?;
+        let chunk = chunk.map_err(body_error)?;
         total += chunk.len();
         if total <= MAX_BODY_BYTES {
             bytes.extend_from_slice(&chunk);
@@ -184,6 +187,21 @@ async fn read_body(body: Body) -> Result<Vec<u8>, ApiError> {
         .code("request_too_large"));
     }
     Ok(bytes)
+}
+
+/// A body that could not be read: 408 when it missed its deadline (see [`crate::server`]),
+/// else 400.
+fn body_error(error: axum::Error) -> ApiError {
+    let mut causes = std::iter::successors(std::error::Error::source(&error), |e| e.source());
+    if causes.any(|e| e.is::<tower_http::timeout::TimeoutError>()) {
+        ApiError::new(
+            StatusCode::REQUEST_TIMEOUT,
+            "invalid_request_error",
+            "request body did not arrive in time",
+        )
+    } else {
+        bad_request(format!("cannot read the request body: {error}"))
+    }
 }
 
 async fn responses(
@@ -300,13 +318,7 @@ fn parse_request(
         Some(Value::String(s)) => s.clone(),
         Some(_) => return Err(bad_request("model must be a string").param("model")),
     };
-    let header = |name: &str| {
-        headers
-            .get(name)
-            .and_then(|v| v.to_str().ok())
-            .map(str::to_string)
-    };
-    let agent_id = header(AGENT_HEADER).unwrap_or_else(|| "main".into());
+    let agent_id = header_text(headers, AGENT_HEADER)?.unwrap_or_else(|| "main".into());
     if !state.knows_agent(&agent_id) {
         return Err(ApiError::new(
             StatusCode::NOT_FOUND,
@@ -315,7 +327,7 @@ fn parse_request(
         )
         .code("unknown_agent"));
     }
-    let session_key = header(SESSION_HEADER).unwrap_or_else(|| "main".into());
+    let session_key = header_text(headers, SESSION_HEADER)?.unwrap_or_else(|| "main".into());
     let required_tools = echo
         .tool_choice
         .required_function()
@@ -338,6 +350,20 @@ fn parse_request(
 
 fn echo_of(fields: &Map<String, Value>) -> Result<RequestEcho, ApiError> {
     RequestEcho::from_request(fields).map_err(|e| bad_request(e.message).param(e.param))
+}
+
+/// A header as text: its bytes as UTF-8 (so `josé` is `josé`, never a lossy stand-in that could
+/// be another user's value); `None` when absent. Empty or not UTF-8 is a 400 naming the header.
+fn header_text(headers: &HeaderMap, name: &str) -> Result<Option<String>, ApiError> {
+    let Some(value) = headers.get(name) else {
+        return Ok(None);
+    };
+    let text = std::str::from_utf8(value.as_bytes())
+        .map_err(|_| bad_request(format!("header {name} must be UTF-8 text")))?;
+    if text.is_empty() {
+        return Err(bad_request(format!("header {name} must not be empty")));
+    }
+    Ok(Some(text.to_string()))
 }
 
 /// `input`: a string (one user message), or an array of `message`, `function_call` and
@@ -420,7 +446,19 @@ fn parse_client_tools(
         Some(Value::Array(items)) => items,
         Some(_) => return Err(bad_request("tools must be an array").param("tools")),
     };
-    let mut parsed: Vec<ToolEntry> = Vec::new();
+    if items.len() > MAX_CLIENT_TOOLS {
+        return Err(bad_request(format!(
+            "tools: {} client tools, at most {MAX_CLIENT_TOOLS} are accepted",
+            items.len()
+        ))
+        .param("tools"));
+    }
+    // Names seen so far, and the gateway's own: every check below is a hash lookup, so a request
+    // costs time linear in its tools.
+    let gateway_tools: HashMap<&str, &ToolEntry> =
+        state.tools.iter().map(|t| (t.name.as_str(), t)).collect();
+    let mut seen: HashSet<&str> = HashSet::with_capacity(items.len());
+    let mut parsed: Vec<ToolEntry> = Vec::with_capacity(items.len());
     for (i, tool) in items.iter().enumerate() {
         let at = format!("tools[{i}]");
         let Some(name) = tool
@@ -435,7 +473,7 @@ fn parse_client_tools(
                 bad_request(format!("{at} ({name}) must have type \"function\"")).param(at),
             );
         }
-        if let Some(taken) = state.tools.iter().find(|t| t.name == name) {
+        if let Some(taken) = gateway_tools.get(name) {
             return Err(bad_request(format!(
                 "{at}: client tool name {name:?} collides with the {} tool {}; rename the client tool",
                 taken.source.as_str(),
@@ -449,7 +487,7 @@ fn parse_client_tools(
             ))
             .param(at));
         }
-        if parsed.iter().any(|t| t.name == name) {
+        if !seen.insert(name) {
             return Err(
                 bad_request(format!("{at}: client tool {name:?} is declared twice")).param(at),
             );

@@ -29,6 +29,7 @@ use crate::catalog::fake::{core_tools, fake_plugin_tools};
 use crate::catalog::ToolEntry;
 use crate::config::{LoadedConfig, Ranker, ToolSearchMode};
 use crate::engine::embed::Embedder;
+use crate::server::Limits;
 use code_mode::CodeRuntime;
 use conversation::Conversation;
 use upstream::ProviderClient;
@@ -52,6 +53,11 @@ pub enum GatewayError {
     /// `tools.toolSearch.ranker = "hybrid"` and the embedding model cannot be loaded.
     #[error("tools.toolSearch.ranker \"hybrid\": {0}")]
     Model(#[from] crate::engine::embed::EmbedError),
+    #[error("cannot create the state dir {path}: {source}")]
+    StateDir {
+        path: PathBuf,
+        source: std::io::Error,
+    },
 }
 
 /// Shared state of a running gateway.
@@ -214,7 +220,7 @@ impl RunningGateway {
         format!("http://{}", self.addr)
     }
 
-    /// Stops accepting requests and waits for the server task.
+    /// Stops accepting requests and waits for the turns in flight, at most [`Limits::drain`].
     pub async fn stop(mut self) {
         if let Some(tx) = self.shutdown.take() {
             let _ = tx.send(());
@@ -237,6 +243,20 @@ pub async fn serve(
     state_dir: PathBuf,
     addr: SocketAddr,
 ) -> Result<RunningGateway, GatewayError> {
+    serve_with_limits(config, state_dir, addr, Limits::default()).await
+}
+
+/// [`serve`] with explicit header and body read limits.
+pub async fn serve_with_limits(
+    config: LoadedConfig,
+    state_dir: PathBuf,
+    addr: SocketAddr,
+    limits: Limits,
+) -> Result<RunningGateway, GatewayError> {
+    std::fs::create_dir_all(&state_dir).map_err(|source| GatewayError::StateDir {
+        path: state_dir.clone(),
+        source,
+    })?;
     let hub = mcp::McpHub::connect(&config.raw.catalog.mcp_servers).await?;
     let mut state = GatewayState::new(config, state_dir)?;
     state.attach_mcp(hub);
@@ -249,13 +269,9 @@ pub async fn serve(
         .map_err(|source| GatewayError::Bind { addr, source })?;
     let app = http::router(state.clone());
     let (tx, rx) = oneshot::channel::<()>();
-    let task = tokio::spawn(async move {
-        let _ = axum::serve(listener, app)
-            .with_graceful_shutdown(async {
-                let _ = rx.await;
-            })
-            .await;
-    });
+    let task = tokio::spawn(crate::server::serve(listener, app, limits, async {
+        let _ = rx.await;
+    }));
     Ok(RunningGateway {
         addr,
         state,

@@ -30,9 +30,7 @@ impl SessionWriter {
         session_id: &str,
     ) -> std::io::Result<SessionWriter> {
         let path = session_log_path(state_dir, agent_id, session_id);
-        if let Some(dir) = path.parent() {
-            std::fs::create_dir_all(dir)?;
-        }
+        create_below(state_dir, &path)?;
         let file = OpenOptions::new().create(true).append(true).open(&path)?;
         Ok(SessionWriter {
             path,
@@ -65,6 +63,24 @@ impl SessionWriter {
         file.write_all(&line)?;
         file.flush()
     }
+}
+
+/// Creates the folders between `state_dir` and the file at `path`, one level at a time. The
+/// state dir itself is made when the gateway starts; one that is gone (a run being torn down
+/// removed it) stays gone, where `create_dir_all` would bring it back as litter.
+fn create_below(state_dir: &Path, path: &Path) -> std::io::Result<()> {
+    let Some(folders) = path.parent().and_then(|p| p.strip_prefix(state_dir).ok()) else {
+        return Ok(());
+    };
+    let mut dir = state_dir.to_path_buf();
+    for part in folders.components() {
+        dir.push(part);
+        match std::fs::create_dir(&dir) {
+            Err(e) if e.kind() != std::io::ErrorKind::AlreadyExists => return Err(e),
+            _ => {}
+        }
+    }
+    Ok(())
 }
 
 fn now_millis() -> u64 {

@@ -10,6 +10,7 @@ pub mod process;
 
 use std::time::{Duration, Instant};
 
+use futures::StreamExt;
 use serde_json::json;
 
 use crate::catalog::fake::FAKE_OK;
@@ -116,6 +117,7 @@ pub fn session_turn(i: usize) -> (String, String, String) {
 /// Runs `sessions` concurrent one-turn sessions through one embedded gateway (`tools` mode) and
 /// checks every session log and the provider journal.
 pub async fn run_load(sessions: usize) -> Result<LoadReport, Error> {
+    let in_flight = turns_in_flight()?;
     let provider = MockProvider::start().await?;
     let state = temp_dir("tsqa-load-")?;
     let config = crate::config::parse(&gateway_config(&provider.base_url()), "load config")?;
@@ -132,9 +134,13 @@ pub async fn run_load(sessions: usize) -> Result<LoadReport, Error> {
     let url = format!("{}/v1/responses", gateway.base_url());
     let idle = process::own();
     let turns = (0..sessions).map(|i| one_turn(&http, &url, i));
-    let results = futures::future::join_all(turns).await;
+    let results: Vec<Result<Duration, TurnProblem>> = futures::stream::iter(turns)
+        .buffered(in_flight.min(sessions).max(1))
+        .collect()
+        .await;
     gateway.stop().await;
     drop(http);
+    machine_failures(&results, sessions)?;
 
     let mut problems = Vec::new();
     let mut latencies = Vec::new();
@@ -142,7 +148,9 @@ pub async fn run_load(sessions: usize) -> Result<LoadReport, Error> {
     for (i, result) in results.into_iter().enumerate() {
         match result {
             Ok(elapsed) => latencies.push(elapsed),
-            Err(problem) => problems.push(problem),
+            Err(TurnProblem::Wrong(problem) | TurnProblem::Machine(problem)) => {
+                problems.push(problem)
+            }
         }
         let (key, target, prompt) = session_turn(i);
         let path = session_log_path(state.path(), AGENT, &session_id_for_key(&key));
@@ -198,8 +206,65 @@ fn gateway_config(provider_base_url: &str) -> String {
     .to_string()
 }
 
-/// Sends session `i`'s turn; the latency, or what was wrong with the answer.
-async fn one_turn(http: &reqwest::Client, url: &str, i: usize) -> Result<Duration, String> {
+/// Open files one turn in flight holds at most: the harness's connection, the gateway's end of
+/// it, the gateway's connection to the provider, the provider's end of that, the session log.
+pub const FILES_PER_TURN: u64 = 5;
+/// Open files kept for everything else (runtime, listeners, the binary's own files).
+const FILES_RESERVED: u64 = 64;
+
+/// How many turns may be in flight at once: the open-file limit, raised to its hard maximum
+/// first, divided among them. A limit too small for even one turn is a machine error (exit 3).
+fn turns_in_flight() -> Result<usize, Error> {
+    use rustix::process::{getrlimit, setrlimit, Resource};
+    let mut limit = getrlimit(Resource::Nofile);
+    if limit.current != limit.maximum {
+        limit.current = limit.maximum;
+        // Not allowed to raise it: go on within the soft limit.
+        let _ = setrlimit(Resource::Nofile, limit);
+    }
+    let open_files = getrlimit(Resource::Nofile).current.unwrap_or(u64::MAX);
+    let turns = open_files.saturating_sub(FILES_RESERVED) / FILES_PER_TURN;
+    if turns == 0 {
+        return Err(Error::Machine(format!(
+            "load needs at least {} open files, the limit is {open_files} (raise it with ulimit -n)",
+            FILES_RESERVED + FILES_PER_TURN
+        )));
+    }
+    Ok(usize::try_from(turns).unwrap_or(usize::MAX))
+}
+
+/// Why one turn did not count: the machine (no connection, a gateway or provider error) or a
+/// wrong answer.
+#[derive(Debug, Clone, PartialEq)]
+enum TurnProblem {
+    Machine(String),
+    Wrong(String),
+}
+
+/// A machine failure in any turn is the run's error (exit 3), with the first cause: the run
+/// says nothing about the gateway's sessions then.
+fn machine_failures(
+    results: &[Result<Duration, TurnProblem>],
+    sessions: usize,
+) -> Result<(), Error> {
+    let failed: Vec<&String> = results
+        .iter()
+        .filter_map(|r| match r {
+            Err(TurnProblem::Machine(cause)) => Some(cause),
+            _ => None,
+        })
+        .collect();
+    match failed.first() {
+        None => Ok(()),
+        Some(first) => Err(Error::Machine(format!(
+            "{} of {sessions} turns failed for a reason outside the gateway's sessions; the first: {first}",
+            failed.len()
+        ))),
+    }
+}
+
+/// Sends session `i`'s turn; the latency, or what went wrong.
+async fn one_turn(http: &reqwest::Client, url: &str, i: usize) -> Result<Duration, TurnProblem> {
     let (key, target, prompt) = session_turn(i);
     let started = Instant::now();
     let response = http
@@ -209,21 +274,35 @@ async fn one_turn(http: &reqwest::Client, url: &str, i: usize) -> Result<Duratio
         .json(&json!({ "model": "openclaw/qa", "input": prompt, "stream": false }))
         .send()
         .await
-        .map_err(|e| format!("{key}: request failed: {e}"))?;
+        .map_err(|e| TurnProblem::Machine(format!("{key}: request failed: {}", error_chain(&e))))?;
     let status = response.status().as_u16();
+    if status >= 500 {
+        let text = response.text().await.unwrap_or_default();
+        return Err(TurnProblem::Machine(format!(
+            "{key}: the gateway answered HTTP {status}: {text}"
+        )));
+    }
     let body: ResponseBody = response
         .json()
         .await
-        .map_err(|e| format!("{key}: answer is not a Responses object: {e}"))?;
+        .map_err(|e| TurnProblem::Wrong(format!("{key}: answer is not a Responses object: {e}")))?;
     let elapsed = started.elapsed();
     let text = body.text();
     let want = format!("{FAKE_OK} {target}");
     if status != 200 || !text.contains(&want) {
-        return Err(format!(
+        return Err(TurnProblem::Wrong(format!(
             "{key}: HTTP {status}, answer {text:?} lacks {want:?}"
-        ));
+        )));
     }
     Ok(elapsed)
+}
+
+/// An error with its causes (`error sending request: … : Too many open files`).
+fn error_chain(error: &dyn std::error::Error) -> String {
+    std::iter::successors(Some(error), |e| e.source())
+        .map(ToString::to_string)
+        .collect::<Vec<_>>()
+        .join(": ")
 }
 
 /// What is wrong with one session's log: its shape, and any record that belongs to another session.
@@ -278,7 +357,7 @@ pub async fn command(sessions: usize, out: &mut dyn std::io::Write) -> Result<u8
     let report = run_load(sessions).await?;
     crate::output::emit(out, &format!("{}\n", report.summary()))?;
     for problem in &report.problems {
-        eprintln!("problem: {problem}");
+        crate::output::warn(&format!("problem: {problem}"));
     }
     Ok(if report.problems.is_empty() {
         Exit::OK

@@ -2,8 +2,8 @@
 //!
 //! Targets (the embedded gateway or a real OpenClaw gateway) are pointed at [`MockProvider::base_url`];
 //! every `POST /v1/responses` is answered by the scripted model ([`model`]) and recorded in the
-//! [`Journal`], which is how the harness observes what a target sent. Built on wiremock: one
-//! custom responder serves all routes (see [`routes`]).
+//! [`Journal`], which is how the harness observes what a target sent. One responder serves all
+//! routes (see [`routes`]), behind an axum app with a body limit and read timeouts ([`http`]).
 //!
 //! Routes: `POST /v1/responses` (JSON, or Server-Sent Events when `"stream": true`; the answer
 //! is valid for the official SDK's strict models, see [`wire`]), `GET /v1/models`, `GET /healthz`,
@@ -14,18 +14,23 @@
 //! `invalid-request`. Every error is `{"error": {"message", "type", "param", "code"}}`.
 
 pub mod declared;
+mod http;
 pub mod input;
 pub mod journal;
 pub mod model;
 mod routes;
 pub mod wire;
 
-use std::net::{Ipv4Addr, SocketAddr, TcpListener};
+use std::net::{Ipv4Addr, SocketAddr};
 use std::sync::Arc;
 
 use thiserror::Error;
-use wiremock::matchers::any;
-use wiremock::{Mock, MockServer};
+use tokio::net::TcpListener;
+use tokio::sync::oneshot;
+use tokio::task::JoinHandle;
+
+use crate::server::Limits;
+pub use http::MAX_BODY_BYTES;
 
 pub use journal::{Journal, JournalRecord, ParsedBody, RawText, RequestKind};
 pub use model::{Outcome, ScriptedTurn};
@@ -57,12 +62,16 @@ pub struct ProviderOptions {
     /// `script`. Lets one gateway run several scripted turns, in one session or in several (the
     /// `probes` command batches its probes this way).
     pub scripts_by_prompt: Vec<(String, Vec<ScriptedTurn>)>,
+    /// How long a client may take to send its headers and body.
+    pub limits: Limits,
 }
 
 /// A running mock provider; it stops when dropped.
 pub struct MockProvider {
-    server: MockServer,
+    address: SocketAddr,
     journal: Journal,
+    shutdown: Option<oneshot::Sender<()>>,
+    task: JoinHandle<()>,
 }
 
 impl MockProvider {
@@ -83,22 +92,40 @@ impl MockProvider {
     /// Starts with explicit options.
     pub async fn start_with(options: ProviderOptions) -> Result<MockProvider, ProviderError> {
         let port = options.port.unwrap_or(0);
-        let listener = bind_loopback(port)?;
-        let server = MockServer::builder()
-            .listener(listener)
-            .disable_request_recording()
-            .start()
-            .await;
+        let bind_error = |source| ProviderError::Bind { port, source };
+        let listener = TcpListener::bind((Ipv4Addr::LOCALHOST, port))
+            .await
+            .map_err(bind_error)?;
+        let address = listener.local_addr().map_err(bind_error)?;
         let journal = Journal::new();
         let router = routes::Router {
             journal: journal.clone(),
             script: options.script.map(Arc::new),
             scripts_by_prompt: Arc::new(options.scripts_by_prompt),
         };
-        server
-            .register(Mock::given(any()).respond_with(router))
-            .await;
-        Ok(MockProvider { server, journal })
+        let (shutdown, stopped) = oneshot::channel::<()>();
+        let task = tokio::spawn(crate::server::serve(
+            listener,
+            http::app(Arc::new(router)),
+            options.limits,
+            async {
+                let _ = stopped.await;
+            },
+        ));
+        Ok(MockProvider {
+            address,
+            journal,
+            shutdown: Some(shutdown),
+            task,
+        })
+    }
+
+    /// Stops accepting requests and waits (at most the drain time) for those in flight.
+    pub async fn stop(mut self) {
+        if let Some(tx) = self.shutdown.take() {
+            let _ = tx.send(());
+        }
+        let _ = (&mut self.task).await;
     }
 
     /// `http://127.0.0.1:PORT/v1`: the base URL a Responses client is configured with.
@@ -108,7 +135,7 @@ impl MockProvider {
 
     /// The bound loopback address.
     pub fn address(&self) -> SocketAddr {
-        *self.server.address()
+        self.address
     }
 
     /// The shared request journal (a cheap clone).
@@ -117,10 +144,10 @@ impl MockProvider {
     }
 }
 
-/// Binds here rather than in wiremock, which panics on bind failure.
-fn bind_loopback(port: u16) -> Result<TcpListener, ProviderError> {
-    let bind_error = |source| ProviderError::Bind { port, source };
-    let listener = TcpListener::bind((Ipv4Addr::LOCALHOST, port)).map_err(bind_error)?;
-    listener.set_nonblocking(true).map_err(bind_error)?;
-    Ok(listener)
+impl Drop for MockProvider {
+    fn drop(&mut self) {
+        if let Some(tx) = self.shutdown.take() {
+            let _ = tx.send(());
+        }
+    }
 }

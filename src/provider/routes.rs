@@ -1,14 +1,15 @@
-//! Request routing of the mock provider: one [`wiremock::Respond`] that serves every route.
+//! Request routing of the mock provider: one responder that serves every route.
 //!
-//! wiremock matches and records; this responder owns the scripted model and the journal. Only
-//! `POST /v1/responses` is journaled — including bodies rejected with 400 (outcome
+//! The HTTP layer ([`super::http`]) hands every request here as plain data; this responder owns
+//! the scripted model and the journal. Only `POST /v1/responses` is journaled — including bodies rejected with 400 (outcome
 //! `invalid-request`, `body: null`), so payload sizes count every byte a target sent. Every
 //! error is the Responses error shape `{"error": {"message", "type", "param", "code"}}`.
 
 use std::sync::Arc;
 
 use serde_json::{json, Value};
-use wiremock::{Request, Respond, ResponseTemplate};
+
+use super::http::{Incoming, Reply};
 
 use super::input::{read_body, ParsedInput, RequestView};
 use super::journal::{Journal, JournalRecord, ParsedBody, RawText, RequestKind};
@@ -37,11 +38,11 @@ pub(crate) struct Router {
     pub(crate) scripts_by_prompt: Arc<Vec<(String, Vec<ScriptedTurn>)>>,
 }
 
-impl Respond for Router {
-    fn respond(&self, request: &Request) -> ResponseTemplate {
-        let path = request.url.path();
-        match (request.method.as_str(), path) {
-            ("POST", "/v1/responses") => self.responses(&request.body),
+impl Router {
+    pub(crate) fn respond(&self, request: &Incoming<'_>) -> Reply {
+        let path = request.path;
+        match (request.method, path) {
+            ("POST", "/v1/responses") => self.responses(request.body),
             ("GET", "/v1/models") => models(),
             ("GET", "/healthz") => json_reply(200, &json!({"ok": true, "status": "ok"})),
             ("GET", "/debug/requests") => self.requests(request),
@@ -67,10 +68,8 @@ impl Respond for Router {
             ),
         }
     }
-}
 
-impl Router {
-    fn responses(&self, raw: &[u8]) -> ResponseTemplate {
+    fn responses(&self, raw: &[u8]) -> Reply {
         match read_body(raw) {
             Ok(view) => self.answer(raw, view),
             Err(err) => {
@@ -82,12 +81,12 @@ impl Router {
     }
 
     /// A 400 for a body the mock cannot answer; the bytes are journaled all the same.
-    fn invalid(&self, raw: &[u8], error: ErrorBody) -> ResponseTemplate {
+    fn invalid(&self, raw: &[u8], error: ErrorBody) -> Reply {
         self.journal.push_with(|cursor| invalid_record(cursor, raw));
         error_reply(400, error)
     }
 
-    fn answer(&self, raw: &[u8], view: RequestView) -> ResponseTemplate {
+    fn answer(&self, raw: &[u8], view: RequestView) -> Reply {
         let echo = match echo_of(raw) {
             Ok(echo) => echo,
             Err(error) => return self.invalid(raw, error),
@@ -114,18 +113,16 @@ impl Router {
             Err(e) => return error_reply(500, ErrorBody::new("server_error", e.to_string())),
         };
         if stream {
-            ResponseTemplate::new(200)
-                .insert_header("cache-control", "no-cache")
+            Reply::new(200)
+                .no_cache()
                 .set_body_raw(encode_response(&response), "text/event-stream")
         } else {
             json_reply(200, &json!(response))
         }
     }
 
-    fn requests(&self, request: &Request) -> ResponseTemplate {
-        let after = request
-            .url
-            .query_pairs()
+    fn requests(&self, request: &Incoming<'_>) -> Reply {
+        let after = form_urlencoded::parse(request.query.unwrap_or_default().as_bytes())
             .find(|(key, _)| key == "after")
             .map(|(_, value)| value.parse::<u64>().map_err(|_| value.into_owned()));
         match after {
@@ -203,7 +200,7 @@ fn raw_text(raw: &[u8]) -> RawText {
     RawText::from(String::from_utf8_lossy(raw).into_owned())
 }
 
-fn models() -> ResponseTemplate {
+fn models() -> Reply {
     json_reply(
         200,
         &json!({"object": "list", "data": [
@@ -212,10 +209,10 @@ fn models() -> ResponseTemplate {
     )
 }
 
-fn json_reply(status: u16, body: &Value) -> ResponseTemplate {
-    ResponseTemplate::new(status).set_body_raw(body.to_string(), "application/json")
+fn json_reply(status: u16, body: &Value) -> Reply {
+    Reply::new(status).set_body_raw(body.to_string(), "application/json")
 }
 
-fn error_reply(status: u16, error: ErrorBody) -> ResponseTemplate {
+fn error_reply(status: u16, error: ErrorBody) -> Reply {
     json_reply(status, &json!(error))
 }

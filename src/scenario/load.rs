@@ -10,9 +10,10 @@ use thiserror::Error;
 use super::{
     CatalogSpec, ClaimId, ClaimSpec, Lane, LaneExpect, Scenario, ScriptStep, REFERENCE_SCENARIO,
 };
-use crate::catalog::fake::fake_tool_name;
+use crate::catalog::fake::{fake_tool_name, plugin_id_problem, size_problem};
 use crate::catalog::{ToolPolicy, ToolSource};
 use crate::config::ToolSearchSettings;
+use crate::protocol::session::agent_id_problem;
 
 #[derive(Debug, Error)]
 pub enum ScenarioError {
@@ -191,6 +192,18 @@ fn resolve(file: ScenarioFile, origin: &str) -> Result<Scenario, Invalid> {
             "`lanes` must list at least one lane (or say why not with `pending`)".into(),
         ));
     }
+    if let Some(problem) = file_part_problem(&file.id, MAX_ID_BYTES) {
+        return Err((At::File, format!("id: {problem}")));
+    }
+    if let Some(problem) = agent_id_problem(&file.agent) {
+        return Err((At::File, format!("agent: {problem}")));
+    }
+    if let Some(problem) = plugin_id_problem(&file.catalog.plugin_id) {
+        return Err((At::File, format!("catalog.plugin_id: {problem}")));
+    }
+    if let Some(problem) = size_problem(file.catalog.size as u64) {
+        return Err((At::File, format!("catalog.size: {problem}")));
+    }
     let mut lanes: Vec<Lane> = Vec::new();
     for (i, lane) in file.lanes.into_iter().enumerate() {
         lanes.push(resolve_lane(&lanes, i, lane).map_err(|m| (At::Lane(i), m))?);
@@ -219,9 +232,6 @@ fn resolve(file: ScenarioFile, origin: &str) -> Result<Scenario, Invalid> {
     };
     validate_client_tools(&file.catalog, &file.target_tool, target_source)
         .map_err(|m| (At::File, m))?;
-    if file.catalog.size == 0 {
-        return Err((At::File, "catalog.size: expected at least 1".into()));
-    }
     for (field, names) in [
         ("catalog.direct_only", &file.catalog.direct_only),
         ("catalog.broken", &file.catalog.broken),
@@ -280,6 +290,30 @@ fn validate_client_tools(
     Ok(())
 }
 
+/// Longest scenario id: it starts every snapshot file name (`<id>__<lane>__provider.snap.new`).
+pub const MAX_ID_BYTES: usize = 100;
+/// Longest lane name: it is part of snapshot file names, temp dir names and the session key.
+pub const MAX_LANE_NAME_BYTES: usize = 64;
+
+/// Why `name` (a scenario id or lane name) cannot be part of a file name, if it cannot: snapshot
+/// files are `<id>__<lane>__provider.snap`, so both are ASCII letters, digits, `.`, `-` and `_`,
+/// starting with a letter or digit, without `__` (which separates them), at most `max` bytes.
+fn file_part_problem(name: &str, max: usize) -> Option<String> {
+    let starts_well = name
+        .chars()
+        .next()
+        .is_some_and(|c| c.is_ascii_alphanumeric());
+    let valid = name
+        .chars()
+        .all(|c| c.is_ascii_alphanumeric() || matches!(c, '.' | '-' | '_'));
+    (!(starts_well && valid && !name.contains("__") && name.len() <= max)).then(|| {
+        format!(
+            "{name:?} cannot name files: start with a letter or digit, use only A-Z, a-z, 0-9, \
+             '.', '-' and '_' (never \"__\"), at most {max} characters"
+        )
+    })
+}
+
 /// Is `name` one of the `size` fake plugin tools (spelled at the catalogue's width)?
 fn is_fake_tool(name: &str, size: usize) -> bool {
     name.strip_prefix("fake_plugin_tool_")
@@ -290,6 +324,9 @@ fn is_fake_tool(name: &str, size: usize) -> bool {
 /// Lane `i`, checked against the lanes before it.
 fn resolve_lane(before: &[Lane], i: usize, lane: LaneFile) -> Result<Lane, String> {
     let at = format!("lanes[{i}] ({})", lane.name);
+    if let Some(problem) = file_part_problem(&lane.name, MAX_LANE_NAME_BYTES) {
+        return Err(format!("{at}: name: {problem}"));
+    }
     if before.iter().any(|l| l.name == lane.name) {
         return Err(format!("{at}: name {:?} is used twice", lane.name));
     }

@@ -58,6 +58,16 @@ pub async fn run(
         options.filter.as_deref(),
         options.shard,
     );
+    if let Snapshots::Compare(dir) = &options.snapshots {
+        if !dir.is_dir() {
+            return Err(Error::Usage(format!(
+                "snapshot directory {} does not exist: write snapshots into it with \
+                 `toolsearch-qa suite --update-snapshots --snapshot-dir {0}`, or pass \
+                 --no-snapshots to skip the comparison",
+                dir.display()
+            )));
+        }
+    }
     let targets = options.target.targets()?;
     // Every expectations file is read (and must be right) before any gateway starts.
     let expectations = targets
@@ -117,49 +127,67 @@ fn check_snapshots(
     snapshots: &Snapshots,
     label: Option<&str>,
 ) -> Result<(), Error> {
-    let (dir, update) = match snapshots {
+    let (base, update) = match snapshots {
         Snapshots::Off => return Ok(()),
         Snapshots::Compare(dir) => (dir, false),
         Snapshots::Update(dir) => (dir, true),
     };
     let dir = match label {
-        Some(label) => dir.join(label),
-        None => dir.clone(),
+        Some(label) => base.join(label),
+        None => base.clone(),
     };
+    let update_command = format!(
+        "toolsearch-qa suite --target {} --update-snapshots --snapshot-dir {}",
+        report.target.as_str(),
+        base.display()
+    );
     report
-        .check_snapshots(&dir, update)
+        .check_snapshots(&dir, update, &update_command)
         .map_err(Error::io("snapshots in", &dir))
 }
 
+/// Where committed snapshots are when `--snapshot-dir` is not given: the `snapshots/` folder of
+/// the source tree this binary was built from, as an absolute path — the same folder whatever
+/// the working directory (a relative default compared nothing when run from elsewhere).
+pub fn default_snapshot_dir() -> PathBuf {
+    PathBuf::from(concat!(env!("CARGO_MANIFEST_DIR"), "/snapshots"))
+}
+
 /// Writes the JUnit file and the report directory (`summary.json`, `report.md`) for every
-/// target of the run.
+/// target of the run. Each is attempted whatever became of the other; the first failure is
+/// the error.
 pub fn write_reports(
     reports: &[SuiteReport],
     junit: Option<&Path>,
     report_dir: Option<&Path>,
 ) -> Result<(), Error> {
-    let write = |path: &Path, text: String| {
-        std::fs::write(path, text).map_err(Error::io("cannot write", path))
+    let junit = junit.map_or(Ok(()), |path| write_junit(reports, path));
+    let report_dir = report_dir.map_or(Ok(()), |dir| write_report_dir(reports, dir));
+    junit.and(report_dir)
+}
+
+fn write_file(path: &Path, text: String) -> Result<(), Error> {
+    std::fs::write(path, text).map_err(Error::io("cannot write", path))
+}
+
+fn write_junit(reports: &[SuiteReport], path: &Path) -> Result<(), Error> {
+    let xml =
+        junit_xml(reports).map_err(|e| Error::Machine(format!("cannot render JUnit XML: {e}")))?;
+    write_file(path, xml)
+}
+
+fn write_report_dir(reports: &[SuiteReport], dir: &Path) -> Result<(), Error> {
+    std::fs::create_dir_all(dir).map_err(Error::io("cannot create", dir))?;
+    let (summary, markdown) = match reports {
+        [one] => (one.to_json(), one.to_markdown()),
+        all => (
+            side_by_side_json(all),
+            all.iter()
+                .map(SuiteReport::to_markdown)
+                .collect::<Vec<_>>()
+                .join("\n"),
+        ),
     };
-    if let Some(path) = junit {
-        let xml = junit_xml(reports)
-            .map_err(|e| Error::Machine(format!("cannot render JUnit XML: {e}")))?;
-        write(path, xml)?;
-    }
-    if let Some(dir) = report_dir {
-        std::fs::create_dir_all(dir).map_err(Error::io("cannot create", dir))?;
-        let (summary, markdown) = match reports {
-            [one] => (one.to_json(), one.to_markdown()),
-            all => (
-                side_by_side_json(all),
-                all.iter()
-                    .map(SuiteReport::to_markdown)
-                    .collect::<Vec<_>>()
-                    .join("\n"),
-            ),
-        };
-        write(&dir.join("summary.json"), summary + "\n")?;
-        write(&dir.join("report.md"), markdown)?;
-    }
-    Ok(())
+    write_file(&dir.join("summary.json"), summary + "\n")?;
+    write_file(&dir.join("report.md"), markdown)
 }

@@ -140,6 +140,8 @@ expect = { declared_tools = 3, provider_requests = 3, searches = 1, calls = 1, c
             "my-approval-check",
             "--format",
             "json",
+            // A new scenario has no committed snapshots yet: without this it fails (exit 1).
+            "--no-snapshots",
             "--scenario-dir",
         ])
         .arg(dir.path())

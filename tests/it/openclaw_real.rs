@@ -235,7 +235,7 @@ const TURN_TIMEOUT: std::time::Duration = std::time::Duration::from_secs(600);
 const TARGET: &str = "fake_plugin_tool_02";
 
 /// One real gateway at a time: two starting together on a 2-core machine starve each other.
-static ONE_GATEWAY: tokio::sync::Mutex<()> = tokio::sync::Mutex::const_new(());
+pub(crate) static ONE_GATEWAY: tokio::sync::Mutex<()> = tokio::sync::Mutex::const_new(());
 
 /// The real install, or `None` (with a skip line) when the real tests are not switched on.
 /// Switched on but not installed is a failure, not a skip.
@@ -562,7 +562,11 @@ async fn real_reference_scenario_passes_the_gate_with_deterministic_snapshots() 
         .join("snapshots")
         .join(&label);
     report
-        .check_snapshots(&dir, false)
+        .check_snapshots(
+            &dir,
+            false,
+            "toolsearch-qa suite --target openclaw --update-snapshots",
+        )
         .expect("snapshots readable");
     let changed: Vec<String> = report.scenarios[0]
         .snapshots

@@ -33,6 +33,9 @@ pub fn side_by_side(reports: &[SuiteReport]) -> String {
     }
     for report in reports {
         out.push_str(&failures_section(report));
+        for scenario in &report.scenarios {
+            out.push_str(&super::table::snapshot_lines(scenario));
+        }
         out.push_str(&report.findings_section());
     }
     out.push_str(&count_line(reports));

@@ -95,6 +95,9 @@ pub struct SnapshotStatus {
     pub status: SnapshotState,
     #[serde(skip_serializing_if = "Option::is_none")]
     pub diff: Option<String>,
+    /// For a missing snapshot: the command that writes it for review.
+    #[serde(rename = "writeWith", skip_serializing_if = "Option::is_none")]
+    pub write_with: Option<String>,
 }
 
 /// The outcome of one snapshot comparison.
@@ -230,10 +233,17 @@ impl SuiteReport {
     }
 
     /// Compares every lane snapshot with `dir`; with `update`, writes `.snap.new` files for the
-    /// changed and missing ones. A changed snapshot fails the scenario.
-    pub fn check_snapshots(&mut self, dir: &std::path::Path, update: bool) -> std::io::Result<()> {
+    /// changed and missing ones. A changed or missing snapshot fails the scenario; a missing one
+    /// says how to write it: `update_command` followed by `--scenario <id>`.
+    pub fn check_snapshots(
+        &mut self,
+        dir: &std::path::Path,
+        update: bool,
+        update_command: &str,
+    ) -> std::io::Result<()> {
         use snapshot::{compare, write_pending, SnapshotCheck};
         for scenario in &mut self.scenarios {
+            let write_with = format!("{update_command} --scenario {}", scenario.scenario);
             let mut statuses = Vec::new();
             for (name, content) in &scenario.snapshot_contents {
                 let check = compare(dir, name, content);
@@ -251,9 +261,13 @@ impl SuiteReport {
                     name: name.clone(),
                     status,
                     diff,
+                    write_with: (status == SnapshotState::Missing).then(|| write_with.clone()),
                 });
             }
-            if statuses.iter().any(|s| s.status == SnapshotState::Changed) {
+            if statuses
+                .iter()
+                .any(|s| matches!(s.status, SnapshotState::Changed | SnapshotState::Missing))
+            {
                 scenario.ok = false;
             }
             scenario.snapshots = statuses;

@@ -4,7 +4,7 @@
 
 use comfy_table::{presets::UTF8_FULL_CONDENSED, Cell, ContentArrangement, Table};
 
-use super::{count_line, ScenarioReport, SuiteReport};
+use super::{count_line, ScenarioReport, SnapshotState, SuiteReport};
 use crate::suite::claims::Verdict;
 use crate::suite::observation::LaneFigures;
 
@@ -99,6 +99,7 @@ impl SuiteReport {
             out.push_str(&claims_table(s).to_string());
             out.push('\n');
             out.push_str(&legend(s));
+            out.push_str(&snapshot_lines(s));
         }
         out.push_str(&self.findings_section());
         out.push_str(&count_line(std::slice::from_ref(self)));
@@ -138,6 +139,36 @@ fn figures_table(s: &ScenarioReport) -> Table {
 }
 
 /// What the gateway answered: one line when every lane answered the same.
+/// Every snapshot that is not as committed: a changed one with its diff, a missing one with
+/// the command that writes it, a written one with where it went.
+pub(super) fn snapshot_lines(s: &ScenarioReport) -> String {
+    let mut out = String::new();
+    for snapshot in &s.snapshots {
+        match snapshot.status {
+            SnapshotState::Same => {}
+            SnapshotState::Changed => out.push_str(&format!(
+                "snapshot {} changed:\n{}",
+                snapshot.name,
+                snapshot.diff.as_deref().unwrap_or_default()
+            )),
+            SnapshotState::Missing => out.push_str(&format!(
+                "snapshot {} is missing: write it with `{}`, review the .snap.new file \
+                 (`cargo insta review`), or skip snapshots with --no-snapshots\n",
+                snapshot.name,
+                snapshot
+                    .write_with
+                    .as_deref()
+                    .unwrap_or("toolsearch-qa suite --update-snapshots")
+            )),
+            SnapshotState::Written => out.push_str(&format!(
+                "snapshot {}: .snap.new written for review\n",
+                snapshot.name
+            )),
+        }
+    }
+    out
+}
+
 fn answers(s: &ScenarioReport) -> String {
     let texts: Vec<(&String, &str)> = s
         .lanes
