@@ -39,6 +39,8 @@ pub const MAX_BODY_BYTES: usize = 4 * 1024 * 1024;
 /// How much of an oversized body is still read (and dropped) so that the client, which sends
 /// the whole body before it reads the answer, gets the 413 instead of a reset connection.
 pub const DRAIN_BYTES: usize = 64 * 1024 * 1024;
+/// How long a body refused by its `content-length` is still drained.
+pub const DRAIN_TIME: std::time::Duration = std::time::Duration::from_secs(2);
 /// Most header fields a request may have.
 pub const MAX_HEADER_FIELDS: usize = 64;
 /// Most bytes of header names and values a request may have.
@@ -163,10 +165,38 @@ async fn json_errors(request: Request, next: Next) -> Response {
     ApiError::new(status, kind, message).into_response()
 }
 
-/// Reads a request body of at most [`MAX_BODY_BYTES`]; a larger one is drained (up to
-/// [`DRAIN_BYTES`], then dropped) and refused with 413.
-async fn read_body(body: Body) -> Result<Vec<u8>, ApiError> {
+/// Reads a request body of at most [`MAX_BODY_BYTES`]. A larger one is refused with 413 without
+/// keeping a byte: one that says so in its `content-length` before any of it is read (what
+/// arrives within [`DRAIN_TIME`] is drained, so a client that sends the whole body before it
+/// reads the answer gets the 413 instead of a reset connection), one that grows past the limit
+/// as it arrives once it has (drained up to [`DRAIN_BYTES`]).
+async fn read_body(headers: &HeaderMap, body: Body) -> Result<Vec<u8>, ApiError> {
+    let too_large = || {
+        ApiError::new(
+            StatusCode::PAYLOAD_TOO_LARGE,
+            "invalid_request_error",
+            format!("request body is larger than {MAX_BODY_BYTES} bytes"),
+        )
+        .code("request_too_large")
+    };
+    let declared = headers
+        .get(header::CONTENT_LENGTH)
+        .and_then(|v| v.to_str().ok())
+        .and_then(|v| v.parse::<u64>().ok());
     let mut stream = body.into_data_stream();
+    if declared.is_some_and(|length| length > MAX_BODY_BYTES as u64) {
+        let drain = async {
+            let mut drained = 0usize;
+            while let Some(Ok(chunk)) = stream.next().await {
+                drained += chunk.len();
+                if drained > DRAIN_BYTES {
+                    break;
+                }
+            }
+        };
+        let _ = tokio::time::timeout(DRAIN_TIME, drain).await;
+        return Err(too_large());
+    }
     let mut bytes = Vec::new();
     let mut total = 0usize;
     while let Some(chunk) = stream.next().await {
@@ -179,12 +209,7 @@ async fn read_body(body: Body) -> Result<Vec<u8>, ApiError> {
         }
     }
     if total > MAX_BODY_BYTES {
-        return Err(ApiError::new(
-            StatusCode::PAYLOAD_TOO_LARGE,
-            "invalid_request_error",
-            format!("request body is larger than {MAX_BODY_BYTES} bytes"),
-        )
-        .code("request_too_large"));
+        return Err(too_large());
     }
     Ok(bytes)
 }
@@ -209,7 +234,7 @@ async fn responses(
     headers: HeaderMap,
     body: Body,
 ) -> Response {
-    let answered = match read_body(body).await {
+    let answered = match read_body(&headers, body).await {
         Ok(body) => answer(&state, &headers, &body).await,
         Err(error) => Err(error),
     };
