@@ -34,18 +34,24 @@ pub fn catalogue(catalog: &CatalogSpec) -> Vec<(String, ToolSource)> {
     names
 }
 
-/// Up to three names of `known` closest to `name` (edit distance, then catalogue order), only
-/// those close enough to be a slip.
+/// Up to three names of `known` nearest to `name` (the smallest edit distance found, ties in
+/// catalogue order), only when close enough to be a slip.
 pub fn closest<'a>(name: &str, known: impl IntoIterator<Item = &'a str>) -> Vec<&'a str> {
     let most = (name.chars().count() / 3).max(2);
-    let mut scored: Vec<(usize, usize, &str)> = known
+    let scored: Vec<(usize, &str)> = known
         .into_iter()
-        .enumerate()
-        .map(|(i, k)| (strsim::levenshtein(name, k), i, k))
-        .filter(|(d, _, _)| *d <= most)
+        .map(|k| (strsim::levenshtein(name, k), k))
+        .filter(|(d, _)| *d <= most)
         .collect();
-    scored.sort();
-    scored.into_iter().take(3).map(|(_, _, k)| k).collect()
+    let Some(best) = scored.iter().map(|(d, _)| *d).min() else {
+        return Vec::new();
+    };
+    scored
+        .into_iter()
+        .filter(|(d, _)| *d == best)
+        .take(3)
+        .map(|(_, k)| k)
+        .collect()
 }
 
 /// `; did you mean a, b?` or nothing.
@@ -135,7 +141,7 @@ mod tests {
             message.starts_with(
                 "\"fake_plugin_tool_900\" is not an openclaw tool of this catalogue (fake tools \
                  fake_plugin_tool_0001 … fake_plugin_tool_1000 and the core tools); did you mean \
-                 fake_plugin_tool_0900,"
+                 fake_plugin_tool_0900?"
             ),
             "{message}"
         );

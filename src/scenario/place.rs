@@ -19,19 +19,35 @@ enum Step {
 pub struct Field(Vec<Step>);
 
 impl Field {
-    /// A top-level field, or a dotted path of keys (`catalog.direct_only`).
+    /// A top-level field, or a dotted path of keys with indexes (`catalog.direct_only`,
+    /// `tools.approvals[0].action`).
     pub fn of(path: &str) -> Field {
-        Field(
-            path.split('.')
-                .filter(|k| !k.is_empty())
-                .map(|k| Step::Key(k.to_string()))
-                .collect(),
-        )
+        let mut steps = Vec::new();
+        for part in path.split('.').filter(|k| !k.is_empty()) {
+            let (key, indexes) = part.split_once('[').unwrap_or((part, ""));
+            if !key.is_empty() {
+                steps.push(Step::Key(key.to_string()));
+            }
+            let indexes = indexes.trim_end_matches(']').split("][");
+            for index in indexes.filter(|i| !i.is_empty()) {
+                match index.parse() {
+                    Ok(i) => steps.push(Step::Index(i)),
+                    Err(_) => steps.push(Step::Key(format!("[{index}]"))),
+                }
+            }
+        }
+        Field(steps)
     }
 
     /// `self.key` (a dotted key adds each part).
     pub fn key(mut self, key: &str) -> Field {
         self.0.extend(Field::of(key).0);
+        self
+    }
+
+    /// `self.key`, for one key that may itself contain dots.
+    fn key_step(mut self, key: &str) -> Field {
+        self.0.push(Step::Key(key.to_string()));
         self
     }
 
@@ -124,11 +140,21 @@ impl<'t> Places<'t> {
 
     /// The innermost field written at byte `offset` (empty when none is).
     pub fn field_at(&self, offset: usize) -> Field {
-        let mut field = Field::default();
+        let mut written = Vec::new();
         if let Some(root) = &self.root {
-            descend_table(root.get_ref(), offset, &mut field);
+            collect_table(root.get_ref(), &Field::default(), &mut written);
         }
-        field
+        // A key written at the offset, else a value that spans it; the deepest such field.
+        let deepest = |hit: &dyn Fn(&Written) -> bool| {
+            written
+                .iter()
+                .filter(|w| hit(w))
+                .max_by_key(|(field, _, _)| field.0.len())
+                .map(|(field, _, _)| field.clone())
+        };
+        deepest(&|(_, key, _)| contains(key, offset))
+            .or_else(|| deepest(&|(_, _, value)| contains(value, offset)))
+            .unwrap_or_default()
     }
 
     /// The line and column of byte `offset`.
@@ -192,27 +218,28 @@ fn contains(span: &std::ops::Range<usize>, offset: usize) -> bool {
     span.start <= offset && offset < span.end.max(span.start + 1)
 }
 
-fn descend_table(table: &DeTable<'_>, offset: usize, field: &mut Field) {
+/// One written field: its path, the span of its key (of the item, for an array item) and the
+/// span of its value.
+type Written = (Field, std::ops::Range<usize>, std::ops::Range<usize>);
+
+/// Every field written in `table` and below, under `path`. (The span of a `[table]` or
+/// `[[array]]` value does not cover its body, so a lookup cannot descend by spans alone.)
+fn collect_table(table: &DeTable<'_>, path: &Field, out: &mut Vec<Written>) {
     for (key, value) in table.iter() {
-        if contains(&key.span(), offset) {
-            field.0.push(Step::Key(key.get_ref().to_string()));
-            return;
-        }
-        if contains(&value.span(), offset) {
-            field.0.push(Step::Key(key.get_ref().to_string()));
-            descend_value(value.get_ref(), offset, field);
-            return;
-        }
+        let field = path.clone().key_step(key.get_ref());
+        out.push((field.clone(), key.span(), value.span()));
+        collect_value(value.get_ref(), &field, out);
     }
 }
 
-fn descend_value(value: &DeValue<'_>, offset: usize, field: &mut Field) {
+fn collect_value(value: &DeValue<'_>, path: &Field, out: &mut Vec<Written>) {
     match value {
-        DeValue::Table(table) => descend_table(table, offset, field),
+        DeValue::Table(table) => collect_table(table, path, out),
         DeValue::Array(items) => {
-            if let Some(i) = items.iter().position(|v| contains(&v.span(), offset)) {
-                field.0.push(Step::Index(i));
-                descend_value(items[i].get_ref(), offset, field);
+            for (i, item) in items.iter().enumerate() {
+                let field = path.clone().index(i);
+                out.push((field.clone(), item.span(), item.span()));
+                collect_value(item.get_ref(), &field, out);
             }
         }
         _ => {}
@@ -232,6 +259,10 @@ mod tests {
         let places = Places::new(TEXT);
         let at = |f: Field| places.of(&f).map(|p| (p.line, p.column));
         assert_eq!(at(Field::of("target_tool")), Some((2, 1)));
+        assert_eq!(
+            Field::of("tools.approvals[0].action"),
+            Field::of("tools.approvals").index(0).key("action")
+        );
         assert_eq!(at(Field::of("catalog.size")), Some((6, 1)));
         assert_eq!(at(Field::of("lanes").index(1).key("name")), Some((13, 1)));
         assert_eq!(
