@@ -14,7 +14,8 @@ pub const WIDTH: u16 = 100;
 const DETAIL_CHARS: usize = 150;
 
 /// How much of a long value (a check's expected and got, an answer, an observed value) a table
-/// shows: cut to 150 characters, or all of it (`suite --verbose`). JSON always has all of it.
+/// shows: cut (to 150 characters; an answer line to the table width), or all of it (`suite
+/// --verbose`). JSON always has all of it.
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
 pub enum Detail {
     #[default]
@@ -175,12 +176,22 @@ fn answers(s: &ScenarioReport, shown: Detail) -> String {
         .collect();
     match texts.first() {
         Some((_, first)) if texts.iter().all(|(_, t)| t == first) => {
-            format!("answer (every lane): {}\n", shown.show(first))
+            answer_line("every lane", first, shown)
         }
         _ => texts
             .iter()
-            .map(|(lane, text)| format!("answer ({lane}): {}\n", shown.show(text)))
+            .map(|(lane, text)| answer_line(lane, text, shown))
             .collect(),
+    }
+}
+
+/// `answer (LANE): TEXT`, cut to fit the table width unless shown whole.
+fn answer_line(lane: &str, text: &str, shown: Detail) -> String {
+    let head = format!("answer ({lane}): ");
+    let room = usize::from(WIDTH).saturating_sub(head.chars().count() + 1);
+    match shown {
+        Detail::Cut => format!("{head}{}\n", cut(text, room.max(20))),
+        Detail::Full => format!("{head}{text}\n"),
     }
 }
 
