@@ -146,6 +146,15 @@ impl Error {
         }
     }
 
+    /// More than the one-line message, for a reader at a terminal: the offending line of a
+    /// scenario file with a caret under the column.
+    pub fn excerpt(&self) -> Option<&str> {
+        match self {
+            Error::Scenario(e) => e.excerpt(),
+            _ => None,
+        }
+    }
+
     /// An [`Error::Io`] maker for `map_err`.
     pub fn io(
         action: &'static str,

@@ -41,6 +41,27 @@ enum Command {
     /// Run the hostile-code probes through a gateway's `tool_search_code` (one gateway start per
     /// target); one row per probe: contained, ESCAPED or inconclusive, with the evidence.
     Probes(ProbesArgs),
+    /// Check scenario files without running them: every field, tool name, lane and claim, as
+    /// `suite` would load them. Exit 0 when every file loads, 2 when one does not (one error line
+    /// each on stderr): a pre-commit check.
+    Check {
+        /// Scenario files, or directories whose *.toml files to check.
+        #[arg(value_name = "FILE", required = true)]
+        files: Vec<PathBuf>,
+    },
+    /// Write a new scenario file that passes as written: a fake plugin, every lane mode (direct,
+    /// code, tools, directory) with exact expectations, the claims that apply in comments. Prints
+    /// the next two commands (run it, write its snapshots).
+    NewScenario {
+        /// The scenario id (also the file name: ID.toml).
+        id: String,
+        /// Where to write the file.
+        #[arg(long, value_name = "DIR", default_value = ".")]
+        dir: PathBuf,
+        /// How many fake tools the plugin has (names are zero-padded to its width).
+        #[arg(long, default_value_t = 36)]
+        size: usize,
+    },
     /// List the scenarios (built in and from --scenario-dir).
     List {
         /// Also load every *.toml scenario in this directory (repeatable).
@@ -175,6 +196,10 @@ struct SuiteArgs {
     /// `json` (the JSON summary).
     #[arg(long, value_enum, default_value_t = Format::Table)]
     format: Format,
+    /// Tables show long values (a check's expected and got, answers) whole instead of cut to 150
+    /// characters; JSON always has them whole.
+    #[arg(long)]
+    verbose: bool,
     /// Keep only scenarios whose id contains this text.
     #[arg(long, value_name = "TEXT")]
     filter: Option<String>,
@@ -238,6 +263,7 @@ impl SuiteArgs {
                 .provider_url
                 .map_or(ProviderSource::Mock, ProviderSource::Url),
             expectations: self.expectations,
+            verbose: self.verbose,
         }
     }
 }
@@ -270,6 +296,9 @@ fn main() -> ExitCode {
         Ok(code) => ExitCode::from(code),
         Err(error) => {
             warn(&format!("error: {error}"));
+            if let Some(excerpt) = error.excerpt().filter(|_| std::io::stderr().is_terminal()) {
+                warn(excerpt);
+            }
             ExitCode::from(error.exit_code())
         }
     }
@@ -326,6 +355,14 @@ async fn run(command: Command, probe_secret: String) -> Result<u8, Error> {
         Command::List { scenario_dirs } => {
             Box::pin(async move { toolsearch_qa::commands::list(&scenario_dirs, stdout) })
         }
+        Command::Check { files } => Box::pin(async move {
+            let stderr = &mut std::io::stderr();
+            let excerpts = std::io::stderr().is_terminal();
+            toolsearch_qa::commands::check(&files, excerpts, stdout, stderr)
+        }),
+        Command::NewScenario { id, dir, size } => Box::pin(async move {
+            toolsearch_qa::commands::new_scenario(&id, &dir, size, stdout)
+        }),
         Command::Load { sessions } => Box::pin(toolsearch_qa::load::command(sessions, stdout)),
         Command::Compare(args) => Box::pin(async move {
             toolsearch_qa::compare::command(

@@ -8,7 +8,11 @@
 //! This room sits below the suite and the targets: both read scenarios, neither is read here.
 
 pub mod claim;
+pub mod fields;
 pub mod load;
+pub mod names;
+pub mod place;
+pub mod template;
 
 use serde::{Deserialize, Serialize};
 use serde_json::{json, Value};
@@ -17,7 +21,9 @@ use crate::catalog::{ToolPolicy, ToolSource};
 use crate::config::{ToolSearchMode, ToolSearchSettings};
 use crate::provider::ScriptedTurn;
 pub use claim::ClaimId;
-pub use load::{load_all, parse_scenario, scenario_from_json, select, ScenarioError};
+pub use load::{
+    load_all, load_file, parse_scenario, scenario_from_json, select, Invalid, ScenarioError,
+};
 
 /// The reference run's scenario; listed and run first.
 pub const REFERENCE_SCENARIO: &str = "tool-search-gateway-e2e";

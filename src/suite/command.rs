@@ -6,8 +6,9 @@ use std::io::Write;
 use std::path::{Path, PathBuf};
 
 use super::findings::{self, Expectations};
-use super::report::both::{side_by_side, side_by_side_json};
+use super::report::both::{side_by_side_json, side_by_side_with};
 use super::report::junit::junit_xml;
+use super::report::table::Detail;
 use super::report::SuiteReport;
 use super::select::{narrow, Shard};
 use super::{run_suite_on, ProviderSource, Reporter};
@@ -44,6 +45,8 @@ pub struct SuiteOptions {
     /// Accepted findings for the real target instead of the committed
     /// `expectations/<target>-<version>.toml`.
     pub expectations: Option<PathBuf>,
+    /// Tables show long values whole instead of cut (`--verbose`).
+    pub verbose: bool,
 }
 
 /// Runs the suite as `options` say, prints the report to `out`; the exit code.
@@ -85,10 +88,14 @@ pub async fn run(
         }
         reports.push(report);
     }
+    let shown = match options.verbose {
+        true => Detail::Full,
+        false => Detail::Cut,
+    };
     let text = match (options.format, reports.as_slice()) {
-        (Format::Table, [one]) => one.to_table(),
+        (Format::Table, [one]) => one.to_table_with(shown),
         (Format::Json, [one]) => one.to_json() + "\n",
-        (Format::Table, all) => side_by_side(all),
+        (Format::Table, all) => side_by_side_with(all, shown),
         (Format::Json, all) => side_by_side_json(all) + "\n",
     };
     emit(out, &text)?;

@@ -4,6 +4,7 @@
 
 mod common;
 
+mod authoring;
 mod catalogue_sources;
 mod ci_reports;
 mod cli;

@@ -3,9 +3,9 @@
 
 use serde_json::json;
 
-use super::table::{cut, new_table};
+use super::table::{new_table, Detail};
 use super::{count_line, ScenarioReport, SuiteReport};
-use crate::suite::claims::Verdict;
+use crate::suite::claims::{Verdict, NO_LANE};
 use crate::suite::observation::LaneFigures;
 
 /// How one compared figure is read from a lane's figures.
@@ -14,6 +14,11 @@ type Figure = fn(&LaneFigures) -> String;
 /// Per scenario one table — figures and claim results per lane, one column per target — then
 /// every failing check, the accepted findings and the count line over every target.
 pub fn side_by_side(reports: &[SuiteReport]) -> String {
+    side_by_side_with(reports, Detail::Cut)
+}
+
+/// [`side_by_side`], with long values cut or whole.
+pub fn side_by_side_with(reports: &[SuiteReport], shown: Detail) -> String {
     let mut out = String::new();
     let Some(first) = reports.first() else {
         return out;
@@ -32,11 +37,11 @@ pub fn side_by_side(reports: &[SuiteReport]) -> String {
         ));
     }
     for report in reports {
-        out.push_str(&failures_section(report));
+        out.push_str(&failures_section(report, shown));
         for scenario in &report.scenarios {
             out.push_str(&super::table::snapshot_lines(scenario));
         }
-        out.push_str(&report.findings_section());
+        out.push_str(&report.findings_section(shown));
     }
     out.push_str(&count_line(reports));
     out
@@ -84,7 +89,36 @@ fn scenario_table(reports: &[SuiteReport], scenario: &ScenarioReport) -> comfy_t
         );
         table.add_row(row);
     }
+    let not_applicable: Vec<String> = reports
+        .iter()
+        .map(|r| not_applicable_cell(find_scenario(r, &scenario.scenario)))
+        .collect();
+    if not_applicable.iter().any(|c| !c.is_empty()) {
+        let mut row = vec![NO_LANE.to_string(), "not applicable".to_string()];
+        row.extend(not_applicable);
+        table.add_row(row);
+    }
     table
+}
+
+/// `C1 C3: no lane with Tool Search off …` for the claims a scenario lacks a lane for.
+fn not_applicable_cell(scenario: Option<&ScenarioReport>) -> String {
+    let claims = scenario.map(|s| s.claims.as_slice()).unwrap_or_default();
+    let mut reasons: Vec<(&str, Vec<&str>)> = Vec::new();
+    for c in claims {
+        let Some(reason) = c.not_applicable.as_deref() else {
+            continue;
+        };
+        match reasons.iter_mut().find(|(r, _)| *r == reason) {
+            Some((_, ids)) => ids.push(c.claim.as_str()),
+            None => reasons.push((reason, vec![c.claim.as_str()])),
+        }
+    }
+    reasons
+        .iter()
+        .map(|(reason, ids)| format!("{}: {reason}", ids.join(" ")))
+        .collect::<Vec<_>>()
+        .join("\n")
 }
 
 /// `C1 C3 pass · L1 accepted · C4 FAIL` for one lane of one target.
@@ -113,7 +147,7 @@ fn claims_cell(scenario: Option<&ScenarioReport>, lane: &str) -> String {
 }
 
 /// Every failing check of a target's failing claims (`expected …; got …`).
-fn failures_section(report: &SuiteReport) -> String {
+fn failures_section(report: &SuiteReport, shown: Detail) -> String {
     let mut table = new_table(vec!["scenario / lane", "claim / check", "expected / got"]);
     let mut any = false;
     for s in &report.scenarios {
@@ -125,8 +159,8 @@ fn failures_section(report: &SuiteReport) -> String {
                     format!("{} {}", c.claim, f.check),
                     format!(
                         "expected {}\ngot {}",
-                        cut(&f.expected, 150),
-                        cut(&f.actual, 150)
+                        shown.show(&f.expected),
+                        shown.show(&f.actual)
                     ),
                 ]);
             }

@@ -1,6 +1,6 @@
 //! The Markdown report: figures and claims per scenario, for a CI summary page.
 
-use super::table::{detail, planned, result};
+use super::table::{detail, planned, result, Detail};
 use super::SuiteReport;
 
 impl SuiteReport {
@@ -31,10 +31,10 @@ impl SuiteReport {
             }
             out.push_str("\n| claim | lane | result | what | detail |\n|---|---|---|---|---|\n");
             for c in &s.claims {
-                let detail = if c.ok {
+                let detail = if c.ok && !c.is_not_applicable() {
                     format!("{} checks", c.checks)
                 } else {
-                    detail(c, "; ")
+                    detail(c, "; ", Detail::Cut)
                 };
                 let result = match result(c) {
                     "FAIL" => "**FAIL**",
