@@ -6,6 +6,7 @@
 //! embedded gateway or a real OpenClaw), [`suite`] scenarios, lanes, claims and reports. The
 //! other commands sit beside the suite: [`compare`], [`quality`], [`load`], [`probes`].
 
+pub mod capture;
 pub mod catalog;
 pub mod commands;
 pub mod compare;
@@ -16,6 +17,7 @@ pub mod gateway;
 pub mod load;
 pub mod output;
 pub mod probes;
+pub mod profile;
 pub mod protocol;
 pub mod provider;
 pub mod quality;

@@ -63,6 +63,9 @@ pub struct CompareOptions {
     pub sizes: Vec<usize>,
     /// Modes, reported in [`ToolSearchMode::ALL`] order.
     pub modes: Vec<ToolSearchMode>,
+    /// The surface the embedded gateway shows (a built-in profile or a profile file; default
+    /// `spec`): with a product's profile, the comparison predicts that product.
+    pub profile: Option<String>,
 }
 
 impl Default for CompareOptions {
@@ -70,6 +73,7 @@ impl Default for CompareOptions {
         CompareOptions {
             sizes: DEFAULT_SIZES.to_vec(),
             modes: ToolSearchMode::ALL.to_vec(),
+            profile: None,
         }
     }
 }
@@ -140,6 +144,8 @@ pub struct CompareCell {
 #[derive(Debug, Clone, PartialEq, Serialize)]
 #[serde(rename_all = "camelCase")]
 pub struct CompareReport {
+    /// The profile the embedded gateway showed.
+    pub profile: String,
     pub tokenizer: &'static str,
     pub sizes: Vec<usize>,
     pub modes: Vec<ToolSearchMode>,
@@ -178,12 +184,16 @@ pub async fn run_compare(options: CompareOptions) -> Result<CompareReport, Error
     let options = options
         .normalized()
         .map_err(|e| Error::Usage(e.to_string()))?;
-    let reference = reference_scenario()?;
+    let mut reference = reference_scenario()?;
+    reference.profile = crate::profile::resolve(
+        options.profile.as_deref().unwrap_or(crate::profile::SPEC),
+    )?;
     let mut cells = Vec::new();
     for &size in &options.sizes {
         cells.extend(run_size(&reference, size, &options.modes).await?);
     }
     Ok(CompareReport {
+        profile: reference.profile.name.clone(),
         tokenizer: "o200k_base",
         sizes: options.sizes,
         modes: options.modes,
@@ -270,13 +280,20 @@ fn with_ratios(cells: &mut [CompareCell]) {
 pub async fn command(
     sizes: &str,
     modes: &str,
+    profile: Option<&str>,
     format: CompareFormat,
     chart: Option<&std::path::Path>,
     out: &mut dyn std::io::Write,
 ) -> Result<u8, Error> {
     let sizes = parse_sizes(sizes).map_err(|e| Error::Usage(format!("--sizes: {e}")))?;
     let modes = parse_modes(modes).map_err(|e| Error::Usage(format!("--modes: {e}")))?;
-    let report = run_compare(CompareOptions { sizes, modes }).await?;
+    let profile = profile.map(str::to_string);
+    let report = run_compare(CompareOptions {
+        sizes,
+        modes,
+        profile,
+    })
+    .await?;
     if let Some(path) = chart {
         std::fs::write(path, chart::svg(&report)).map_err(Error::io("cannot write", path))?;
     }
@@ -321,6 +338,7 @@ mod tests {
                 ToolSearchMode::Direct,
                 ToolSearchMode::Tools,
             ],
+            profile: None,
         }
         .normalized()
         .unwrap();
@@ -332,6 +350,7 @@ mod tests {
         let empty = CompareOptions {
             sizes: vec![],
             modes: vec![ToolSearchMode::Direct],
+            profile: None,
         };
         assert_eq!(empty.normalized().unwrap_err(), CompareError::Empty);
     }

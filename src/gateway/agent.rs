@@ -9,12 +9,11 @@ use thiserror::Error;
 use super::client::{client_handoff, Handoff};
 use super::dispatch::{dispatch, Dispatched};
 use super::execute::{BridgedCall, GatewayRunner};
-use super::prompt::system_prompt;
+use super::prompt::{turn_declarations, turn_input, turn_system_prompt};
 use super::session_log::SessionWriter;
 use super::upstream::{OutputItem, UpstreamError};
 use super::GatewayState;
 use crate::catalog::ToolEntry;
-use crate::engine::directory::turn_declarations;
 use crate::engine::{Surface, SurfacePlan};
 use crate::protocol::item_text;
 use crate::protocol::record::{
@@ -96,14 +95,14 @@ async fn run_turn_inner(
         )))?;
     }
 
-    let declarations = turn_declarations(&surface, &request.required_tools);
+    let declarations = turn_declarations(&state.profile, &surface, &request.required_tools);
     let mut input = vec![json!({
         "type": "message",
         "role": "system",
-        "content": [{ "type": "input_text", "text": system_prompt(&surface) }]
+        "content": [{ "type": "input_text", "text": turn_system_prompt(&state.profile, &surface, &declarations) }]
     })];
     input.extend(state.history(&request.session_key));
-    input.extend(request.input.iter().cloned());
+    input.extend(turn_input(&state.profile, &request.input));
     let runner = GatewayRunner::new(
         Arc::new(state.config.policy.clone()),
         Arc::new(surface.eligible.clone()),

@@ -28,6 +28,7 @@ use tokio::task::JoinHandle;
 use crate::catalog::fake::{core_tools, fake_plugin_tools};
 use crate::catalog::ToolEntry;
 use crate::config::{LoadedConfig, ToolSearchMode};
+use crate::profile::Profile;
 use code_mode::CodeRuntime;
 use upstream::ProviderClient;
 
@@ -47,6 +48,8 @@ pub enum GatewayError {
     Upstream(#[from] upstream::UpstreamError),
     #[error(transparent)]
     Mcp(#[from] mcp::McpError),
+    #[error("gateway config catalog.profile: {0}")]
+    Profile(#[from] crate::profile::ProfileError),
 }
 
 /// Shared state of a running gateway.
@@ -63,6 +66,8 @@ pub struct GatewayState {
     pub code: Option<CodeRuntime>,
     /// The attached MCP servers (empty until [`GatewayState::attach_mcp`]).
     pub mcp: Arc<mcp::McpHub>,
+    /// The surface the gateway shows besides the catalogue (`catalog.profile`).
+    pub profile: Arc<Profile>,
     agents: Vec<String>,
     histories: Mutex<HashMap<String, Vec<Value>>>,
     session_locks: Mutex<HashMap<String, Arc<tokio::sync::Mutex<()>>>>,
@@ -71,13 +76,18 @@ pub struct GatewayState {
 impl GatewayState {
     pub fn new(config: LoadedConfig, state_dir: PathBuf) -> Result<Self, GatewayError> {
         let (provider, model) = config.primary_model().ok_or(GatewayError::NoProvider)?;
+        let profile = match &config.raw.catalog.profile {
+            Some(reference) => crate::profile::resolve(reference)?,
+            None => Profile::spec(),
+        };
         let timeout = provider
             .timeout_ms
             .filter(|ms| *ms > 0)
             .map_or(PROVIDER_TIMEOUT, Duration::from_millis);
+        let streams = provider.stream || profile.captured().is_some_and(|c| c.request.stream);
         let provider = ProviderClient::new(&provider.base_url, provider.api_key.clone(), timeout)?
-            .streaming(provider.stream);
-        let tools = catalog_tools(&config);
+            .streaming(streams);
+        let tools = catalog_tools(&config, &profile);
         let mut agents = vec!["main".to_string()];
         agents.extend(config.raw.agents.list.iter().map(|a| a.id.clone()));
         let (code, code_runtime) = match config.tool_search.mode {
@@ -96,6 +106,7 @@ impl GatewayState {
             code_runtime,
             code,
             mcp: Arc::default(),
+            profile,
             agents,
             histories: Mutex::default(),
             session_locks: Mutex::default(),
@@ -152,13 +163,14 @@ impl GatewayState {
     }
 }
 
-/// The tools the config asks for: the stand-in core tools and the fake plugin.
-pub fn catalog_tools(config: &LoadedConfig) -> Vec<ToolEntry> {
+/// The tools the config asks for: the profile's core tools (the stand-ins under `spec`) and
+/// the fake plugin.
+pub fn catalog_tools(config: &LoadedConfig, profile: &Profile) -> Vec<ToolEntry> {
     let catalog = &config.raw.catalog;
-    let mut tools = if catalog.core_tools {
-        core_tools()
-    } else {
-        Vec::new()
+    let mut tools = match (catalog.core_tools, profile.captured()) {
+        (false, _) => Vec::new(),
+        (true, None) => core_tools(),
+        (true, Some(captured)) => captured.core_entries(),
     };
     if let Some(plugin) = &catalog.fake_plugin {
         tools.extend(

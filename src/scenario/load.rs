@@ -2,6 +2,7 @@
 //! [`Scenario`]. Every error names the file, the line and the field, and says what was expected.
 
 use std::path::{Path, PathBuf};
+use std::sync::Arc;
 
 use serde::Deserialize;
 use serde_json::Value;
@@ -13,6 +14,7 @@ use super::{
 use crate::catalog::fake::fake_tool_name;
 use crate::catalog::{ToolPolicy, ToolSource};
 use crate::config::ToolSearchSettings;
+use crate::profile::{self, built_in_names, Profile, ProfileError};
 
 #[derive(Debug, Error)]
 pub enum ScenarioError {
@@ -69,6 +71,8 @@ struct ScenarioFile {
     claims: Vec<ClaimFile>,
     #[serde(default)]
     pending: Option<String>,
+    #[serde(default)]
+    profile: Option<String>,
     lanes: Vec<LaneFile>,
 }
 
@@ -237,6 +241,11 @@ fn resolve(file: ScenarioFile, origin: &str) -> Result<Scenario, Invalid> {
             ));
         }
     }
+    let profile = match &file.profile {
+        Some(reference) => resolve_profile(reference, origin)
+            .map_err(|e| (At::File, format!("profile: {e}")))?,
+        None => Profile::spec(),
+    };
     Ok(Scenario {
         id: file.id,
         title: file.title,
@@ -251,9 +260,25 @@ fn resolve(file: ScenarioFile, origin: &str) -> Result<Scenario, Invalid> {
         script: file.script,
         claims,
         pending: file.pending,
+        profile,
         lanes,
         origin: origin.to_string(),
     })
+}
+
+/// A built-in profile by name, else a profile file; a relative path is taken from the scenario
+/// file's folder.
+fn resolve_profile(reference: &str, origin: &str) -> Result<Arc<Profile>, ProfileError> {
+    if built_in_names().iter().any(|n| n == reference) {
+        return profile::resolve(reference);
+    }
+    let path = Path::new(reference);
+    match Path::new(origin).parent() {
+        Some(dir) if path.is_relative() && Path::new(origin).is_file() => {
+            profile::resolve(&dir.join(path).display().to_string())
+        }
+        _ => profile::resolve(reference),
+    }
 }
 
 fn validate_client_tools(

@@ -44,6 +44,9 @@ pub struct SuiteOptions {
     /// Accepted findings for the real target instead of the committed
     /// `expectations/<target>-<version>.toml`.
     pub expectations: Option<PathBuf>,
+    /// The profile the embedded gateway shows in every scenario instead of the scenario's own
+    /// (a built-in name or a profile file's path).
+    pub profile: Option<String>,
 }
 
 /// Runs the suite as `options` say, prints the report to `out`; the exit code.
@@ -53,11 +56,17 @@ pub async fn run(
     out: &mut dyn Write,
 ) -> Result<u8, Error> {
     let known = load_all(&options.scenario_dirs)?;
-    let scenarios = narrow(
+    let mut scenarios = narrow(
         select(known.clone(), &options.scenarios)?,
         options.filter.as_deref(),
         options.shard,
     );
+    if let Some(reference) = &options.profile {
+        let profile = crate::profile::resolve(reference)?;
+        for scenario in &mut scenarios {
+            scenario.profile = profile.clone();
+        }
+    }
     let targets = options.target.targets()?;
     // Every expectations file is read (and must be right) before any gateway starts.
     let expectations = targets
