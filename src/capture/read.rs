@@ -420,14 +420,14 @@ fn directory_section(
     let body = &rest[..end];
     let lines: Vec<&str> = body.split_inclusive('\n').collect();
     let is_line = |l: &&str| directory_name(l.trim_end_matches('\n'), catalogued).is_some();
-    let last = lines.iter().rposition(is_line).unwrap_or(0);
+    let after = lines.iter().rposition(is_line).map_or(0, |last| last + 1);
     Ok(DirectorySection {
         lines: lines
             .iter()
-            .filter(is_line)
+            .filter(|l| is_line(l))
             .map(|l| l.trim_end_matches('\n').to_string())
             .collect(),
-        after: lines[last + 1..].concat(),
+        after: lines[after..].concat(),
         body_chars: body.chars().count(),
     })
 }
