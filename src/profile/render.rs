@@ -337,7 +337,8 @@ mod tests {
     #[test]
     fn cut_collapses_trims_and_ends_in_the_ellipsis() {
         assert_eq!(cut("a  b\nc", 10, "..."), "a b c");
-        assert_eq!(cut("abcd efgh ijkl", 9, "..."), "abcd...");
+        assert_eq!(cut("abcd efgh ijkl", 9, "..."), "abcd e...");
+        assert_eq!(cut("abcd  efgh", 8, "..."), "abcd...");
         assert_eq!(cut("abcdefghijkl", 9, "..."), "abcdef...");
         assert_eq!(cut("abcdefghijkl", 9, "…"), "abcdefgh…");
     }

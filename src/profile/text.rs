@@ -233,7 +233,8 @@ mod tests {
             lines,
         };
         assert!(!size(3, 2, 0).is_possible());
-        assert!(!size(2, 3, 1).is_possible());
+        assert!(!size(2, 2, 1).is_possible());
+        assert!(size(2, 3, 1).is_possible());
         assert!(!size(2, 9, 0).is_possible());
         assert!(size(2, 6, 0).is_possible());
     }
