@@ -84,7 +84,7 @@ impl GatewayState {
             .timeout_ms
             .filter(|ms| *ms > 0)
             .map_or(PROVIDER_TIMEOUT, Duration::from_millis);
-        let streams = provider.stream || profile.captured().is_some_and(|c| c.request.stream);
+        let streams = provider.stream;
         let provider = ProviderClient::new(&provider.base_url, provider.api_key.clone(), timeout)?
             .streaming(streams);
         let tools = catalog_tools(&config, &profile);

@@ -32,7 +32,7 @@ pub fn side_by_side(reports: &[SuiteReport]) -> String {
     };
     for scenario in &first.scenarios {
         out.push_str(&format!(
-            "scenario {} (tool {}) on {}\n{}\n",
+            "scenario {} (tool {})\non {}\n{}\n",
             scenario.scenario,
             scenario.target_tool,
             reports
