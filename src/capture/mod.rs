@@ -49,10 +49,7 @@ pub struct CaptureOptions {
 }
 
 /// The `profile capture` command: capture, write, say where.
-pub async fn command(
-    options: &CaptureOptions,
-    out: &mut dyn std::io::Write,
-) -> Result<u8, Error> {
+pub async fn command(options: &CaptureOptions, out: &mut dyn std::io::Write) -> Result<u8, Error> {
     let target: Box<dyn Target> = match options.target {
         TargetChoice::Embedded => Box::new(EmbeddedTarget),
         TargetChoice::Openclaw => Box::new(OpenClawTarget::locate()?),
@@ -72,7 +69,9 @@ pub async fn command(
         .unwrap_or_else(|| format!("embedded-{}", reference.profile.name));
     let about = format!(
         "{} as captured by `toolsearch-qa profile capture` ({}, {} fake tools)",
-        observations.source.product, observations.source.captured_on, observations.source.catalog_size
+        observations.source.product,
+        observations.source.captured_on,
+        observations.source.catalog_size
     );
     let comment = header_comment(&observations.source);
     let header = write::Header {
@@ -166,7 +165,10 @@ pub async fn observe(
     for mode in ToolSearchMode::ALL {
         let requests = lane_requests(target, reference, &mode_lane(mode), None).await?;
         let body = requests.into_iter().next().ok_or_else(|| {
-            Error::Machine(format!("the {} lane sent no provider request", mode.as_str()))
+            Error::Machine(format!(
+                "the {} lane sent no provider request",
+                mode.as_str()
+            ))
         })?;
         first.insert(mode, body);
     }
@@ -195,7 +197,10 @@ pub async fn observe(
     let (version, node) = match target.product() {
         Some(p) => (format!("{} {}", target.name(), p.version), Some(p.node)),
         None => (
-            format!("toolsearch-qa embedded (profile {})", reference.profile.name),
+            format!(
+                "toolsearch-qa embedded (profile {})",
+                reference.profile.name
+            ),
             None,
         ),
     };
@@ -230,8 +235,14 @@ async fn lane_requests(
     })
     .await?;
     let started = std::time::Instant::now();
-    let observation = run_lane(target, scenario, lane, &provider.base_url(), &provider.journal())
-        .await?;
+    let observation = run_lane(
+        target,
+        scenario,
+        lane,
+        &provider.base_url(),
+        &provider.journal(),
+    )
+    .await?;
     eprintln!(
         "captured {} lane {} ({} fake tools): {} requests in {:.1} s",
         target.name(),
@@ -240,7 +251,11 @@ async fn lane_requests(
         observation.requests.len(),
         started.elapsed().as_secs_f64()
     );
-    Ok(observation.requests.iter().map(|r| r.body.clone()).collect())
+    Ok(observation
+        .requests
+        .iter()
+        .map(|r| r.body.clone())
+        .collect())
 }
 
 /// Today's date (UTC), `YYYY-MM-DD`.

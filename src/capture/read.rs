@@ -41,7 +41,9 @@ pub struct Plugin {
 
 impl Plugin {
     pub fn names(&self) -> BTreeSet<String> {
-        (1..=self.size).map(|i| fake_tool_name(i, self.size)).collect()
+        (1..=self.size)
+            .map(|i| fake_tool_name(i, self.size))
+            .collect()
     }
 }
 
@@ -106,7 +108,8 @@ pub fn read_surface(o: &Observations) -> Result<Captured, CaptureError> {
     let mut sections = BTreeMap::new();
     for mode in ToolSearchMode::ALL {
         let body = first(o, mode)?;
-        let declared: BTreeSet<String> = tools(body).iter().map(|t| name_of(t).to_string()).collect();
+        let declared: BTreeSet<String> =
+            tools(body).iter().map(|t| name_of(t).to_string()).collect();
         let prompt = system_prompt_text(body)?;
         sections.insert(mode, read_sections(&prompt, &declared, &catalogued)?);
     }
@@ -115,7 +118,9 @@ pub fn read_surface(o: &Observations) -> Result<Captured, CaptureError> {
         direct: sections.remove(&ToolSearchMode::Direct).unwrap_or_default(),
         tools: sections.remove(&ToolSearchMode::Tools).unwrap_or_default(),
         code: sections.remove(&ToolSearchMode::Code).unwrap_or_default(),
-        directory: sections.remove(&ToolSearchMode::Directory).unwrap_or_default(),
+        directory: sections
+            .remove(&ToolSearchMode::Directory)
+            .unwrap_or_default(),
     };
     Ok(Captured {
         source: o.source.clone(),
@@ -142,9 +147,16 @@ fn name_of(tool: &Value) -> &str {
 }
 
 /// The core tools every Tool Search mode declares (the same in each, or the capture fails).
-fn visible_core(o: &Observations, fake: &BTreeSet<String>) -> Result<BTreeSet<String>, CaptureError> {
+fn visible_core(
+    o: &Observations,
+    fake: &BTreeSet<String>,
+) -> Result<BTreeSet<String>, CaptureError> {
     let mut seen: Option<(ToolSearchMode, BTreeSet<String>)> = None;
-    for mode in [ToolSearchMode::Tools, ToolSearchMode::Code, ToolSearchMode::Directory] {
+    for mode in [
+        ToolSearchMode::Tools,
+        ToolSearchMode::Code,
+        ToolSearchMode::Directory,
+    ] {
         let names: BTreeSet<String> = tools(first(o, mode)?)
             .iter()
             .map(|t| name_of(t).to_string())
@@ -179,7 +191,9 @@ fn probed(bound: &BoundLane) -> Result<BTreeMap<String, bool>, CaptureError> {
         .map_err(|e| CaptureError(format!("the probe's answer is not JSON ({e}): {output}")))?;
     let found = value.get("value").unwrap_or(&value);
     let map = found.as_object().ok_or_else(|| {
-        CaptureError(format!("the probe's answer has no name → found map: {output}"))
+        CaptureError(format!(
+            "the probe's answer has no name → found map: {output}"
+        ))
     })?;
     Ok(map
         .iter()
@@ -209,13 +223,12 @@ fn system_prompt_text(body: &Value) -> Result<String, CaptureError> {
 }
 
 /// The text after `- name: ` of each tool in the direct lane's tool list (`None`: `- name`).
-fn tool_list_summaries(
-    o: &Observations,
-) -> Result<BTreeMap<String, Option<String>>, CaptureError> {
+fn tool_list_summaries(o: &Observations) -> Result<BTreeMap<String, Option<String>>, CaptureError> {
     let mut summaries = BTreeMap::new();
     for mode in ToolSearchMode::ALL {
         let body = first(o, mode)?;
-        let declared: BTreeSet<String> = tools(body).iter().map(|t| name_of(t).to_string()).collect();
+        let declared: BTreeSet<String> =
+            tools(body).iter().map(|t| name_of(t).to_string()).collect();
         for line in system_prompt_text(body)?.lines() {
             if let Some((name, summary)) = tool_line(line, &declared) {
                 summaries
@@ -250,7 +263,11 @@ fn read_controls(
     summaries: &BTreeMap<String, Option<String>>,
 ) -> Result<Vec<Control>, CaptureError> {
     let mut controls: Vec<Control> = Vec::new();
-    for mode in [ToolSearchMode::Tools, ToolSearchMode::Code, ToolSearchMode::Directory] {
+    for mode in [
+        ToolSearchMode::Tools,
+        ToolSearchMode::Code,
+        ToolSearchMode::Directory,
+    ] {
         for tool in tools(first(o, mode)?) {
             let name = name_of(tool);
             if !CONTROL_TOOLS.contains(&name) {
@@ -434,19 +451,30 @@ fn directory_section(
 
 /// The description length of the fake tools' lines (0: names only) and the ellipsis that ends
 /// a cut one.
-fn observed_cut(lines: &[String], plugin: &Plugin) -> Result<(usize, Option<String>), CaptureError> {
+fn observed_cut(
+    lines: &[String],
+    plugin: &Plugin,
+) -> Result<(usize, Option<String>), CaptureError> {
     let mut longest = 0;
     let mut ellipsis = None;
     let mut any = false;
     for line in lines {
-        let Some(rest) = line.strip_prefix("- ") else { continue };
+        let Some(rest) = line.strip_prefix("- ") else {
+            continue;
+        };
         let name = rest.split([' ', ':']).next().unwrap_or_default();
-        let Some(full) = plugin.descriptions.get(name) else { continue };
+        let Some(full) = plugin.descriptions.get(name) else {
+            continue;
+        };
         any = true;
-        let Some((_, description)) = rest.split_once("): ") else { continue };
+        let Some((_, description)) = rest.split_once("): ") else {
+            continue;
+        };
         let full = full.split_whitespace().collect::<Vec<_>>().join(" ");
         if description == full {
-            return fail("a fake tool's whole description is in the directory; its cut is not seen");
+            return fail(
+                "a fake tool's whole description is in the directory; its cut is not seen",
+            );
         }
         longest = longest.max(description.chars().count());
         if ellipsis.is_none() {
@@ -536,7 +564,8 @@ mod tests {
     fn sections_split_at_headings_and_find_lists() {
         let declared: BTreeSet<String> = ["a", "b"].map(String::from).into();
         let catalogued: BTreeSet<String> = ["x", "y"].map(String::from).into();
-        let prompt = "intro\n## Tooling\nTools:\n- a: does a\n- b\nend\n### Deferred Tool Schemas\n\
+        let prompt =
+            "intro\n## Tooling\nTools:\n- a: does a\n- b\nend\n### Deferred Tool Schemas\n\
                       List:\n- x (p): ex...\n- y (p)\n\nnote\n## Other\nbody";
         let sections = read_sections(prompt, &declared, &catalogued).unwrap();
         assert_eq!(sections.len(), 4);

@@ -185,9 +185,8 @@ pub async fn run_compare(options: CompareOptions) -> Result<CompareReport, Error
         .normalized()
         .map_err(|e| Error::Usage(e.to_string()))?;
     let mut reference = reference_scenario()?;
-    reference.profile = crate::profile::resolve(
-        options.profile.as_deref().unwrap_or(crate::profile::SPEC),
-    )?;
+    reference.profile =
+        crate::profile::resolve(options.profile.as_deref().unwrap_or(crate::profile::SPEC))?;
     let mut cells = Vec::new();
     for &size in &options.sizes {
         cells.extend(run_size(&reference, size, &options.modes).await?);

@@ -9,8 +9,8 @@ use serde::Deserialize;
 use thiserror::Error;
 
 use super::model::{
-    Captured, Control, CoreTool, DirectoryFormat, ListKind, ProfileSurface, Prompts,
-    RequestShape, Section, Source, SurfaceKind,
+    Captured, Control, CoreTool, DirectoryFormat, ListKind, ProfileSurface, Prompts, RequestShape,
+    Section, Source, SurfaceKind,
 };
 use super::Profile;
 use crate::config::{ToolSearchMode, CONTROL_TOOLS};
@@ -210,10 +210,7 @@ fn validate(c: &Captured) -> Result<(), Invalid> {
             ));
         }
         if !names.insert(tool.name.as_str()) {
-            return Err(invalid(
-                field,
-                format!("{:?} is listed twice", tool.name),
-            ));
+            return Err(invalid(field, format!("{:?} is listed twice", tool.name)));
         }
     }
     for mode in ToolSearchMode::ALL {
@@ -265,7 +262,10 @@ fn validate_sections(
     let at = |i: usize, field: &str| format!("prompt.{}[{i}].{field}", mode.as_str());
     for (i, s) in sections.iter().enumerate() {
         if s.after.is_some() && s.list.is_none() {
-            return Err(invalid(at(i, "after"), "text after a list needs the `list`"));
+            return Err(invalid(
+                at(i, "after"),
+                "text after a list needs the `list`",
+            ));
         }
         if s.heading.as_deref().is_some_and(|h| !h.starts_with('#')) {
             return Err(invalid(at(i, "heading"), "a heading line starts with `#`"));
@@ -317,7 +317,10 @@ mod tests {
     #[test]
     fn unknown_profile_lists_the_known_ones() {
         let err = resolve("nope").unwrap_err().to_string();
-        assert!(err.starts_with("unknown profile \"nope\"; built in: "), "{err}");
+        assert!(
+            err.starts_with("unknown profile \"nope\"; built in: "),
+            "{err}"
+        );
         assert!(err.contains("spec"), "{err}");
     }
 
@@ -369,6 +372,9 @@ mod tests {
         assert!(message.contains("sometimes-"), "{message}");
         let broken = text.replacen("chars = ", "charz = ", 1);
         let (field, _) = error_of(&broken);
-        assert!(field.ends_with("user_prefix") || field.contains('.'), "{field}");
+        assert!(
+            field.ends_with("user_prefix") || field.contains('.'),
+            "{field}"
+        );
     }
 }

@@ -131,7 +131,9 @@ impl<'de> Deserialize<'de> for Schema {
         let text = String::deserialize(deserializer)?;
         match serde_json::from_str::<Value>(&text) {
             Ok(value @ Value::Object(_)) => Ok(Schema(value)),
-            Ok(_) => Err(serde::de::Error::custom("expected a JSON object (a schema)")),
+            Ok(_) => Err(serde::de::Error::custom(
+                "expected a JSON object (a schema)",
+            )),
             Err(e) => Err(serde::de::Error::custom(format!("not JSON: {e}"))),
         }
     }

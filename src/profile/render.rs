@@ -43,7 +43,10 @@ pub fn marker(size: Size) -> String {
         (true, 0) => format!("[{} chars]", size.chars),
         (_, 0) => format!("[{} chars, {} bytes]", size.chars, size.bytes),
         (_, 1) => format!("[{} chars, {} bytes, 1 line]", size.chars, size.bytes),
-        (_, lines) => format!("[{} chars, {} bytes, {lines} lines]", size.chars, size.bytes),
+        (_, lines) => format!(
+            "[{} chars, {} bytes, {lines} lines]",
+            size.chars, size.bytes
+        ),
     }
 }
 
@@ -239,7 +242,11 @@ fn directory_line(entry: &ToolEntry, cut_at: usize, ellipsis: &str) -> String {
 /// The directory section's body for `catalog`: the section's text, one line per listed tool, the
 /// count of tools left out (when some are), the text after. Descriptions shorten through the
 /// format's cuts before lines are dropped, so the body stays within `max_chars`.
-pub fn directory_body(format: &DirectoryFormat, section: &Section, catalog: &ToolCatalog) -> String {
+pub fn directory_body(
+    format: &DirectoryFormat,
+    section: &Section,
+    catalog: &ToolCatalog,
+) -> String {
     let entries = catalog.entries();
     let mut counts: HashMap<&str, usize> = HashMap::new();
     for e in entries {
@@ -320,13 +327,12 @@ mod tests {
         let schema = json!({ "type": "object", "properties": { "path": { "type": "string",
             "description": "Path of the file." } }, "required": ["path"] });
         let outlined = outline_schema(&schema, false);
-        assert_eq!(
-            outlined["properties"]["path"]["description"],
-            "[17 chars]"
-        );
+        assert_eq!(outlined["properties"]["path"]["description"], "[17 chars]");
         let filled = filled_schema(&outlined);
         assert_eq!(filled["required"], json!(["path"]));
-        let text = filled["properties"]["path"]["description"].as_str().unwrap();
+        let text = filled["properties"]["path"]["description"]
+            .as_str()
+            .unwrap();
         assert_eq!(Size::of(text), Size::of("Path of the file."));
         assert_eq!(
             serde_json::to_string(&filled).unwrap().len(),
@@ -369,14 +375,19 @@ mod tests {
             SearchLimits::default(),
         );
         let roomy = directory_body(&format(100_000), &section(), &catalog);
-        assert!(roomy.contains("- fake_plugin_tool_17 (tool-search-e2e-fixture): Fake plugin tool 17. It proves"));
+        assert!(roomy.contains(
+            "- fake_plugin_tool_17 (tool-search-e2e-fixture): Fake plugin tool 17. It proves"
+        ));
         assert!(!roomy.contains("more left out"));
         let tighter = directory_body(&format(5_000), &section(), &catalog);
         let line = tighter
             .lines()
             .find(|l| l.starts_with("- fake_plugin_tool_17 "))
             .unwrap();
-        assert_eq!(line.chars().count(), "- fake_plugin_tool_17 (tool-search-e2e-fixture): ".len() + 64);
+        assert_eq!(
+            line.chars().count(),
+            "- fake_plugin_tool_17 (tool-search-e2e-fixture): ".len() + 64
+        );
         assert!(line.ends_with("..."));
         let names = directory_body(&format(1_500), &section(), &catalog);
         assert!(names.contains("- fake_plugin_tool_17 (tool-search-e2e-fixture)\n"));

@@ -242,8 +242,9 @@ fn resolve(file: ScenarioFile, origin: &str) -> Result<Scenario, Invalid> {
         }
     }
     let profile = match &file.profile {
-        Some(reference) => resolve_profile(reference, origin)
-            .map_err(|e| (At::File, format!("profile: {e}")))?,
+        Some(reference) => {
+            resolve_profile(reference, origin).map_err(|e| (At::File, format!("profile: {e}")))?
+        }
         None => Profile::spec(),
     };
     Ok(Scenario {

@@ -55,7 +55,12 @@ async fn a_capture_of_the_embedded_gateway_reads_the_product_profile_back() {
     };
     assert_eq!(names(&read), names(&committed));
     for (ours, theirs) in read.core_tools.iter().zip(&committed.core_tools) {
-        assert_eq!(ours.description.size(), theirs.description.size(), "{}", ours.name);
+        assert_eq!(
+            ours.description.size(),
+            theirs.description.size(),
+            "{}",
+            ours.name
+        );
         assert_eq!(
             ours.summary.as_ref().map(|s| s.size()),
             theirs.summary.as_ref().map(|s| s.size()),
@@ -64,8 +69,15 @@ async fn a_capture_of_the_embedded_gateway_reads_the_product_profile_back() {
         );
     }
     assert_eq!(
-        read.controls.iter().map(|c| (&c.name, &c.modes, c.description.size())).collect::<Vec<_>>(),
-        committed.controls.iter().map(|c| (&c.name, &c.modes, c.description.size())).collect::<Vec<_>>()
+        read.controls
+            .iter()
+            .map(|c| (&c.name, &c.modes, c.description.size()))
+            .collect::<Vec<_>>(),
+        committed
+            .controls
+            .iter()
+            .map(|c| (&c.name, &c.modes, c.description.size()))
+            .collect::<Vec<_>>()
     );
     for mode in ToolSearchMode::ALL {
         assert_eq!(
@@ -75,11 +87,20 @@ async fn a_capture_of_the_embedded_gateway_reads_the_product_profile_back() {
             mode.as_str()
         );
     }
-    assert_eq!(read.request.user_prefix.size(), committed.request.user_prefix.size());
+    assert_eq!(
+        read.request.user_prefix.size(),
+        committed.request.user_prefix.size()
+    );
     assert_eq!(read.directory.modes, committed.directory.modes);
-    assert_eq!(read.directory.description_cuts, committed.directory.description_cuts);
+    assert_eq!(
+        read.directory.description_cuts,
+        committed.directory.description_cuts
+    );
     assert_eq!(read.directory.max_chars, committed.directory.max_chars);
-    assert_eq!(read.directory.omitted.size(), committed.directory.omitted.size());
+    assert_eq!(
+        read.directory.omitted.size(),
+        committed.directory.omitted.size()
+    );
 }
 
 #[test]
@@ -87,21 +108,38 @@ fn a_profile_file_with_a_wrong_field_is_a_usage_error_naming_file_and_field() {
     let dir = tempfile::tempdir().unwrap();
     let path = dir.path().join("broken.toml");
     let text = std::fs::read_to_string("data/profiles/openclaw-2026.9.6.toml").unwrap();
-    std::fs::write(&path, text.replacen("exposure = \"", "exposure = \"maybe-", 1)).unwrap();
+    std::fs::write(
+        &path,
+        text.replacen("exposure = \"", "exposure = \"maybe-", 1),
+    )
+    .unwrap();
     let output = Command::cargo_bin("toolsearch-qa")
         .unwrap()
-        .args(["suite", "--scenario", "tool-search-gateway-e2e", "--no-snapshots", "--profile"])
+        .args([
+            "suite",
+            "--scenario",
+            "tool-search-gateway-e2e",
+            "--no-snapshots",
+            "--profile",
+        ])
         .arg(&path)
         .output()
         .unwrap();
     assert_eq!(output.status.code(), Some(2));
     let stderr = String::from_utf8_lossy(&output.stderr);
     assert!(
-        stderr.contains(&format!("profile file {}: core_tools[0].exposure: ", path.display())),
+        stderr.contains(&format!(
+            "profile file {}: core_tools[0].exposure: ",
+            path.display()
+        )),
         "{stderr}"
     );
 
-    std::fs::write(&path, "name = \"x\"\nabout = \"y\"\nsurface = \"captured\"\n").unwrap();
+    std::fs::write(
+        &path,
+        "name = \"x\"\nabout = \"y\"\nsurface = \"captured\"\n",
+    )
+    .unwrap();
     let output = Command::cargo_bin("toolsearch-qa")
         .unwrap()
         .args(["compare", "--sizes", "36", "--profile"])
@@ -134,5 +172,8 @@ fn capturing_a_product_that_is_not_installed_says_how_to_install_it() {
     assert_eq!(output.status.code(), Some(3));
     let stderr = String::from_utf8_lossy(&output.stderr);
     assert!(stderr.contains("OpenClaw is not installed"), "{stderr}");
-    assert!(stderr.contains("run scripts/install-openclaw.sh"), "{stderr}");
+    assert!(
+        stderr.contains("run scripts/install-openclaw.sh"),
+        "{stderr}"
+    );
 }

@@ -29,13 +29,18 @@ fn real_target() -> Option<OpenClawTarget> {
 
 async fn reference_on(target: &dyn Target) -> SuiteReport {
     let scenarios = select(load_all(&[]).unwrap(), &["tool-search-gateway-e2e".into()]).unwrap();
-    assert_eq!(scenarios[0].profile.name, OPENCLAW, "the main job's default");
+    assert_eq!(
+        scenarios[0].profile.name, OPENCLAW,
+        "the main job's default"
+    );
     run_suite(target, &scenarios).await.expect("the lanes run")
 }
 
 #[tokio::test(flavor = "multi_thread")]
 async fn the_product_profile_predicts_the_product_within_two_percent_per_lane() {
-    let Some(openclaw) = real_target() else { return };
+    let Some(openclaw) = real_target() else {
+        return;
+    };
     let product = reference_on(&openclaw).await;
     let embedded = reference_on(&EmbeddedTarget).await;
     let (ours, theirs) = (&embedded.scenarios[0], &product.scenarios[0]);
@@ -45,7 +50,10 @@ async fn the_product_profile_predicts_the_product_within_two_percent_per_lane() 
         let mine = ours.lanes.get(lane).expect("the same lanes");
         let (a, b) = (mine.first_request_bytes, figures.first_request_bytes);
         let deviation = (a as f64 - b as f64) / b as f64;
-        deviations.push(format!("{lane}: {a} vs {b} bytes ({:+.2}%)", deviation * 100.0));
+        deviations.push(format!(
+            "{lane}: {a} vs {b} bytes ({:+.2}%)",
+            deviation * 100.0
+        ));
         assert_eq!(
             mine.provider_declared_tool_names, figures.provider_declared_tool_names,
             "lane {lane}: declared tools"
@@ -65,5 +73,8 @@ async fn the_product_profile_predicts_the_product_within_two_percent_per_lane() 
             deviation * 100.0
         );
     }
-    eprintln!("first-request bytes, embedded vs OpenClaw: {}", deviations.join("; "));
+    eprintln!(
+        "first-request bytes, embedded vs OpenClaw: {}",
+        deviations.join("; ")
+    );
 }

@@ -76,8 +76,18 @@ async fn every_claim_holds_with_exact_figures() {
     assert_eq!(
         tools["providerDeclaredToolNames"],
         serde_json::json!([
-            "apply_patch", "edit", "exec", "ls", "openclaw", "process", "read", "sessions_yield",
-            "tool_call", "tool_describe", "tool_search", "write"
+            "apply_patch",
+            "edit",
+            "exec",
+            "ls",
+            "openclaw",
+            "process",
+            "read",
+            "sessions_yield",
+            "tool_call",
+            "tool_describe",
+            "tool_search",
+            "write"
         ])
     );
     assert_eq!(
@@ -96,8 +106,16 @@ async fn every_claim_holds_with_exact_figures() {
     assert_eq!(
         code["providerDeclaredToolNames"],
         serde_json::json!([
-            "apply_patch", "edit", "exec", "ls", "openclaw", "process", "read", "sessions_yield",
-            "tool_search_code", "write"
+            "apply_patch",
+            "edit",
+            "exec",
+            "ls",
+            "openclaw",
+            "process",
+            "read",
+            "sessions_yield",
+            "tool_search_code",
+            "write"
         ])
     );
     assert_eq!(

@@ -78,13 +78,18 @@ fn scenario_table(reports: &[SuiteReport], scenario: &ScenarioReport) -> comfy_t
         (
             "declared",
             |f| f.provider_declared_tool_count.to_string(),
-            Some(|a, b| match a.provider_declared_tool_names == b.provider_declared_tool_names {
-                true => "same names".into(),
-                false => format!(
-                    "{} (other names)",
-                    percent(a.provider_declared_tool_count, b.provider_declared_tool_count)
-                ),
-            }),
+            Some(
+                |a, b| match a.provider_declared_tool_names == b.provider_declared_tool_names {
+                    true => "same names".into(),
+                    false => format!(
+                        "{} (other names)",
+                        percent(
+                            a.provider_declared_tool_count,
+                            b.provider_declared_tool_count
+                        )
+                    ),
+                },
+            ),
         ),
         (
             "requests",
