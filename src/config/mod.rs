@@ -149,6 +149,10 @@ pub struct CatalogConfig {
     /// the first search of a run, so a call that follows the search finds them gone.
     #[serde(default)]
     pub withdraw_after_search: Vec<String>,
+    /// The profile of the surface the gateway shows (a built-in name or a profile file's path;
+    /// unset: `spec`): its core tools, control declarations, system prompt and directory.
+    #[serde(default)]
+    pub profile: Option<String>,
 }
 
 impl Default for CatalogConfig {
@@ -158,6 +162,7 @@ impl Default for CatalogConfig {
             core_tools: true,
             mcp_servers: BTreeMap::new(),
             withdraw_after_search: Vec::new(),
+            profile: None,
         }
     }
 }

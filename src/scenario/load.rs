@@ -6,6 +6,7 @@
 
 use std::fmt;
 use std::path::{Path, PathBuf};
+use std::sync::Arc;
 
 use serde::Deserialize;
 use serde_json::Value;
@@ -21,6 +22,7 @@ use crate::catalog::{ToolPolicy, ToolSource};
 use crate::config::ToolSearchSettings;
 use crate::protocol::session::agent_id_problem;
 use crate::gateway::mcp::FIXTURES;
+use crate::profile::{self, built_in_names, Profile, ProfileError};
 
 #[derive(Debug, Error)]
 pub enum ScenarioError {
@@ -120,6 +122,8 @@ pub(super) struct ScenarioFile {
     claims: Vec<ClaimFile>,
     #[serde(default)]
     pending: Option<String>,
+    #[serde(default)]
+    profile: Option<String>,
     lanes: Vec<LaneFile>,
 }
 
@@ -262,6 +266,11 @@ fn resolve(file: ScenarioFile, origin: &str) -> Checked<Scenario> {
         .enumerate()
         .map(|(i, claim)| resolve_claim(&lanes, &file.catalog, Field::of("claims").index(i), claim))
         .collect::<Checked<Vec<_>>>()?;
+    let profile = match &file.profile {
+        Some(reference) => resolve_profile(reference, origin)
+            .map_err(|e| problem(Field::of("profile"), e.to_string()))?,
+        None => Profile::spec(),
+    };
     Ok(Scenario {
         id: file.id,
         title: file.title,
@@ -276,9 +285,25 @@ fn resolve(file: ScenarioFile, origin: &str) -> Checked<Scenario> {
         script: file.script,
         claims,
         pending: file.pending,
+        profile,
         lanes,
         origin: origin.to_string(),
     })
+}
+
+/// A built-in profile by name, else a profile file; a relative path is taken from the scenario
+/// file's folder.
+fn resolve_profile(reference: &str, origin: &str) -> Result<Arc<Profile>, ProfileError> {
+    if built_in_names().iter().any(|n| n == reference) {
+        return profile::resolve(reference);
+    }
+    let path = Path::new(reference);
+    match Path::new(origin).parent() {
+        Some(dir) if path.is_relative() && Path::new(origin).is_file() => {
+            profile::resolve(&dir.join(path).display().to_string())
+        }
+        _ => profile::resolve(reference),
+    }
 }
 
 /// `[catalog]`: a size, fake tool names of this size, known MCP fixtures, client tool names.

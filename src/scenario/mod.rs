@@ -18,7 +18,10 @@ use serde::{Deserialize, Serialize};
 use serde_json::{json, Value};
 
 use crate::catalog::{ToolPolicy, ToolSource};
+use std::sync::Arc;
+
 use crate::config::{ToolSearchMode, ToolSearchSettings};
+use crate::profile::Profile;
 use crate::provider::ScriptedTurn;
 pub use claim::ClaimId;
 pub use load::{
@@ -71,6 +74,9 @@ pub struct Scenario {
     pub claims: Vec<ClaimSpec>,
     /// Why the scenario has no runnable lane yet (e.g. it needs a sandbox this build lacks).
     pub pending: Option<String>,
+    /// The surface the embedded gateway shows besides the catalogue (`profile`; default
+    /// `spec`). A real product shows its own; `suite --profile` replaces it for a run.
+    pub profile: Arc<Profile>,
     pub lanes: Vec<Lane>,
     /// Where the scenario was loaded from.
     pub origin: String,

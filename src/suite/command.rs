@@ -47,6 +47,9 @@ pub struct SuiteOptions {
     pub expectations: Option<PathBuf>,
     /// Tables show long values whole instead of cut (`--verbose`).
     pub verbose: bool,
+    /// The profile the embedded gateway shows in every scenario instead of the scenario's own
+    /// (a built-in name or a profile file's path).
+    pub profile: Option<String>,
 }
 
 /// Runs the suite as `options` say, prints the report to `out`; the exit code.
@@ -56,7 +59,7 @@ pub async fn run(
     out: &mut dyn Write,
 ) -> Result<u8, Error> {
     let known = load_all(&options.scenario_dirs)?;
-    let scenarios = narrow(
+    let mut scenarios = narrow(
         select(known.clone(), &options.scenarios)?,
         options.filter.as_deref(),
         options.shard,
@@ -69,6 +72,12 @@ pub async fn run(
                  --no-snapshots to skip the comparison",
                 dir.display()
             )));
+        }
+    }
+    if let Some(reference) = &options.profile {
+        let profile = crate::profile::resolve(reference)?;
+        for scenario in &mut scenarios {
+            scenario.profile = profile.clone();
         }
     }
     let targets = options.target.targets()?;

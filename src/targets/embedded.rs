@@ -72,6 +72,7 @@ pub fn embedded_config(setup: &LaneSetup<'_>) -> Value {
             "fakePlugin": fake_plugin_config(&scenario.catalog),
             "coreTools": scenario.catalog.core_tools,
             "mcpServers": mcp_servers,
+            "profile": scenario.profile.reference,
         },
     });
     if let Some(overrides) = &setup.lane.config {

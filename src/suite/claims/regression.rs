@@ -263,10 +263,7 @@ pub fn expected_declared(scenario: &Scenario, o: &Observed<'_>) -> Vec<String> {
     if o.lane.mode() == ToolSearchMode::Directory {
         names.extend(scenario.catalog.client.iter().cloned());
     }
-    names.extend(crate::targets::direct_only_tools(
-        o.target,
-        &scenario.catalog,
-    ));
+    names.extend(crate::targets::direct_only_tools(o.target, scenario));
     names.sort();
     names.dedup();
     names

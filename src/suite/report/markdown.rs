@@ -11,8 +11,13 @@ impl SuiteReport {
             if self.ok { "PASS" } else { "FAIL" }
         );
         for s in &self.scenarios {
+            let profile = s
+                .profile
+                .as_ref()
+                .map(|p| format!(", profile `{p}`"))
+                .unwrap_or_default();
             out.push_str(&format!(
-                "\n## {} (tool `{}`)\n\n",
+                "\n## {} (tool `{}`{profile})\n\n",
                 s.scenario, s.target_tool
             ));
             out.push_str("| lane | status | requests | 1st req bytes | ratio | declared | prompt chars | planned |\n");

@@ -73,6 +73,8 @@ pub struct ScenarioReport {
     pub ok: bool,
     pub scenario: String,
     pub target_tool: String,
+    /// The profile the embedded gateway showed (`null` on a real product, which shows its own).
+    pub profile: Option<String>,
     /// Lane name → figures, in the scenario's lane order.
     pub lanes: LaneMap<LaneFigures>,
     /// Tool Search lane name → reduction against the direct lane.
@@ -181,6 +183,10 @@ impl ScenarioReport {
             ok: claims.iter().all(Verdict::passes_gate),
             scenario: scenario.id.clone(),
             target_tool: scenario.target_tool.clone(),
+            profile: observed
+                .iter()
+                .any(|o| o.target == TargetKind::Embedded)
+                .then(|| scenario.profile.name.clone()),
             lanes: LaneMap(lanes),
             reduction: LaneMap(reduction),
             claims,

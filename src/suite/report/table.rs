@@ -117,8 +117,13 @@ impl SuiteReport {
     pub fn to_table_with(&self, shown: Detail) -> String {
         let mut out = String::new();
         for s in &self.scenarios {
+            let profile = s
+                .profile
+                .as_ref()
+                .map(|p| format!(", profile {p}"))
+                .unwrap_or_default();
             out.push_str(&format!(
-                "scenario {} (target {}, tool {})\n",
+                "scenario {} (target {}{profile}, tool {})\n",
                 s.scenario,
                 self.target.as_str(),
                 s.target_tool
