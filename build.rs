@@ -1,6 +1,6 @@
-//! Build script: the built-in scenarios (`scenarios/*.toml`) and accepted findings
-//! (`expectations/*.toml`) are compiled into the binary. Adding one is dropping a file there; no
-//! Rust to edit.
+//! Build script: the built-in scenarios (`scenarios/*.toml`), accepted findings
+//! (`expectations/*.toml`) and gateway profiles (`data/profiles/*.toml`) are compiled into the
+//! binary. Adding one is dropping a file there; no Rust to edit.
 
 use std::fmt::Write as _;
 use std::path::Path;
@@ -43,4 +43,5 @@ fn embed(dir: &str, out: &str) {
 fn main() {
     embed("scenarios", "builtin_scenarios.rs");
     embed("expectations", "builtin_expectations.rs");
+    embed("data/profiles", "builtin_profiles.rs");
 }

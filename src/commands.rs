@@ -1,6 +1,6 @@
-//! The small commands that are only glue between a room and the terminal: `list`, `provider`
-//! and `gateway`. (The suite, compare, quality, load and probes have their rooms and their own
-//! `command` functions.)
+//! The small commands that are only glue between a room and the terminal: `list`, `check`,
+//! `new-scenario`, `provider` and `gateway`. (The suite, compare, quality, load and probes have
+//! their rooms and their own `command` functions.)
 
 use std::io::Write;
 use std::net::SocketAddr;
@@ -9,7 +9,9 @@ use std::path::{Path, PathBuf};
 use crate::error::{temp_dir, Error, Exit};
 use crate::output::{emit, warn};
 use crate::provider::{MockProvider, ProviderOptions, ScriptedTurn};
-use crate::scenario::{load_all, ScriptStep};
+use crate::scenario::load::toml_files;
+use crate::scenario::template::{new_scenario as template, SIZES};
+use crate::scenario::{load_all, load_file, Scenario, ScriptStep};
 use crate::signals::Signals;
 
 /// `list`: one line per scenario (id, title, lanes, origin).
@@ -26,6 +28,132 @@ pub fn list(dirs: &[PathBuf], out: &mut dyn Write) -> Result<u8, Error> {
         ));
     }
     emit(out, &text)?;
+    Ok(Exit::OK)
+}
+
+/// `check`: loads every scenario file given (a directory: its `*.toml` files) without running
+/// anything. One `ok` line per good file on `out`, one error line per bad one on `err` (with
+/// the offending line and a caret when `excerpts`); exit 0 when all load, 2 when any does not.
+pub fn check(
+    paths: &[PathBuf],
+    excerpts: bool,
+    out: &mut dyn Write,
+    err: &mut dyn Write,
+) -> Result<u8, Error> {
+    let built_in = load_all(&[])?;
+    let mut files = Vec::new();
+    for path in paths {
+        match path.is_dir() {
+            true => files.extend(toml_files(path)?),
+            false => files.push(path.clone()),
+        }
+    }
+    let mut loaded: Vec<Scenario> = Vec::new();
+    let mut bad = 0;
+    for file in &files {
+        let checked = load_file(file)
+            .map_err(Error::from)
+            .and_then(|s| unique(s, file, &built_in, &loaded));
+        match checked {
+            Ok(scenario) => {
+                let lanes: Vec<&str> = scenario.lanes.iter().map(|l| l.name.as_str()).collect();
+                emit(
+                    out,
+                    &format!(
+                        "ok {} (scenario {}: lanes {})\n",
+                        file.display(),
+                        scenario.id,
+                        lanes.join(", ")
+                    ),
+                )?;
+                loaded.push(scenario);
+            }
+            Err(error) => {
+                bad += 1;
+                let mut text = format!("error: {error}\n");
+                if let Some(excerpt) = error.excerpt().filter(|_| excerpts) {
+                    text.push_str(excerpt);
+                    text.push('\n');
+                }
+                emit(err, &text)?;
+            }
+        }
+    }
+    if files.is_empty() {
+        return Err(Error::Usage("check: no scenario files given".into()));
+    }
+    Ok(if bad == 0 { Exit::OK } else { Exit::USAGE })
+}
+
+/// `scenario`, unless its id is taken by a built-in scenario (other than this very file) or by
+/// a file checked before it.
+fn unique(
+    scenario: Scenario,
+    file: &Path,
+    built_in: &[Scenario],
+    before: &[Scenario],
+) -> Result<Scenario, Error> {
+    let taken = built_in
+        .iter()
+        .filter(|b| !file.ends_with(&b.origin))
+        .chain(before)
+        .find(|o| o.id == scenario.id);
+    match taken {
+        Some(other) => Err(Error::Scenario(crate::scenario::ScenarioError::Duplicate {
+            id: scenario.id,
+            first: other.origin.clone(),
+            second: file.display().to_string(),
+        })),
+        None => Ok(scenario),
+    }
+}
+
+/// `new-scenario`: writes `<dir>/<id>.toml` — every lane mode with exact expectations, passing
+/// as written — and prints the next two commands.
+pub fn new_scenario(id: &str, dir: &Path, size: usize, out: &mut dyn Write) -> Result<u8, Error> {
+    let slug = !id.is_empty()
+        && id
+            .chars()
+            .all(|c| c.is_ascii_lowercase() || c.is_ascii_digit() || c == '-' || c == '_');
+    if !slug {
+        return Err(Error::Usage(format!(
+            "new-scenario: {id:?} is not a scenario id (lowercase letters, digits, `-` and `_`)"
+        )));
+    }
+    if !SIZES.contains(&size) {
+        return Err(Error::Usage(format!(
+            "new-scenario: --size {size}: expected {} to {}",
+            SIZES.start(),
+            SIZES.end()
+        )));
+    }
+    if load_all(&[])?.iter().any(|s| s.id == id) {
+        return Err(Error::Usage(format!(
+            "new-scenario: {id:?} is the id of a built-in scenario; choose another"
+        )));
+    }
+    let path = dir.join(format!("{id}.toml"));
+    if path.exists() {
+        return Err(Error::Usage(format!(
+            "new-scenario: {} exists; not overwriting it",
+            path.display()
+        )));
+    }
+    std::fs::create_dir_all(dir).map_err(Error::io("cannot create", dir))?;
+    std::fs::write(&path, template(id, size)).map_err(Error::io("cannot write", &path))?;
+    let scenario = load_file(&path)?;
+    let lanes: Vec<&str> = scenario.lanes.iter().map(|l| l.name.as_str()).collect();
+    let dir = dir.display();
+    emit(
+        out,
+        &format!(
+            "wrote {} (scenario {id}: lanes {}); next:\n  \
+             toolsearch-qa suite --scenario-dir {dir} --scenario {id} --no-snapshots       # run it\n  \
+             toolsearch-qa suite --scenario-dir {dir} --scenario {id} --update-snapshots   # write its snapshots\n",
+            path.display(),
+            lanes.join(", "),
+        ),
+    )?;
     Ok(Exit::OK)
 }
 

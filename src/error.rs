@@ -12,6 +12,7 @@ use thiserror::Error;
 use crate::config::ConfigError;
 use crate::gateway::mcp::McpError;
 use crate::gateway::GatewayError;
+use crate::profile::ProfileError;
 use crate::provider::ProviderError;
 use crate::scenario::ScenarioError;
 
@@ -68,6 +69,9 @@ pub enum Error {
     /// A gateway config that does not load.
     #[error(transparent)]
     Config(#[from] ConfigError),
+    /// A profile that is unknown or does not load.
+    #[error(transparent)]
+    Profile(#[from] ProfileError),
     /// The mock provider would not start.
     #[error("mock provider did not start: {0}")]
     Provider(#[from] ProviderError),
@@ -130,6 +134,8 @@ impl Error {
             Error::Usage(_)
             | Error::Scenario(_)
             | Error::Config(_)
+            | Error::Profile(_)
+            | Error::Gateway(GatewayError::Profile(_))
             | Error::Expectations { .. } => Exit::USAGE,
             // What the gateway was configured with, found wrong only when it starts.
             Error::Gateway(GatewayError::NoProvider)
@@ -143,6 +149,15 @@ impl Error {
             | Error::WithGatewayLog { .. }
             | Error::SessionLog(_)
             | Error::Machine(_) => Exit::INFRA,
+        }
+    }
+
+    /// More than the one-line message, for a reader at a terminal: the offending line of a
+    /// scenario file with a caret under the column.
+    pub fn excerpt(&self) -> Option<&str> {
+        match self {
+            Error::Scenario(e) => e.excerpt(),
+            _ => None,
         }
     }
 

@@ -8,6 +8,7 @@
 //! serves the gateway's and the provider's HTTP with read limits; [`signals`] ends a command on
 //! Ctrl-C with its processes and temp dirs cleaned up.
 
+pub mod capture;
 pub mod catalog;
 pub mod commands;
 pub mod compare;
@@ -18,6 +19,7 @@ pub mod gateway;
 pub mod load;
 pub mod output;
 pub mod probes;
+pub mod profile;
 pub mod protocol;
 pub mod provider;
 pub mod quality;

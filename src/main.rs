@@ -41,6 +41,27 @@ enum Command {
     /// Run the hostile-code probes through a gateway's `tool_search_code` (one gateway start per
     /// target); one row per probe: contained, ESCAPED or inconclusive, with the evidence.
     Probes(ProbesArgs),
+    /// Check scenario files without running them: every field, tool name, lane and claim, as
+    /// `suite` would load them. Exit 0 when every file loads, 2 when one does not (one error line
+    /// each on stderr): a pre-commit check.
+    Check {
+        /// Scenario files, or directories whose *.toml files to check.
+        #[arg(value_name = "FILE", required = true)]
+        files: Vec<PathBuf>,
+    },
+    /// Write a new scenario file that passes as written: a fake plugin, every lane mode (direct,
+    /// code, tools, directory) with exact expectations, the claims that apply in comments. Prints
+    /// the next two commands (run it, write its snapshots).
+    NewScenario {
+        /// The scenario id (also the file name: ID.toml).
+        id: String,
+        /// Where to write the file.
+        #[arg(long, value_name = "DIR", default_value = ".")]
+        dir: PathBuf,
+        /// How many fake tools the plugin has (names are zero-padded to its width).
+        #[arg(long, default_value_t = 36)]
+        size: usize,
+    },
     /// List the scenarios (built in and from --scenario-dir).
     List {
         /// Also load every *.toml scenario in this directory (repeatable).
@@ -77,6 +98,9 @@ enum Command {
         #[arg(long, default_value_t = 0)]
         port: u16,
     },
+    /// Gateway profiles: what a gateway shows the model besides the catalogue.
+    #[command(subcommand)]
+    Profile(ProfileCommand),
     /// Measure search quality: recall@1, recall@5, MRR@20 and exact-name recall (every tool
     /// searched by its own name must come first) of a labelled query set — by default the
     /// built-in data/search-quality.toml on the realistic catalogue plus the catalogued core
@@ -124,6 +148,34 @@ enum RankerArg {
     Hybrid,
 }
 
+#[derive(Subcommand)]
+enum ProfileCommand {
+    /// Run the target once per mode against the mock (and once more with a larger catalogue)
+    /// and write the profile of what the provider received: counts, sizes, structure, tool
+    /// names, the directory's format; never the product's prose.
+    Capture(CaptureArgs),
+}
+
+#[derive(clap::Args)]
+struct CaptureArgs {
+    /// What to capture: openclaw (install it first: scripts/install-openclaw.sh) or embedded.
+    #[arg(long, value_enum)]
+    target: TargetChoice,
+    /// Write the profile here (default: stdout).
+    #[arg(long, value_name = "FILE")]
+    out: Option<PathBuf>,
+    /// Also write the profile with the gateway's own texts into the user's cache
+    /// ($TOOLSEARCH_QA_CACHE or ~/.cache/toolsearch-qa, profiles/), for local use only.
+    #[arg(long)]
+    with_text: bool,
+    /// Fake tools in the bound lane, which shows how the directory is cut and bounded.
+    #[arg(long, default_value_t = toolsearch_qa::capture::DEFAULT_BOUND_SIZE)]
+    bound_size: usize,
+    /// The profile the embedded target shows while captured (default: spec).
+    #[arg(long, value_name = "NAME|FILE")]
+    profile: Option<String>,
+}
+
 #[derive(clap::Args)]
 struct CompareArgs {
     /// Catalogue sizes, comma-separated.
@@ -132,6 +184,10 @@ struct CompareArgs {
     /// Modes, comma-separated (direct, code, tools, directory).
     #[arg(long, default_value = "direct,code,tools,directory")]
     modes: String,
+    /// The surface the embedded gateway shows: `spec` (the default) or a product's profile
+    /// (openclaw-2026.9.6), to predict that product; or a profile file.
+    #[arg(long, value_name = "NAME|FILE")]
+    profile: Option<String>,
     /// Output format.
     #[arg(long, value_enum, default_value_t = CompareFormat::Table)]
     format: CompareFormat,
@@ -175,6 +231,10 @@ struct SuiteArgs {
     /// `json` (the JSON summary).
     #[arg(long, value_enum, default_value_t = Format::Table)]
     format: Format,
+    /// Tables show long values (a check's expected and got, answers) whole instead of cut to 150
+    /// characters; JSON always has them whole.
+    #[arg(long)]
+    verbose: bool,
     /// Keep only scenarios whose id contains this text.
     #[arg(long, value_name = "TEXT")]
     filter: Option<String>,
@@ -202,6 +262,10 @@ struct SuiteArgs {
     /// expectations/<target>-<version>.toml).
     #[arg(long, value_name = "FILE")]
     expectations: Option<PathBuf>,
+    /// The surface the embedded gateway shows in every scenario (default: each scenario's
+    /// `profile`): a built-in profile (spec, openclaw-2026.9.6) or a profile file.
+    #[arg(long, value_name = "NAME|FILE")]
+    profile: Option<String>,
     /// Development aid: point every gateway at this provider base URL (`http://host:port/v1`)
     /// instead of starting the mock, to see how a broken provider is reported (exit code 3).
     #[arg(long, value_name = "URL", hide = true)]
@@ -238,6 +302,8 @@ impl SuiteArgs {
                 .provider_url
                 .map_or(ProviderSource::Mock, ProviderSource::Url),
             expectations: self.expectations,
+            verbose: self.verbose,
+            profile: self.profile,
         }
     }
 }
@@ -270,6 +336,9 @@ fn main() -> ExitCode {
         Ok(code) => ExitCode::from(code),
         Err(error) => {
             warn(&format!("error: {error}"));
+            if let Some(excerpt) = error.excerpt().filter(|_| std::io::stderr().is_terminal()) {
+                warn(excerpt);
+            }
             ExitCode::from(error.exit_code())
         }
     }
@@ -326,17 +395,35 @@ async fn run(command: Command, probe_secret: String) -> Result<u8, Error> {
         Command::List { scenario_dirs } => {
             Box::pin(async move { toolsearch_qa::commands::list(&scenario_dirs, stdout) })
         }
+        Command::Check { files } => Box::pin(async move {
+            let stderr = &mut std::io::stderr();
+            let excerpts = std::io::stderr().is_terminal();
+            toolsearch_qa::commands::check(&files, excerpts, stdout, stderr)
+        }),
+        Command::NewScenario { id, dir, size } => Box::pin(async move {
+            toolsearch_qa::commands::new_scenario(&id, &dir, size, stdout)
+        }),
         Command::Load { sessions } => Box::pin(toolsearch_qa::load::command(sessions, stdout)),
         Command::Compare(args) => Box::pin(async move {
             toolsearch_qa::compare::command(
                 &args.sizes,
                 &args.modes,
+                args.profile.as_deref(),
                 args.format,
                 args.chart.as_deref(),
                 stdout,
             )
             .await
         }),
+        Command::Profile(ProfileCommand::Capture(args)) => Box::pin(async move {
+            let options = toolsearch_qa::capture::CaptureOptions {
+                target: args.target,
+                out: args.out,
+                with_text: args.with_text,
+                bound_size: args.bound_size,
+                profile: args.profile,
+            };
+            toolsearch_qa::capture::command(&options, stdout).await
         Command::Quality(args) => Box::pin(async move {
             let options = toolsearch_qa::quality::QualityOptions {
                 format: args.format,

@@ -49,6 +49,9 @@ pub enum CatalogMode {
     Default,
     /// Always visible to the model, never catalogued.
     DirectOnly,
+    /// Always visible to the model and catalogued too (searchable, never in the capability
+    /// directory): OpenClaw's core coding primitives.
+    Visible,
 }
 
 /// What executing a tool means in the embedded gateway. Data, so entries stay comparable:

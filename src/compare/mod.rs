@@ -65,6 +65,9 @@ pub struct CompareOptions {
     pub sizes: Vec<usize>,
     /// Modes, reported in [`ToolSearchMode::ALL`] order.
     pub modes: Vec<ToolSearchMode>,
+    /// The surface the embedded gateway shows (a built-in profile or a profile file; default
+    /// `spec`): with a product's profile, the comparison predicts that product.
+    pub profile: Option<String>,
 }
 
 impl Default for CompareOptions {
@@ -72,6 +75,7 @@ impl Default for CompareOptions {
         CompareOptions {
             sizes: DEFAULT_SIZES.to_vec(),
             modes: ToolSearchMode::ALL.to_vec(),
+            profile: None,
         }
     }
 }
@@ -146,6 +150,8 @@ pub struct CompareCell {
 #[derive(Debug, Clone, PartialEq, Serialize)]
 #[serde(rename_all = "camelCase")]
 pub struct CompareReport {
+    /// The profile the embedded gateway showed.
+    pub profile: String,
     pub tokenizer: &'static str,
     pub sizes: Vec<usize>,
     pub modes: Vec<ToolSearchMode>,
@@ -184,12 +190,15 @@ pub async fn run_compare(options: CompareOptions) -> Result<CompareReport, Error
     let options = options
         .normalized()
         .map_err(|e| Error::Usage(e.to_string()))?;
-    let reference = reference_scenario()?;
+    let mut reference = reference_scenario()?;
+    reference.profile =
+        crate::profile::resolve(options.profile.as_deref().unwrap_or(crate::profile::SPEC))?;
     let mut cells = Vec::new();
     for &size in &options.sizes {
         cells.extend(run_size(&reference, size, &options.modes).await?);
     }
     Ok(CompareReport {
+        profile: reference.profile.name.clone(),
         tokenizer: "o200k_base",
         sizes: options.sizes,
         modes: options.modes,
@@ -276,13 +285,20 @@ fn with_ratios(cells: &mut [CompareCell]) {
 pub async fn command(
     sizes: &str,
     modes: &str,
+    profile: Option<&str>,
     format: CompareFormat,
     chart: Option<&std::path::Path>,
     out: &mut dyn std::io::Write,
 ) -> Result<u8, Error> {
     let sizes = parse_sizes(sizes).map_err(|e| Error::Usage(format!("--sizes: {e}")))?;
     let modes = parse_modes(modes).map_err(|e| Error::Usage(format!("--modes: {e}")))?;
-    let report = run_compare(CompareOptions { sizes, modes }).await?;
+    let profile = profile.map(str::to_string);
+    let report = run_compare(CompareOptions {
+        sizes,
+        modes,
+        profile,
+    })
+    .await?;
     if let Some(path) = chart {
         std::fs::write(path, chart::svg(&report)).map_err(Error::io("cannot write", path))?;
     }
@@ -327,6 +343,7 @@ mod tests {
                 ToolSearchMode::Direct,
                 ToolSearchMode::Tools,
             ],
+            profile: None,
         }
         .normalized()
         .unwrap();
@@ -338,6 +355,7 @@ mod tests {
         let empty = CompareOptions {
             sizes: vec![],
             modes: vec![ToolSearchMode::Direct],
+            profile: None,
         };
         assert_eq!(empty.normalized().unwrap_err(), CompareError::Empty);
     }

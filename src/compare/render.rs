@@ -78,7 +78,10 @@ pub fn table(report: &CompareReport) -> String {
     for cell in &report.cells {
         table.add_row(row(cell));
     }
-    let mut out = format!("{table}\ntokens: {}\n", report.tokenizer);
+    let mut out = format!(
+        "{table}\nprofile: {} · tokens: {}\n",
+        report.profile, report.tokenizer
+    );
     for note in fallback_notes(report) {
         out.push_str(&format!("note: {note}\n"));
     }
@@ -92,7 +95,10 @@ pub fn markdown(report: &CompareReport) -> String {
     for cell in &report.cells {
         out.push_str(&format!("| {} |\n", row(cell).join(" | ")));
     }
-    out.push_str(&format!("\nTokens: {}.\n", report.tokenizer));
+    out.push_str(&format!(
+        "\nProfile: `{}`. Tokens: {}.\n",
+        report.profile, report.tokenizer
+    ));
     for note in fallback_notes(report) {
         out.push_str(&format!("\n- {note}"));
     }
@@ -122,6 +128,7 @@ mod tests {
             tokens: 25,
         };
         CompareReport {
+            profile: "spec".into(),
             tokenizer: "o200k_base",
             sizes: vec![36],
             modes: vec![ToolSearchMode::Code],

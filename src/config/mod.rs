@@ -149,6 +149,10 @@ pub struct CatalogConfig {
     /// the first search of a run, so a call that follows the search finds them gone.
     #[serde(default)]
     pub withdraw_after_search: Vec<String>,
+    /// The profile of the surface the gateway shows (a built-in name or a profile file's path;
+    /// unset: `spec`): its core tools, control declarations, system prompt and directory.
+    #[serde(default)]
+    pub profile: Option<String>,
 }
 
 impl Default for CatalogConfig {
@@ -158,6 +162,7 @@ impl Default for CatalogConfig {
             core_tools: true,
             mcp_servers: BTreeMap::new(),
             withdraw_after_search: Vec::new(),
+            profile: None,
         }
     }
 }
@@ -242,6 +247,53 @@ pub fn parse(text: &str, origin: &str) -> Result<LoadedConfig, ConfigError> {
         origin: origin.to_string(),
         message: e.to_string(),
     })?;
+    resolve(raw, origin)
+}
+
+/// Checks a scenario lane's `config` overrides as a gateway would read them, before any gateway
+/// starts: merged onto a minimal valid config (provider, model, a fake plugin) and resolved.
+/// The error is `(field path, message)`, the path in the config's own key names.
+pub fn check_overrides(overrides: &serde_json::Value) -> Result<(), (String, String)> {
+    let mut config = serde_json::json!({
+        "models": { "providers": { "mock": { "baseUrl": "http://127.0.0.1:9/v1" } } },
+        "agents": { "defaults": { "model": { "primary": "mock/qa" } } },
+        "catalog": { "fakePlugin": { "id": "p", "size": 1 } },
+    });
+    merge_overrides(&mut config, overrides.clone());
+    let raw: GatewayConfig = serde_path_to_error::deserialize(config).map_err(|e| {
+        let path = e.path().to_string();
+        let message = e.into_inner().to_string();
+        (if path == "." { String::new() } else { path }, message)
+    })?;
+    match resolve(raw, "") {
+        Ok(_) => Ok(()),
+        Err(ConfigError::Invalid { field, message, .. }) => Err((field, message)),
+        Err(other) => Err((String::new(), other.to_string())),
+    }
+}
+
+/// Deep-merges config `overrides` into `base`: tables merge key by key, `null` keeps the base's
+/// value, anything else replaces it.
+pub fn merge_overrides(base: &mut serde_json::Value, overrides: serde_json::Value) {
+    use serde_json::Value;
+    match (base, overrides) {
+        (Value::Object(base), Value::Object(overrides)) => {
+            for (key, value) in overrides {
+                match base.get_mut(&key) {
+                    Some(slot) => merge_overrides(slot, value),
+                    None => {
+                        base.insert(key, value);
+                    }
+                }
+            }
+        }
+        (_, Value::Null) => {}
+        (slot, value) => *slot = value,
+    }
+}
+
+/// Resolves a deserialised config: Tool Search settings, model reference, policy, rules.
+fn resolve(raw: GatewayConfig, origin: &str) -> Result<LoadedConfig, ConfigError> {
     let tool_search = ToolSearchSettings::resolve(raw.tools.tool_search.as_ref()).map_err(
         |(field, message)| ConfigError::Invalid {
             origin: origin.to_string(),

@@ -20,7 +20,7 @@ use std::collections::HashMap;
 
 use super::catalog::collapse;
 use super::{Surface, ToolCatalog};
-use crate::catalog::{FunctionDeclaration, ToolEntry, ToolSource};
+use crate::catalog::{CatalogMode, FunctionDeclaration, ToolEntry, ToolSource};
 use crate::config::ToolSearchMode;
 
 /// The heading the directory sits under in the system prompt.
@@ -78,6 +78,7 @@ pub fn directory_lines(entries: &[ToolEntry]) -> Vec<String> {
     let mut listed: Vec<&ToolEntry> = entries
         .iter()
         .filter(|e| e.source == ToolSource::Openclaw && is_identifier(&e.name))
+        .filter(|e| e.catalog_mode != CatalogMode::Visible)
         .filter(|e| name_counts[e.name.as_str()] == 1)
         .collect();
     listed.sort_by(|a, b| a.name.cmp(&b.name).then_with(|| a.id.cmp(&b.id)));

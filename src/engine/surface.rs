@@ -95,7 +95,7 @@ impl Surface {
         }
 
         let keeps_visible = |t: &ToolEntry| {
-            t.catalog_mode == CatalogMode::DirectOnly
+            t.catalog_mode != CatalogMode::Default
                 || (mode == ToolSearchMode::Directory && t.source == ToolSource::Client)
         };
         let visible: Vec<ToolEntry> = eligible

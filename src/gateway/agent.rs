@@ -15,12 +15,11 @@ use super::client::{client_handoff, Handoff};
 use super::conversation::{Answer, Conversation, HandedBack, PendingTurn, TurnStart};
 use super::dispatch::{dispatch, Dispatched};
 use super::execute::{BridgedCall, CodeHandoff, GatewayRunner};
-use super::prompt::system_prompt;
+use super::prompt::{turn_declarations, turn_input, turn_system_prompt};
 use super::session_log::SessionWriter;
 use super::upstream::{OutputItem, UpstreamError};
 use super::GatewayState;
 use crate::catalog::{FunctionDeclaration, ToolEntry, ToolSource};
-use crate::engine::directory::turn_declarations;
 use crate::engine::{Surface, SurfacePlan};
 use crate::protocol::item_text;
 use crate::protocol::record::{
@@ -112,15 +111,20 @@ async fn run_turn_inner(
         log_answer(log, answer)?;
     }
 
-    let declarations = turn_declarations(&surface, &request.required_tools);
+    let declarations = turn_declarations(&state.profile, &surface, &request.required_tools);
     let mut input = vec![json!({
         "type": "message",
         "role": "system",
-        "content": [{ "type": "input_text", "text": system_prompt(&surface) }]
+        "content": [{ "type": "input_text", "text": turn_system_prompt(&state.profile, &surface, &declarations) }]
     })];
     input.extend(conversation.history.iter().cloned());
     let turn_from = input.len();
-    input.extend(start.provider_items());
+    // A profile shapes a fresh turn's messages once; a resumed turn's items were shaped then.
+    let items = start.provider_items();
+    match start.resumed {
+        Some(_) => input.extend(items),
+        None => input.extend(turn_input(&state.profile, &items)),
+    }
     let runner = GatewayRunner::new(state.policy.clone(), surface.eligible.clone())
         .with_guards(state.guards())
         .with_mcp(state.mcp.clone());

@@ -30,6 +30,7 @@ use crate::catalog::ToolEntry;
 use crate::config::{LoadedConfig, Ranker, ToolSearchMode};
 use crate::engine::embed::Embedder;
 use crate::server::Limits;
+use crate::profile::Profile;
 use code_mode::CodeRuntime;
 use conversation::Conversation;
 use upstream::ProviderClient;
@@ -58,6 +59,8 @@ pub enum GatewayError {
         path: PathBuf,
         source: std::io::Error,
     },
+    #[error("gateway config catalog.profile: {0}")]
+    Profile(#[from] crate::profile::ProfileError),
 }
 
 /// Shared state of a running gateway.
@@ -80,6 +83,8 @@ pub struct GatewayState {
     pub policy: Arc<crate::catalog::ToolPolicy>,
     /// The surface of turns without client tools, planned on the first such turn.
     pub planned: OnceLock<crate::engine::Surface>,
+    /// The surface the gateway shows besides the catalogue (`catalog.profile`).
+    pub profile: Arc<Profile>,
     agents: Vec<String>,
     /// Conversations and turn locks per session key, bounded (see [`sessions`]).
     pub sessions: sessions::Sessions,
@@ -88,13 +93,18 @@ pub struct GatewayState {
 impl GatewayState {
     pub fn new(config: LoadedConfig, state_dir: PathBuf) -> Result<Self, GatewayError> {
         let (provider, model) = config.primary_model().ok_or(GatewayError::NoProvider)?;
+        let profile = match &config.raw.catalog.profile {
+            Some(reference) => crate::profile::resolve(reference)?,
+            None => Profile::spec(),
+        };
         let timeout = provider
             .timeout_ms
             .filter(|ms| *ms > 0)
             .map_or(PROVIDER_TIMEOUT, Duration::from_millis);
+        let streams = provider.stream;
         let provider = ProviderClient::new(&provider.base_url, provider.api_key.clone(), timeout)?
-            .streaming(provider.stream);
-        let tools = catalog_tools(&config);
+            .streaming(streams);
+        let tools = catalog_tools(&config, &profile);
         let mut agents = vec!["main".to_string()];
         agents.extend(config.raw.agents.list.iter().map(|a| a.id.clone()));
         let (code, code_runtime) = match config.tool_search.mode {
@@ -121,6 +131,7 @@ impl GatewayState {
             embedder,
             policy,
             planned: OnceLock::new(),
+            profile,
             agents,
             sessions: sessions::Sessions::default(),
         })
@@ -163,13 +174,14 @@ impl GatewayState {
     }
 }
 
-/// The tools the config asks for: the stand-in core tools and the fake plugin.
-pub fn catalog_tools(config: &LoadedConfig) -> Vec<ToolEntry> {
+/// The tools the config asks for: the profile's core tools (the stand-ins under `spec`) and
+/// the fake plugin.
+pub fn catalog_tools(config: &LoadedConfig, profile: &Profile) -> Vec<ToolEntry> {
     let catalog = &config.raw.catalog;
-    let mut tools = if catalog.core_tools {
-        core_tools()
-    } else {
-        Vec::new()
+    let mut tools = match (catalog.core_tools, profile.captured()) {
+        (false, _) => Vec::new(),
+        (true, None) => core_tools(),
+        (true, Some(captured)) => captured.core_entries(),
     };
     if let Some(plugin) = &catalog.fake_plugin {
         tools.extend(

@@ -1,10 +1,57 @@
 //! The system prompt the gateway sends as the first input item (as OpenClaw does): a short
 //! preamble and the list of declared tools, one line each, then (directory mode) the bounded
 //! directory of deferred tools. Deterministic: sorted by name.
+//!
+//! That is the `spec` profile's surface; a captured profile ([`crate::profile`]) brings its own
+//! prompt, control declarations and turn input, and the functions at the top choose.
+
+use serde_json::Value;
+
+use crate::catalog::FunctionDeclaration;
 
 use crate::config::ToolSearchMode;
 use crate::engine::directory::directory_block;
 use crate::engine::Surface;
+use crate::profile::Profile;
+
+/// The provider `tools[]` of one turn under `profile`.
+pub fn turn_declarations(
+    profile: &Profile,
+    surface: &Surface,
+    required: &[String],
+) -> Vec<FunctionDeclaration> {
+    let declarations = crate::engine::directory::turn_declarations(surface, required);
+    match profile.captured() {
+        Some(captured) => captured.with_controls(declarations),
+        None => declarations,
+    }
+}
+
+/// The system prompt of a turn under `profile`; `declarations` is the turn's `tools[]`.
+pub fn turn_system_prompt(
+    profile: &Profile,
+    surface: &Surface,
+    declarations: &[FunctionDeclaration],
+) -> String {
+    match profile.captured() {
+        Some(captured) => {
+            let names: Vec<String> = declarations
+                .iter()
+                .map(|d| d.name.clone())
+                .collect();
+            captured.system_prompt(surface, &names)
+        }
+        None => system_prompt(surface),
+    }
+}
+
+/// The turn's input items under `profile`.
+pub fn turn_input(profile: &Profile, input: &[Value]) -> Vec<Value> {
+    match profile.captured() {
+        Some(captured) => captured.turn_input(input),
+        None => input.to_vec(),
+    }
+}
 
 const PREAMBLE: &str =
     "You are a personal assistant running inside the toolsearch-qa embedded gateway. \
@@ -12,7 +59,7 @@ Use the tools below when they help; answer plainly when they do not.";
 
 const SUMMARY_CHARS: usize = 80;
 
-/// Builds the system prompt for a run's surface.
+/// The `spec` profile's system prompt for a run's surface.
 pub fn system_prompt(surface: &Surface) -> String {
     let mut prompt = String::from(PREAMBLE);
     prompt.push_str("\n\n## Tools\n");

@@ -239,13 +239,13 @@ pub fn request_prefix(raw: &str) -> RequestPrefix {
 }
 
 /// The capability directory a system prompt carries (`### Deferred Tool Schemas`): its tool
-/// lines (`- name (owner): …`).
+/// lines (`- name (owner): …`) up to the next heading.
 pub fn directory_lines(system_text: &str) -> Option<Vec<&str>> {
     let (_, after) = system_text.split_once("### Deferred Tool Schemas")?;
     let lines = after
         .lines()
         .skip(1)
-        .take_while(|line| !line.starts_with("### "))
+        .take_while(|line| !line.starts_with('#'))
         .filter(|line| line.starts_with("- "))
         .collect();
     Some(lines)
@@ -288,7 +288,7 @@ mod tests {
 
     #[test]
     fn directory_lines_are_the_listed_tools() {
-        let text = "intro\n### Deferred Tool Schemas\nAvailable deferred-schema tools:\n- a (p): x\n- b (p): y\n\nMCP note\n### Next\n- not this";
+        let text = "intro\n### Deferred Tool Schemas\nAvailable deferred-schema tools:\n- a (p): x\n- b (p): y\n\nMCP note\n## Next\n- not this";
         assert_eq!(
             directory_lines(text),
             Some(vec!["- a (p): x", "- b (p): y"])

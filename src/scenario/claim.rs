@@ -10,6 +10,8 @@ use std::fmt;
 
 use serde::{Serialize, Serializer};
 
+use super::Lane;
+
 /// Every claim the suite knows.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash)]
 pub enum ClaimId {
@@ -53,6 +55,8 @@ pub struct ClaimDef {
     pub needs_tool: bool,
     /// A scenario may list it in `claims` (T1 follows from `expect` instead).
     pub nameable: bool,
+    /// It compares each lane with the scenario's direct lane (C5), so it needs one.
+    pub compares_with_direct: bool,
 }
 
 impl ClaimId {
@@ -132,6 +136,7 @@ impl ClaimId {
             applies,
             needs_tool,
             nameable: true,
+            compares_with_direct: false,
         };
         match self {
             ClaimId::C1 => def("direct mode calls the fake plugin tool", DirectLanes, false),
@@ -150,11 +155,14 @@ impl ClaimId {
                 ToolSearchLanes,
                 false,
             ),
-            ClaimId::C5 => def(
-                "Tool Search's request payload is smaller",
-                ToolSearchLanes,
-                false,
-            ),
+            ClaimId::C5 => ClaimDef {
+                compares_with_direct: true,
+                ..def(
+                    "Tool Search's request payload is smaller",
+                    ToolSearchLanes,
+                    false,
+                )
+            },
             ClaimId::C6 => def(
                 "session log shows the expected counts and bridged-call telemetry",
                 EveryLane,
@@ -219,6 +227,30 @@ impl ClaimId {
     /// The claim's one-line statement.
     pub fn title(self) -> &'static str {
         self.def().title
+    }
+
+    /// The one rule for a claim that needs a lane the scenario does not have: what is missing,
+    /// given the lanes the claim would run on (`candidates`, after a scenario's `lanes` narrowed
+    /// them) and every lane of the scenario. A claim the scenario names in `claims` with a lane
+    /// missing is a load error; a default claim is reported as not applicable, with this reason
+    /// — never a failure, never left out.
+    pub fn missing_lane(self, candidates: &[&Lane], all: &[&Lane]) -> Option<&'static str> {
+        let def = self.def();
+        let has = |lanes: &[&Lane], direct: bool| lanes.iter().any(|l| l.is_direct() == direct);
+        match def.applies {
+            Applies::DirectLanes if !has(candidates, true) => {
+                return Some("no lane with Tool Search off (tool_search = false)")
+            }
+            Applies::ToolSearchLanes if !has(candidates, false) => {
+                return Some("no Tool Search lane")
+            }
+            Applies::EveryLane if candidates.is_empty() => return Some("no lane"),
+            _ => {}
+        }
+        if def.compares_with_direct && !has(all, true) {
+            return Some("no direct lane (tool_search = false) to compare with");
+        }
+        None
     }
 }
 

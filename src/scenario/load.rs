@@ -1,12 +1,19 @@
 //! Loading scenario files: TOML (or JSON for scenarios built in code) into the typed
-//! [`Scenario`]. Every error names the file, the line and the field, and says what was expected.
+//! [`Scenario`]. Everything that can be known before a gateway starts is checked here — the
+//! fields and their types, the lanes' Tool Search values and gateway-config overrides, the tool
+//! names against the catalogue, the claims against the lanes — and every error is one line:
+//! `file:line:col: field: message` (the line's text with a caret follows on a terminal).
 
+use std::fmt;
 use std::path::{Path, PathBuf};
+use std::sync::Arc;
 
 use serde::Deserialize;
 use serde_json::Value;
 use thiserror::Error;
 
+use super::names::{closest, not_in_catalogue, suggestion, unknown_tool};
+use super::place::{Field, Place, Places};
 use super::{
     CatalogSpec, ClaimId, ClaimSpec, Lane, LaneExpect, Scenario, ScriptStep, REFERENCE_SCENARIO,
 };
@@ -14,6 +21,8 @@ use crate::catalog::fake::{fake_tool_name, plugin_id_problem, size_problem};
 use crate::catalog::{ToolPolicy, ToolSource};
 use crate::config::ToolSearchSettings;
 use crate::protocol::session::agent_id_problem;
+use crate::gateway::mcp::FIXTURES;
+use crate::profile::{self, built_in_names, Profile, ProfileError};
 
 #[derive(Debug, Error)]
 pub enum ScenarioError {
@@ -22,15 +31,9 @@ pub enum ScenarioError {
         path: PathBuf,
         source: std::io::Error,
     },
-    #[error("scenario file {origin}: {message}")]
-    Parse { origin: String, message: String },
-    #[error("scenario file {origin}: {}{message}", line_prefix(*.line))]
-    Invalid {
-        origin: String,
-        /// 1-based line of the offending table, when known.
-        line: Option<usize>,
-        message: String,
-    },
+    /// A file that does not load.
+    #[error("{0}")]
+    Invalid(Box<Invalid>),
     #[error("unknown scenario {id:?}; known: {}", .known.join(", "))]
     Unknown { id: String, known: Vec<String> },
     #[error("scenario id {id:?} is defined twice: {first} and {second}")]
@@ -41,14 +44,63 @@ pub enum ScenarioError {
     },
 }
 
-fn line_prefix(line: Option<usize>) -> String {
-    line.map(|l| format!("line {l}: ")).unwrap_or_default()
+impl ScenarioError {
+    /// The offending line with a caret under the column, for a terminal (never in the one-line
+    /// message, so logs and scripts get one line per error).
+    pub fn excerpt(&self) -> Option<&str> {
+        match self {
+            ScenarioError::Invalid(invalid) => invalid.excerpt.as_deref(),
+            _ => None,
+        }
+    }
 }
 
-/// A scenario file as written (the serde mirror of [`Scenario`]).
+/// What is wrong with a scenario file, and where.
+#[derive(Debug)]
+pub struct Invalid {
+    pub origin: String,
+    /// Where in the file, when the file is TOML and the field is written (or its table is).
+    pub place: Option<Place>,
+    /// The field as its author reads it (`target_tool`, `lane "tools": config.tools`); empty
+    /// for a TOML syntax error.
+    pub field: String,
+    pub message: String,
+    pub excerpt: Option<String>,
+}
+
+impl fmt::Display for Invalid {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "{}", self.origin)?;
+        if let Some(Place { line, column }) = self.place {
+            write!(f, ":{line}:{column}")?;
+        }
+        if !self.field.is_empty() {
+            write!(f, ": {}", self.field)?;
+        }
+        write!(f, ": {}", self.message)
+    }
+}
+
+/// One problem a check found: the field, and what is wrong with it.
+struct Problem {
+    field: Field,
+    message: String,
+}
+
+fn problem(field: Field, message: impl Into<String>) -> Problem {
+    Problem {
+        field,
+        message: message.into(),
+    }
+}
+
+type Checked<T> = Result<T, Problem>;
+
+/// A scenario file as written (the serde mirror of [`Scenario`]). Every field is in the field
+/// table of `docs/scenarios.md` (a test holds the two together).
 #[derive(Debug, Clone, Deserialize)]
 #[serde(deny_unknown_fields)]
-struct ScenarioFile {
+pub(super) struct ScenarioFile {
     id: String,
     title: String,
     #[serde(default)]
@@ -70,6 +122,8 @@ struct ScenarioFile {
     claims: Vec<ClaimFile>,
     #[serde(default)]
     pending: Option<String>,
+    #[serde(default)]
+    profile: Option<String>,
     lanes: Vec<LaneFile>,
 }
 
@@ -84,7 +138,7 @@ fn default_agent() -> String {
 /// A `[[claims]]` table as written.
 #[derive(Debug, Clone, Deserialize)]
 #[serde(deny_unknown_fields)]
-struct ClaimFile {
+pub(super) struct ClaimFile {
     id: String,
     #[serde(default)]
     tool: Option<String>,
@@ -97,7 +151,7 @@ struct ClaimFile {
 /// A `[[lanes]]` table as written.
 #[derive(Debug, Clone, Deserialize)]
 #[serde(deny_unknown_fields)]
-struct LaneFile {
+pub(super) struct LaneFile {
     name: String,
     tool_search: Value,
     #[serde(default)]
@@ -114,139 +168,109 @@ struct LaneFile {
     openclaw_expect: LaneExpect,
 }
 
-/// The scenarios that ship with the binary/// The scenarios that ship with the binary: every `scenarios/*.toml`, by file name (found by
+/// The scenarios that ship with the binary: every `scenarios/*.toml`, by file name (found by
 /// `build.rs`; adding a scenario needs no Rust edit).
 const BUILT_IN: &[(&str, &str)] = include!(concat!(env!("OUT_DIR"), "/builtin_scenarios.rs"));
 
-/// Where the tables of a scenario file start, for errors that toml itself cannot place.
-#[derive(Debug, Default, Deserialize)]
-struct Spans {
-    #[serde(default)]
-    lanes: Vec<toml::Spanned<toml::Value>>,
-    #[serde(default)]
-    script: Vec<toml::Spanned<toml::Value>>,
-    #[serde(default)]
-    claims: Vec<toml::Spanned<toml::Value>>,
-}
-
-/// 1-based line of byte `offset` in `text`.
-fn line_of(text: &str, offset: usize) -> usize {
-    text.as_bytes()
-        .iter()
-        .take(offset)
-        .filter(|b| **b == b'\n')
-        .count()
-        + 1
-}
-
 /// Parses one scenario text; `origin` names it in errors.
 pub fn parse_scenario(text: &str, origin: &str) -> Result<Scenario, ScenarioError> {
-    let file: ScenarioFile = toml::from_str(text).map_err(|e| ScenarioError::Parse {
-        origin: origin.to_string(),
-        message: e.to_string().trim_end().to_string(),
-    })?;
-    let spans: Spans = toml::from_str(text).unwrap_or_default();
-    let line = |list: &[toml::Spanned<toml::Value>], i: usize| {
-        list.get(i).map(|s| line_of(text, s.span().start))
+    let places = Places::new(text);
+    let invalid = |place: Option<Place>, field: String, message: String| {
+        ScenarioError::Invalid(Box::new(Invalid {
+            origin: origin.to_string(),
+            place,
+            field,
+            message,
+            excerpt: place.and_then(|p| places.excerpt(p)),
+        }))
     };
-    resolve(file, origin).map_err(|(at, message)| ScenarioError::Invalid {
-        origin: origin.to_string(),
-        line: match at {
-            At::Lane(i) => line(&spans.lanes, i),
-            At::Script(i) => line(&spans.script, i),
-            At::Claim(i) => line(&spans.claims, i),
-            At::File => None,
-        },
-        message,
-    })
+    let file: ScenarioFile = toml::from_str(text).map_err(|e| {
+        let offset = e.span().map(|s| s.start);
+        let field = offset.map(|o| places.field_at(o)).unwrap_or_default();
+        invalid(
+            offset.map(|o| places.place(o)),
+            places.describe(&field),
+            one_line(e.message()),
+        )
+    })?;
+    resolve(file, origin)
+        .map_err(|p| invalid(places.of(&p.field), places.describe(&p.field), p.message))
+}
+
+/// A multi-line message as one line.
+fn one_line(message: &str) -> String {
+    message
+        .trim()
+        .lines()
+        .map(str::trim)
+        .collect::<Vec<_>>()
+        .join("; ")
 }
 
 /// A scenario given as JSON (same fields as the TOML file), for scenarios built in code.
 pub fn scenario_from_json(value: Value, origin: &str) -> Result<Scenario, ScenarioError> {
-    let file: ScenarioFile = serde_json::from_value(value).map_err(|e| ScenarioError::Parse {
-        origin: origin.to_string(),
-        message: e.to_string(),
-    })?;
-    resolve(file, origin).map_err(|(_, message)| ScenarioError::Invalid {
-        origin: origin.to_string(),
-        line: None,
-        message,
-    })
+    let invalid = |field: String, message: String| {
+        ScenarioError::Invalid(Box::new(Invalid {
+            origin: origin.to_string(),
+            place: None,
+            field,
+            message,
+            excerpt: None,
+        }))
+    };
+    let file: ScenarioFile =
+        serde_json::from_value(value).map_err(|e| invalid(String::new(), e.to_string()))?;
+    resolve(file, origin).map_err(|p| invalid(p.field.to_string(), p.message))
 }
-
-/// Which table a validation error is about.
-enum At {
-    File,
-    Lane(usize),
-    Script(usize),
-    Claim(usize),
-}
-
-type Invalid = (At, String);
 
 /// Checks every value of a file and types it.
-fn resolve(file: ScenarioFile, origin: &str) -> Result<Scenario, Invalid> {
+fn resolve(file: ScenarioFile, origin: &str) -> Checked<Scenario> {
     if file.lanes.is_empty() && file.pending.is_none() {
-        return Err((
-            At::File,
-            "`lanes` must list at least one lane (or say why not with `pending`)".into(),
+        return Err(problem(
+            Field::of("lanes"),
+            "must list at least one lane (or say why not with `pending`)",
         ));
     }
-    if let Some(problem) = file_part_problem(&file.id, MAX_ID_BYTES) {
-        return Err((At::File, format!("id: {problem}")));
+    if let Some(message) = file_part_problem(&file.id, MAX_ID_BYTES) {
+        return Err(problem(Field::of("id"), message));
     }
-    if let Some(problem) = agent_id_problem(&file.agent) {
-        return Err((At::File, format!("agent: {problem}")));
+    if let Some(message) = agent_id_problem(&file.agent) {
+        return Err(problem(Field::of("agent"), message));
     }
-    if let Some(problem) = plugin_id_problem(&file.catalog.plugin_id) {
-        return Err((At::File, format!("catalog.plugin_id: {problem}")));
-    }
-    if let Some(problem) = size_problem(file.catalog.size as u64) {
-        return Err((At::File, format!("catalog.size: {problem}")));
-    }
-    let mut lanes: Vec<Lane> = Vec::new();
-    for (i, lane) in file.lanes.into_iter().enumerate() {
-        lanes.push(resolve_lane(&lanes, i, lane).map_err(|m| (At::Lane(i), m))?);
-    }
-    if let Some(script) = &file.script {
-        validate_script("script", script).map_err(|(i, m)| (At::Script(i), m))?;
-    }
-    let claims = file
-        .claims
-        .into_iter()
-        .enumerate()
-        .map(|(i, claim)| {
-            resolve_claim(&lanes, claim).map_err(|m| (At::Claim(i), format!("claims[{i}]: {m}")))
-        })
-        .collect::<Result<Vec<_>, _>>()?;
+    check_catalog(&file.catalog)?;
     let target_source = match file.target_source.as_str() {
         "openclaw" => ToolSource::Openclaw,
         "mcp" => ToolSource::Mcp,
         "client" => ToolSource::Client,
         other => {
-            return Err((
-                At::File,
-                format!("target_source: expected openclaw, mcp or client, got {other:?}"),
+            return Err(problem(
+                Field::of("target_source"),
+                format!("expected openclaw, mcp or client, got {other:?}"),
             ))
         }
     };
-    validate_client_tools(&file.catalog, &file.target_tool, target_source)
-        .map_err(|m| (At::File, m))?;
-    for (field, names) in [
-        ("catalog.direct_only", &file.catalog.direct_only),
-        ("catalog.broken", &file.catalog.broken),
-    ] {
-        if let Some(unknown) = names.iter().find(|n| !is_fake_tool(n, file.catalog.size)) {
-            return Err((
-                At::File,
-                format!(
-                    "{field}: {unknown:?} is not a tool of the fake plugin (its tools are {} … {})",
-                    fake_tool_name(1, file.catalog.size),
-                    fake_tool_name(file.catalog.size, file.catalog.size)
-                ),
-            ));
-        }
+    if let Some(message) = not_in_catalogue(&file.target_tool, target_source, &file.catalog) {
+        return Err(problem(Field::of("target_tool"), message));
     }
+    let mut lanes: Vec<Lane> = Vec::new();
+    for (i, lane) in file.lanes.into_iter().enumerate() {
+        let field = Field::of("lanes").index(i);
+        lanes.push(resolve_lane(&lanes, field, lane)?);
+    }
+    if let Some(script) = &file.script {
+        check_script(Field::of("script"), script)?;
+    }
+    let claims = file
+        .claims
+        .into_iter()
+        .enumerate()
+        .map(|(i, claim)| resolve_claim(&lanes, &file.catalog, Field::of("claims").index(i), claim))
+        .collect::<Checked<Vec<_>>>()?;
+    let profile = match &file.profile {
+        Some(reference) => resolve_profile(reference, origin)
+            .map_err(|e| problem(Field::of("profile"), e.to_string()))?,
+        None => Profile::spec(),
+    };
     Ok(Scenario {
         id: file.id,
         title: file.title,
@@ -261,30 +285,82 @@ fn resolve(file: ScenarioFile, origin: &str) -> Result<Scenario, Invalid> {
         script: file.script,
         claims,
         pending: file.pending,
+        profile,
         lanes,
         origin: origin.to_string(),
     })
 }
 
-fn validate_client_tools(
-    catalog: &CatalogSpec,
-    target_tool: &str,
-    target_source: ToolSource,
-) -> Result<(), String> {
-    let client = &catalog.client;
-    if let Some(bad) = client.iter().find(|n| {
+/// A built-in profile by name, else a profile file; a relative path is taken from the scenario
+/// file's folder.
+fn resolve_profile(reference: &str, origin: &str) -> Result<Arc<Profile>, ProfileError> {
+    if built_in_names().iter().any(|n| n == reference) {
+        return profile::resolve(reference);
+    }
+    let path = Path::new(reference);
+    match Path::new(origin).parent() {
+        Some(dir) if path.is_relative() && Path::new(origin).is_file() => {
+            profile::resolve(&dir.join(path).display().to_string())
+        }
+        _ => profile::resolve(reference),
+    }
+}
+
+/// `[catalog]`: a size, fake tool names of this size, known MCP fixtures, client tool names.
+fn check_catalog(catalog: &CatalogSpec) -> Checked<()> {
+    let field = Field::of("catalog");
+    if let Some(message) = plugin_id_problem(&catalog.plugin_id) {
+        return Err(problem(field.key("plugin_id"), message));
+    }
+    if let Some(message) = size_problem(catalog.size as u64) {
+        return Err(problem(field.key("size"), message));
+    }
+    for (key, names) in [
+        ("direct_only", &catalog.direct_only),
+        ("broken", &catalog.broken),
+    ] {
+        if let Some(i) = names.iter().position(|n| !is_fake_tool(n, catalog.size)) {
+            let fake = (1..=catalog.size).map(|n| fake_tool_name(n, catalog.size));
+            let fake: Vec<String> = fake.collect();
+            return Err(problem(
+                field.clone().key(key).index(i),
+                format!(
+                    "{:?} is not a tool of the fake plugin (its tools are {} … {}){}",
+                    names[i],
+                    fake[0],
+                    fake[fake.len() - 1],
+                    suggestion(&closest(&names[i], fake.iter().map(String::as_str)))
+                ),
+            ));
+        }
+    }
+    if let Some(i) = catalog
+        .mcp
+        .iter()
+        .position(|s| !FIXTURES.contains(&s.as_str()))
+    {
+        return Err(problem(
+            field.clone().key("mcp").index(i),
+            format!(
+                "unknown MCP fixture server {:?}; expected one of {}",
+                catalog.mcp[i],
+                FIXTURES.join(", ")
+            ),
+        ));
+    }
+    let bad_client = catalog.client.iter().position(|n| {
         n.is_empty()
             || !n
                 .chars()
                 .all(|c| c.is_ascii_alphanumeric() || c == '_' || c == '-')
-    }) {
-        return Err(format!(
-            "catalog.client: {bad:?} is not a tool name (letters, digits, `_` and `-` only)"
-        ));
-    }
-    if target_source == ToolSource::Client && !client.iter().any(|c| c == target_tool) {
-        return Err(format!(
-            "target_tool: {target_tool:?} has target_source client but is not in catalog.client"
+    });
+    if let Some(i) = bad_client {
+        return Err(problem(
+            field.key("client").index(i),
+            format!(
+                "{:?} is not a tool name (letters, digits, `_` and `-` only)",
+                catalog.client[i]
+            ),
         ));
     }
     Ok(())
@@ -321,24 +397,33 @@ fn is_fake_tool(name: &str, size: usize) -> bool {
         .is_some_and(|n| (1..=size).contains(&n) && fake_tool_name(n, size) == name)
 }
 
-/// Lane `i`, checked against the lanes before it.
-fn resolve_lane(before: &[Lane], i: usize, lane: LaneFile) -> Result<Lane, String> {
-    let at = format!("lanes[{i}] ({})", lane.name);
-    if let Some(problem) = file_part_problem(&lane.name, MAX_LANE_NAME_BYTES) {
-        return Err(format!("{at}: name: {problem}"));
+/// Lane `field` (`lanes[i]`), checked against the lanes before it.
+fn resolve_lane(before: &[Lane], field: Field, lane: LaneFile) -> Checked<Lane> {
+    if let Some(message) = file_part_problem(&lane.name, MAX_LANE_NAME_BYTES) {
+        return Err(problem(field.clone().key("name"), message));
     }
     if before.iter().any(|l| l.name == lane.name) {
-        return Err(format!("{at}: name {:?} is used twice", lane.name));
-    }
-    let settings = ToolSearchSettings::resolve(Some(&lane.tool_search))
-        .map_err(|(field, message)| format!("{at}: {field}: {message}"))?;
-    if lane.config.as_ref().is_some_and(|c| !c.is_object()) {
-        return Err(format!(
-            "{at}: config: expected a table of gateway config keys"
+        return Err(problem(
+            field.key("name"),
+            format!("{:?} is used by an earlier lane", lane.name),
         ));
     }
+    let settings = ToolSearchSettings::resolve(Some(&lane.tool_search)).map_err(|(key, m)| {
+        let key = key.strip_prefix("tools.toolSearch").unwrap_or(&key);
+        problem(field.clone().key("tool_search").key(key), m)
+    })?;
+    if let Some(config) = &lane.config {
+        if !config.is_object() {
+            return Err(problem(
+                field.key("config"),
+                "expected a table of gateway config keys",
+            ));
+        }
+        crate::config::check_overrides(config)
+            .map_err(|(key, m)| problem(field.clone().key("config").key(&key), m))?;
+    }
     if let Some(script) = &lane.script {
-        validate_script(&format!("{at}: script"), script).map_err(|(_, m)| m)?;
+        check_script(field.clone().key("script"), script)?;
     }
     Ok(Lane {
         name: lane.name,
@@ -353,38 +438,80 @@ fn resolve_lane(before: &[Lane], i: usize, lane: LaneFile) -> Result<Lane, Strin
     })
 }
 
-fn validate_script(at: &str, script: &[ScriptStep]) -> Result<(), (usize, String)> {
+fn check_script(field: Field, script: &[ScriptStep]) -> Checked<()> {
     match script.iter().position(|step| step.to_turn().is_none()) {
-        Some(i) => Err((
-            i,
-            format!("{at}[{i}]: expected either `tool` (with optional `arguments`) or `text`"),
+        Some(i) => Err(problem(
+            field.index(i),
+            "expected either `tool` (with optional `arguments`) or `text`",
         )),
         None => Ok(()),
     }
 }
 
-fn resolve_claim(lanes: &[Lane], claim: ClaimFile) -> Result<ClaimSpec, String> {
+fn resolve_claim(
+    lanes: &[Lane],
+    catalog: &CatalogSpec,
+    field: Field,
+    claim: ClaimFile,
+) -> Checked<ClaimSpec> {
     let Some(id) = ClaimId::from_name(&claim.id).filter(|id| id.def().nameable) else {
         let known: Vec<&str> = ClaimId::ALL
             .iter()
             .filter(|id| id.def().nameable)
             .map(|id| id.as_str())
             .collect();
-        return Err(format!(
-            "id: unknown claim {:?}; expected one of {}",
-            claim.id,
-            known.join(", ")
+        return Err(problem(
+            field.key("id"),
+            format!(
+                "unknown claim {:?}; expected one of {}",
+                claim.id,
+                known.join(", ")
+            ),
         ));
     };
-    if id.def().needs_tool && claim.tool.is_none() {
-        return Err(format!("tool: claim {id} needs the tool it is about"));
+    match &claim.tool {
+        None if id.def().needs_tool => {
+            return Err(problem(
+                field.key("tool"),
+                format!("claim {id} needs the tool it is about"),
+            ))
+        }
+        Some(tool) => {
+            if let Some(message) = unknown_tool(tool, catalog) {
+                return Err(problem(field.key("tool"), message));
+            }
+        }
+        None => {}
     }
-    if let Some(unknown) = claim
+    if let Some(i) = claim
         .lanes
         .iter()
-        .find(|l| !lanes.iter().any(|x| &&x.name == l))
+        .position(|l| !lanes.iter().any(|x| &x.name == l))
     {
-        return Err(format!("lanes: no lane named {unknown:?} in this scenario"));
+        let names = lanes.iter().map(|l| l.name.as_str());
+        return Err(problem(
+            field.key("lanes").index(i),
+            format!(
+                "no lane named {:?} in this scenario{}",
+                claim.lanes[i],
+                suggestion(&closest(&claim.lanes[i], names))
+            ),
+        ));
+    }
+    let all: Vec<&Lane> = lanes.iter().collect();
+    let candidates: Vec<&Lane> = lanes
+        .iter()
+        .filter(|l| claim.lanes.is_empty() || claim.lanes.contains(&l.name))
+        .collect();
+    if let Some(missing) = id.missing_lane(&candidates, &all) {
+        let at = match claim.lanes.is_empty() {
+            true => field.key("id"),
+            false => field.key("lanes"),
+        };
+        return Err(problem(
+            at,
+            format!("claim {id} cannot be checked here: {missing}"),
+        ));
     }
     Ok(ClaimSpec {
         id,
@@ -392,6 +519,15 @@ fn resolve_claim(lanes: &[Lane], claim: ClaimFile) -> Result<ClaimSpec, String> 
         error: claim.error,
         lanes: claim.lanes,
     })
+}
+
+/// Loads one scenario file (what `check` validates).
+pub fn load_file(path: &Path) -> Result<Scenario, ScenarioError> {
+    let text = std::fs::read_to_string(path).map_err(|source| ScenarioError::Read {
+        path: path.to_path_buf(),
+        source,
+    })?;
+    parse_scenario(&text, &path.display().to_string())
 }
 
 /// Loads the built-in scenarios (the reference first, then by file name) plus every `*.toml`
@@ -405,11 +541,7 @@ pub fn load_all(extra_dirs: &[PathBuf]) -> Result<Vec<Scenario>, ScenarioError> 
     scenarios.sort_by_key(|s| s.id != REFERENCE_SCENARIO);
     for dir in extra_dirs {
         for path in toml_files(dir)? {
-            let text = std::fs::read_to_string(&path).map_err(|source| ScenarioError::Read {
-                path: path.clone(),
-                source,
-            })?;
-            scenarios.push(parse_scenario(&text, &path.display().to_string())?);
+            scenarios.push(load_file(&path)?);
         }
     }
     for (i, s) in scenarios.iter().enumerate() {
@@ -424,7 +556,8 @@ pub fn load_all(extra_dirs: &[PathBuf]) -> Result<Vec<Scenario>, ScenarioError> 
     Ok(scenarios)
 }
 
-fn toml_files(dir: &Path) -> Result<Vec<PathBuf>, ScenarioError> {
+/// The `*.toml` files of `dir`, sorted by name.
+pub fn toml_files(dir: &Path) -> Result<Vec<PathBuf>, ScenarioError> {
     let entries = std::fs::read_dir(dir).map_err(|source| ScenarioError::Read {
         path: dir.to_path_buf(),
         source,
@@ -482,25 +615,124 @@ mod tests {
         assert_eq!(reference.lanes[2].mode(), ToolSearchMode::Code);
     }
 
-    #[test]
-    fn unknown_field_names_file_and_field() {
-        let err = parse_scenario(
-            "id = \"x\"\ntitle = \"t\"\nprompt = \"p\"\ntarget_tool = \"t\"\nbogus = 1\n",
-            "s.toml",
-        )
-        .unwrap_err()
-        .to_string();
-        assert!(err.starts_with("scenario file s.toml: "), "{err}");
-        assert!(err.contains("bogus"), "{err}");
+    /// A valid file to break one thing of: `{lanes}` is replaced by the lanes.
+    const FILE: &str = "id = 'x'\ntitle = 't'\nprompt = 'p'\ntarget_tool = 'fake_plugin_tool_02'\n\
+                        \n[catalog]\nplugin_id = 'p'\nsize = 3\n{extra}\n\
+                        [[lanes]]\nname = 'direct'\ntool_search = false\n\n\
+                        [[lanes]]\nname = 'tools'\ntool_search = { mode = 'tools' }\n{lane}";
+
+    fn error(extra: &str, lane: &str) -> String {
+        let text = FILE.replace("{extra}", extra).replace("{lane}", lane);
+        parse_scenario(&text, "s.toml").unwrap_err().to_string()
     }
 
     #[test]
-    fn bad_lane_mode_is_named() {
-        let text =
-            "id='x'\ntitle='t'\nprompt='p'\ntarget_tool='t'\n[catalog]\nplugin_id='p'\nsize=3\n\
-                    [[lanes]]\nname='a'\ntool_search={mode='magic'}\n";
-        let err = parse_scenario(text, "s.toml").unwrap_err().to_string();
-        assert!(err.contains("lanes[0] (a): tools.toolSearch.mode"), "{err}");
+    fn the_test_file_loads() {
+        let text = FILE.replace("{extra}", "").replace("{lane}", "");
+        assert_eq!(parse_scenario(&text, "s.toml").unwrap().lanes.len(), 2);
+    }
+
+    #[test]
+    fn toml_errors_are_one_line_with_file_line_column_and_field() {
+        assert_eq!(
+            error("bogus = 1", ""),
+            "s.toml:9:1: catalog.bogus: unknown field `bogus`, expected one of `plugin_id`, \
+             `size`, `core_tools`, `description_template`, `direct_only`, `broken`, `mcp`, `client`"
+        );
+        assert_eq!(
+            error("size2 = [", ""),
+            "s.toml:11:1: missing comma between array elements, expected `,`"
+        );
+        let err = parse_scenario("id = 'x'\ntitle = 't'\nprompt = 3\n", "s.toml")
+            .unwrap_err()
+            .to_string();
+        assert_eq!(
+            err,
+            "s.toml:3:10: prompt: invalid type: integer `3`, expected a string"
+        );
+    }
+
+    #[test]
+    fn a_missing_required_field_names_it_at_its_table() {
+        let text = FILE
+            .replace("plugin_id = 'p'\n", "")
+            .replace("{extra}", "")
+            .replace("{lane}", "");
+        let err = parse_scenario(&text, "s.toml").unwrap_err().to_string();
+        assert!(err.starts_with("s.toml:6:"), "{err}");
+        assert!(err.ends_with("missing field `plugin_id`"), "{err}");
+    }
+
+    #[test]
+    fn a_target_outside_the_catalogue_is_a_load_error_with_suggestions() {
+        let text = FILE
+            .replace("'fake_plugin_tool_02'", "'fake_plugin_tool_2'")
+            .replace("{extra}", "")
+            .replace("{lane}", "");
+        let err = parse_scenario(&text, "s.toml").unwrap_err();
+        assert_eq!(
+            err.to_string(),
+            "s.toml:4:1: target_tool: \"fake_plugin_tool_2\" is not an openclaw tool of this \
+             catalogue (fake tools fake_plugin_tool_01 … fake_plugin_tool_03 and the core tools); \
+             did you mean fake_plugin_tool_02?"
+        );
+        assert_eq!(
+            err.excerpt(),
+            Some("  |\n4 | target_tool = 'fake_plugin_tool_2'\n  | ^")
+        );
+    }
+
+    #[test]
+    fn bad_lane_values_name_the_lane_and_its_key() {
+        assert_eq!(
+            error("", "config = { tools = { toolSerch = true } }\n"),
+            "s.toml:17:22: lane \"tools\": config.tools.toolSerch: unknown field `toolSerch`, \
+             expected one of `toolSearch`, `allow`, `deny`, `alsoAllow`, `approvals`"
+        );
+        assert_eq!(
+            error(
+                "",
+                "config = { tools = { approvals = [{ tool = 'x', action = 'maybe' }] } }\n"
+            ),
+            "s.toml:17:49: lane \"tools\": config.tools.approvals[0].action: unknown variant \
+             `maybe`, expected `allow` or `deny`"
+        );
+        let err = error("", "tool_search = { mode = 'magic' }\n");
+        assert!(err.contains("duplicate key"), "{err}");
+        let text = FILE
+            .replace("{ mode = 'tools' }", "{ mode = 'magic' }")
+            .replace("{extra}", "")
+            .replace("{lane}", "");
+        assert_eq!(
+            parse_scenario(&text, "s.toml").unwrap_err().to_string(),
+            "s.toml:16:17: lane \"tools\": tool_search.mode: expected \"code\", \"tools\" or \
+             \"directory\", got \"magic\""
+        );
+    }
+
+    #[test]
+    fn claims_are_checked_against_lanes_and_catalogue() {
+        let claims = |claim: &str| error(&format!("\n[[claims]]\n{claim}\n"), "");
+        assert_eq!(
+            claims("id = 'F9'"),
+            "s.toml:11:1: claims[0].id: unknown claim \"F9\"; expected one of C1, C2, C3, C4, C5, \
+             C6, F1, F2, F3, F4, F5, F6, H1, L1, P1"
+        );
+        assert_eq!(
+            claims("id = 'F1'\ntool = 'fake_plugin_tool_4'"),
+            "s.toml:12:1: claims[0].tool: \"fake_plugin_tool_4\" is not a tool of this catalogue; \
+             did you mean fake_plugin_tool_01, fake_plugin_tool_02, fake_plugin_tool_03?"
+        );
+        assert_eq!(
+            claims("id = 'C6'\nlanes = ['tool']"),
+            "s.toml:12:10: claims[0].lanes[0]: no lane named \"tool\" in this scenario; did you \
+             mean tools?"
+        );
+        assert_eq!(
+            claims("id = 'C1'\nlanes = ['tools']"),
+            "s.toml:12:1: claims[0].lanes: claim C1 cannot be checked here: no lane with Tool \
+             Search off (tool_search = false)"
+        );
     }
 
     #[test]

@@ -8,16 +8,25 @@
 //! This room sits below the suite and the targets: both read scenarios, neither is read here.
 
 pub mod claim;
+pub mod fields;
 pub mod load;
+pub mod names;
+pub mod place;
+pub mod template;
 
 use serde::{Deserialize, Serialize};
 use serde_json::{json, Value};
 
 use crate::catalog::{ToolPolicy, ToolSource};
+use std::sync::Arc;
+
 use crate::config::{ToolSearchMode, ToolSearchSettings};
+use crate::profile::Profile;
 use crate::provider::ScriptedTurn;
 pub use claim::ClaimId;
-pub use load::{load_all, parse_scenario, scenario_from_json, select, ScenarioError};
+pub use load::{
+    load_all, load_file, parse_scenario, scenario_from_json, select, Invalid, ScenarioError,
+};
 
 /// The reference run's scenario; listed and run first.
 pub const REFERENCE_SCENARIO: &str = "tool-search-gateway-e2e";
@@ -65,6 +74,9 @@ pub struct Scenario {
     pub claims: Vec<ClaimSpec>,
     /// Why the scenario has no runnable lane yet (e.g. it needs a sandbox this build lacks).
     pub pending: Option<String>,
+    /// The surface the embedded gateway shows besides the catalogue (`profile`; default
+    /// `spec`). A real product shows its own; `suite --profile` replaces it for a run.
+    pub profile: Arc<Profile>,
     pub lanes: Vec<Lane>,
     /// Where the scenario was loaded from.
     pub origin: String,

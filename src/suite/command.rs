@@ -6,8 +6,9 @@ use std::io::Write;
 use std::path::{Path, PathBuf};
 
 use super::findings::{self, Expectations};
-use super::report::both::{side_by_side, side_by_side_json};
+use super::report::both::{side_by_side_json, side_by_side_with};
 use super::report::junit::junit_xml;
+use super::report::table::Detail;
 use super::report::SuiteReport;
 use super::select::{narrow, Shard};
 use super::{run_suite_on, ProviderSource, Reporter};
@@ -44,6 +45,11 @@ pub struct SuiteOptions {
     /// Accepted findings for the real target instead of the committed
     /// `expectations/<target>-<version>.toml`.
     pub expectations: Option<PathBuf>,
+    /// Tables show long values whole instead of cut (`--verbose`).
+    pub verbose: bool,
+    /// The profile the embedded gateway shows in every scenario instead of the scenario's own
+    /// (a built-in name or a profile file's path).
+    pub profile: Option<String>,
 }
 
 /// Runs the suite as `options` say, prints the report to `out`; the exit code.
@@ -53,7 +59,7 @@ pub async fn run(
     out: &mut dyn Write,
 ) -> Result<u8, Error> {
     let known = load_all(&options.scenario_dirs)?;
-    let scenarios = narrow(
+    let mut scenarios = narrow(
         select(known.clone(), &options.scenarios)?,
         options.filter.as_deref(),
         options.shard,
@@ -66,6 +72,12 @@ pub async fn run(
                  --no-snapshots to skip the comparison",
                 dir.display()
             )));
+        }
+    }
+    if let Some(reference) = &options.profile {
+        let profile = crate::profile::resolve(reference)?;
+        for scenario in &mut scenarios {
+            scenario.profile = profile.clone();
         }
     }
     let targets = options.target.targets()?;
@@ -85,10 +97,14 @@ pub async fn run(
         }
         reports.push(report);
     }
+    let shown = match options.verbose {
+        true => Detail::Full,
+        false => Detail::Cut,
+    };
     let text = match (options.format, reports.as_slice()) {
-        (Format::Table, [one]) => one.to_table(),
+        (Format::Table, [one]) => one.to_table_with(shown),
         (Format::Json, [one]) => one.to_json() + "\n",
-        (Format::Table, all) => side_by_side(all),
+        (Format::Table, all) => side_by_side_with(all, shown),
         (Format::Json, all) => side_by_side_json(all) + "\n",
     };
     emit(out, &text)?;

@@ -6,7 +6,7 @@ use std::path::{Path, PathBuf};
 use serde_json::{json, Value};
 
 use super::{BoxFuture, LaneGateway, LaneSetup, Target, TargetKind};
-use crate::config::CONTROL_TOOLS;
+use crate::config::{merge_overrides, CONTROL_TOOLS};
 use crate::error::Error;
 use crate::gateway::RunningGateway;
 use crate::protocol::session::{session_id_for_key, session_log_path, SessionLog};
@@ -72,6 +72,7 @@ pub fn embedded_config(setup: &LaneSetup<'_>) -> Value {
             "fakePlugin": fake_plugin_config(&scenario.catalog),
             "coreTools": scenario.catalog.core_tools,
             "mcpServers": mcp_servers,
+            "profile": scenario.profile.reference,
         },
     });
     if let Some(overrides) = &setup.lane.config {
@@ -92,25 +93,6 @@ fn fake_plugin_config(catalog: &CatalogSpec) -> Value {
         plugin["broken"] = json!(catalog.broken);
     }
     plugin
-}
-
-/// Deep-merges a lane's `config` overrides into its gateway config: tables merge key by key,
-/// anything else replaces.
-pub fn merge_overrides(base: &mut Value, overrides: Value) {
-    match (base, overrides) {
-        (Value::Object(base), Value::Object(overrides)) => {
-            for (key, value) in overrides {
-                match base.get_mut(&key) {
-                    Some(slot) => merge_overrides(slot, value),
-                    None => {
-                        base.insert(key, value);
-                    }
-                }
-            }
-        }
-        (_, Value::Null) => {}
-        (slot, value) => *slot = value,
-    }
 }
 
 struct EmbeddedLane {

@@ -13,12 +13,10 @@ use std::path::PathBuf;
 use std::pin::Pin;
 use std::time::Duration;
 
-use crate::catalog::fake::core_tools;
-use crate::catalog::CatalogMode;
 use crate::error::Error;
 use crate::protocol::session::SessionLog;
 pub use crate::scenario::TargetKind;
-use crate::scenario::{CatalogSpec, Lane, Scenario};
+use crate::scenario::{Lane, Scenario};
 
 pub use embedded::EmbeddedTarget;
 pub use openclaw::OpenClawTarget;
@@ -109,15 +107,13 @@ pub trait LaneGateway: Send {
     }
 }
 
-/// The tools a target keeps visible in every Tool Search mode (never catalogued): the target's
-/// own direct-only core tools plus the scenario's direct-only fake tools.
-pub fn direct_only_tools(target: TargetKind, catalog: &CatalogSpec) -> Vec<String> {
+/// The tools a target keeps visible in every Tool Search mode: the target's own core tools that
+/// stay declared (the embedded gateway's come from the scenario's profile) plus the scenario's
+/// direct-only fake tools.
+pub fn direct_only_tools(target: TargetKind, scenario: &Scenario) -> Vec<String> {
+    let catalog = &scenario.catalog;
     let own: Vec<String> = match target {
-        TargetKind::Embedded if catalog.core_tools => core_tools()
-            .into_iter()
-            .filter(|t| t.catalog_mode == CatalogMode::DirectOnly)
-            .map(|t| t.name)
-            .collect(),
+        TargetKind::Embedded if catalog.core_tools => scenario.profile.always_declared(),
         TargetKind::Embedded => Vec::new(),
         TargetKind::Openclaw => openclaw::DIRECT_ONLY_TOOLS
             .iter()

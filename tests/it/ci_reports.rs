@@ -123,7 +123,7 @@ fn a_wrong_expectation_fails_with_exit_1_and_junit_carries_expected_and_actual()
     std::fs::write(
         dir.path().join("wrong.toml"),
         scenario_copy("wrong-expect", |t| {
-            t.replace("declared_tools = 43", "declared_tools = 44")
+            t.replace("declared_tools = 79", "declared_tools = 80")
         }),
     )
     .unwrap();
@@ -150,7 +150,7 @@ fn a_wrong_expectation_fails_with_exit_1_and_junit_carries_expected_and_actual()
     assert!(failed[0].0.starts_with("T1 direct"), "{:?}", failed[0]);
     assert_eq!(
         failed[0].2.as_deref(),
-        Some("expected declared tools = 44; got declared tools = 43")
+        Some("expected declared_tools = 80; got declared_tools = 79")
     );
 }
 

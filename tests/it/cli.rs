@@ -167,11 +167,10 @@ expect = { declared_tools = 3, provider_requests = 3, searches = 1, calls = 1, c
 fn scenario_validation_error_names_file_line_and_field() {
     let stderr = list_fails_on(
         "bad.toml",
-        "id = \"b\"\ntitle = \"t\"\nprompt = \"p\"\ntarget_tool = \"x\"\n[catalog]\nplugin_id = \"p\"\nsize = 3\n\n[[claims]]\nid = \"F9\"\n\n[[lanes]]\nname = \"a\"\ntool_search = false\n",
+        "id = \"b\"\ntitle = \"t\"\nprompt = \"p\"\ntarget_tool = \"fake_plugin_tool_01\"\n[catalog]\nplugin_id = \"p\"\nsize = 3\n\n[[claims]]\nid = \"F9\"\n\n[[lanes]]\nname = \"a\"\ntool_search = false\n",
     );
     assert!(
-        stderr
-            .contains("bad.toml: line 9: claims[0]: id: unknown claim \"F9\"; expected one of C1"),
+        stderr.contains("bad.toml:10:1: claims[0].id: unknown claim \"F9\"; expected one of C1"),
         "{stderr}"
     );
 }

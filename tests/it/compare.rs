@@ -8,6 +8,7 @@ async fn compare(sizes: &[usize], modes: &[ToolSearchMode]) -> CompareReport {
     let report = run_compare(CompareOptions {
         sizes: sizes.to_vec(),
         modes: modes.to_vec(),
+        profile: None,
     })
     .await
     .expect("compare runs");

@@ -1,5 +1,6 @@
 //! The docs tell the truth where it can be checked: the README's exit-code table is the one the
-//! binary uses.
+//! binary uses, and the field table of docs/scenarios.md is the loader's (every field it takes,
+//! and which are required).
 
 use toolsearch_qa::error::Exit;
 
@@ -24,4 +25,125 @@ fn the_readme_exit_code_table_is_the_binary_s() {
         .map(|(code, meaning)| (*code, meaning.to_string()))
         .collect();
     assert_eq!(readme_exit_codes(), want);
+}
+
+/// `(field, required?)` rows of the field table in docs/scenarios.md (the rows whose first cell
+/// is a backticked field path).
+fn documented_fields() -> Vec<(String, bool)> {
+    let page = std::fs::read_to_string(concat!(env!("CARGO_MANIFEST_DIR"), "/docs/scenarios.md"))
+        .expect("docs/scenarios.md");
+    let table = page
+        .split("## The fields")
+        .nth(1)
+        .and_then(|rest| rest.split("\n## ").next())
+        .expect("a section \"The fields\"");
+    table
+        .lines()
+        .filter_map(|line| {
+            let cells: Vec<&str> = line.split(" | ").map(str::trim).collect();
+            let field = cells.first()?.strip_prefix("| `")?.strip_suffix('`')?;
+            Some((field.to_string(), cells.get(1)? == &"required"))
+        })
+        .collect()
+}
+
+/// The smallest valid scenario: every required field and nothing else (one claim, so the
+/// claims' own required fields are in it too).
+const MINIMAL: &str =
+    "id = \"m\"\ntitle = \"t\"\nprompt = \"p\"\ntarget_tool = \"fake_plugin_tool_01\"\n\
+                       [catalog]\nplugin_id = \"p\"\nsize = 3\n[[claims]]\nid = \"P1\"\n\
+                       [[lanes]]\nname = \"a\"\ntool_search = false\n";
+
+/// `MINIMAL` without the field at `path` (`catalog.size`, `lanes[].name`).
+fn without(path: &str) -> String {
+    let mut doc: toml::Table = toml::from_str(MINIMAL).unwrap();
+    let keys: Vec<&str> = path.split('.').collect();
+    let mut table = &mut doc;
+    for key in &keys[..keys.len() - 1] {
+        let value = table.get_mut(key.trim_end_matches("[]")).unwrap();
+        table = match value {
+            toml::Value::Array(items) => items[0].as_table_mut().unwrap(),
+            other => other.as_table_mut().unwrap(),
+        };
+    }
+    table
+        .remove(keys[keys.len() - 1])
+        .expect("the minimal scenario has it");
+    toml::to_string(&doc).unwrap()
+}
+
+#[test]
+fn the_scenario_field_table_is_the_loader_s() {
+    let documented = documented_fields();
+    let accepted = toolsearch_qa::scenario::fields::accepted();
+    // `x.*` rows document every field under `x` by reference.
+    let covered = |path: &String| {
+        documented.iter().any(|(d, _)| {
+            d == path
+                || d.strip_suffix(".*")
+                    .is_some_and(|prefix| path.starts_with(&format!("{prefix}.")))
+        })
+    };
+    let undocumented: Vec<&String> = accepted.iter().filter(|p| !covered(p)).collect();
+    assert!(
+        undocumented.is_empty(),
+        "fields the loader takes but docs/scenarios.md lacks: {undocumented:?}"
+    );
+    let unknown: Vec<&String> = documented
+        .iter()
+        .map(|(d, _)| d)
+        .filter(|d| !d.ends_with(".*") && !accepted.contains(d))
+        .collect();
+    assert!(
+        unknown.is_empty(),
+        "documented fields the loader does not take: {unknown:?}"
+    );
+    // Required means: the minimal scenario has it and does not load without it. Optional means:
+    // the minimal scenario loads with it left out.
+    let load = |text: &str| toolsearch_qa::scenario::parse_scenario(text, "minimal.toml");
+    load(MINIMAL).expect("the minimal scenario loads");
+    for (field, required) in documented.iter().filter(|(d, _)| !d.ends_with(".*")) {
+        let present = has(field);
+        assert!(
+            present || !required,
+            "{field} is documented as required but MINIMAL lacks it"
+        );
+        if !present {
+            continue;
+        }
+        let loaded = load(&without(field));
+        match (required, loaded) {
+            (true, Err(err)) => {
+                let key = field.rsplit('.').next().unwrap().trim_end_matches("[]");
+                let err = err.to_string();
+                assert!(
+                    err.contains(&format!("missing field `{key}`")),
+                    "{field}: {err}"
+                );
+            }
+            (true, Ok(_)) => panic!("{field} is documented as required, but loads without it"),
+            (false, Err(err)) => panic!("{field} is documented as optional, but: {err}"),
+            (false, Ok(_)) => {}
+        }
+    }
+}
+
+/// Does `MINIMAL` have the field at `path`?
+fn has(path: &str) -> bool {
+    let mut value = toml::Value::Table(toml::from_str(MINIMAL).unwrap());
+    for key in path.split('.') {
+        let next = match &value {
+            toml::Value::Table(t) => t.get(key.trim_end_matches("[]")).cloned(),
+            _ => None,
+        };
+        let next = match next {
+            Some(toml::Value::Array(items)) if key.ends_with("[]") => items.first().cloned(),
+            other => other,
+        };
+        match next {
+            Some(n) => value = n,
+            None => return false,
+        }
+    }
+    true
 }

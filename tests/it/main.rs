@@ -4,6 +4,7 @@
 
 mod common;
 
+mod authoring;
 mod catalogue_sources;
 mod ci_reports;
 mod cli;
@@ -21,6 +22,8 @@ mod load;
 mod openclaw_real;
 mod policy_leak;
 mod probes;
+mod profile;
+mod profile_fidelity;
 mod provider;
 mod quality;
 mod reference_scenario;

@@ -60,7 +60,8 @@ async fn every_claim_holds_with_exact_figures() {
     let direct = &scenario["lanes"]["direct"];
     assert_eq!(direct["status"], 200);
     assert_eq!(direct["providerRequestCount"], 2);
-    assert_eq!(direct["providerDeclaredToolCount"], 43);
+    // The product profile (openclaw-2026.9.6): its 43 core tools plus the 36 fake ones.
+    assert_eq!(direct["providerDeclaredToolCount"], 79);
     assert_eq!(
         direct["providerPlannedTools"],
         serde_json::json!(["fake_plugin_tool_17", null])
@@ -74,12 +75,7 @@ async fn every_claim_holds_with_exact_figures() {
     assert_eq!(tools["providerRequestCount"], 3);
     assert_eq!(
         tools["providerDeclaredToolNames"],
-        serde_json::json!([
-            "session_status",
-            "tool_call",
-            "tool_describe",
-            "tool_search"
-        ])
+        product_declared(&["tool_call", "tool_describe", "tool_search"])
     );
     assert_eq!(
         tools["providerPlannedTools"],
@@ -88,7 +84,7 @@ async fn every_claim_holds_with_exact_figures() {
     assert_eq!(tools["sessionLog"]["searches"], 1);
     assert_eq!(tools["sessionLog"]["calls"], 1);
     assert_eq!(tools["sessionLog"]["describes"], 0);
-    assert_eq!(tools["sessionLog"]["catalogSize"], 42);
+    assert_eq!(tools["sessionLog"]["catalogSize"], 77);
     assert_eq!(tools["sessionLog"]["finalTool"], "fake_plugin_tool_17");
     assert_eq!(tools["sessionLog"]["finalToolSource"], "openclaw");
 
@@ -96,7 +92,7 @@ async fn every_claim_holds_with_exact_figures() {
     assert_eq!(code["providerRequestCount"], 2);
     assert_eq!(
         code["providerDeclaredToolNames"],
-        serde_json::json!(["session_status", "tool_search_code"])
+        product_declared(&["tool_search_code"])
     );
     assert_eq!(
         code["providerPlannedTools"],
@@ -117,7 +113,7 @@ async fn every_claim_holds_with_exact_figures() {
         reduction["firstRequestBytes"].as_i64().unwrap(),
         direct_bytes as i64 - tools_bytes as i64
     );
-    assert_eq!(reduction["declaredTools"], 39);
+    assert_eq!(reduction["declaredTools"], 67);
 
     let directory = &scenario["lanes"]["directory"];
     assert_eq!(
@@ -132,10 +128,13 @@ async fn every_claim_holds_with_exact_figures() {
         directory["gatewayOutputText"],
         "FAKE_PLUGIN_OK fake_plugin_tool_17"
     );
-    // The directory lists the 41 unique catalogued OpenClaw names (all but the direct-only tool).
-    let prompt_growth = directory["providerSystemPromptChars"].as_u64().unwrap_or(0)
-        - tools["providerSystemPromptChars"].as_u64().unwrap_or(0);
-    assert!(prompt_growth > 41 * 40, "{prompt_growth}");
+    // As in the product, every Tool Search lane's prompt has the directory: the 36 fake tools and
+    // the 34 catalogued core tools (not the 7 visible ones, not the 2 direct-only ones).
+    for lane in ["tools", "code", "directory"] {
+        let figures = &scenario["lanes"][lane]["directory"];
+        assert_eq!(figures["lines"], 70, "{lane}");
+        assert_eq!(figures["namesTarget"], true, "{lane}");
+    }
 }
 
 #[tokio::test]
@@ -153,4 +152,13 @@ async fn two_runs_give_identical_figures_and_claims() {
         panic!("lanes")
     };
     assert_eq!(lanes.len(), 4);
+}
+
+/// What the product profile declares in a Tool Search lane: OpenClaw 2026.9.6's always-declared
+/// core tools and the mode's controls, sorted.
+fn product_declared(controls: &[&str]) -> Value {
+    let mut names: Vec<&str> = toolsearch_qa::targets::openclaw::DIRECT_ONLY_TOOLS.to_vec();
+    names.extend(controls);
+    names.sort_unstable();
+    serde_json::json!(names)
 }

@@ -41,6 +41,13 @@ pub fn fixture_server(name: &str) -> Option<FixtureServer> {
     })
 }
 
+/// The names of the tools fixture `name` lists, without starting it (scenario files are checked
+/// against them when they load).
+pub fn fixture_tool_names(name: &str) -> Option<Vec<String>> {
+    let server = fixture_server(name)?;
+    Some(server.tools().iter().map(|t| t.name.to_string()).collect())
+}
+
 /// One fixture MCP server.
 #[derive(Debug, Clone)]
 pub struct FixtureServer {

@@ -14,7 +14,7 @@ use crate::catalog::ToolEntry;
 use crate::config::{TOOL_CALL, TOOL_DESCRIBE, TOOL_SEARCH, TOOL_SEARCH_CODE};
 use crate::protocol::responses::{declared_tool_names, system_text};
 use crate::protocol::{SessionRecord, ToolResultRecord};
-use crate::scenario::Scenario;
+use crate::scenario::{Scenario, TargetKind};
 use crate::suite::observation::Observed;
 
 /// Tool results the model got as errors, with their output text.
@@ -352,19 +352,24 @@ pub fn t1_expected_figures(input: &ClaimInput<'_>) -> Vec<Check> {
     expected_figures(input.lane)
 }
 
-/// The lane's `expect` figures (for its target) as checks; C6 makes them too.
+/// The lane's `expect` figures (for its target) as checks, each named and printed by its field
+/// in the scenario file (`expect.declared_tools = 43`; `openclaw_expect.…` on a real OpenClaw).
 pub fn expected_figures(o: &Observed<'_>) -> Vec<Check> {
     let (f, s) = (&o.figures, &o.figures.session_log);
     let e = o.lane.expect_for(o.target);
+    let table = match o.target {
+        TargetKind::Embedded => "expect",
+        TargetKind::Openclaw => "openclaw_expect",
+    };
     let count = |n: usize| Some(n as u64);
     let pairs: [(&str, Option<u64>, Option<u64>); 7] = [
         (
-            "declared tools",
+            "declared_tools",
             e.declared_tools.map(|n| n as u64),
             count(f.provider_declared_tool_count),
         ),
         (
-            "provider requests",
+            "provider_requests",
             e.provider_requests.map(|n| n as u64),
             count(f.provider_request_count),
         ),
@@ -372,25 +377,25 @@ pub fn expected_figures(o: &Observed<'_>) -> Vec<Check> {
         ("describes", e.describes, Some(s.describes)),
         ("calls", e.calls, Some(s.calls)),
         (
-            "catalog size",
+            "catalog_size",
             e.catalog_size.map(|n| n as u64),
             s.catalog_size.map(|n| n as u64),
         ),
         (
-            "tool errors",
+            "tool_errors",
             e.tool_errors.map(|n| n as u64),
             count(error_outputs(o).len()),
         ),
     ];
     let mut checks: Vec<Check> = pairs
         .into_iter()
-        .filter_map(|(label, want, got)| {
+        .filter_map(|(field, want, got)| {
             want.map(|want| {
                 check(
-                    label,
+                    format!("{table}.{field}"),
                     got == Some(want),
-                    format!("{label} = {want}"),
-                    format!("{label} = {}", show(got)),
+                    format!("{field} = {want}"),
+                    format!("{field} = {}", show(got)),
                 )
             })
         })
@@ -399,12 +404,15 @@ pub fn expected_figures(o: &Observed<'_>) -> Vec<Check> {
         let seen = f.directory.as_ref();
         let describe = |present: bool| if present { "present" } else { "absent" };
         checks.push(check(
-            "directory",
+            format!("{table}.directory"),
             seen.is_some() == want,
-            format!("capability directory {}", describe(want)),
+            format!(
+                "directory = {want} (capability directory {})",
+                describe(want)
+            ),
             match seen {
                 Some(d) => format!(
-                    "present: {} lines, {} the target",
+                    "directory = true (present: {} lines, {} the target)",
                     d.lines,
                     if d.names_target {
                         "names"
@@ -412,7 +420,7 @@ pub fn expected_figures(o: &Observed<'_>) -> Vec<Check> {
                         "does not name"
                     }
                 ),
-                None => "absent".to_string(),
+                None => "directory = false (absent)".to_string(),
             },
         ));
     }

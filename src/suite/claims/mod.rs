@@ -154,6 +154,10 @@ pub struct Verdict {
     /// The accepted findings its failing checks match, when any do.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub acceptance: Option<Acceptance>,
+    /// Why the claim could not be checked: the lane it needs is not in the scenario (see
+    /// [`ClaimId::missing_lane`]). Not applicable is never a failure.
+    #[serde(rename = "notApplicable", skip_serializing_if = "Option::is_none")]
+    pub not_applicable: Option<String>,
 }
 
 impl Verdict {
@@ -180,7 +184,24 @@ impl Verdict {
             checks: checks.len(),
             failures,
             acceptance: None,
+            not_applicable: None,
         }
+    }
+
+    /// A claim that could not be checked because the scenario lacks a lane it needs; its lane
+    /// is `-`.
+    pub fn not_applicable(claim: ClaimId, reason: &str) -> Verdict {
+        Verdict {
+            not_applicable: Some(reason.to_string()),
+            expected: String::new(),
+            actual: String::new(),
+            ..Verdict::new(claim, NO_LANE, Vec::new())
+        }
+    }
+
+    /// Could not be checked (no lane it needs).
+    pub fn is_not_applicable(&self) -> bool {
+        self.not_applicable.is_some()
     }
 
     /// Holds, or fails exactly as accepted: the verdict does not fail the run.
@@ -211,28 +232,39 @@ fn verdict(
     Verdict::new(claim, &lane.lane.name, check_of(claim)(&input))
 }
 
+/// The lane of a verdict that is about no lane (a claim that is not applicable).
+pub const NO_LANE: &str = "-";
+
 /// Evaluates every claim that applies to the scenario's lanes, in a stable order (claim, then
-/// lane order). A scenario without `claims` gets [`ClaimId::DEFAULT`]; one that lists claims gets
-/// exactly those (narrowed to their `lanes`; C1–C5 keep to the lanes they are about). Either way
-/// T1 runs on every lane that sets exact expectations for the target.
+/// lane order, not-applicable ones first). A scenario without `claims` gets
+/// [`ClaimId::DEFAULT`]; one that lists claims gets exactly those (narrowed to their `lanes`;
+/// C1–C5 keep to the lanes they are about). A claim whose lane is missing is one
+/// not-applicable verdict ([`ClaimId::missing_lane`]). T1 runs on every lane that sets exact
+/// expectations for the target.
 pub fn evaluate(scenario: &Scenario, lanes: &[Observed<'_>]) -> Vec<Verdict> {
     let mut verdicts = Vec::new();
-    if scenario.claims.is_empty() {
-        for claim in ClaimId::DEFAULT {
-            for lane in lanes.iter().filter(|l| applies_to(claim, l)) {
-                verdicts.push(verdict(claim, scenario, None, lane, lanes));
-            }
-        }
-    }
-    for spec in &scenario.claims {
-        let narrowed =
-            |lane: &&Observed<'_>| spec.lanes.is_empty() || spec.lanes.contains(&lane.lane.name);
-        for lane in lanes
+    let defaults = ClaimId::DEFAULT.map(|id| (id, None));
+    let named = scenario.claims.iter().map(|spec| (spec.id, Some(spec)));
+    let claims: Vec<(ClaimId, Option<&ClaimSpec>)> = match scenario.claims.is_empty() {
+        true => defaults.to_vec(),
+        false => named.collect(),
+    };
+    let all: Vec<&crate::scenario::Lane> = lanes.iter().map(|l| l.lane).collect();
+    for (claim, spec) in claims {
+        let candidates: Vec<&Observed<'_>> = lanes
             .iter()
-            .filter(narrowed)
-            .filter(|l| !spec.id.keeps_own_lanes() || applies_to(spec.id, l))
-        {
-            verdicts.push(verdict(spec.id, scenario, Some(spec), lane, lanes));
+            .filter(|l| spec.is_none_or(|s| s.lanes.is_empty() || s.lanes.contains(&l.lane.name)))
+            .filter(|l| spec.is_some() && !claim.keeps_own_lanes() || applies_to(claim, l))
+            .collect();
+        let candidate_lanes: Vec<&crate::scenario::Lane> =
+            candidates.iter().map(|l| l.lane).collect();
+        match claim.missing_lane(&candidate_lanes, &all) {
+            Some(reason) => verdicts.push(Verdict::not_applicable(claim, reason)),
+            None => verdicts.extend(
+                candidates
+                    .iter()
+                    .map(|lane| verdict(claim, scenario, spec, lane, lanes)),
+            ),
         }
     }
     for lane in lanes.iter().filter(|l| applies_to(ClaimId::T1, l)) {

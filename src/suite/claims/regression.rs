@@ -263,10 +263,7 @@ pub fn expected_declared(scenario: &Scenario, o: &Observed<'_>) -> Vec<String> {
     if o.lane.mode() == ToolSearchMode::Directory {
         names.extend(scenario.catalog.client.iter().cloned());
     }
-    names.extend(crate::targets::direct_only_tools(
-        o.target,
-        &scenario.catalog,
-    ));
+    names.extend(crate::targets::direct_only_tools(o.target, scenario));
     names.sort();
     names.dedup();
     names
@@ -567,9 +564,41 @@ mod tests {
         let padding = "x".repeat(40_000);
         f.lane("tools").requests[0].0["metadata"] = json!(padding);
         assert_eq!(fails(&f, C5, "tools").len(), 1);
+    }
+
+    #[test]
+    fn claims_that_need_a_missing_lane_are_not_applicable_never_failures() {
+        let mut f = Fixture::passing_reference();
         f.lanes.remove(0);
-        let v = verdict(&f, C5, "tools");
-        assert!(!v.ok);
-        assert_eq!(v.expected, "a direct lane to compare with");
+        let verdicts = f.verdicts();
+        let na: Vec<(ClaimId, &str, Option<&str>)> = verdicts
+            .iter()
+            .filter(|v| v.is_not_applicable())
+            .map(|v| (v.claim, v.lane.as_str(), v.not_applicable.as_deref()))
+            .collect();
+        assert_eq!(
+            na,
+            [
+                (
+                    C1,
+                    "-",
+                    Some("no lane with Tool Search off (tool_search = false)")
+                ),
+                (
+                    C3,
+                    "-",
+                    Some("no lane with Tool Search off (tool_search = false)")
+                ),
+                (
+                    C5,
+                    "-",
+                    Some("no direct lane (tool_search = false) to compare with")
+                ),
+            ]
+        );
+        assert!(verdicts
+            .iter()
+            .filter(|v| v.is_not_applicable())
+            .all(|v| v.ok && v.passes_gate() && v.failures.is_empty()));
     }
 }

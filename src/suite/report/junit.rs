@@ -1,5 +1,6 @@
 //! JUnit XML for CI systems: one test suite per target × scenario, one test case per lane ×
-//! claim. A failing claim carries what was expected and what was seen, for every failing check.
+//! claim. A failing claim carries what was expected and what was seen, for every failing check;
+//! an accepted or not-applicable one is `<skipped>` with its reason.
 
 use quick_junit::{NonSuccessKind, Report, TestCase, TestCaseStatus, TestSuite};
 
@@ -46,6 +47,13 @@ pub fn junit_xml(reports: &[SuiteReport]) -> Result<String, quick_junit::Seriali
 }
 
 fn status(verdict: &Verdict) -> TestCaseStatus {
+    if let Some(reason) = &verdict.not_applicable {
+        let mut status = TestCaseStatus::skipped();
+        status
+            .set_message(format!("not applicable: {reason}"))
+            .set_type("not-applicable");
+        return status;
+    }
     if verdict.ok {
         return TestCaseStatus::success();
     }

@@ -1,6 +1,6 @@
 //! The Markdown report: figures and claims per scenario, for a CI summary page.
 
-use super::table::{detail, planned, result};
+use super::table::{detail, planned, result, Detail};
 use super::SuiteReport;
 
 impl SuiteReport {
@@ -11,8 +11,13 @@ impl SuiteReport {
             if self.ok { "PASS" } else { "FAIL" }
         );
         for s in &self.scenarios {
+            let profile = s
+                .profile
+                .as_ref()
+                .map(|p| format!(", profile `{p}`"))
+                .unwrap_or_default();
             out.push_str(&format!(
-                "\n## {} (tool `{}`)\n\n",
+                "\n## {} (tool `{}`{profile})\n\n",
                 s.scenario, s.target_tool
             ));
             out.push_str("| lane | status | requests | 1st req bytes | ratio | declared | prompt chars | planned |\n");
@@ -31,10 +36,10 @@ impl SuiteReport {
             }
             out.push_str("\n| claim | lane | result | what | detail |\n|---|---|---|---|---|\n");
             for c in &s.claims {
-                let detail = if c.ok {
+                let detail = if c.ok && !c.is_not_applicable() {
                     format!("{} checks", c.checks)
                 } else {
-                    detail(c, "; ")
+                    detail(c, "; ", Detail::Cut)
                 };
                 let result = match result(c) {
                     "FAIL" => "**FAIL**",

@@ -73,6 +73,8 @@ pub struct ScenarioReport {
     pub ok: bool,
     pub scenario: String,
     pub target_tool: String,
+    /// The profile the embedded gateway showed (`null` on a real product, which shows its own).
+    pub profile: Option<String>,
     /// Lane name → figures, in the scenario's lane order.
     pub lanes: LaneMap<LaneFigures>,
     /// Tool Search lane name → reduction against the direct lane.
@@ -181,6 +183,10 @@ impl ScenarioReport {
             ok: claims.iter().all(Verdict::passes_gate),
             scenario: scenario.id.clone(),
             target_tool: scenario.target_tool.clone(),
+            profile: observed
+                .iter()
+                .any(|o| o.target == TargetKind::Embedded)
+                .then(|| scenario.profile.name.clone()),
             lanes: LaneMap(lanes),
             reduction: LaneMap(reduction),
             claims,
@@ -280,14 +286,18 @@ impl SuiteReport {
         serde_json::to_string_pretty(self).unwrap_or_default()
     }
 
-    /// Claims that passed, failed and failed exactly as accepted; accepted findings that did not
-    /// reproduce.
+    /// Claims that passed, failed, failed exactly as accepted and were not applicable; accepted
+    /// findings that did not reproduce.
     pub fn counts(&self) -> Counts {
         let claims = self.scenarios.iter().flat_map(|s| &s.claims);
         Counts {
-            passed: claims.clone().filter(|c| c.ok).count(),
+            passed: claims
+                .clone()
+                .filter(|c| c.ok && !c.is_not_applicable())
+                .count(),
             failed: claims.clone().filter(|c| !c.passes_gate()).count(),
-            accepted: claims.filter(|c| c.is_accepted()).count(),
+            accepted: claims.clone().filter(|c| c.is_accepted()).count(),
+            not_applicable: claims.filter(|c| c.is_not_applicable()).count(),
             stale: self.stale_findings.len(),
         }
     }
@@ -299,11 +309,13 @@ pub struct Counts {
     pub passed: usize,
     pub failed: usize,
     pub accepted: usize,
+    /// Claims the scenario lacks a lane for (never a failure).
+    pub not_applicable: usize,
     pub stale: usize,
 }
 
-/// `N passed, M failed` over several reports, plus the accepted and stale findings when there
-/// are any.
+/// `N passed, M failed` over several reports, plus the accepted findings, the claims that are
+/// not applicable and the stale findings when there are any.
 pub fn count_line(reports: &[SuiteReport]) -> String {
     let c = reports
         .iter()
@@ -312,11 +324,15 @@ pub fn count_line(reports: &[SuiteReport]) -> String {
             passed: a.passed + b.passed,
             failed: a.failed + b.failed,
             accepted: a.accepted + b.accepted,
+            not_applicable: a.not_applicable + b.not_applicable,
             stale: a.stale + b.stale,
         });
     let mut line = format!("{} passed, {} failed", c.passed, c.failed);
     if c.accepted > 0 {
         line.push_str(&format!(", {} accepted", c.accepted));
+    }
+    if c.not_applicable > 0 {
+        line.push_str(&format!(", {} not applicable", c.not_applicable));
     }
     if c.stale > 0 {
         line.push_str(&format!(

@@ -13,6 +13,26 @@ pub const WIDTH: u16 = 100;
 /// Characters of one detail line a table shows before cutting it.
 const DETAIL_CHARS: usize = 150;
 
+/// How much of a long value (a check's expected and got, an answer, an observed value) a table
+/// shows: cut (to 150 characters; an answer line to the table width), or all of it (`suite
+/// --verbose`). JSON always has all of it.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub enum Detail {
+    #[default]
+    Cut,
+    Full,
+}
+
+impl Detail {
+    /// `text` as this detail shows it.
+    pub fn show(self, text: &str) -> String {
+        match self {
+            Detail::Cut => cut(text, DETAIL_CHARS),
+            Detail::Full => text.to_string(),
+        }
+    }
+}
+
 pub(super) fn new_table(header: Vec<&str>) -> Table {
     let mut table = Table::new();
     table
@@ -40,9 +60,11 @@ pub(super) fn planned(figures: &LaneFigures) -> Vec<&str> {
         .collect()
 }
 
-/// A verdict's result word.
+/// A verdict's result word: PASS, FAIL, ACCEPTED (fails exactly as an accepted finding says) or
+/// N/A (not applicable: the scenario lacks a lane the claim needs).
 pub(super) fn result(c: &Verdict) -> &'static str {
     match (c.ok, c.is_accepted()) {
+        _ if c.is_not_applicable() => "N/A",
         (true, _) => "PASS",
         (false, true) => "ACCEPTED",
         (false, false) => "FAIL",
@@ -51,7 +73,10 @@ pub(super) fn result(c: &Verdict) -> &'static str {
 
 /// A verdict's detail: how many checks held, or every failing check (an accepted one with its
 /// reason).
-pub(super) fn detail(c: &Verdict, separator: &str) -> String {
+pub(super) fn detail(c: &Verdict, separator: &str, shown: Detail) -> String {
+    if let Some(reason) = &c.not_applicable {
+        return format!("not applicable: {reason}");
+    }
     if c.is_accepted() {
         let reasons: Vec<&str> = c
             .acceptance
@@ -74,8 +99,8 @@ pub(super) fn detail(c: &Verdict, separator: &str) -> String {
         .map(|f| {
             format!(
                 "expected {}{separator}got {}",
-                cut(&f.expected, DETAIL_CHARS),
-                cut(&f.actual, DETAIL_CHARS)
+                shown.show(&f.expected),
+                shown.show(&f.actual)
             )
         })
         .collect::<Vec<_>>()
@@ -85,23 +110,33 @@ pub(super) fn detail(c: &Verdict, separator: &str) -> String {
 impl SuiteReport {
     /// Figures per lane, then verdicts, for each scenario; then the count line.
     pub fn to_table(&self) -> String {
+        self.to_table_with(Detail::Cut)
+    }
+
+    /// [`Self::to_table`], with long values cut or whole.
+    pub fn to_table_with(&self, shown: Detail) -> String {
         let mut out = String::new();
         for s in &self.scenarios {
+            let profile = s
+                .profile
+                .as_ref()
+                .map(|p| format!(", profile {p}"))
+                .unwrap_or_default();
             out.push_str(&format!(
-                "scenario {} (target {}, tool {})\n",
+                "scenario {} (target {}{profile}, tool {})\n",
                 s.scenario,
                 self.target.as_str(),
                 s.target_tool
             ));
             out.push_str(&figures_table(s).to_string());
             out.push('\n');
-            out.push_str(&answers(s));
-            out.push_str(&claims_table(s).to_string());
+            out.push_str(&answers(s, shown));
+            out.push_str(&claims_table(s, shown).to_string());
             out.push('\n');
             out.push_str(&legend(s));
             out.push_str(&snapshot_lines(s));
         }
-        out.push_str(&self.findings_section());
+        out.push_str(&self.findings_section(shown));
         out.push_str(&count_line(std::slice::from_ref(self)));
         out
     }
@@ -138,7 +173,6 @@ fn figures_table(s: &ScenarioReport) -> Table {
     table
 }
 
-/// What the gateway answered: one line when every lane answered the same.
 /// Every snapshot that is not as committed: a changed one with its diff, a missing one with
 /// the command that writes it, a written one with where it went.
 pub(super) fn snapshot_lines(s: &ScenarioReport) -> String {
@@ -169,7 +203,8 @@ pub(super) fn snapshot_lines(s: &ScenarioReport) -> String {
     out
 }
 
-fn answers(s: &ScenarioReport) -> String {
+/// What the gateway answered: one line when every lane answered the same.
+fn answers(s: &ScenarioReport, shown: Detail) -> String {
     let texts: Vec<(&String, &str)> = s
         .lanes
         .iter()
@@ -177,23 +212,33 @@ fn answers(s: &ScenarioReport) -> String {
         .collect();
     match texts.first() {
         Some((_, first)) if texts.iter().all(|(_, t)| t == first) => {
-            format!("answer (every lane): {}\n", cut(first, DETAIL_CHARS))
+            answer_line("every lane", first, shown)
         }
         _ => texts
             .iter()
-            .map(|(lane, text)| format!("answer ({lane}): {}\n", cut(text, DETAIL_CHARS)))
+            .map(|(lane, text)| answer_line(lane, text, shown))
             .collect(),
     }
 }
 
-fn claims_table(s: &ScenarioReport) -> Table {
+/// `answer (LANE): TEXT`, cut to fit the table width unless shown whole.
+fn answer_line(lane: &str, text: &str, shown: Detail) -> String {
+    let head = format!("answer ({lane}): ");
+    let room = usize::from(WIDTH).saturating_sub(head.chars().count() + 1);
+    match shown {
+        Detail::Cut => format!("{head}{}\n", cut(text, room.max(20))),
+        Detail::Full => format!("{head}{text}\n"),
+    }
+}
+
+fn claims_table(s: &ScenarioReport, shown: Detail) -> Table {
     let mut table = new_table(vec!["claim", "lane", "result", "detail"]);
     for c in &s.claims {
         table.add_row(vec![
             Cell::new(c.claim),
             Cell::new(&c.lane),
             Cell::new(result(c)),
-            Cell::new(detail(c, "\n")),
+            Cell::new(detail(c, "\n", shown)),
         ]);
     }
     table
@@ -215,7 +260,7 @@ fn legend(s: &ScenarioReport) -> String {
 impl SuiteReport {
     /// The accepted findings that matched (check, observed value, reason) and those that no
     /// longer reproduce; empty when the run has none.
-    pub fn findings_section(&self) -> String {
+    pub fn findings_section(&self, shown: Detail) -> String {
         let accepted: Vec<_> = self
             .scenarios
             .iter()
@@ -241,7 +286,7 @@ impl SuiteReport {
                 table.add_row(vec![
                     format!("{}\n{}", s.scenario, c.lane),
                     format!("{} {}", c.claim, f.check),
-                    cut(&f.observed, DETAIL_CHARS),
+                    shown.show(&f.observed),
                     f.reason.clone(),
                 ]);
             }

@@ -1,0 +1,380 @@
+//! Reading profiles: the built-in ones (`data/profiles/*.toml`, compiled in by `build.rs`) by
+//! name, any other by its file's path. Every error names the file and the field.
+
+use std::collections::BTreeSet;
+use std::path::Path;
+use std::sync::{Arc, Mutex, OnceLock};
+
+use serde::Deserialize;
+use thiserror::Error;
+
+use super::model::{
+    Captured, Control, CoreTool, DirectoryFormat, ListKind, ProfileSurface, Prompts, RequestShape,
+    Section, Source, SurfaceKind,
+};
+use super::Profile;
+use crate::config::{ToolSearchMode, CONTROL_TOOLS};
+
+/// A profile that cannot be used: unknown, unreadable, or with a missing or wrong field.
+#[derive(Debug, Clone, PartialEq, Eq, Error)]
+pub enum ProfileError {
+    #[error("unknown profile {name:?}; built in: {} (or give a profile file's path)", .known.join(", "))]
+    Unknown { name: String, known: Vec<String> },
+    #[error("cannot read profile file {path}: {message}")]
+    Read { path: String, message: String },
+    #[error("profile file {origin}: {field}: {message}")]
+    Invalid {
+        origin: String,
+        /// The field at fault (`core_tools[3].exposure`), or `(file)` for a syntax error.
+        field: String,
+        message: String,
+    },
+}
+
+/// The profiles that ship with the binary: every `data/profiles/*.toml`, by file name.
+const BUILT_IN: &[(&str, &str)] = include!(concat!(env!("OUT_DIR"), "/builtin_profiles.rs"));
+
+/// The names of the built-in profiles, sorted.
+pub fn built_in_names() -> Vec<String> {
+    BUILT_IN
+        .iter()
+        .map(|(path, _)| file_stem(path).to_string())
+        .collect()
+}
+
+fn file_stem(path: &str) -> &str {
+    let name = path.rsplit('/').next().unwrap_or(path);
+    name.strip_suffix(".toml").unwrap_or(name)
+}
+
+/// The profile a scenario, a flag or a gateway config names: a built-in profile by name, else
+/// a profile file by path. Built-in ones are read once.
+pub fn resolve(reference: &str) -> Result<Arc<Profile>, ProfileError> {
+    if let Some((origin, text)) = BUILT_IN.iter().find(|(p, _)| file_stem(p) == reference) {
+        static CACHE: OnceLock<Mutex<Vec<Arc<Profile>>>> = OnceLock::new();
+        let cache = CACHE.get_or_init(Mutex::default);
+        let mut cache = cache.lock().unwrap_or_else(|p| p.into_inner());
+        if let Some(found) = cache.iter().find(|p| p.reference == reference) {
+            return Ok(found.clone());
+        }
+        let profile = Arc::new(parse(text, origin, reference)?);
+        cache.push(profile.clone());
+        return Ok(profile);
+    }
+    let path = Path::new(reference);
+    if reference.ends_with(".toml") || path.components().count() > 1 {
+        return read_file(path).map(Arc::new);
+    }
+    Err(ProfileError::Unknown {
+        name: reference.to_string(),
+        known: built_in_names(),
+    })
+}
+
+/// Reads a profile file; gateways name it by its absolute path.
+pub fn read_file(path: &Path) -> Result<Profile, ProfileError> {
+    let text = std::fs::read_to_string(path).map_err(|e| ProfileError::Read {
+        path: path.display().to_string(),
+        message: e.to_string(),
+    })?;
+    let reference = std::path::absolute(path)
+        .unwrap_or_else(|_| path.to_path_buf())
+        .display()
+        .to_string();
+    parse(&text, &path.display().to_string(), &reference)
+}
+
+/// A profile file as written.
+#[derive(Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
+struct ProfileFile {
+    name: String,
+    about: String,
+    surface: SurfaceKind,
+    #[serde(default)]
+    source: Option<Source>,
+    #[serde(default)]
+    request: Option<RequestShape>,
+    #[serde(default)]
+    core_tools: Option<Vec<CoreTool>>,
+    #[serde(default)]
+    controls: Option<Vec<Control>>,
+    #[serde(default)]
+    directory: Option<DirectoryFormat>,
+    #[serde(default)]
+    prompt: Option<Prompts>,
+}
+
+type Invalid = (String, String);
+
+fn invalid(field: impl Into<String>, message: impl Into<String>) -> Invalid {
+    (field.into(), message.into())
+}
+
+/// Parses one profile text; `origin` names it in errors, `reference` is how gateways name it.
+pub fn parse(text: &str, origin: &str, reference: &str) -> Result<Profile, ProfileError> {
+    let error = |(field, message): Invalid| ProfileError::Invalid {
+        origin: origin.to_string(),
+        field,
+        message,
+    };
+    let deserializer = toml::Deserializer::parse(text).map_err(|e| {
+        error(invalid(
+            "(file)",
+            e.to_string().trim_end().replace('\n', " "),
+        ))
+    })?;
+    let file: ProfileFile = serde_path_to_error::deserialize(deserializer).map_err(|e| {
+        let field = e.path().to_string();
+        let message = e.into_inner().message().trim_end().to_string();
+        error(invalid(field, message))
+    })?;
+    let surface = resolve_surface(&file).map_err(error)?;
+    Ok(Profile {
+        name: file.name,
+        about: file.about,
+        origin: origin.to_string(),
+        reference: reference.to_string(),
+        surface,
+    })
+}
+
+fn resolve_surface(file: &ProfileFile) -> Result<ProfileSurface, Invalid> {
+    let parts = [
+        ("source", file.source.is_some()),
+        ("request", file.request.is_some()),
+        ("core_tools", file.core_tools.is_some()),
+        ("controls", file.controls.is_some()),
+        ("directory", file.directory.is_some()),
+        ("prompt", file.prompt.is_some()),
+    ];
+    match file.surface {
+        SurfaceKind::Spec => match parts.iter().find(|(_, set)| *set) {
+            Some((field, _)) => Err(invalid(
+                *field,
+                "a `surface = \"spec\"` profile is the built-in surface and takes no captured parts",
+            )),
+            None => Ok(ProfileSurface::Spec),
+        },
+        SurfaceKind::Captured => {
+            let (
+                Some(source),
+                Some(request),
+                Some(core_tools),
+                Some(controls),
+                Some(directory),
+                Some(prompt),
+            ) = (
+                file.source.clone(),
+                file.request.clone(),
+                file.core_tools.clone(),
+                file.controls.clone(),
+                file.directory.clone(),
+                file.prompt.clone(),
+            )
+            else {
+                let missing = parts.iter().find(|(_, set)| !*set).map_or("?", |p| p.0);
+                return Err(invalid(
+                    missing,
+                    "missing; a `surface = \"captured\"` profile needs source, request, core_tools, \
+                     controls, directory and prompt",
+                ));
+            };
+            let captured = Captured {
+                source,
+                request,
+                core_tools,
+                controls,
+                directory,
+                prompt,
+            };
+            validate(&captured)?;
+            Ok(ProfileSurface::Captured(Box::new(captured)))
+        }
+    }
+}
+
+/// The rules serde cannot say: unique names, the engine's controls per mode, lists where the
+/// directory is.
+fn validate(c: &Captured) -> Result<(), Invalid> {
+    let mut names = BTreeSet::new();
+    for (i, tool) in c.core_tools.iter().enumerate() {
+        let field = format!("core_tools[{i}].name");
+        if tool.name.is_empty() {
+            return Err(invalid(field, "empty"));
+        }
+        if CONTROL_TOOLS.contains(&tool.name.as_str()) {
+            return Err(invalid(
+                field,
+                format!("{:?} is a control tool; list it under controls", tool.name),
+            ));
+        }
+        if !names.insert(tool.name.as_str()) {
+            return Err(invalid(field, format!("{:?} is listed twice", tool.name)));
+        }
+    }
+    for mode in ToolSearchMode::ALL {
+        let mut given: Vec<&str> = c
+            .controls
+            .iter()
+            .filter(|t| t.modes.contains(&mode))
+            .map(|t| t.name.as_str())
+            .collect();
+        given.sort_unstable();
+        let mut wanted = mode.controls().to_vec();
+        wanted.sort_unstable();
+        if given != wanted {
+            return Err(invalid(
+                "controls",
+                format!(
+                    "mode {} has the controls [{}]; the profile gives [{}]",
+                    mode.as_str(),
+                    wanted.join(", "),
+                    given.join(", ")
+                ),
+            ));
+        }
+    }
+    let d = &c.directory;
+    if d.description_cuts.is_empty() {
+        return Err(invalid(
+            "directory.description_cuts",
+            "give at least one length (0: names only)",
+        ));
+    }
+    if d.modes.contains(&ToolSearchMode::Direct) {
+        return Err(invalid(
+            "directory.modes",
+            "direct mode has no catalogue to list",
+        ));
+    }
+    for mode in ToolSearchMode::ALL {
+        validate_sections(mode, c.prompt.of(mode), d.modes.contains(&mode))?;
+    }
+    Ok(())
+}
+
+fn validate_sections(
+    mode: ToolSearchMode,
+    sections: &[Section],
+    has_directory: bool,
+) -> Result<(), Invalid> {
+    let at = |i: usize, field: &str| format!("prompt.{}[{i}].{field}", mode.as_str());
+    for (i, s) in sections.iter().enumerate() {
+        if s.after.is_some() && s.list.is_none() {
+            return Err(invalid(
+                at(i, "after"),
+                "text after a list needs the `list`",
+            ));
+        }
+        if s.heading.as_deref().is_some_and(|h| !h.starts_with('#')) {
+            return Err(invalid(at(i, "heading"), "a heading line starts with `#`"));
+        }
+    }
+    for kind in [ListKind::Tools, ListKind::Directory] {
+        let lists: Vec<usize> = sections
+            .iter()
+            .enumerate()
+            .filter(|(_, s)| s.list == Some(kind))
+            .map(|(i, _)| i)
+            .collect();
+        if lists.len() > 1 {
+            return Err(invalid(at(lists[1], "list"), "a second list of this kind"));
+        }
+        if kind == ListKind::Directory && lists.is_empty() == has_directory {
+            let field = format!("prompt.{}", mode.as_str());
+            return Err(match has_directory {
+                true => invalid(
+                    field,
+                    "directory.modes has this mode but no section lists the directory",
+                ),
+                false => invalid(
+                    field,
+                    "a section lists the directory but directory.modes leaves this mode out",
+                ),
+            });
+        }
+    }
+    Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn built_in_profiles_load() {
+        let names = built_in_names();
+        assert!(names.contains(&"spec".to_string()), "{names:?}");
+        for name in names {
+            let profile = resolve(&name).unwrap_or_else(|e| panic!("{e}"));
+            assert_eq!(profile.name, name);
+            assert_eq!(profile.reference, name);
+        }
+        assert_eq!(resolve("spec").unwrap().surface, ProfileSurface::Spec);
+    }
+
+    #[test]
+    fn unknown_profile_lists_the_known_ones() {
+        let err = resolve("nope").unwrap_err().to_string();
+        assert!(
+            err.starts_with("unknown profile \"nope\"; built in: "),
+            "{err}"
+        );
+        assert!(err.contains("spec"), "{err}");
+    }
+
+    #[test]
+    fn a_missing_file_names_its_path() {
+        let err = resolve("no/such/profile.toml").unwrap_err().to_string();
+        assert!(
+            err.starts_with("cannot read profile file no/such/profile.toml: "),
+            "{err}"
+        );
+    }
+
+    fn error_of(text: &str) -> (String, String) {
+        match parse(text, "p.toml", "p.toml") {
+            Err(ProfileError::Invalid { field, message, .. }) => (field, message),
+            other => panic!("expected an invalid field, got {other:?}"),
+        }
+    }
+
+    #[test]
+    fn missing_and_wrong_fields_are_named() {
+        let (field, message) = error_of("name = \"x\"\nsurface = \"spec\"\n");
+        assert_eq!(field, ".");
+        assert!(message.contains("missing field `about`"), "{message}");
+        let (field, message) = error_of("name = \"x\"\nabout = \"a\"\nsurface = \"magic\"\n");
+        assert_eq!(field, "surface");
+        assert!(message.contains("magic"), "{message}");
+        let (field, _) = error_of("name = \"x\"\nabout = \"a\"\nsurface = \"captured\"\n");
+        assert_eq!(field, "source");
+        let (field, message) = error_of(
+            "name = \"x\"\nabout = \"a\"\nsurface = \"spec\"\n[request]\nstream = true\nuser_prefix = \"\"\n",
+        );
+        assert_eq!(field, "request");
+        assert!(message.contains("takes no captured parts"), "{message}");
+    }
+
+    #[test]
+    fn a_wrong_nested_field_has_its_path() {
+        let spec = resolve("openclaw-2026.9.6").unwrap();
+        assert_eq!(spec.name, "openclaw-2026.9.6");
+        let text = BUILT_IN
+            .iter()
+            .find(|(p, _)| file_stem(p) == "openclaw-2026.9.6")
+            .unwrap()
+            .1;
+        let broken = text.replacen("exposure = \"", "exposure = \"sometimes-", 1);
+        let (field, message) = error_of(&broken);
+        assert_eq!(field, "core_tools[0].exposure");
+        assert!(message.contains("sometimes-"), "{message}");
+        let broken = text.replacen("chars = ", "charz = ", 1);
+        let (field, _) = error_of(&broken);
+        assert!(
+            field.ends_with("user_prefix") || field.contains('.'),
+            "{field}"
+        );
+    }
+}

@@ -1,0 +1,302 @@
+//! Where things are in a scenario file: a field's path (`lanes[1].config.tools`), the line and
+//! column it is written at, and the field written at a given byte — so every load error can say
+//! `file:line:col: field: message`, whether toml or our own checks found it.
+
+use std::fmt;
+
+use toml::de::{DeTable, DeValue};
+use toml::Spanned;
+
+/// One step of a field path.
+#[derive(Debug, Clone, PartialEq, Eq)]
+enum Step {
+    Key(String),
+    Index(usize),
+}
+
+/// A field of a scenario file, as its author writes it: `catalog.size`, `claims[0].id`.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct Field(Vec<Step>);
+
+impl Field {
+    /// A top-level field, or a dotted path of keys with indexes (`catalog.direct_only`,
+    /// `tools.approvals[0].action`).
+    pub fn of(path: &str) -> Field {
+        let mut steps = Vec::new();
+        for part in path.split('.').filter(|k| !k.is_empty()) {
+            let (key, indexes) = part.split_once('[').unwrap_or((part, ""));
+            if !key.is_empty() {
+                steps.push(Step::Key(key.to_string()));
+            }
+            let indexes = indexes.trim_end_matches(']').split("][");
+            for index in indexes.filter(|i| !i.is_empty()) {
+                match index.parse() {
+                    Ok(i) => steps.push(Step::Index(i)),
+                    Err(_) => steps.push(Step::Key(format!("[{index}]"))),
+                }
+            }
+        }
+        Field(steps)
+    }
+
+    /// `self.key` (a dotted key adds each part).
+    pub fn key(mut self, key: &str) -> Field {
+        self.0.extend(Field::of(key).0);
+        self
+    }
+
+    /// `self.key`, for one key that may itself contain dots.
+    fn key_step(mut self, key: &str) -> Field {
+        self.0.push(Step::Key(key.to_string()));
+        self
+    }
+
+    /// `self[index]`.
+    pub fn index(mut self, index: usize) -> Field {
+        self.0.push(Step::Index(index));
+        self
+    }
+
+    pub fn is_empty(&self) -> bool {
+        self.0.is_empty()
+    }
+
+    /// The lane this field is inside (`lanes[i]…`), and the path within it.
+    fn in_lane(&self) -> Option<(usize, Field)> {
+        match self.0.as_slice() {
+            [Step::Key(k), Step::Index(i), rest @ ..] if k == "lanes" => {
+                Some((*i, Field(rest.to_vec())))
+            }
+            _ => None,
+        }
+    }
+}
+
+impl fmt::Display for Field {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        for (i, step) in self.0.iter().enumerate() {
+            match step {
+                Step::Key(key) if i == 0 => write!(f, "{key}")?,
+                Step::Key(key) => write!(f, ".{key}")?,
+                Step::Index(index) => write!(f, "[{index}]")?,
+            }
+        }
+        Ok(())
+    }
+}
+
+/// A 1-based line and column.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Place {
+    pub line: usize,
+    pub column: usize,
+}
+
+/// The places of one scenario text (empty when the text is not TOML).
+pub struct Places<'t> {
+    text: &'t str,
+    root: Option<Spanned<DeTable<'t>>>,
+}
+
+impl<'t> Places<'t> {
+    pub fn new(text: &'t str) -> Places<'t> {
+        Places {
+            text,
+            root: DeTable::parse(text).ok(),
+        }
+    }
+
+    /// Where `field` is written; when it is not (a missing key), where the closest enclosing
+    /// field is.
+    pub fn of(&self, field: &Field) -> Option<Place> {
+        let root = self.root.as_ref()?;
+        let mut at = None;
+        let mut table = Some(root.get_ref());
+        let mut value: Option<&Spanned<DeValue<'t>>> = None;
+        for step in &field.0 {
+            let next = match (step, table, value.map(Spanned::get_ref)) {
+                (Step::Key(key), Some(t), _) | (Step::Key(key), None, Some(DeValue::Table(t))) => {
+                    let found = t.get_key_value(key.as_str());
+                    if let Some((k, _)) = found {
+                        at = Some(k.span().start);
+                    }
+                    found.map(|(_, v)| v)
+                }
+                (Step::Index(i), _, Some(DeValue::Array(items))) => {
+                    let item = items.get(*i);
+                    if let Some(item) = item {
+                        at = Some(item.span().start);
+                    }
+                    item
+                }
+                _ => None,
+            };
+            let Some(next) = next else { break };
+            table = None;
+            value = Some(next);
+        }
+        at.map(|offset| self.place(offset))
+    }
+
+    /// The innermost field written at byte `offset` (empty when none is).
+    pub fn field_at(&self, offset: usize) -> Field {
+        let mut written = Vec::new();
+        if let Some(root) = &self.root {
+            collect_table(root.get_ref(), &Field::default(), &mut written);
+        }
+        // A key written at the offset, else a value that spans it; the deepest such field.
+        let deepest = |hit: &dyn Fn(&Written) -> bool| {
+            written
+                .iter()
+                .filter(|w| hit(w))
+                .max_by_key(|(field, _, _)| field.0.len())
+                .map(|(field, _, _)| field.clone())
+        };
+        deepest(&|(_, key, _)| contains(key, offset))
+            .or_else(|| deepest(&|(_, _, value)| contains(value, offset)))
+            .unwrap_or_default()
+    }
+
+    /// The line and column of byte `offset`.
+    pub fn place(&self, offset: usize) -> Place {
+        let offset = offset.min(self.text.len());
+        let before = &self.text[..offset];
+        let line_start = before.rfind('\n').map_or(0, |i| i + 1);
+        Place {
+            line: before.matches('\n').count() + 1,
+            column: before[line_start..].chars().count() + 1,
+        }
+    }
+
+    /// The text of line `place.line` with a caret under the column (for a terminal).
+    pub fn excerpt(&self, place: Place) -> Option<String> {
+        let line = self.text.lines().nth(place.line.checked_sub(1)?)?;
+        let gutter = place.line.to_string().len();
+        Some(format!(
+            "{:gutter$} |\n{} | {line}\n{:gutter$} | {}^",
+            "",
+            place.line,
+            "",
+            " ".repeat(place.column.saturating_sub(1)),
+        ))
+    }
+
+    /// The `name` of lane `index`, when the file says.
+    pub fn lane_name(&self, index: usize) -> Option<String> {
+        let lanes = self.root.as_ref()?.get_ref().get("lanes")?;
+        let DeValue::Array(lanes) = lanes.get_ref() else {
+            return None;
+        };
+        let DeValue::Table(lane) = lanes.get(index)?.get_ref() else {
+            return None;
+        };
+        match lane.get("name")?.get_ref() {
+            DeValue::String(name) => Some(name.to_string()),
+            _ => None,
+        }
+    }
+
+    /// `field` as an author reads it: inside a lane, `lane "tools": config.tools`.
+    pub fn describe(&self, field: &Field) -> String {
+        match field.in_lane() {
+            Some((i, rest)) => {
+                let lane = match self.lane_name(i) {
+                    Some(name) => format!("lane {name:?}"),
+                    None => format!("lanes[{i}]"),
+                };
+                match rest.is_empty() {
+                    true => lane,
+                    false => format!("{lane}: {rest}"),
+                }
+            }
+            None => field.to_string(),
+        }
+    }
+}
+
+fn contains(span: &std::ops::Range<usize>, offset: usize) -> bool {
+    span.start <= offset && offset < span.end.max(span.start + 1)
+}
+
+/// One written field: its path, the span of its key (of the item, for an array item) and the
+/// span of its value.
+type Written = (Field, std::ops::Range<usize>, std::ops::Range<usize>);
+
+/// Every field written in `table` and below, under `path`. (The span of a `[table]` or
+/// `[[array]]` value does not cover its body, so a lookup cannot descend by spans alone.)
+fn collect_table(table: &DeTable<'_>, path: &Field, out: &mut Vec<Written>) {
+    for (key, value) in table.iter() {
+        let field = path.clone().key_step(key.get_ref());
+        out.push((field.clone(), key.span(), value.span()));
+        collect_value(value.get_ref(), &field, out);
+    }
+}
+
+fn collect_value(value: &DeValue<'_>, path: &Field, out: &mut Vec<Written>) {
+    match value {
+        DeValue::Table(table) => collect_table(table, path, out),
+        DeValue::Array(items) => {
+            for (i, item) in items.iter().enumerate() {
+                let field = path.clone().index(i);
+                out.push((field.clone(), item.span(), item.span()));
+                collect_value(item.get_ref(), &field, out);
+            }
+        }
+        _ => {}
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    const TEXT: &str = "id = \"x\"\ntarget_tool = \"t\"\n\n[catalog]\nplugin_id = \"p\"\nsize = 3\n\n\
+                        [[lanes]]\nname = \"direct\"\ntool_search = false\n\n[[lanes]]\nname = \"tools\"\n\
+                        config = { tools = { toolSerch = true } }\n";
+
+    #[test]
+    fn fields_are_placed_where_written() {
+        let places = Places::new(TEXT);
+        let at = |f: Field| places.of(&f).map(|p| (p.line, p.column));
+        assert_eq!(at(Field::of("target_tool")), Some((2, 1)));
+        assert_eq!(
+            Field::of("tools.approvals[0].action"),
+            Field::of("tools.approvals").index(0).key("action")
+        );
+        assert_eq!(at(Field::of("catalog.size")), Some((6, 1)));
+        assert_eq!(at(Field::of("lanes").index(1).key("name")), Some((13, 1)));
+        assert_eq!(
+            at(Field::of("lanes").index(1).key("config.tools.toolSerch")),
+            Some((14, 22))
+        );
+        // A missing key: its table.
+        assert_eq!(at(Field::of("catalog.core_tools")), Some((4, 2)));
+    }
+
+    #[test]
+    fn the_field_at_an_offset_is_the_innermost() {
+        let places = Places::new(TEXT);
+        let offset = TEXT.find("toolSerch").unwrap();
+        let field = places.field_at(offset);
+        assert_eq!(field.to_string(), "lanes[1].config.tools.toolSerch");
+        assert_eq!(
+            places.describe(&field),
+            "lane \"tools\": config.tools.toolSerch"
+        );
+        assert_eq!(
+            places.field_at(TEXT.find("size").unwrap()).to_string(),
+            "catalog.size"
+        );
+    }
+
+    #[test]
+    fn an_excerpt_points_at_the_column() {
+        let places = Places::new("a = 1\nbb = oops\n");
+        let place = places.place(11);
+        assert_eq!((place.line, place.column), (2, 6));
+        assert_eq!(
+            places.excerpt(place).unwrap(),
+            "  |\n2 | bb = oops\n  |      ^"
+        );
+    }
+}

@@ -1,0 +1,105 @@
+//! The scenario file `toolsearch-qa new-scenario` writes: every lane mode, exact expectations,
+//! the claims that apply said in comments, and commented-out examples of the rest. It loads and
+//! passes as written (a test runs it), so an author starts from something green and changes one
+//! thing at a time.
+
+use crate::catalog::fake::fake_tool_name;
+
+/// The smallest and largest catalogue a new scenario may ask for.
+pub const SIZES: std::ops::RangeInclusive<usize> = 2..=10_000;
+
+/// A new scenario `id` with a fake plugin of `size` tools, targeting the middle one.
+pub fn new_scenario(id: &str, size: usize) -> String {
+    let target = fake_tool_name(size.div_ceil(2), size);
+    let other = fake_tool_name(1, size);
+    format!(
+        r#"# {id}: a scenario written by `toolsearch-qa new-scenario`. It passes as written; change
+# one thing at a time and re-run. Every field: docs/scenarios.md. Check without running:
+# `toolsearch-qa check {id}.toml`.
+id = "{id}"
+title = "{id}: the target is reached in every mode"
+objective = """
+The fake plugin's {size} tools are callable in direct mode and through each Tool Search mode, and
+Tool Search hides their schemas from the provider."""
+# The user message. The mock model obeys `tool search qa check target=NAME` (reach NAME and
+# answer FAKE_PLUGIN_OK NAME) and `tool search qa failure target=NAME` (call NAME with invalid
+# arguments); an explicit [[script]] replaces the directive (see the end of this file).
+prompt = "tool search qa check target={target}"
+# Must be a tool of the catalogue below: fake tools are named fake_plugin_tool_NN, zero-padded to
+# the catalogue's width ({other} … {last}).
+target_tool = "{target}"
+
+[catalog]
+plugin_id = "{id}-plugin"
+size = {size}
+# No core tools: every declared tool below is a fake one or a control tool.
+core_tools = false
+
+# No `claims` list: every lane gets the claims that apply to it —
+#   direct lanes:       C1 (calls the target), C3 (declares every fake schema)
+#   Tool Search lanes:  C2 (reaches the target through the bridge), C4 (declares only the bridge),
+#                       C5 (its first request is smaller than direct's)
+#   every lane:         C6 (session-log counts), L1 (the log tells the surface), P1 (cache prefix)
+#   lanes with `expect`: T1 (the exact figures below)
+# A claim whose lane is missing (C1, C3, C5 without a direct lane) is reported as not
+# applicable. To check something else, list claims instead, e.g. a denied tool (add
+# `[policy] deny = ["{other}"]`):
+# [[claims]]
+# id = "F1"
+# tool = "{other}"
+
+[[lanes]]
+name = "direct"
+tool_search = false
+expect = {{ declared_tools = {size}, provider_requests = 2, searches = 0, describes = 0, calls = 0, directory = false }}
+
+[[lanes]]
+name = "code"
+tool_search = true
+expect = {{ declared_tools = 1, provider_requests = 2, searches = 1, describes = 0, calls = 1, catalog_size = {size}, directory = false }}
+
+[[lanes]]
+name = "tools"
+tool_search = {{ mode = "tools" }}
+expect = {{ declared_tools = 3, provider_requests = 3, searches = 1, describes = 0, calls = 1, catalog_size = {size}, directory = false }}
+# This lane could script the model instead of following the directive: one [[lanes.script]]
+# table per provider request (the control tools' arguments and how each counts:
+# docs/scenarios.md). The same path, written out:
+# [[lanes.script]]
+# tool = "tool_search"
+# arguments = {{ query = "{target}", limit = 1 }}
+# [[lanes.script]]
+# tool = "tool_call"
+# arguments = {{ id = "{target}", args = {{ marker = "mine" }} }}
+# [[lanes.script]]
+# text = "FAKE_PLUGIN_OK {target}"
+
+[[lanes]]
+name = "directory"
+tool_search = {{ mode = "directory" }}
+expect = {{ declared_tools = 3, provider_requests = 3, searches = 1, describes = 0, calls = 1, catalog_size = {size}, directory = true }}
+"#,
+        last = fake_tool_name(size, size),
+    )
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::scenario::parse_scenario;
+
+    #[test]
+    fn the_template_loads_at_every_width() {
+        for size in [2, 36, 1000, 10_000] {
+            let scenario = parse_scenario(&new_scenario("mine", size), "mine.toml").unwrap();
+            assert_eq!(scenario.catalog.size, size);
+            let lanes: Vec<&str> = scenario.lanes.iter().map(|l| l.name.as_str()).collect();
+            assert_eq!(lanes, ["direct", "code", "tools", "directory"]);
+        }
+        let text = new_scenario("mine", 1000);
+        assert!(
+            text.contains("target_tool = \"fake_plugin_tool_0500\""),
+            "{text}"
+        );
+    }
+}

@@ -1,0 +1,410 @@
+//! A scenario author's path through the binary: `new-scenario` writes a file that passes as
+//! written, `check` validates files without running them, every malformed file is exit 2 with
+//! one line naming file, line, column and field, a default claim without its lane is "not
+//! applicable" (never a failure), and the control tools count as docs/scenarios.md says.
+
+use std::path::Path;
+
+use assert_cmd::Command;
+use serde_json::Value;
+
+fn bin() -> Command {
+    Command::cargo_bin("toolsearch-qa").unwrap()
+}
+
+/// Runs the binary; (exit code, stdout, stderr).
+fn run(args: &[&str], dir: &Path) -> (i32, String, String) {
+    let out = bin().args(args).current_dir(dir).output().unwrap();
+    (
+        out.status.code().unwrap_or(-1),
+        String::from_utf8(out.stdout).unwrap(),
+        String::from_utf8(out.stderr).unwrap(),
+    )
+}
+
+#[test]
+fn new_scenario_passes_as_written_and_prints_the_next_two_commands() {
+    let dir = tempfile::tempdir().unwrap();
+    let (code, stdout, stderr) = run(
+        &[
+            "new-scenario",
+            "my-check",
+            "--dir",
+            "mine",
+            "--size",
+            "1000",
+        ],
+        dir.path(),
+    );
+    assert_eq!(code, 0, "{stderr}");
+    let lines: Vec<&str> = stdout.lines().collect();
+    assert_eq!(
+        lines,
+        [
+            "wrote mine/my-check.toml (scenario my-check: lanes direct, code, tools, directory); next:",
+            "  toolsearch-qa suite --scenario-dir mine --scenario my-check --no-snapshots       # run it",
+            "  toolsearch-qa suite --scenario-dir mine --scenario my-check --update-snapshots   # write its snapshots",
+        ]
+    );
+    // The first printed command, as printed, plus JSON to read the verdicts.
+    let command: Vec<&str> = lines[1]
+        .split('#')
+        .next()
+        .unwrap()
+        .split_whitespace()
+        .collect();
+    assert_eq!(command[0], "toolsearch-qa");
+    let mut args = command[1..].to_vec();
+    args.extend(["--format", "json"]);
+    let (code, stdout, stderr) = run(&args, dir.path());
+    assert_eq!(code, 0, "{stderr}\n{stdout}");
+    let report: Value = serde_json::from_str(&stdout).unwrap();
+    let scenario = &report["scenarios"][0];
+    assert_eq!(scenario["targetTool"], "fake_plugin_tool_0500");
+    let claims: Vec<String> = scenario["claims"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|c| {
+            format!(
+                "{} {}",
+                c["claim"].as_str().unwrap(),
+                c["lane"].as_str().unwrap()
+            )
+        })
+        .collect();
+    // Every default claim on the lanes it applies to, and T1 on each lane: none not applicable.
+    assert_eq!(claims.len(), 2 + 3 * 3 + 4 * 3 + 4, "{claims:?}");
+    assert!(scenario["claims"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .all(|c| c["ok"] == true && c.get("notApplicable").is_none()));
+    let (code, stdout, _) = run(&["check", "mine"], dir.path());
+    assert_eq!(code, 0);
+    assert_eq!(
+        stdout,
+        "ok mine/my-check.toml (scenario my-check: lanes direct, code, tools, directory)\n"
+    );
+    // It will not overwrite the file, nor take a built-in id.
+    let (code, _, stderr) = run(&["new-scenario", "my-check", "--dir", "mine"], dir.path());
+    assert_eq!(code, 2);
+    assert_eq!(
+        stderr,
+        "error: new-scenario: mine/my-check.toml exists; not overwriting it\n"
+    );
+    let (code, _, _) = run(&["new-scenario", "tool-search-gateway-e2e"], dir.path());
+    assert_eq!(code, 2);
+}
+
+/// The start of a valid file; each malformed case below breaks one thing.
+const HEAD: &str =
+    "id = \"big\"\ntitle = \"t\"\nprompt = \"tool search qa check target=fake_plugin_tool_0900\"\n";
+
+/// (file text, the one error line expected after `error: <file>`).
+fn malformed() -> Vec<(String, &'static str)> {
+    let catalog = "\n[catalog]\nplugin_id = \"p\"\nsize = 1000\n";
+    let lanes = "\n[[lanes]]\nname = \"direct\"\ntool_search = false\n\n[[lanes]]\nname = \"tools\"\ntool_search = { mode = \"tools\" }\n";
+    let target = "target_tool = \"fake_plugin_tool_0900\"\n";
+    let ok = |extra: &str| format!("{HEAD}{target}{catalog}{lanes}{extra}");
+    vec![
+        (
+            format!("{HEAD}target_tool = \"fake_plugin_tool_900\"\n{catalog}{lanes}"),
+            ":4:1: target_tool: \"fake_plugin_tool_900\" is not an openclaw tool of this catalogue \
+             (fake tools fake_plugin_tool_0001 … fake_plugin_tool_1000 and the core tools); did \
+             you mean fake_plugin_tool_0900?",
+        ),
+        (
+            format!("{HEAD}{target}{catalog}\n[[lanes]]\nname = \"tools\"\ntool_search = {{ mode = \"tools\" }}\n\n[[claims]]\nid = \"C5\"\n"),
+            ":15:1: claims[0].id: claim C5 cannot be checked here: no direct lane \
+             (tool_search = false) to compare with",
+        ),
+        (
+            ok("config = { tools = { toolSerch = true } }\n"),
+            ":17:22: lane \"tools\": config.tools.toolSerch: unknown field `toolSerch`, expected one of \
+             `toolSearch`, `allow`, `deny`, `alsoAllow`, `approvals`",
+        ),
+        (
+            format!("{HEAD}{target}\n[catalog]\nsize = 1000\n{lanes}"),
+            ":6:1: catalog: missing field `plugin_id`",
+        ),
+        (
+            format!("{HEAD}{target}{catalog}size2 = [\n{lanes}"),
+            ":12:1: missing comma between array elements, expected `,`",
+        ),
+        (
+            ok("\n[[script]]\ntool = \"tool_search\"\ntext = \"both\"\n"),
+            ":18:1: script[0]: expected either `tool` (with optional `arguments`) or `text`",
+        ),
+    ]
+}
+
+#[test]
+fn every_malformed_file_is_exit_2_with_one_line_naming_file_line_and_field() {
+    let dir = tempfile::tempdir().unwrap();
+    for (i, (text, want)) in malformed().into_iter().enumerate() {
+        let name = format!("case{i}.toml");
+        std::fs::write(dir.path().join(&name), &text).unwrap();
+        for command in [
+            vec!["check", name.as_str()],
+            vec!["list", "--scenario-dir", "."],
+        ] {
+            let (code, _, stderr) = run(&command, dir.path());
+            assert_eq!(code, 2, "{command:?}: {text}");
+            let wanted = match command[0] {
+                "check" => format!("error: {name}{want}\n"),
+                _ => format!("error: ./{name}{want}\n"),
+            };
+            assert_eq!(stderr, wanted, "{command:?}:\n{text}");
+        }
+        std::fs::remove_file(dir.path().join(&name)).unwrap();
+    }
+}
+
+#[test]
+fn check_reports_every_file_and_exits_2_when_one_does_not_load() {
+    let dir = tempfile::tempdir().unwrap();
+    let (good, bad) = (
+        dir.path().join("a-good.toml"),
+        dir.path().join("b-bad.toml"),
+    );
+    let cases = malformed();
+    let (good_text, _) = &cases[0];
+    std::fs::write(
+        &good,
+        good_text.replace("fake_plugin_tool_900\"", "fake_plugin_tool_0900\""),
+    )
+    .unwrap();
+    std::fs::write(&bad, &cases[2].0).unwrap();
+    let (code, stdout, stderr) = run(&["check", "."], dir.path());
+    assert_eq!(code, 2);
+    assert_eq!(
+        stdout,
+        "ok ./a-good.toml (scenario big: lanes direct, tools)\n"
+    );
+    assert_eq!(stderr.lines().count(), 1, "{stderr}");
+    assert!(
+        stderr.starts_with("error: ./b-bad.toml:17:22: lane \"tools\""),
+        "{stderr}"
+    );
+    // The same id twice, or a built-in id, is a clash.
+    std::fs::write(
+        &bad,
+        good_text.replace("fake_plugin_tool_900\"", "fake_plugin_tool_0900\""),
+    )
+    .unwrap();
+    let (code, _, stderr) = run(&["check", "."], dir.path());
+    assert_eq!(code, 2);
+    assert_eq!(
+        stderr,
+        "error: scenario id \"big\" is defined twice: ./a-good.toml and ./b-bad.toml\n"
+    );
+    let reference = Path::new(env!("CARGO_MANIFEST_DIR")).join("scenarios");
+    let (code, stdout, stderr) = run(&["check", reference.to_str().unwrap()], dir.path());
+    assert_eq!(code, 0, "{stderr}");
+    assert_eq!(stdout.lines().count(), 9);
+}
+
+#[test]
+fn default_claims_without_their_lane_are_not_applicable_in_every_format() {
+    let dir = tempfile::tempdir().unwrap();
+    let text = format!(
+        "{HEAD}target_tool = \"fake_plugin_tool_0900\"\n\n[catalog]\nplugin_id = \"p\"\nsize = 1000\n\
+         core_tools = false\n\n[[lanes]]\nname = \"tools\"\ntool_search = {{ mode = \"tools\" }}\n"
+    );
+    std::fs::write(dir.path().join("big.toml"), text).unwrap();
+    let suite = [
+        "suite",
+        "--scenario-dir",
+        ".",
+        "--scenario",
+        "big",
+        "--no-snapshots",
+        "--junit",
+        "junit.xml",
+    ];
+    let (code, stdout, stderr) = run(&suite, dir.path());
+    assert_eq!(code, 0, "{stderr}\n{stdout}");
+    assert!(
+        stdout.ends_with("5 passed, 0 failed, 3 not applicable\n"),
+        "{stdout}"
+    );
+    let na: Vec<&str> = stdout.lines().filter(|l| l.contains("N/A")).collect();
+    assert_eq!(na.len(), 3, "{stdout}");
+    assert!(
+        na[0].contains("C1") && na[0].contains("not applicable: no lane with Tool Search"),
+        "{stdout}"
+    );
+    let junit = std::fs::read_to_string(dir.path().join("junit.xml")).unwrap();
+    assert_eq!(
+        junit.matches("type=\"not-applicable\"").count(),
+        3,
+        "{junit}"
+    );
+    let mut json_args = suite[..6].to_vec();
+    json_args.extend(["--format", "json"]);
+    let (_, stdout, _) = run(&json_args, dir.path());
+    let report: Value = serde_json::from_str(&stdout).unwrap();
+    let na: Vec<(&str, &str, &str)> = report["scenarios"][0]["claims"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter_map(|c| {
+            Some((
+                c["claim"].as_str()?,
+                c["lane"].as_str()?,
+                c.get("notApplicable")?.as_str()?,
+            ))
+        })
+        .collect();
+    assert_eq!(
+        na,
+        [
+            (
+                "C1",
+                "-",
+                "no lane with Tool Search off (tool_search = false)"
+            ),
+            (
+                "C3",
+                "-",
+                "no lane with Tool Search off (tool_search = false)"
+            ),
+            (
+                "C5",
+                "-",
+                "no direct lane (tool_search = false) to compare with"
+            ),
+        ]
+    );
+    assert_eq!(report["ok"], true);
+}
+
+/// The scripted lanes of docs/scenarios.md ("Scripting the control tools"), with the counts the
+/// page gives for each.
+const SCRIPTED: &str = r#"id = "scripted"
+title = "control tools as the docs script them"
+prompt = "scripted"
+target_tool = "fake_plugin_tool_17"
+
+[catalog]
+plugin_id = "p"
+size = 36
+core_tools = false
+
+# Only the exact figures matter here (T1); P1 holds on any lane.
+[[claims]]
+id = "P1"
+
+[[lanes]]
+name = "code"
+tool_search = true
+expect = { searches = 1, describes = 0, calls = 1, provider_requests = 2, tool_errors = 0 }
+[[lanes.script]]
+tool = "tool_search_code"
+arguments = { code = "const [hit] = await openclaw.tools.search('fake_plugin_tool_17', { limit: 1 }); return await openclaw.tools.call(hit.id, { marker: 'mine' });" }
+[[lanes.script]]
+text = "done"
+
+[[lanes]]
+name = "tools"
+tool_search = { mode = "tools" }
+expect = { searches = 2, describes = 1, calls = 1, provider_requests = 4, tool_errors = 0 }
+[[lanes.script]]
+tool = "tool_search"
+arguments = { queries = [{ query = "fake plugin tool 17", limit = 2 }, { query = "fake_plugin_tool_03" }] }
+[[lanes.script]]
+tool = "tool_describe"
+arguments = { id = "fake_plugin_tool_17" }
+[[lanes.script]]
+tool = "tool_call"
+arguments = { id = "fake_plugin_tool_17", args = { marker = "mine" } }
+[[lanes.script]]
+text = "done"
+
+[[lanes]]
+name = "directory"
+tool_search = { mode = "directory" }
+expect = { searches = 0, describes = 0, calls = 0, provider_requests = 2, tool_errors = 0 }
+[[lanes.script]]
+tool = "fake_plugin_tool_17"
+arguments = { marker = "mine" }
+[[lanes.script]]
+text = "done"
+
+[[lanes]]
+name = "tools-misses"
+tool_search = { mode = "tools" }
+expect = { searches = 0, describes = 1, calls = 0, provider_requests = 4, tool_errors = 2 }
+[[lanes.script]]
+tool = "tool_search"
+arguments = { query = "  " }
+[[lanes.script]]
+tool = "tool_describe"
+arguments = { id = "no_such_tool" }
+[[lanes.script]]
+tool = "tool_call"
+arguments = { id = "no_such_tool" }
+[[lanes.script]]
+text = "done"
+
+[[lanes]]
+name = "direct"
+tool_search = false
+expect = { searches = 0, describes = 0, calls = 0, provider_requests = 2, tool_errors = 0 }
+[[lanes.script]]
+tool = "fake_plugin_tool_17"
+arguments = { marker = "mine" }
+[[lanes.script]]
+text = "done"
+"#;
+
+#[test]
+fn the_control_tools_count_as_the_docs_say() {
+    let dir = tempfile::tempdir().unwrap();
+    std::fs::write(dir.path().join("scripted.toml"), SCRIPTED).unwrap();
+    let args = [
+        "suite",
+        "--scenario-dir",
+        ".",
+        "--scenario",
+        "scripted",
+        "--no-snapshots",
+        "--format",
+        "json",
+    ];
+    let (code, stdout, stderr) = run(&args, dir.path());
+    assert_eq!(code, 0, "{stderr}\n{stdout}");
+    let report: Value = serde_json::from_str(&stdout).unwrap();
+    let t1: Vec<(&str, bool)> = report["scenarios"][0]["claims"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter(|c| c["claim"] == "T1")
+        .map(|c| (c["lane"].as_str().unwrap(), c["ok"] == true))
+        .collect();
+    assert_eq!(
+        t1,
+        [
+            ("code", true),
+            ("tools", true),
+            ("directory", true),
+            ("tools-misses", true),
+            ("direct", true)
+        ]
+    );
+    // The docs' examples are these lanes, word for word.
+    let docs =
+        std::fs::read_to_string(Path::new(env!("CARGO_MANIFEST_DIR")).join("docs/scenarios.md"))
+            .unwrap();
+    for block in SCRIPTED.split("[[lanes]]").skip(1) {
+        let script = &block[block.find("[[lanes.script]]").unwrap()..];
+        if block.contains("tools-misses") {
+            continue;
+        }
+        assert!(
+            docs.contains(script.trim_end()),
+            "docs/scenarios.md lacks:\n{script}"
+        );
+    }
+}
