@@ -400,9 +400,9 @@ async fn run(command: Command, probe_secret: String) -> Result<u8, Error> {
             let excerpts = std::io::stderr().is_terminal();
             toolsearch_qa::commands::check(&files, excerpts, stdout, stderr)
         }),
-        Command::NewScenario { id, dir, size } => Box::pin(async move {
-            toolsearch_qa::commands::new_scenario(&id, &dir, size, stdout)
-        }),
+        Command::NewScenario { id, dir, size } => {
+            Box::pin(async move { toolsearch_qa::commands::new_scenario(&id, &dir, size, stdout) })
+        }
         Command::Load { sessions } => Box::pin(toolsearch_qa::load::command(sessions, stdout)),
         Command::Compare(args) => Box::pin(async move {
             toolsearch_qa::compare::command(
@@ -424,6 +424,7 @@ async fn run(command: Command, probe_secret: String) -> Result<u8, Error> {
                 profile: args.profile,
             };
             toolsearch_qa::capture::command(&options, stdout).await
+        }),
         Command::Quality(args) => Box::pin(async move {
             let options = toolsearch_qa::quality::QualityOptions {
                 format: args.format,

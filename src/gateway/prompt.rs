@@ -35,10 +35,7 @@ pub fn turn_system_prompt(
 ) -> String {
     match profile.captured() {
         Some(captured) => {
-            let names: Vec<String> = declarations
-                .iter()
-                .map(|d| d.name.clone())
-                .collect();
+            let names: Vec<String> = declarations.iter().map(|d| d.name.clone()).collect();
             captured.system_prompt(surface, &names)
         }
         None => system_prompt(surface),

@@ -108,7 +108,10 @@ impl Captured {
     }
 
     /// `declarations` (a turn's `tools[]`) with the controls declared as this profile does.
-    pub fn with_controls(&self, declarations: Vec<FunctionDeclaration>) -> Vec<FunctionDeclaration> {
+    pub fn with_controls(
+        &self,
+        declarations: Vec<FunctionDeclaration>,
+    ) -> Vec<FunctionDeclaration> {
         declarations
             .into_iter()
             .map(|d| match self.controls.iter().find(|c| c.name == d.name) {

@@ -20,9 +20,9 @@ use super::{
 use crate::catalog::fake::{fake_tool_name, plugin_id_problem, size_problem};
 use crate::catalog::{ToolPolicy, ToolSource};
 use crate::config::ToolSearchSettings;
-use crate::protocol::session::agent_id_problem;
 use crate::gateway::mcp::FIXTURES;
 use crate::profile::{self, built_in_names, Profile, ProfileError};
+use crate::protocol::session::agent_id_problem;
 
 #[derive(Debug, Error)]
 pub enum ScenarioError {
