@@ -12,6 +12,7 @@ use toolsearch_qa::output::Format;
 use toolsearch_qa::suite::command::{Snapshots, SuiteOptions};
 use toolsearch_qa::suite::select::Shard;
 use toolsearch_qa::suite::{ProviderSource, Reporter, SuiteEvent};
+use toolsearch_qa::targets::openclaw::NodeMajor;
 use toolsearch_qa::targets::TargetChoice;
 
 #[derive(Parser)]
@@ -70,6 +71,13 @@ enum Command {
         /// Port to listen on (0 picks a free one).
         #[arg(long, default_value_t = 0)]
         port: u16,
+    },
+    /// Serve one of the project's MCP fixture servers on stdin/stdout (what the gateways start).
+    #[command(name = "mcp-fixture", hide = true)]
+    McpFixture {
+        /// calendar or qa (or a fault fixture: fault-exit, fault-garbage, fault-hang-on-list).
+        #[arg(long, value_name = "NAME")]
+        server: String,
     },
     /// Measure search quality: recall@1, recall@5, MRR@20 and exact-name recall (every tool
     /// searched by its own name must come first) of a labelled query set — by default the
@@ -149,6 +157,14 @@ struct ProbesArgs {
     /// expectations/<target>-<version>.toml).
     #[arg(long, value_name = "FILE")]
     expectations: Option<PathBuf>,
+    /// The Node major a real OpenClaw gateway runs on (default 24).
+    #[arg(
+        long,
+        value_enum,
+        value_name = "24|26",
+        env = "TOOLSEARCH_QA_OPENCLAW_NODE"
+    )]
+    openclaw_node: Option<NodeMajor>,
 }
 
 #[derive(clap::Args)]
@@ -194,6 +210,15 @@ struct SuiteArgs {
     /// expectations/<target>-<version>.toml).
     #[arg(long, value_name = "FILE")]
     expectations: Option<PathBuf>,
+    /// The Node major a real OpenClaw gateway runs on (installed by
+    /// scripts/install-openclaw.sh; default 24).
+    #[arg(
+        long,
+        value_enum,
+        value_name = "24|26",
+        env = "TOOLSEARCH_QA_OPENCLAW_NODE"
+    )]
+    openclaw_node: Option<NodeMajor>,
     /// Development aid: point every gateway at this provider base URL (`http://host:port/v1`)
     /// instead of starting the mock, to see how a broken provider is reported (exit code 3).
     #[arg(long, value_name = "URL", hide = true)]
@@ -227,6 +252,7 @@ impl SuiteArgs {
                 .provider_url
                 .map_or(ProviderSource::Mock, ProviderSource::Url),
             expectations: self.expectations,
+            openclaw_node: self.openclaw_node.unwrap_or_default(),
         }
     }
 }
@@ -271,6 +297,7 @@ async fn run(command: Command, probe_secret: String) -> Result<u8, Error> {
         Command::Probes(args) => {
             toolsearch_qa::probes::command(
                 args.target,
+                args.openclaw_node.unwrap_or_default(),
                 &args.probes,
                 args.expectations.as_deref(),
                 args.format,
@@ -299,6 +326,14 @@ async fn run(command: Command, probe_secret: String) -> Result<u8, Error> {
             state_dir,
             port,
         } => toolsearch_qa::commands::gateway(&config, state_dir, port, stdout).await,
+        Command::McpFixture { server } => {
+            use toolsearch_qa::mcp_fixture::{serve_stdio, FixtureError};
+            serve_stdio(&server).await.map_err(|e| match e {
+                FixtureError::Unknown { .. } => Error::Usage(e.to_string()),
+                other => Error::Machine(other.to_string()),
+            })?;
+            Ok(toolsearch_qa::error::Exit::OK)
+        }
         Command::Quality(args) => {
             let options = toolsearch_qa::quality::QualityOptions {
                 format: args.format,

@@ -214,12 +214,13 @@ impl RunningGateway {
         format!("http://{}", self.addr)
     }
 
-    /// Stops accepting requests and waits for the server task.
+    /// Stops accepting requests, waits for the server task and stops the MCP servers.
     pub async fn stop(mut self) {
         if let Some(tx) = self.shutdown.take() {
             let _ = tx.send(());
         }
         let _ = (&mut self.task).await;
+        self.state.mcp.shutdown();
     }
 }
 
@@ -228,6 +229,7 @@ impl Drop for RunningGateway {
         if let Some(tx) = self.shutdown.take() {
             let _ = tx.send(());
         }
+        self.state.mcp.shutdown();
     }
 }
 
@@ -237,7 +239,7 @@ pub async fn serve(
     state_dir: PathBuf,
     addr: SocketAddr,
 ) -> Result<RunningGateway, GatewayError> {
-    let hub = mcp::McpHub::connect(&config.raw.catalog.mcp_servers).await?;
+    let hub = mcp::McpHub::connect(&config.raw.mcp.servers).await?;
     let mut state = GatewayState::new(config, state_dir)?;
     state.attach_mcp(hub);
     let state = Arc::new(state);

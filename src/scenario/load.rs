@@ -8,7 +8,8 @@ use serde_json::Value;
 use thiserror::Error;
 
 use super::{
-    CatalogSpec, ClaimId, ClaimSpec, Lane, LaneExpect, Scenario, ScriptStep, REFERENCE_SCENARIO,
+    CatalogSpec, ClaimId, ClaimSpec, Lane, LaneExpect, LaneOnOpenclaw, OnOpenclaw, Scenario,
+    ScriptStep, REFERENCE_SCENARIO,
 };
 use crate::catalog::fake::fake_tool_name;
 use crate::catalog::{ToolPolicy, ToolSource};
@@ -69,6 +70,8 @@ struct ScenarioFile {
     claims: Vec<ClaimFile>,
     #[serde(default)]
     pending: Option<String>,
+    #[serde(default)]
+    openclaw: OnOpenclaw,
     lanes: Vec<LaneFile>,
 }
 
@@ -111,6 +114,8 @@ struct LaneFile {
     expect: LaneExpect,
     #[serde(default)]
     openclaw_expect: LaneExpect,
+    #[serde(default)]
+    openclaw: LaneOnOpenclaw,
 }
 
 /// The scenarios that ship with the binary/// The scenarios that ship with the binary: every `scenarios/*.toml`, by file name (found by
@@ -191,6 +196,17 @@ fn resolve(file: ScenarioFile, origin: &str) -> Result<Scenario, Invalid> {
             "`lanes` must list at least one lane (or say why not with `pending`)".into(),
         ));
     }
+    if file
+        .openclaw
+        .not_applicable
+        .as_ref()
+        .is_some_and(|r| r.trim().is_empty())
+    {
+        return Err((
+            At::File,
+            "openclaw.not_applicable: say why the product cannot run this scenario".into(),
+        ));
+    }
     let mut lanes: Vec<Lane> = Vec::new();
     for (i, lane) in file.lanes.into_iter().enumerate() {
         lanes.push(resolve_lane(&lanes, i, lane).map_err(|m| (At::Lane(i), m))?);
@@ -219,6 +235,20 @@ fn resolve(file: ScenarioFile, origin: &str) -> Result<Scenario, Invalid> {
     };
     validate_client_tools(&file.catalog, &file.target_tool, target_source)
         .map_err(|m| (At::File, m))?;
+    if let Some(unknown) = file
+        .catalog
+        .mcp
+        .iter()
+        .find(|s| !crate::mcp_fixture::ALL.contains(&s.as_str()))
+    {
+        return Err((
+            At::File,
+            format!(
+                "catalog.mcp: unknown MCP fixture server {unknown:?}; expected one of {}",
+                crate::mcp_fixture::ALL.join(", ")
+            ),
+        ));
+    }
     if file.catalog.size == 0 {
         return Err((At::File, "catalog.size: expected at least 1".into()));
     }
@@ -251,6 +281,7 @@ fn resolve(file: ScenarioFile, origin: &str) -> Result<Scenario, Invalid> {
         script: file.script,
         claims,
         pending: file.pending,
+        openclaw: file.openclaw,
         lanes,
         origin: origin.to_string(),
     })
@@ -303,6 +334,7 @@ fn resolve_lane(before: &[Lane], i: usize, lane: LaneFile) -> Result<Lane, Strin
     if let Some(script) = &lane.script {
         validate_script(&format!("{at}: script"), script).map_err(|(_, m)| m)?;
     }
+    validate_on_openclaw(&at, &lane.openclaw)?;
     Ok(Lane {
         name: lane.name,
         tool_search: lane.tool_search,
@@ -313,7 +345,25 @@ fn resolve_lane(before: &[Lane], i: usize, lane: LaneFile) -> Result<Lane, Strin
         provider_timeout_ms: lane.provider_timeout_ms,
         expect: lane.expect,
         openclaw_expect: lane.openclaw_expect,
+        openclaw: lane.openclaw,
     })
+}
+
+/// A lane's `openclaw` table: a reason, or what to run instead — not both, nothing empty.
+fn validate_on_openclaw(at: &str, on: &LaneOnOpenclaw) -> Result<(), String> {
+    let replaces = on.tool_search.is_some() || on.config.is_some();
+    match &on.not_applicable {
+        Some(reason) if reason.trim().is_empty() => Err(format!(
+            "{at}: openclaw.not_applicable: say why the product cannot run this lane"
+        )),
+        Some(_) if replaces => Err(format!(
+            "{at}: openclaw: not_applicable excludes tool_search and config"
+        )),
+        _ if on.config.as_ref().is_some_and(|c| !c.is_object()) => Err(format!(
+            "{at}: openclaw.config: expected a table of gateway config keys"
+        )),
+        _ => Ok(()),
+    }
 }
 
 fn validate_script(at: &str, script: &[ScriptStep]) -> Result<(), (usize, String)> {

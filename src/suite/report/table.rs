@@ -86,6 +86,15 @@ impl SuiteReport {
     /// Figures per lane, then verdicts, for each scenario; then the count line.
     pub fn to_table(&self) -> String {
         let mut out = String::new();
+        if let Some(product) = &self.product {
+            out.push_str(&format!(
+                "target {}: {} {} on Node {}\n",
+                self.target.as_str(),
+                self.target.as_str(),
+                product.version,
+                product.node
+            ));
+        }
         for s in &self.scenarios {
             out.push_str(&format!(
                 "scenario {} (target {}, tool {})\n",
@@ -93,12 +102,15 @@ impl SuiteReport {
                 self.target.as_str(),
                 s.target_tool
             ));
-            out.push_str(&figures_table(s).to_string());
-            out.push('\n');
-            out.push_str(&answers(s));
-            out.push_str(&claims_table(s).to_string());
-            out.push('\n');
-            out.push_str(&legend(s));
+            if !s.lanes.0.is_empty() {
+                out.push_str(&figures_table(s).to_string());
+                out.push('\n');
+                out.push_str(&answers(s));
+                out.push_str(&claims_table(s).to_string());
+                out.push('\n');
+                out.push_str(&legend(s));
+            }
+            out.push_str(&super::not_run::lines(s, self.target));
         }
         out.push_str(&self.findings_section());
         out.push_str(&count_line(std::slice::from_ref(self)));

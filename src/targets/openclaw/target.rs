@@ -1,35 +1,101 @@
-//! The `openclaw` target: a real OpenClaw gateway per lane, installed by
-//! `scripts/install-openclaw.sh`. The fake catalogue becomes a real plugin, the lane becomes an
-//! OpenClaw config, and the gateway's SQLite transcript is translated ([`super::translate`])
-//! into the session records the claims read — adding nothing the transcript does not say.
+//! The `openclaw` target: a real OpenClaw gateway, installed by `scripts/install-openclaw.sh`.
+//! The fake catalogue becomes a real plugin, each lane becomes an OpenClaw config, and the
+//! gateway's SQLite transcript is translated ([`super::translate`]) into the session records the
+//! claims read — adding nothing the transcript does not say.
+//!
+//! One gateway serves a whole run. Its start (≈ 8 s idle) and its first turn (which pays for
+//! the product's lazy start-up) dominate a lane's time, while the product applies a change of
+//! `tools`, `agents`, `models` or `mcp` to its running config without a restart (it watches the
+//! file). So each lane writes its own complete config, waits until the gateway logs that it
+//! applied it, and runs its turn in a session no other lane uses. Lanes stay isolated: one at a
+//! time holds the gateway (the lane handle owns the lock), every lane's config replaces the last
+//! one whole, every lane has its own session key and reads only that session's transcript, and a
+//! lane whose turn failed takes the gateway down with it so nothing of it leaks into the next.
 
+use std::collections::BTreeSet;
 use std::path::PathBuf;
+use std::sync::Arc;
+use std::time::Duration;
 
-use super::transcript::read_compiled_tools;
+use serde_json::Value;
+use tokio::sync::{Mutex, OwnedMutexGuard};
+
+use super::install::NodeMajor;
+use super::transcript::read_session_compiled_tools;
 use super::translate::translate_transcript;
 use super::{
-    free_loopback_port, read_transcript, write_config, write_plugin, Installation, LaneConfig,
-    OpenClawGateway, DEFAULT_START_TIMEOUT,
+    free_loopback_port, read_session_transcript, write_json, write_plugin, Installation,
+    LaneConfig, OpenClawGateway, DEFAULT_START_TIMEOUT,
 };
 use crate::catalog::fake::{broken, fake_plugin_tools};
-use crate::error::Error;
+use crate::error::{temp_dir, Error};
 use crate::protocol::session::SessionLog;
-use crate::targets::{BoxFuture, LaneGateway, LaneSetup, Product, Redaction, Target, TargetKind};
+use crate::scenario::{CatalogSpec, Lane, Scenario, REFERENCE_SCENARIO};
+use crate::targets::{
+    mcp_servers, BoxFuture, LaneGateway, LaneSetup, Product, Redaction, Target, TargetKind,
+    TargetPlan,
+};
+
+/// How long a running gateway may take to apply a lane's config.
+pub const RELOAD_TIMEOUT: Duration = Duration::from_secs(120);
 
 /// A real OpenClaw gateway, found in the install cache.
 pub struct OpenClawTarget {
     install: Installation,
+    run: Arc<Mutex<Run>>,
+}
+
+/// What the target keeps across the lanes of a run.
+#[derive(Default)]
+struct Run {
+    /// The run's directory (plugins, configs, gateway state), made on first use.
+    dir: Option<tempfile::TempDir>,
+    live: Option<Live>,
+    /// Gateways started so far (names their directories).
+    started: usize,
+    /// Why the run's gateway would not start: later lanes report it without trying again.
+    failed: Option<String>,
+    /// MCP server command lines already checked to answer `initialize` and `tools/list`.
+    checked_mcp: BTreeSet<String>,
+}
+
+/// The running gateway and what it was started with.
+struct Live {
+    gateway: OpenClawGateway,
+    config_path: PathBuf,
+    state_dir: PathBuf,
+    plugin: CatalogSpec,
+    env: Vec<(String, String)>,
+    config: Value,
+    /// Session keys its lanes used: a key is never used twice on one gateway.
+    sessions: BTreeSet<String>,
 }
 
 impl OpenClawTarget {
-    /// Finds the install; the error says how to install it.
-    pub fn locate() -> Result<Self, Error> {
-        let install = Installation::locate(None).map_err(Error::openclaw("target"))?;
-        Ok(OpenClawTarget { install })
+    /// Finds the install with the chosen Node major; the error says how to install it.
+    pub fn locate(node: NodeMajor) -> Result<Self, Error> {
+        let install = Installation::locate(None, node).map_err(Error::openclaw("target"))?;
+        Ok(OpenClawTarget::with_install(install))
+    }
+
+    pub fn with_install(install: Installation) -> Self {
+        OpenClawTarget {
+            install,
+            run: Arc::default(),
+        }
     }
 
     pub fn version(&self) -> &str {
         &self.install.version
+    }
+
+    pub fn install(&self) -> &Installation {
+        &self.install
+    }
+
+    /// How many gateways this target has started so far (one per run, unless a lane failed).
+    pub async fn gateways_started(&self) -> usize {
+        self.run.lock().await.started
     }
 }
 
@@ -86,8 +152,22 @@ impl Target for OpenClawTarget {
 
     /// A real gateway plans for seconds before its first provider request, and far longer on a
     /// loaded machine.
-    fn turn_timeout(&self) -> std::time::Duration {
-        std::time::Duration::from_secs(600)
+    fn turn_timeout(&self) -> Duration {
+        Duration::from_secs(600)
+    }
+
+    fn plan(&self, scenario: &Scenario) -> Result<TargetPlan, Error> {
+        super::plan::plan(scenario)
+    }
+
+    /// The reference run's key for the reference scenario; other scenarios' lanes share its
+    /// lane names, so their keys name the scenario too.
+    fn session_key(&self, scenario: &Scenario, lane: &Lane) -> String {
+        if scenario.id == REFERENCE_SCENARIO {
+            format!("tool-search-gateway-{}", lane.name)
+        } else {
+            format!("{}-{}", scenario.id, lane.name)
+        }
     }
 
     fn start<'a>(
@@ -95,76 +175,287 @@ impl Target for OpenClawTarget {
         setup: &'a LaneSetup<'a>,
     ) -> BoxFuture<'a, Result<Box<dyn LaneGateway>, Error>> {
         Box::pin(async move {
-            let scenario = setup.scenario;
             let infra = |e| Error::openclaw(format!("lane {}", setup.lane.name))(e);
-            let tools: Vec<_> =
-                fake_plugin_tools(&scenario.catalog.plugin_id, scenario.catalog.size)
-                    .into_iter()
-                    .map(|t| match scenario.catalog.broken.contains(&t.name) {
-                        true => broken(t),
-                        false => t,
-                    })
-                    .collect();
-            let plugin_dir = write_plugin(
-                &setup.work_dir.join("plugins"),
-                &scenario.catalog.plugin_id,
-                &tools,
-                &self.install,
-            )
-            .map_err(infra)?;
-            let tool_search = setup.lane.tool_search.clone();
-            let mut also_allow = setup.lane.controls();
-            also_allow.extend(scenario.policy.also_allow.iter().cloned());
-            let lane = LaneConfig {
-                tool_search,
-                also_allow,
-                deny: scenario.policy.deny.clone(),
-            };
-            let config_path = setup.work_dir.join("openclaw.json");
-            let state_dir = setup.work_dir.join("state");
-            std::fs::create_dir_all(&state_dir).map_err(Error::io("cannot create", &state_dir))?;
-            write_config(
-                &config_path,
-                &setup.provider_base_url,
-                &plugin_dir,
-                &scenario.catalog.plugin_id,
-                &lane,
-                &setup.work_dir.join("openclaw.log"),
-            )
-            .map_err(infra)?;
-            let port = free_loopback_port().map_err(infra)?;
-            let gateway = OpenClawGateway::start_with_env(
-                &self.install,
-                &config_path,
-                &state_dir,
-                port,
-                DEFAULT_START_TIMEOUT,
-                &setup.env,
-            )
-            .await
-            .map_err(infra)?;
-            Ok(Box::new(OpenClawLane { gateway, state_dir }) as Box<dyn LaneGateway>)
+            let mut run = self.run.clone().lock_owned().await;
+            if let Some(reason) = &run.failed {
+                return Err(Error::Machine(format!(
+                    "openclaw lane {}: the run's gateway did not start: {reason}",
+                    setup.lane.name
+                )));
+            }
+            let reusable = run.live.as_ref().is_some_and(|live| {
+                live.plugin_matches(&setup.scenario.catalog)
+                    && live.env == setup.env
+                    && !live.sessions.contains(&setup.session_key)
+            });
+            if !reusable {
+                if let Some(old) = run.live.take() {
+                    old.gateway.kill().await;
+                }
+            }
+            let lane = lane_config(setup)?;
+            if let Some(servers) = &lane.mcp_servers {
+                check_mcp_servers(servers, &mut run.checked_mcp).await?;
+            }
+            match run.live.as_mut() {
+                Some(live) => live.apply(&lane, setup).await.map_err(infra)?,
+                None => match self.start_gateway(&mut run, &lane, setup).await {
+                    Ok(live) => run.live = Some(live),
+                    Err(e) => {
+                        run.failed = Some(e.to_string());
+                        return Err(e);
+                    }
+                },
+            }
+            if let Some(live) = run.live.as_mut() {
+                live.sessions.insert(setup.session_key.clone());
+            }
+            Ok(Box::new(OpenClawLane { run }) as Box<dyn LaneGateway>)
+        })
+    }
+
+    fn finish(&self) -> BoxFuture<'_, ()> {
+        Box::pin(async move {
+            let mut run = self.run.lock().await;
+            if let Some(live) = run.live.take() {
+                live.gateway.kill().await;
+            }
+            run.dir = None;
+            run.failed = None;
         })
     }
 }
 
+impl OpenClawTarget {
+    /// Starts the run's gateway for its first lane (or after a lane took the last one down).
+    async fn start_gateway(
+        &self,
+        run: &mut Run,
+        lane: &LaneConfig,
+        setup: &LaneSetup<'_>,
+    ) -> Result<Live, Error> {
+        let name = setup.lane.name.as_str();
+        let infra = |e| Error::openclaw(format!("lane {name}"))(e);
+        if run.dir.is_none() {
+            run.dir = Some(temp_dir("tsqa-openclaw-")?);
+        }
+        run.started += 1;
+        let root = run
+            .dir
+            .as_ref()
+            .map(|d| d.path().join(format!("gateway-{}", run.started)))
+            .ok_or_else(|| Error::Machine("no run directory".into()))?;
+        let catalog = &setup.scenario.catalog;
+        let tools: Vec<_> = fake_plugin_tools(&catalog.plugin_id, catalog.size)
+            .into_iter()
+            .map(|t| match catalog.broken.contains(&t.name) {
+                true => broken(t),
+                false => t,
+            })
+            .collect();
+        let plugin_dir = write_plugin(
+            &root.join("plugins"),
+            &catalog.plugin_id,
+            &tools,
+            &self.install,
+        )
+        .map_err(infra)?;
+        let state_dir = root.join("state");
+        std::fs::create_dir_all(&state_dir).map_err(Error::io("cannot create", &state_dir))?;
+        let config_path = root.join("openclaw.json");
+        let config = product_config(lane, setup, &plugin_dir, &root)?;
+        write_json(&config_path, &config).map_err(infra)?;
+        let port = free_loopback_port().map_err(infra)?;
+        let gateway = OpenClawGateway::start_with_env(
+            &self.install,
+            &config_path,
+            &state_dir,
+            port,
+            DEFAULT_START_TIMEOUT,
+            &setup.env,
+        )
+        .await
+        .map_err(infra)?;
+        Ok(Live {
+            gateway,
+            config_path,
+            state_dir,
+            plugin: catalog.clone(),
+            env: setup.env.clone(),
+            config,
+            sessions: BTreeSet::new(),
+        })
+    }
+}
+
+impl Live {
+    fn plugin_matches(&self, catalog: &CatalogSpec) -> bool {
+        let spec = |c: &CatalogSpec| {
+            (
+                c.plugin_id.clone(),
+                c.size,
+                c.description_template.clone(),
+                c.direct_only.clone(),
+                c.broken.clone(),
+            )
+        };
+        spec(&self.plugin) == spec(catalog)
+    }
+
+    /// Replaces the running gateway's config with the lane's and waits until it is applied.
+    async fn apply(
+        &mut self,
+        lane: &LaneConfig,
+        setup: &LaneSetup<'_>,
+    ) -> Result<(), super::OpenClawError> {
+        let root = self
+            .config_path
+            .parent()
+            .map(PathBuf::from)
+            .unwrap_or_default();
+        let plugin_dir = root.join("plugins").join(&setup.scenario.catalog.plugin_id);
+        let config = product_config(lane, setup, &plugin_dir, &root).map_err(|e| {
+            super::OpenClawError::Invalid {
+                what: "lane config",
+                reason: e.to_string(),
+            }
+        })?;
+        if config == self.config {
+            return Ok(());
+        }
+        let mark = self.gateway.log_mark();
+        // Written beside the config and renamed over it, so the watcher never reads half a file.
+        let next = self.config_path.with_extension("json.next");
+        write_json(&next, &config)?;
+        std::fs::rename(&next, &self.config_path)
+            .map_err(super::OpenClawError::io("replace", &self.config_path))?;
+        self.gateway.wait_for_reload(mark, RELOAD_TIMEOUT).await?;
+        self.config = config;
+        Ok(())
+    }
+}
+
+/// Starts each MCP server the lane configures once, as the product will, and checks that it
+/// answers `initialize` and `tools/list` in time: the product would only log a broken server and
+/// run without its tools, so a broken one is this lane's error, naming the server (exit 3).
+async fn check_mcp_servers(servers: &Value, checked: &mut BTreeSet<String>) -> Result<(), Error> {
+    let configs: std::collections::BTreeMap<String, crate::config::McpServerConfig> =
+        serde_json::from_value(servers.clone())
+            .map_err(|e| Error::Machine(format!("mcp.servers: {e}")))?;
+    for (name, config) in configs {
+        let key = format!("{name} {} {:?}", config.command.display(), config.args);
+        if checked.contains(&key) {
+            continue;
+        }
+        let one = std::collections::BTreeMap::from([(name, config)]);
+        let hub = crate::gateway::mcp::McpHub::connect(&one)
+            .await
+            .map_err(Error::openclaw(
+                "lane's MCP servers (checked before the product starts them)",
+            ))?;
+        hub.shutdown();
+        checked.insert(key);
+    }
+    Ok(())
+}
+
+/// The lane's part of the config: Tool Search, the policy, the agent, MCP servers, overrides.
+fn lane_config(setup: &LaneSetup<'_>) -> Result<LaneConfig, Error> {
+    let scenario = setup.scenario;
+    let mut also_allow = setup.lane.controls();
+    also_allow.extend(scenario.policy.also_allow.iter().cloned());
+    let mcp = match scenario.catalog.mcp.is_empty() {
+        true => None,
+        false => Some(mcp_servers(setup)?),
+    };
+    let (overrides, plugin_config) = split_rules(setup.lane.config.clone());
+    Ok(LaneConfig {
+        tool_search: setup.lane.tool_search.clone(),
+        also_allow,
+        deny: scenario.policy.deny.clone(),
+        agent: scenario.agent.clone(),
+        mcp_servers: mcp,
+        overrides,
+        plugin_config,
+    })
+}
+
+/// The lane's overrides without the approval and hook rules, and those rules as the fake
+/// plugin's config (its `before_tool_call` hook applies them).
+fn split_rules(config: Option<Value>) -> (Option<Value>, Option<Value>) {
+    let Some(mut config) = config else {
+        return (None, None);
+    };
+    let mut rules = serde_json::Map::new();
+    let mut take = |table: &str, key: &str, as_key: &str| {
+        let taken = config
+            .get_mut(table)
+            .and_then(Value::as_object_mut)
+            .and_then(|t| t.remove(key));
+        if let Some(value) = taken {
+            rules.insert(as_key.to_string(), value);
+        }
+        if config[table].as_object().is_some_and(|t| t.is_empty()) {
+            config.as_object_mut().map(|c| c.remove(table));
+        }
+    };
+    take("tools", "approvals", "approvals");
+    take("hooks", "beforeToolCall", "beforeToolCall");
+    let overrides = config
+        .as_object()
+        .is_some_and(|c| !c.is_empty())
+        .then_some(config);
+    let plugin_config = (!rules.is_empty()).then_some(Value::Object(rules));
+    (overrides, plugin_config)
+}
+
+/// The whole product config of a lane.
+fn product_config(
+    lane: &LaneConfig,
+    setup: &LaneSetup<'_>,
+    plugin_dir: &std::path::Path,
+    root: &std::path::Path,
+) -> Result<Value, Error> {
+    super::config_value(
+        &setup.provider_base_url,
+        plugin_dir,
+        &setup.scenario.catalog.plugin_id,
+        lane,
+        &root.join("openclaw.log"),
+    )
+    .map_err(Error::openclaw(format!("lane {}", setup.lane.name)))
+}
+
+/// One lane's hold on the run's gateway: no other lane reconfigures it until this one is done.
 struct OpenClawLane {
-    gateway: OpenClawGateway,
-    state_dir: PathBuf,
+    run: OwnedMutexGuard<Run>,
+}
+
+impl OpenClawLane {
+    fn live(&self) -> Result<&Live, Error> {
+        self.run
+            .live
+            .as_ref()
+            .ok_or_else(|| Error::Machine("the run's OpenClaw gateway is gone".into()))
+    }
 }
 
 impl LaneGateway for OpenClawLane {
     fn base_url(&self) -> String {
-        self.gateway.base_url()
+        self.live()
+            .map(|l| l.gateway.base_url())
+            .unwrap_or_default()
     }
 
-    /// The product's own transcript as written (what snapshots and leak checks read), and its
-    /// translation into session records; where the product lists the tools it sent is read too.
-    fn session_log(&self, agent: &str, _session_key: &str) -> Result<SessionLog, Error> {
-        let events =
-            read_transcript(&self.state_dir, agent).map_err(Error::openclaw("transcript"))?;
-        let compiled =
-            read_compiled_tools(&self.state_dir, agent).map_err(Error::openclaw("trajectory"))?;
+    /// The product's own transcript of this lane's session as written (what snapshots and leak
+    /// checks read), and its translation into session records; where the product lists the tools
+    /// it sent is read too.
+    fn session_log(&self, agent: &str, session_key: &str) -> Result<SessionLog, Error> {
+        let live = self.live()?;
+        let events = read_session_transcript(&live.state_dir, agent, session_key)
+            .map_err(Error::openclaw("transcript"))?;
+        let compiled = read_session_compiled_tools(&live.state_dir, agent, session_key)
+            .map_err(Error::openclaw("trajectory"))?;
         let records = translate_transcript(&events, compiled.as_ref());
         Ok(SessionLog {
             raw: events,
@@ -172,13 +463,24 @@ impl LaneGateway for OpenClawLane {
         })
     }
 
+    /// The gateway stays up for the next lane.
     fn stop(self: Box<Self>) -> BoxFuture<'static, ()> {
+        Box::pin(async move { drop(self) })
+    }
+
+    /// A lane whose turn failed may have left work in the gateway: it goes, and the next lane
+    /// starts a fresh one.
+    fn discard(mut self: Box<Self>) -> BoxFuture<'static, ()> {
         Box::pin(async move {
-            let _ = self.gateway.stop().await;
+            if let Some(live) = self.run.live.take() {
+                live.gateway.kill().await;
+            }
         })
     }
 
     fn diagnostics(&self) -> String {
-        self.gateway.log_tail()
+        self.live()
+            .map(|l| l.gateway.log_tail())
+            .unwrap_or_default()
     }
 }

@@ -1,6 +1,5 @@
-//! The MCP fixture servers the project ships: small, deterministic MCP servers (built on the
-//! official Rust SDK) that the gateway attaches in-process, so MCP tools are listed with
-//! `tools/list` and run with `tools/call` over the real protocol without anything installed.
+//! The fixture servers' MCP handlers (built on the official Rust SDK): small and deterministic,
+//! so MCP tools are listed with `tools/list` and run with `tools/call` over the real protocol.
 //!
 //! - `calendar`: `create_event {title, start, durationMinutes?}` and `list_events {day?}`. Events live
 //!   in memory for the life of the server and get ids `evt_1`, `evt_2`, … in creation order.
@@ -26,19 +25,32 @@ pub const QA_ECHO_TOOL: &str = "mcp_qa_echo";
 enum Fixture {
     Calendar,
     Qa,
+    /// Answers `initialize` but never `tools/list` (a fault fixture).
+    HangOnList,
 }
 
-/// The fixture server called `name`, if there is one.
+/// The handler of the fixture server called `name`, if there is one.
 pub fn fixture_server(name: &str) -> Option<FixtureServer> {
     let fixture = match name {
         "calendar" => Fixture::Calendar,
         "qa" => Fixture::Qa,
+        super::HANG_ON_LIST => Fixture::HangOnList,
         _ => return None,
     };
     Some(FixtureServer {
         fixture,
         events: Arc::default(),
     })
+}
+
+/// The tool names of the fixture server called `name` (empty for an unknown or faulty one).
+pub fn tool_names(name: &str) -> Vec<String> {
+    let tools = match name {
+        "calendar" => calendar_tools(),
+        "qa" => qa_tools(),
+        _ => Vec::new(),
+    };
+    tools.into_iter().map(|t| t.name.to_string()).collect()
 }
 
 /// One fixture MCP server.
@@ -108,6 +120,7 @@ impl FixtureServer {
         match self.fixture {
             Fixture::Calendar => calendar_tools(),
             Fixture::Qa => qa_tools(),
+            Fixture::HangOnList => Vec::new(),
         }
     }
 
@@ -163,6 +176,9 @@ impl ServerHandler for FixtureServer {
         _request: Option<PaginatedRequestParams>,
         _context: RequestContext<RoleServer>,
     ) -> Result<ListToolsResult, ErrorData> {
+        if self.fixture == Fixture::HangOnList {
+            std::future::pending::<()>().await;
+        }
         Ok(ListToolsResult::with_all_items(self.tools()))
     }
 
