@@ -3,8 +3,8 @@
 //!
 //! - `calendar`: `create_event {title, start, durationMinutes?}` and `list_events {day?}`. Events live
 //!   in memory for the life of the server and get ids `evt_1`, `evt_2`, … in creation order.
-//! - `qa`: `mcp_qa_echo {marker}`, which answers like a fake plugin tool (`FAKE_PLUGIN_OK <name>
-//!   <input>`), so the scripted QA model can take an MCP tool as a scenario's target.
+//! - `qa`: `mcp_qa_echo {marker}`, which answers like a fake plugin tool (`FAKE_PLUGIN_OK
+//!   qa__mcp_qa_echo <input>`), so the scripted QA model can take an MCP tool as a scenario's target.
 
 use std::sync::{Arc, Mutex};
 
@@ -20,6 +20,8 @@ use crate::catalog::fake::FAKE_OK;
 
 /// The QA fixture's one tool.
 pub const QA_ECHO_TOOL: &str = "mcp_qa_echo";
+/// The QA fixture server's name.
+pub const QA_SERVER: &str = "qa";
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 enum Fixture {
@@ -33,7 +35,7 @@ enum Fixture {
 pub fn fixture_server(name: &str) -> Option<FixtureServer> {
     let fixture = match name {
         "calendar" => Fixture::Calendar,
-        "qa" => Fixture::Qa,
+        QA_SERVER => Fixture::Qa,
         super::HANG_ON_LIST => Fixture::HangOnList,
         _ => return None,
     };
@@ -124,12 +126,15 @@ impl FixtureServer {
         }
     }
 
+    /// Text only, like a fake plugin tool's text: a gateway that prefers structured content
+    /// (OpenClaw shows a direct MCP call's `structuredContent` instead of its text) would hide
+    /// the marker. The tool names itself by its server-qualified name, `qa__mcp_qa_echo`,
+    /// which contains the plain name: the scripted model finds its target in the result whichever
+    /// name the gateway gave the tool (`mcp_qa_echo` here, `qa__mcp_qa_echo` in OpenClaw).
     fn qa_echo(&self, args: &Map<String, Value>) -> CallToolResult {
         let input = Value::Object(args.clone());
-        text_result(
-            format!("{FAKE_OK} {QA_ECHO_TOOL} {input}"),
-            json!({ "status": "ok", "tool": QA_ECHO_TOOL, "input": input }),
-        )
+        let text = format!("{FAKE_OK} {QA_SERVER}__{QA_ECHO_TOOL} {input}");
+        CallToolResult::success(vec![ContentBlock::text(text)])
     }
 
     fn create_event(&self, args: &Map<String, Value>) -> CallToolResult {

@@ -78,7 +78,7 @@ async fn fixtures_run_as_child_processes_and_die_with_the_gateway() {
         .expect("tools/call over stdio");
     assert_eq!(
         called["content"][0]["text"],
-        "FAKE_PLUGIN_OK mcp_qa_echo {\"marker\":\"x\"}"
+        "FAKE_PLUGIN_OK qa__mcp_qa_echo {\"marker\":\"x\"}"
     );
     gateway.stop().await;
     let deadline = Instant::now() + Duration::from_secs(10);

@@ -238,3 +238,53 @@ async fn every_built_in_scenario_runs_on_the_product() {
         "MCP fixture servers outlived the gateway"
     );
 }
+
+/// What may differ between two runs of the same lane: ports, temp paths, session ids, the
+/// minute stamped on the user's message.
+fn normalised(request: &Value) -> String {
+    let text = toolsearch_qa::suite::report::snapshot::redact(&request.to_string());
+    let uuid = regex::Regex::new(r"[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}")
+        .expect("regex");
+    let minute = regex::Regex::new(r"\[\w{3} \d{4}-\d{2}-\d{2} \d{2}:\d{2} UTC\]").expect("regex");
+    let text = uuid.replace_all(&text, "[uuid]");
+    minute.replace_all(&text, "[minute]").into_owned()
+}
+
+/// A lane that runs after three others on the shared gateway sends the provider what it sends
+/// from a gateway started for it alone: the shared gateway changes the run's speed, not what is
+/// measured.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_lane_on_the_shared_gateway_sends_what_a_fresh_gateway_sends() {
+    let Some(install) = real_install("a_lane_on_the_shared_gateway_sends_what_a_fresh_gateway_sends")
+    else {
+        return;
+    };
+    let _one_gateway = ONE_GATEWAY.lock().await;
+    let all = load_all(&[]).expect("built-in scenarios");
+    let reference = all
+        .iter()
+        .find(|s| s.id == "tool-search-gateway-e2e")
+        .expect("reference")
+        .clone();
+    let shared = OpenClawTarget::with_install(install.clone());
+    let whole = run_suite(&shared, std::slice::from_ref(&reference))
+        .await
+        .expect("a report");
+    let mut last_only = reference.clone();
+    let last = last_only.lanes.pop().expect("a lane");
+    last_only.lanes = vec![last.clone()];
+    let fresh = OpenClawTarget::with_install(install);
+    let alone = run_suite(&fresh, &[last_only]).await.expect("a report");
+    let shared_requests = requests(&whole.scenarios[0], &last.name);
+    let fresh_requests = requests(&alone.scenarios[0], &last.name);
+    assert_eq!(shared_requests.len(), fresh_requests.len(), "lane {}", last.name);
+    for (i, (a, b)) in shared_requests.iter().zip(&fresh_requests).enumerate() {
+        assert_eq!(
+            normalised(a),
+            normalised(b),
+            "lane {} request {}: the shared gateway sent something else",
+            last.name,
+            i + 1
+        );
+    }
+}

@@ -177,7 +177,7 @@ fn index_js(
 const GATE_JS: &str = r#"const CONTROLS = new Set(["tool_search", "tool_describe", "tool_call", "tool_search_code"]);
 
 function glob(pattern, text) {
-  const escaped = pattern.split("*").map((part) => part.replace(/[.+?^${}()|[\]\]/g, "\$&"));
+  const escaped = pattern.split("*").map((part) => part.replace(/[.+?^${}()|[\]\\]/g, "\\$&"));
   return new RegExp(`^${escaped.join(".*")}$`).test(text);
 }
 

@@ -36,6 +36,10 @@ use crate::targets::{
     TargetPlan,
 };
 
+/// Set to `1` to keep the run's directory (configs, plugin, gateway state and logs) for a look
+/// afterwards; its path is printed on stderr.
+pub const KEEP_ENV: &str = "TOOLSEARCH_QA_KEEP_OPENCLAW_RUN";
+
 /// How long a running gateway may take to apply a lane's config.
 pub const RELOAD_TIMEOUT: Duration = Duration::from_secs(120);
 
@@ -220,7 +224,11 @@ impl Target for OpenClawTarget {
             if let Some(live) = run.live.take() {
                 live.gateway.kill().await;
             }
-            run.dir = None;
+            if let Some(dir) = run.dir.take() {
+                if std::env::var_os(KEEP_ENV).is_some_and(|v| v == "1") {
+                    eprintln!("openclaw run directory kept: {}", dir.keep().display());
+                }
+            }
             run.failed = None;
         })
     }
