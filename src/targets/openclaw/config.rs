@@ -138,7 +138,7 @@ pub fn config_value(
         "plugins": {
             "load": { "paths": [path_text(plugin_dir)?] },
             "allow": [plugin_id],
-            "entries": { plugin_id: { "enabled": true }, "memory-core": { "enabled": false } }
+            "entries": { plugin_id: { "enabled": true } }
         },
         "tools": tools
     });

@@ -254,7 +254,7 @@ mod tests {
             json!({"type": "message", "message": {"role": "toolResult", "toolName": "pick_file", "toolCallId": "c2",
                 "isError": false, "details": pending, "content": [{"type": "text", "text": "{}"}]}}),
         ];
-        let records = translate_transcript(&events);
+        let records = translate_transcript(&events, None);
         let hand_offs: Vec<&ClientToolCallRecord> = records
             .iter()
             .filter_map(|r| match r {
