@@ -125,7 +125,6 @@ fn error_lines(report: &SuiteReport) -> Vec<String> {
     lines
 }
 
-
 /// The accepted findings of `target`: the file given, else the committed one for its label; none
 /// for the embedded gateway (our own gateway has no accepted deviations).
 fn expectations_for(

@@ -192,11 +192,7 @@ async fn every_built_in_scenario_runs_on_the_product() {
         started.elapsed()
     );
     let lanes: usize = report.scenarios.iter().map(|s| s.lanes.0.len()).sum();
-    assert_eq!(
-        target.gateways_started().await,
-        lanes,
-        "a gateway per lane"
-    );
+    assert_eq!(target.gateways_started().await, lanes, "a gateway per lane");
     for scenario in &report.scenarios {
         assert!(
             scenario.errors.is_empty(),
@@ -276,7 +272,12 @@ async fn a_lane_after_others_sends_what_it_sends_alone() {
     let alone = run_suite(&fresh, &[last_only]).await.expect("a report");
     let shared_requests = requests(&whole.scenarios[0], &last.name);
     let fresh_requests = requests(&alone.scenarios[0], &last.name);
-    assert_eq!(shared_requests.len(), fresh_requests.len(), "lane {}", last.name);
+    assert_eq!(
+        shared_requests.len(),
+        fresh_requests.len(),
+        "lane {}",
+        last.name
+    );
     for (i, (a, b)) in shared_requests.iter().zip(&fresh_requests).enumerate() {
         assert_eq!(
             normalised(a),

@@ -7,8 +7,8 @@
 pub mod both;
 pub mod junit;
 pub mod markdown;
-pub mod outline;
 pub mod not_run;
+pub mod outline;
 pub mod snapshot;
 pub mod table;
 

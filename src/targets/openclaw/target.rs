@@ -170,8 +170,6 @@ impl Target for OpenClawTarget {
                 ),
                 (r"\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}(\.\d+)?Z", "[time]"),
                 (r"\b\d{4}-\d{2}-\d{2}\b", "[date]"),
-                // The minute the product stamps on the user's message (`[Mon [date] 17:46 UTC]`).
-                (r"(\[date\] )\d{2}:\d{2}( UTC\])", "${1}[hh:mm]${2}"),
                 (r"\b1[6-9]\d{11}\b", "[epoch-ms]"),
             ]
             .map(|(p, r)| (p.to_string(), r.to_string())),
@@ -214,10 +212,10 @@ impl Target for OpenClawTarget {
             }
             let reusable = self.share
                 && run.live.as_ref().is_some_and(|live| {
-                live.plugin_matches(&setup.scenario.catalog)
-                    && live.env == setup.env
-                    && !live.sessions.contains(&setup.session_key)
-            });
+                    live.plugin_matches(&setup.scenario.catalog)
+                        && live.env == setup.env
+                        && !live.sessions.contains(&setup.session_key)
+                });
             if !reusable {
                 if let Some(old) = run.live.take() {
                     old.close().await;
@@ -289,8 +287,7 @@ impl OpenClawTarget {
         let mut state_dir = root.join("state");
         let mut attempt = 1;
         let gateway = loop {
-            std::fs::create_dir_all(&state_dir)
-                .map_err(Error::io("cannot create", &state_dir))?;
+            std::fs::create_dir_all(&state_dir).map_err(Error::io("cannot create", &state_dir))?;
             let port = free_loopback_port().map_err(infra)?;
             let started = OpenClawGateway::start_with_env(
                 &self.install,
@@ -335,7 +332,10 @@ impl Live {
     async fn close(self) {
         self.gateway.kill().await;
         if std::env::var_os(KEEP_ENV).is_some_and(|v| v == "1") {
-            eprintln!("openclaw gateway directory kept: {}", self.dir.keep().display());
+            eprintln!(
+                "openclaw gateway directory kept: {}",
+                self.dir.keep().display()
+            );
         }
     }
 

@@ -54,7 +54,12 @@ fn is_delegated(details: &Value) -> bool {
 /// The hand-off record for a delegated client tool. The product's transcript does not repeat the
 /// catalogue id there; it is the id the model's `tool_call` named when it went through Tool
 /// Search, else the id the product gives every client tool (`client:client:<name>`).
-fn hand_off(call_id: &str, name: &str, via_tool_call: bool, named_id: Option<&str>) -> SessionRecord {
+fn hand_off(
+    call_id: &str,
+    name: &str,
+    via_tool_call: bool,
+    named_id: Option<&str>,
+) -> SessionRecord {
     SessionRecord::ClientToolCall(ClientToolCallRecord {
         tool_call_id: call_id.to_string(),
         tool_name: name.to_string(),
