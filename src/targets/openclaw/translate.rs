@@ -68,6 +68,7 @@ fn hand_off(
             .unwrap_or_else(|| format!("client:client:{name}")),
         source: ToolSource::Client,
         via_tool_call,
+        parent_tool_call_id: None,
     })
 }
 
