@@ -335,14 +335,21 @@ mod tests {
                 "input": {"marker": "m"}, "result": {"content": [], "details": pending}}}}),
         ];
         let records = translate_transcript(&events, None);
-        let call = records[1].as_message().and_then(|m| m.tool_call.as_ref());
-        let call = call.expect("the code's call");
+        let n = records
+            .iter()
+            .position(|r| matches!(r, SessionRecord::ClientToolCall(_)))
+            .expect("a hand-off")
+            + 1;
+        let call = records[n - 2]
+            .as_message()
+            .and_then(|m| m.tool_call.as_ref());
+        let call = call.expect("the code's call before the hand-off");
         assert_eq!(
             (call.name.as_str(), call.arguments.as_str()),
             ("pick_file", r#"{"marker":"m"}"#)
         );
         assert_eq!(call.parent_tool_call_id.as_deref(), Some("c1"));
-        let SessionRecord::ClientToolCall(hand_off) = &records[2] else {
+        let SessionRecord::ClientToolCall(hand_off) = &records[n - 1] else {
             panic!("a hand-off after the call: {records:?}")
         };
         assert_eq!(
