@@ -42,7 +42,8 @@ fn requests(report: &ScenarioReport, lane: &str) -> Vec<Value> {
     serde_json::from_str::<Vec<Value>>(&text).expect("provider payloads are JSON")
 }
 
-/// The lane's session-log records (as the harness translated the product's transcript).
+/// The lane's session-log records (as the harness translated the product's transcript), from the
+/// session snapshot's outline (`{events, records}`).
 fn session(report: &ScenarioReport, lane: &str) -> Vec<Value> {
     let name = format!("{}__{lane}__session", report.scenario);
     let text = report
@@ -51,7 +52,8 @@ fn session(report: &ScenarioReport, lane: &str) -> Vec<Value> {
         .find(|(n, _)| *n == name)
         .map(|(_, c)| c.clone())
         .unwrap_or_else(|| panic!("no session snapshot {name}"));
-    serde_json::from_str::<Vec<Value>>(&text).expect("session records are JSON")
+    let outline: Value = serde_json::from_str(&text).expect("the session snapshot is JSON");
+    serde_json::from_value(outline["records"].clone()).expect("the session snapshot has records")
 }
 
 /// Everything but the system prompt of a request: what the conversation carried.
