@@ -2,7 +2,7 @@
 //!
 //! Rooms (see the Layout section of `README.md`): [`catalog`] what tools are, [`config`] the gateway config,
 //! [`engine`] Tool Search itself, [`sandbox`] code-mode executors, [`provider`] the mock
-//! OpenAI provider, [`gateway`] the embedded gateway, [`targets`] what the suite drives (the
+//! OpenAI provider, [`gateway`] the embedded gateway, [`mcp_fixture`] the MCP servers both targets start, [`targets`] what the suite drives (the
 //! embedded gateway or a real OpenClaw), [`suite`] scenarios, lanes, claims and reports. The
 //! other commands sit beside the suite: [`compare`], [`quality`], [`load`], [`probes`]. [`server`]
 //! serves the gateway's and the provider's HTTP with read limits; [`signals`] ends a command on
@@ -17,6 +17,7 @@ pub mod engine;
 pub mod error;
 pub mod gateway;
 pub mod load;
+pub mod mcp_fixture;
 pub mod output;
 pub mod probes;
 pub mod profile;

@@ -16,6 +16,7 @@ use toolsearch_qa::signals::Signals;
 use toolsearch_qa::suite::command::{default_snapshot_dir, Snapshots, SuiteOptions};
 use toolsearch_qa::suite::select::Shard;
 use toolsearch_qa::suite::{ProviderSource, Reporter, SuiteEvent};
+use toolsearch_qa::targets::openclaw::NodeMajor;
 use toolsearch_qa::targets::TargetChoice;
 
 #[derive(Parser)]
@@ -101,6 +102,13 @@ enum Command {
     /// Gateway profiles: what a gateway shows the model besides the catalogue.
     #[command(subcommand)]
     Profile(ProfileCommand),
+    /// Serve one of the project's MCP fixture servers on stdin/stdout (what the gateways start).
+    #[command(name = "mcp-fixture", hide = true)]
+    McpFixture {
+        /// calendar or qa (or a fault fixture: fault-exit, fault-garbage, fault-hang-on-list).
+        #[arg(long, value_name = "NAME")]
+        server: String,
+    },
     /// Measure search quality: recall@1, recall@5, MRR@20 and exact-name recall (every tool
     /// searched by its own name must come first) of a labelled query set — by default the
     /// built-in data/search-quality.toml on the realistic catalogue plus the catalogued core
@@ -211,6 +219,14 @@ struct ProbesArgs {
     /// expectations/<target>-<version>.toml).
     #[arg(long, value_name = "FILE")]
     expectations: Option<PathBuf>,
+    /// The Node major a real OpenClaw gateway runs on (default 24).
+    #[arg(
+        long,
+        value_enum,
+        value_name = "24|26",
+        env = "TOOLSEARCH_QA_OPENCLAW_NODE"
+    )]
+    openclaw_node: Option<NodeMajor>,
 }
 
 #[derive(clap::Args)]
@@ -266,6 +282,15 @@ struct SuiteArgs {
     /// `profile`): a built-in profile (spec, openclaw-2026.9.6) or a profile file.
     #[arg(long, value_name = "NAME|FILE")]
     profile: Option<String>,
+    /// The Node major a real OpenClaw gateway runs on (installed by
+    /// scripts/install-openclaw.sh; default 24).
+    #[arg(
+        long,
+        value_enum,
+        value_name = "24|26",
+        env = "TOOLSEARCH_QA_OPENCLAW_NODE"
+    )]
+    openclaw_node: Option<NodeMajor>,
     /// Development aid: point every gateway at this provider base URL (`http://host:port/v1`)
     /// instead of starting the mock, to see how a broken provider is reported (exit code 3).
     #[arg(long, value_name = "URL", hide = true)]
@@ -304,6 +329,7 @@ impl SuiteArgs {
             expectations: self.expectations,
             verbose: self.verbose,
             profile: self.profile,
+            openclaw_node: self.openclaw_node.unwrap_or_default(),
         }
     }
 }
@@ -384,6 +410,7 @@ async fn run(command: Command, probe_secret: String) -> Result<u8, Error> {
         Command::Probes(args) => Box::pin(async move {
             toolsearch_qa::probes::command(
                 args.target,
+                args.openclaw_node.unwrap_or_default(),
                 &args.probes,
                 args.expectations.as_deref(),
                 args.format,
@@ -424,6 +451,14 @@ async fn run(command: Command, probe_secret: String) -> Result<u8, Error> {
                 profile: args.profile,
             };
             toolsearch_qa::capture::command(&options, stdout).await
+        }),
+        Command::McpFixture { server } => Box::pin(async move {
+            use toolsearch_qa::mcp_fixture::{serve_stdio, FixtureError};
+            serve_stdio(&server).await.map_err(|e| match e {
+                FixtureError::Unknown { .. } => Error::Usage(e.to_string()),
+                other => Error::Machine(other.to_string()),
+            })?;
+            Ok(toolsearch_qa::error::Exit::OK)
         }),
         Command::Quality(args) => Box::pin(async move {
             let options = toolsearch_qa::quality::QualityOptions {

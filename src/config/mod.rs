@@ -55,6 +55,9 @@ pub struct GatewayConfig {
     /// Our extension: declarative `before_tool_call` hook rules.
     #[serde(default)]
     pub hooks: HooksConfig,
+    /// `mcp.servers`: MCP servers started by command, as OpenClaw configures them.
+    #[serde(default)]
+    pub mcp: McpConfig,
     /// Everything else an OpenClaw config may carry (gateway, plugins, logging, …); kept, not used.
     #[serde(flatten)]
     pub other: BTreeMap<String, serde_json::Value>,
@@ -134,7 +137,7 @@ pub struct ToolsConfig {
     pub approvals: Vec<GuardRule>,
 }
 
-/// `catalog` (our extension): the fake plugin, the stand-in core tools and MCP servers.
+/// `catalog` (our extension): the fake plugin and the stand-in core tools.
 #[derive(Debug, Clone, Deserialize)]
 #[serde(rename_all = "camelCase", deny_unknown_fields)]
 pub struct CatalogConfig {
@@ -142,9 +145,6 @@ pub struct CatalogConfig {
     pub fake_plugin: Option<FakePluginConfig>,
     #[serde(default = "yes")]
     pub core_tools: bool,
-    /// MCP servers to attach, by server name (the name becomes the entries' `sourceName`).
-    #[serde(default)]
-    pub mcp_servers: BTreeMap<String, McpServerConfig>,
     /// Test knob (fail-closed F2): tool names or ids the gateway's live registry drops right after
     /// the first search of a run, so a call that follows the search finds them gone.
     #[serde(default)]
@@ -160,19 +160,52 @@ impl Default for CatalogConfig {
         CatalogConfig {
             fake_plugin: None,
             core_tools: true,
-            mcp_servers: BTreeMap::new(),
             withdraw_after_search: Vec::new(),
             profile: None,
         }
     }
 }
 
-/// One MCP server (our extension): a fixture the project ships, run in-process.
-#[derive(Debug, Clone, PartialEq, Deserialize)]
+/// `mcp`: the MCP servers the gateway attaches, by server name (the name becomes the entries'
+/// `sourceName`).
+#[derive(Debug, Clone, Default, Deserialize)]
 #[serde(deny_unknown_fields)]
+pub struct McpConfig {
+    #[serde(default)]
+    pub servers: BTreeMap<String, McpServerConfig>,
+}
+
+/// One stdio MCP server, in OpenClaw's shape (`mcp.servers.<name>`): the command that starts
+/// it, and the keys of OpenClaw's schema the embedded gateway honours. Remote transports are
+/// not supported here, so `url` or another `transport` is an error that names the key.
+#[derive(Debug, Clone, PartialEq, Deserialize)]
+#[serde(rename_all = "camelCase", deny_unknown_fields)]
 pub struct McpServerConfig {
-    /// Fixture name, e.g. `calendar`.
-    pub fixture: String,
+    pub command: PathBuf,
+    #[serde(default)]
+    pub args: Vec<String>,
+    #[serde(default)]
+    pub env: BTreeMap<String, String>,
+    #[serde(default)]
+    pub cwd: Option<PathBuf>,
+    #[serde(default)]
+    pub transport: Option<McpTransport>,
+    #[serde(default)]
+    pub enabled: Option<bool>,
+    /// How long `initialize` may take (default [`crate::gateway::mcp::CONNECT_TIMEOUT`]).
+    #[serde(default)]
+    pub connection_timeout_ms: Option<u64>,
+    /// How long `tools/list` or one `tools/call` may take (default
+    /// [`crate::gateway::mcp::REQUEST_TIMEOUT`]).
+    #[serde(default)]
+    pub request_timeout_ms: Option<u64>,
+}
+
+/// `mcp.servers.<name>.transport`: only `stdio` here.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum McpTransport {
+    Stdio,
 }
 
 fn yes() -> bool {

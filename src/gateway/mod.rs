@@ -232,12 +232,14 @@ impl RunningGateway {
         format!("http://{}", self.addr)
     }
 
-    /// Stops accepting requests and waits for the turns in flight, at most [`Limits::drain`].
+    /// Stops accepting requests, waits for the turns in flight (at most [`Limits::drain`]) and
+    /// stops the MCP servers.
     pub async fn stop(mut self) {
         if let Some(tx) = self.shutdown.take() {
             let _ = tx.send(());
         }
         let _ = (&mut self.task).await;
+        self.state.mcp.shutdown();
     }
 }
 
@@ -246,6 +248,7 @@ impl Drop for RunningGateway {
         if let Some(tx) = self.shutdown.take() {
             let _ = tx.send(());
         }
+        self.state.mcp.shutdown();
     }
 }
 
@@ -269,7 +272,7 @@ pub async fn serve_with_limits(
         path: state_dir.clone(),
         source,
     })?;
-    let hub = mcp::McpHub::connect(&config.raw.catalog.mcp_servers).await?;
+    let hub = mcp::McpHub::connect(&config.raw.mcp.servers).await?;
     let mut state = GatewayState::new(config, state_dir)?;
     state.attach_mcp(hub);
     let state = Arc::new(state);

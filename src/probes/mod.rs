@@ -29,6 +29,7 @@ use crate::sandbox::probes::{Area, Probe, ProbeSite};
 use crate::scenario::{load_all, scenario_from_json, Lane, Scenario};
 use crate::suite::findings::{self, Expectations};
 use crate::suite::lane::send_turn;
+use crate::targets::openclaw::NodeMajor;
 use crate::targets::TargetChoice;
 use crate::targets::{LaneSetup, Target};
 
@@ -552,8 +553,8 @@ fn model_outputs(journal: &[Arc<JournalRecord>], probes: &[Probe]) -> HashMap<St
     outputs
 }
 
-/// Runs `probes` on `target` with one gateway start: the probes go in batches of
-/// [`PROBES_PER_TURN`], one session turn per batch. The gateway gets [`SECRET_ENV`] =
+/// Runs `probes` on `target` with one gateway start: the probes go in batches of at most
+/// [`PROBES_PER_TURN`] (dealt round-robin), one session turn per batch, the turns concurrent. The gateway gets [`SECRET_ENV`] =
 /// `plant.env_secret` when it runs as its own process. A turn the gateway answers with an error
 /// leaves its probes without results (inconclusive, with the error as evidence); a gateway that
 /// does not start is an infrastructure error.
@@ -578,10 +579,14 @@ pub async fn run_probes(
         codes.push(format!("{}{code}", tag(probe.name)));
         canaries.push(canary);
     }
-    let batches: Vec<(String, Vec<ScriptedTurn>)> = codes
-        .chunks(PROBES_PER_TURN)
-        .enumerate()
-        .map(|(i, chunk)| batch_script(i + 1, chunk))
+    // Probes are dealt out round-robin, so the slow ones (those that run into the code timeout)
+    // land in different batches, and the batches run as concurrent turns.
+    let count = codes.len().div_ceil(PROBES_PER_TURN).max(1);
+    let batches: Vec<(String, Vec<ScriptedTurn>)> = (0..count)
+        .map(|b| {
+            let dealt: Vec<String> = codes.iter().skip(b).step_by(count).cloned().collect();
+            batch_script(b + 1, &dealt)
+        })
         .collect();
     let provider = MockProvider::start_with(ProviderOptions {
         scripts_by_prompt: batches.clone(),
@@ -596,23 +601,25 @@ pub async fn run_probes(
         lane,
         provider_base_url: provider.base_url(),
         work_dir: work.path().to_path_buf(),
+        session_key: "sandbox-probes".into(),
         env: vec![(SECRET_ENV.to_string(), plant.env_secret.clone())],
     };
     let gateway = target.start(&setup).await?;
     let mut turn_errors = Vec::new();
     let mut session = Vec::new();
-    for (i, (key, _)) in batches.iter().enumerate() {
+    let base_url = gateway.base_url();
+    let turns = batches.iter().enumerate().map(|(i, (key, _))| {
         let mut turn = scenario.clone();
         turn.prompt = format!("run sandbox {key}");
         let session_key = format!("sandbox-probes-{}", i + 1);
-        let sent = send_turn(
-            &gateway.base_url(),
-            &turn,
-            lane,
-            &session_key,
-            target.turn_timeout(),
-        )
-        .await;
+        let base_url = base_url.clone();
+        async move {
+            let sent = send_turn(&base_url, &turn, lane, &session_key, target.turn_timeout()).await;
+            (sent, session_key)
+        }
+    });
+    let answers = futures::future::join_all(turns).await;
+    for (i, (sent, session_key)) in answers.into_iter().enumerate() {
         match sent {
             Ok((status, _)) if (200..300).contains(&status) => {}
             Ok((status, body)) => turn_errors.push(format!(
@@ -632,6 +639,7 @@ pub async fn run_probes(
         }
     }
     gateway.stop().await;
+    target.finish().await;
     let results = session_results(&session, probes);
     let outputs = model_outputs(&provider.journal().since(0), probes);
     drop(provider);
@@ -648,7 +656,7 @@ pub async fn run_probes(
                 marker_written: marker_exists(&plant.marker(probe)),
             };
             let mut verdict = judge(probe, &observed, &secrets);
-            let batch = i / PROBES_PER_TURN + 1;
+            let batch = i % count + 1;
             if observed.result.is_none() && observed.model_output.is_none() {
                 let prefix = format!("batch {batch}:");
                 if let Some(error) = turn_errors.iter().find(|e| e.starts_with(&prefix)) {
@@ -674,6 +682,7 @@ fn marker_exists(path: &Path) -> bool {
 /// judge it: an incomplete run is not a verdict).
 pub async fn command(
     target: TargetChoice,
+    node: NodeMajor,
     names: &[String],
     expectations: Option<&Path>,
     format: Format,
@@ -695,7 +704,7 @@ pub async fn command(
     if selected.is_empty() {
         selected = PROBES.to_vec();
     }
-    let targets = target.targets()?;
+    let targets = target.targets(node)?;
     let known = load_all(&[])?;
     let expectations = targets
         .iter()

@@ -14,6 +14,7 @@
 //! `invalid-request`. Every error is `{"error": {"message", "type", "param", "code"}}`.
 
 pub mod declared;
+pub mod envelope;
 mod http;
 pub mod input;
 pub mod journal;

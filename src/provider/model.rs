@@ -324,9 +324,11 @@ fn mentions_word(text: &str, word: &str) -> bool {
     })
 }
 
-/// The id of the first object (depth ≤ 6) in a JSON tool output whose `name` is `target`.
+/// The id of the first object (depth ≤ 6) in a JSON tool output whose `name` is `target`. An
+/// output inside a well-formed untrusted-content envelope is read inside it.
 fn candidate_id(output: &str, target: &str) -> Option<String> {
-    let value: Value = serde_json::from_str(output).ok()?;
+    let json = super::envelope::unwrap(output).unwrap_or(output);
+    let value: Value = serde_json::from_str(json).ok()?;
     find_candidate(&value, target, 0)
 }
 
@@ -405,6 +407,19 @@ mod tests {
         assert_eq!(quote(" a \n b "), "a b");
         let long = "é".repeat(700);
         assert_eq!(quote(&long).chars().count(), QUOTE_LIMIT + 1);
+    }
+
+    #[test]
+    fn candidate_id_reads_inside_the_envelope() {
+        let wrapped = "NOTICE\n<<<EXTERNAL_UNTRUSTED_CONTENT id=\"ab\">>>\nSource: API\n---\n\
+                       [{\"id\":\"client:client:t\",\"name\":\"t\"}]\n\
+                       <<<END_EXTERNAL_UNTRUSTED_CONTENT id=\"ab\">>>";
+        assert_eq!(candidate_id(wrapped, "t"), Some("client:client:t".into()));
+        let forged = wrapped.replace(
+            "END_EXTERNAL_UNTRUSTED_CONTENT id=\"ab",
+            "END_EXTERNAL_UNTRUSTED_CONTENT id=\"zz",
+        );
+        assert_eq!(candidate_id(&forged, "t"), None);
     }
 
     #[test]

@@ -8,7 +8,7 @@
 use serde::de::{self, Deserialize, Visitor};
 
 use super::load::{ClaimFile, LaneFile, ScenarioFile};
-use super::{CatalogSpec, LaneExpect, ScriptStep};
+use super::{CatalogSpec, LaneExpect, LaneOnOpenclaw, OnOpenclaw, ScriptStep};
 use crate::catalog::ToolPolicy;
 
 /// Every field path a scenario file accepts, in the loader's order: `id`, `catalog.size`,
@@ -23,6 +23,7 @@ pub fn accepted() -> Vec<String> {
             "script" => struct_fields::<ScriptStep>(),
             "claims" => struct_fields::<ClaimFile>(),
             "lanes" => struct_fields::<LaneFile>(),
+            "openclaw" => struct_fields::<OnOpenclaw>(),
             _ => &[],
         };
         let prefix = match *field {
@@ -35,6 +36,7 @@ pub fn accepted() -> Vec<String> {
             let deeper = match *inner {
                 "expect" | "openclaw_expect" if *field == "lanes" => struct_fields::<LaneExpect>(),
                 "script" if *field == "lanes" => struct_fields::<ScriptStep>(),
+                "openclaw" if *field == "lanes" => struct_fields::<LaneOnOpenclaw>(),
                 _ => &[],
             };
             let path = match *inner {

@@ -15,12 +15,12 @@ use thiserror::Error;
 use super::names::{closest, not_in_catalogue, suggestion, unknown_tool};
 use super::place::{Field, Place, Places};
 use super::{
-    CatalogSpec, ClaimId, ClaimSpec, Lane, LaneExpect, Scenario, ScriptStep, REFERENCE_SCENARIO,
+    CatalogSpec, ClaimId, ClaimSpec, Lane, LaneExpect, LaneOnOpenclaw, OnOpenclaw, Scenario,
+    ScriptStep, REFERENCE_SCENARIO,
 };
 use crate::catalog::fake::{fake_tool_name, plugin_id_problem, size_problem};
 use crate::catalog::{ToolPolicy, ToolSource};
 use crate::config::ToolSearchSettings;
-use crate::gateway::mcp::FIXTURES;
 use crate::profile::{self, built_in_names, Profile, ProfileError};
 use crate::protocol::session::agent_id_problem;
 
@@ -124,6 +124,8 @@ pub(super) struct ScenarioFile {
     pending: Option<String>,
     #[serde(default)]
     profile: Option<String>,
+    #[serde(default)]
+    openclaw: OnOpenclaw,
     lanes: Vec<LaneFile>,
 }
 
@@ -166,6 +168,8 @@ pub(super) struct LaneFile {
     expect: LaneExpect,
     #[serde(default)]
     openclaw_expect: LaneExpect,
+    #[serde(default)]
+    openclaw: LaneOnOpenclaw,
 }
 
 /// The scenarios that ship with the binary: every `scenarios/*.toml`, by file name (found by
@@ -231,6 +235,17 @@ fn resolve(file: ScenarioFile, origin: &str) -> Checked<Scenario> {
             "must list at least one lane (or say why not with `pending`)",
         ));
     }
+    if file
+        .openclaw
+        .not_applicable
+        .as_ref()
+        .is_some_and(|r| r.trim().is_empty())
+    {
+        return Err(problem(
+            Field::of("openclaw").key("not_applicable"),
+            "say why the product cannot run this scenario",
+        ));
+    }
     if let Some(message) = file_part_problem(&file.id, MAX_ID_BYTES) {
         return Err(problem(Field::of("id"), message));
     }
@@ -286,6 +301,7 @@ fn resolve(file: ScenarioFile, origin: &str) -> Checked<Scenario> {
         claims,
         pending: file.pending,
         profile,
+        openclaw: file.openclaw,
         lanes,
         origin: origin.to_string(),
     })
@@ -337,14 +353,14 @@ fn check_catalog(catalog: &CatalogSpec) -> Checked<()> {
     if let Some(i) = catalog
         .mcp
         .iter()
-        .position(|s| !FIXTURES.contains(&s.as_str()))
+        .position(|s| !crate::mcp_fixture::ALL.contains(&s.as_str()))
     {
         return Err(problem(
             field.clone().key("mcp").index(i),
             format!(
                 "unknown MCP fixture server {:?}; expected one of {}",
                 catalog.mcp[i],
-                FIXTURES.join(", ")
+                crate::mcp_fixture::ALL.join(", ")
             ),
         ));
     }
@@ -425,6 +441,7 @@ fn resolve_lane(before: &[Lane], field: Field, lane: LaneFile) -> Checked<Lane> 
     if let Some(script) = &lane.script {
         check_script(field.clone().key("script"), script)?;
     }
+    check_on_openclaw(field.clone().key("openclaw"), &lane.openclaw)?;
     Ok(Lane {
         name: lane.name,
         tool_search: lane.tool_search,
@@ -435,7 +452,28 @@ fn resolve_lane(before: &[Lane], field: Field, lane: LaneFile) -> Checked<Lane> 
         provider_timeout_ms: lane.provider_timeout_ms,
         expect: lane.expect,
         openclaw_expect: lane.openclaw_expect,
+        openclaw: lane.openclaw,
     })
+}
+
+/// A lane's `openclaw` table: a reason, or what to run instead — not both, nothing empty.
+fn check_on_openclaw(field: Field, on: &LaneOnOpenclaw) -> Checked<()> {
+    let replaces = on.tool_search.is_some() || on.config.is_some();
+    match &on.not_applicable {
+        Some(reason) if reason.trim().is_empty() => Err(problem(
+            field.key("not_applicable"),
+            "say why the product cannot run this lane",
+        )),
+        Some(_) if replaces => Err(problem(
+            field,
+            "not_applicable excludes tool_search and config",
+        )),
+        _ if on.config.as_ref().is_some_and(|c| !c.is_object()) => Err(problem(
+            field.key("config"),
+            "expected a table of gateway config keys",
+        )),
+        _ => Ok(()),
+    }
 }
 
 fn check_script(field: Field, script: &[ScriptStep]) -> Checked<()> {

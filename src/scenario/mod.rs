@@ -77,6 +77,8 @@ pub struct Scenario {
     /// The surface the embedded gateway shows besides the catalogue (`profile`; default
     /// `spec`). A real product shows its own; `suite --profile` replaces it for a run.
     pub profile: Arc<Profile>,
+    /// How the scenario runs on a real OpenClaw gateway (`[openclaw]`).
+    pub openclaw: OnOpenclaw,
     pub lanes: Vec<Lane>,
     /// Where the scenario was loaded from.
     pub origin: String,
@@ -182,6 +184,34 @@ pub struct Lane {
     pub expect: LaneExpect,
     /// Exact figures the lane must show on a real OpenClaw gateway (its own core tools differ).
     pub openclaw_expect: LaneExpect,
+    /// How this lane runs on a real OpenClaw gateway (`openclaw = {…}`).
+    pub openclaw: LaneOnOpenclaw,
+}
+
+/// `[openclaw]` of a scenario file: whether the scenario can run on the real product at all.
+#[derive(Debug, Clone, Default, PartialEq, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct OnOpenclaw {
+    /// Why the product cannot produce this scenario's case: the run reports every lane as not
+    /// applicable with this reason instead of running it.
+    #[serde(default)]
+    pub not_applicable: Option<String>,
+}
+
+/// `openclaw = {…}` of a lane: how the lane runs on the real product, when that differs.
+#[derive(Debug, Clone, Default, PartialEq, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct LaneOnOpenclaw {
+    /// Why the product cannot produce this lane's case (reported as not applicable).
+    #[serde(default)]
+    pub not_applicable: Option<String>,
+    /// `tools.toolSearch` on the product, in place of the lane's own (which may carry keys only
+    /// the embedded gateway knows, such as `sandbox`).
+    #[serde(default)]
+    pub tool_search: Option<Value>,
+    /// Config overrides on the product, in place of the lane's own `config`.
+    #[serde(default)]
+    pub config: Option<Value>,
 }
 
 /// Exact expectations for one lane; unset ones are not checked.
@@ -231,6 +261,7 @@ impl Lane {
             provider_timeout_ms: None,
             expect: LaneExpect::default(),
             openclaw_expect: LaneExpect::default(),
+            openclaw: LaneOnOpenclaw::default(),
         })
     }
 

@@ -4,7 +4,6 @@
 
 use crate::catalog::fake::{core_tools, fake_tool_name};
 use crate::catalog::ToolSource;
-use crate::gateway::mcp::fixture::fixture_tool_names;
 
 use super::CatalogSpec;
 
@@ -22,7 +21,7 @@ pub fn catalogue(catalog: &CatalogSpec) -> Vec<(String, ToolSource)> {
         );
     }
     for server in &catalog.mcp {
-        let tools = fixture_tool_names(server).unwrap_or_default();
+        let tools = crate::mcp_fixture::tool_names(server);
         names.extend(tools.into_iter().map(|t| (t, ToolSource::Mcp)));
     }
     names.extend(

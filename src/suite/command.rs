@@ -11,11 +11,12 @@ use super::report::junit::junit_xml;
 use super::report::table::Detail;
 use super::report::SuiteReport;
 use super::select::{narrow, Shard};
-use super::{run_suite_on, ProviderSource, Reporter};
+use super::{plan_all, run_plans, ProviderSource, Reporter};
 use crate::error::{Error, Exit};
 use crate::output::{emit, Format};
 use crate::scenario::Scenario;
 use crate::scenario::{load_all, select};
+use crate::targets::openclaw::NodeMajor;
 use crate::targets::{Target, TargetChoice};
 
 /// What to do with the committed snapshots.
@@ -50,6 +51,8 @@ pub struct SuiteOptions {
     /// The profile the embedded gateway shows in every scenario instead of the scenario's own
     /// (a built-in name or a profile file's path).
     pub profile: Option<String>,
+    /// The Node major a real OpenClaw runs on.
+    pub openclaw_node: NodeMajor,
 }
 
 /// Runs the suite as `options` say, prints the report to `out`; the exit code.
@@ -80,16 +83,21 @@ pub async fn run(
             scenario.profile = profile.clone();
         }
     }
-    let targets = options.target.targets()?;
-    // Every expectations file is read (and must be right) before any gateway starts.
+    let targets = options.target.targets(options.openclaw_node)?;
+    // Every expectations file is read (and must be right) and every scenario is planned on every
+    // target before any gateway starts: a scenario a target cannot run (and does not say so) is
+    // a usage error now, not a failure halfway through.
     let expectations = targets
         .iter()
         .map(|t| expectations_for(t.as_ref(), options.expectations.as_deref(), &known))
         .collect::<Result<Vec<_>, Error>>()?;
+    let plans = targets
+        .iter()
+        .map(|t| plan_all(t.as_ref(), &scenarios))
+        .collect::<Result<Vec<_>, Error>>()?;
     let mut reports = Vec::new();
-    for (target, expectations) in targets.iter().zip(&expectations) {
-        let mut report =
-            run_suite_on(target.as_ref(), &scenarios, &options.provider, reporter).await?;
+    for ((target, expectations), plans) in targets.iter().zip(&expectations).zip(&plans) {
+        let mut report = run_plans(target.as_ref(), plans, &options.provider, reporter).await;
         report.product = target.product();
         check_snapshots(&mut report, &options.snapshots, target.label().as_deref())?;
         if let Some(expectations) = expectations {
@@ -108,16 +116,39 @@ pub async fn run(
         (Format::Json, all) => side_by_side_json(all) + "\n",
     };
     emit(out, &text)?;
+    for report in &reports {
+        for line in error_lines(report) {
+            eprintln!("{line}");
+        }
+    }
     write_reports(
         &reports,
         options.junit.as_deref(),
         options.report_dir.as_deref(),
     )?;
-    Ok(if reports.iter().all(|r| r.ok) {
+    Ok(if reports.iter().any(SuiteReport::has_errors) {
+        Exit::INFRA
+    } else if reports.iter().all(|r| r.ok) {
         Exit::OK
     } else {
         Exit::FAILED
     })
+}
+
+/// One `error: …` line per lane that could not run (the report on stdout has the whole error).
+fn error_lines(report: &SuiteReport) -> Vec<String> {
+    let mut lines = Vec::new();
+    for scenario in &report.scenarios {
+        for e in &scenario.errors {
+            let first = e.error.lines().next().unwrap_or_default();
+            let lane = format!("scenario {} lane {}", scenario.scenario, e.lane);
+            match first.starts_with(&lane) {
+                true => lines.push(format!("error: {first}")),
+                false => lines.push(format!("error: {lane}: {first}")),
+            }
+        }
+    }
+    lines
 }
 
 /// The accepted findings of `target`: the file given, else the committed one for its label; none

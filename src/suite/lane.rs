@@ -13,11 +13,6 @@ use crate::provider::Journal;
 use crate::scenario::{client_tool_declaration, Lane, Scenario};
 use crate::targets::{LaneSetup, Target};
 
-/// The session key of a lane, as the reference run names it.
-pub fn session_key(lane: &Lane) -> String {
-    format!("tool-search-gateway-{}", lane.name)
-}
-
 /// Runs one lane on `target` against the provider whose journal is `journal`.
 pub async fn run_lane(
     target: &dyn Target,
@@ -27,17 +22,18 @@ pub async fn run_lane(
     journal: &Journal,
 ) -> Result<LaneObservation, Error> {
     let work = temp_dir(&format!("tsqa-{}-", lane.name))?;
+    let key = target.session_key(scenario, lane);
     let setup = LaneSetup {
         scenario,
         lane,
         provider_base_url: provider_base_url.to_string(),
         work_dir: work.path().to_path_buf(),
+        session_key: key.clone(),
         env: Vec::new(),
     };
     let started = Instant::now();
     let gateway = target.start(&setup).await?;
     let cursor = journal.cursor();
-    let key = session_key(lane);
     let sent = send_turn(
         &gateway.base_url(),
         scenario,
@@ -55,7 +51,10 @@ pub async fn run_lane(
         },
     });
     let session = gateway.session_log(&scenario.agent, &key);
-    gateway.stop().await;
+    match &sent {
+        Ok((status, _)) if (200..300).contains(status) => gateway.stop().await,
+        _ => gateway.discard().await,
+    }
     let (status, body) = sent?;
     if !(200..300).contains(&status) {
         return Err(Error::TurnFailed {

@@ -20,12 +20,12 @@ pub mod select;
 use crate::error::Error;
 use crate::provider::{Journal, MockProvider, ProviderOptions};
 use crate::scenario::{Lane, Scenario, ScriptStep};
-use crate::targets::{Target, TargetKind};
+use crate::targets::{Target, TargetKind, TargetPlan};
 use claims::evaluate;
 use lane::run_lane;
 use observation::Observed;
 use report::snapshot::{self, SnapshotStyle};
-use report::{ScenarioReport, SuiteReport};
+use report::{LaneError, ScenarioReport, SuiteReport};
 
 /// What happens during a run, as it happens.
 #[derive(Clone, Copy)]
@@ -89,17 +89,43 @@ pub async fn run_suite_on(
     source: &ProviderSource,
     reporter: &dyn Reporter,
 ) -> Result<SuiteReport, Error> {
-    reporter.event(SuiteEvent::RunStarted { target, scenarios });
+    let plans = plan_all(target, scenarios)?;
+    Ok(run_plans(target, &plans, source, reporter).await)
+}
+
+/// How `target` runs each scenario; the first scenario it cannot run (and does not say so) is
+/// an error, before anything starts.
+pub fn plan_all(target: &dyn Target, scenarios: &[Scenario]) -> Result<Vec<TargetPlan>, Error> {
+    scenarios.iter().map(|s| target.plan(s)).collect()
+}
+
+/// Runs planned scenarios on `target`. A lane that cannot start or answer is reported as an
+/// error of that lane (the report's `errors`) while every other lane and scenario still runs;
+/// the target is finished (its gateway stopped) at the end.
+pub async fn run_plans(
+    target: &dyn Target,
+    plans: &[TargetPlan],
+    source: &ProviderSource,
+    reporter: &dyn Reporter,
+) -> SuiteReport {
+    let scenarios: Vec<Scenario> = plans.iter().map(|p| p.scenario.clone()).collect();
+    reporter.event(SuiteEvent::RunStarted {
+        target,
+        scenarios: &scenarios,
+    });
     let mut reports = Vec::new();
-    for scenario in scenarios {
-        let report = run_scenario(target, scenario, source, reporter).await?;
+    for plan in plans {
+        let report = run_scenario(target, &plan.scenario, source, reporter)
+            .await
+            .with_not_applicable(plan.not_applicable.clone());
         reporter.event(SuiteEvent::ScenarioFinished {
             target,
             report: &report,
         });
         reports.push(report);
     }
-    Ok(SuiteReport::new(target.kind(), reports))
+    target.finish().await;
+    SuiteReport::new(target.kind(), reports)
 }
 
 /// A mock provider following the directive logic, or `steps` when given.
@@ -112,44 +138,37 @@ async fn start_provider(steps: Option<&[ScriptStep]>) -> Result<MockProvider, Er
     .await?)
 }
 
-/// Runs one scenario's lanes in order and evaluates its claims.
+/// Runs one scenario's lanes in order and evaluates its claims on the lanes that ran; a lane
+/// that could not run is one of the report's `errors`.
 pub async fn run_scenario(
     target: &dyn Target,
     scenario: &Scenario,
     source: &ProviderSource,
     reporter: &dyn Reporter,
-) -> Result<ScenarioReport, Error> {
-    let (provider, base_url, journal) = match source {
-        ProviderSource::Mock => {
-            let mock = start_provider(None).await?;
-            let (url, journal) = (mock.base_url(), mock.journal());
-            (Some(mock), url, journal)
-        }
-        ProviderSource::Url(url) => (None, url.clone(), Journal::new()),
-    };
+) -> ScenarioReport {
+    let mut errors = Vec::new();
     let mut observations = Vec::new();
-    for lane in &scenario.lanes {
-        reporter.event(SuiteEvent::LaneStarted {
-            target,
-            scenario,
-            lane,
-        });
-        // A scripted lane gets a provider of its own, so each lane may follow its own script.
-        let scripted = match (lane.script(scenario), source) {
-            (Some(steps), ProviderSource::Mock) => Some(start_provider(Some(steps)).await?),
-            _ => None,
-        };
-        let (url, journal) = match &scripted {
-            Some(p) => (p.base_url(), p.journal()),
-            None => (base_url.clone(), journal.clone()),
-        };
-        observations.push(run_lane(target, scenario, lane, &url, &journal).await?);
+    if !scenario.lanes.is_empty() {
+        match shared_provider(source).await {
+            Ok((provider, base_url, journal)) => {
+                for lane in &scenario.lanes {
+                    reporter.event(SuiteEvent::LaneStarted {
+                        target,
+                        scenario,
+                        lane,
+                    });
+                    match run_one(target, scenario, lane, source, &base_url, &journal).await {
+                        Ok(observation) => observations.push((lane, observation)),
+                        Err(e) => errors.push(LaneError::new(&lane.name, &e)),
+                    }
+                }
+                drop(provider);
+            }
+            Err(e) => errors.extend(scenario.lanes.iter().map(|l| LaneError::new(&l.name, &e))),
+        }
     }
-    drop(provider);
-    let observed: Vec<Observed<'_>> = scenario
-        .lanes
+    let observed: Vec<Observed<'_>> = observations
         .iter()
-        .zip(&observations)
         .map(|(lane, observation)| {
             Observed::new(target.kind(), lane, observation, &scenario.target_tool)
         })
@@ -164,9 +183,41 @@ pub async fn run_scenario(
     let redactions = target.redactions();
     let snapshots = observations
         .iter()
-        .flat_map(|o| snapshot::lane_snapshots(&scenario.id, o, style, &redactions))
+        .flat_map(|(_, o)| snapshot::lane_snapshots(&scenario.id, o, style, &redactions))
         .collect();
-    Ok(ScenarioReport::new(
-        scenario, &observed, verdicts, snapshots,
-    ))
+    ScenarioReport::new(scenario, &observed, verdicts, snapshots).with_errors(errors)
+}
+
+/// The scenario's provider: a fresh mock, or the URL the run was pointed at (not journaled).
+async fn shared_provider(
+    source: &ProviderSource,
+) -> Result<(Option<MockProvider>, String, Journal), Error> {
+    Ok(match source {
+        ProviderSource::Mock => {
+            let mock = start_provider(None).await?;
+            let (url, journal) = (mock.base_url(), mock.journal());
+            (Some(mock), url, journal)
+        }
+        ProviderSource::Url(url) => (None, url.clone(), Journal::new()),
+    })
+}
+
+/// One lane; a scripted lane gets a provider of its own, so each lane may follow its own script.
+async fn run_one(
+    target: &dyn Target,
+    scenario: &Scenario,
+    lane: &Lane,
+    source: &ProviderSource,
+    base_url: &str,
+    journal: &Journal,
+) -> Result<observation::LaneObservation, Error> {
+    let scripted = match (lane.script(scenario), source) {
+        (Some(steps), ProviderSource::Mock) => Some(start_provider(Some(steps)).await?),
+        _ => None,
+    };
+    let (url, journal) = match &scripted {
+        Some(p) => (p.base_url(), p.journal()),
+        None => (base_url.to_string(), journal.clone()),
+    };
+    run_lane(target, scenario, lane, &url, &journal).await
 }

@@ -5,7 +5,7 @@ use std::path::{Path, PathBuf};
 
 use serde_json::{json, Value};
 
-use super::{BoxFuture, LaneGateway, LaneSetup, Target, TargetKind};
+use super::{mcp_servers, BoxFuture, LaneGateway, LaneSetup, Target, TargetKind};
 use crate::config::{merge_overrides, CONTROL_TOOLS};
 use crate::error::Error;
 use crate::gateway::RunningGateway;
@@ -26,7 +26,7 @@ impl Target for EmbeddedTarget {
     ) -> BoxFuture<'a, Result<Box<dyn LaneGateway>, Error>> {
         Box::pin(async move {
             let config_path = setup.work_dir.join("gateway.json5");
-            let text = serde_json::to_string_pretty(&embedded_config(setup))
+            let text = serde_json::to_string_pretty(&embedded_config(setup)?)
                 .map_err(|e| Error::Machine(format!("config: {e}")))?;
             std::fs::write(&config_path, text).map_err(Error::io("cannot write", &config_path))?;
             let loaded = crate::config::load_file(&config_path)?;
@@ -39,7 +39,7 @@ impl Target for EmbeddedTarget {
 }
 
 /// The JSON5 (here: JSON) config the embedded gateway gets for a lane.
-pub fn embedded_config(setup: &LaneSetup<'_>) -> Value {
+pub fn embedded_config(setup: &LaneSetup<'_>) -> Result<Value, Error> {
     let scenario = setup.scenario;
     let policy = &scenario.policy;
     let mut also_allow = policy.also_allow.clone();
@@ -50,12 +50,6 @@ pub fn embedded_config(setup: &LaneSetup<'_>) -> Value {
     if let Some(allow) = &policy.allow {
         tools["allow"] = json!(allow);
     }
-    let mcp_servers: serde_json::Map<String, Value> = scenario
-        .catalog
-        .mcp
-        .iter()
-        .map(|f| (f.clone(), json!({ "fixture": f })))
-        .collect();
     let mut provider = json!({ "baseUrl": setup.provider_base_url, "apiKey": "qa-key", "api": "openai-responses" });
     if setup.lane.stream {
         provider["stream"] = json!(true);
@@ -71,14 +65,16 @@ pub fn embedded_config(setup: &LaneSetup<'_>) -> Value {
         "catalog": {
             "fakePlugin": fake_plugin_config(&scenario.catalog),
             "coreTools": scenario.catalog.core_tools,
-            "mcpServers": mcp_servers,
             "profile": scenario.profile.reference,
         },
     });
+    if !scenario.catalog.mcp.is_empty() {
+        config["mcp"] = json!({ "servers": mcp_servers(setup)? });
+    }
     if let Some(overrides) = &setup.lane.config {
         merge_overrides(&mut config, overrides.clone());
     }
-    config
+    Ok(config)
 }
 
 fn fake_plugin_config(catalog: &CatalogSpec) -> Value {

@@ -23,6 +23,37 @@ pub use openclaw::OpenClawTarget;
 
 pub type BoxFuture<'a, T> = Pin<Box<dyn Future<Output = T> + Send + 'a>>;
 
+/// Environment variable every fixture server is started with: which harness process, scenario
+/// and lane it serves, so a test can tell that none outlives its gateway.
+pub const MCP_OWNER_ENV: &str = "TOOLSEARCH_QA_MCP_OWNER";
+
+/// The [`MCP_OWNER_ENV`] value of a lane's fixture servers.
+pub fn mcp_owner(scenario: &Scenario, lane: &Lane) -> String {
+    format!("{}/{}/{}", std::process::id(), scenario.id, lane.name)
+}
+
+/// `mcp.servers` for the lane's fixture servers, in OpenClaw's shape (both targets start them
+/// by this command): `{<name>: {command, args, env, cwd, transport: "stdio"}}`, each run in the
+/// lane's work directory.
+pub fn mcp_servers(setup: &LaneSetup<'_>) -> Result<serde_json::Value, Error> {
+    let mut map = serde_json::Map::new();
+    let owner = mcp_owner(setup.scenario, setup.lane);
+    for server in &setup.scenario.catalog.mcp {
+        let spec = crate::mcp_fixture::launch(server).map_err(|e| Error::Machine(e.to_string()))?;
+        map.insert(
+            server.clone(),
+            serde_json::json!({
+                "command": spec.command,
+                "args": spec.args,
+                "env": { MCP_OWNER_ENV: owner },
+                "cwd": setup.work_dir,
+                "transport": "stdio",
+            }),
+        );
+    }
+    Ok(serde_json::Value::Object(map))
+}
+
 /// How long the harness waits for one gateway turn unless the target says otherwise.
 pub const TURN_TIMEOUT: Duration = Duration::from_secs(120);
 
@@ -57,9 +88,36 @@ pub struct LaneSetup<'a> {
     pub provider_base_url: String,
     /// A fresh directory for this lane (config, state, logs).
     pub work_dir: PathBuf,
+    /// The session the lane's turn runs in ([`Target::session_key`]).
+    pub session_key: String,
     /// Extra environment variables for a gateway that runs as its own process (the openclaw
     /// target); the in-process embedded gateway shares the harness's environment instead.
     pub env: Vec<(String, String)>,
+}
+
+/// A scenario as one target runs it: the lanes it runs (in the form the target needs, with the
+/// target tool named as the target names it) and the lanes it cannot run, each with the reason.
+#[derive(Debug, Clone)]
+pub struct TargetPlan {
+    pub scenario: Scenario,
+    pub not_applicable: Vec<NotApplicable>,
+}
+
+/// A lane a target cannot run, and why (from the scenario file: never a silent skip).
+#[derive(Debug, Clone, PartialEq, Eq, serde::Serialize)]
+pub struct NotApplicable {
+    pub lane: String,
+    pub reason: String,
+}
+
+impl TargetPlan {
+    /// Every lane runs as written.
+    pub fn as_written(scenario: &Scenario) -> TargetPlan {
+        TargetPlan {
+            scenario: scenario.clone(),
+            not_applicable: Vec::new(),
+        }
+    }
 }
 
 /// A target that can start a gateway per lane.
@@ -67,6 +125,16 @@ pub trait Target: Send + Sync {
     fn kind(&self) -> TargetKind;
     fn name(&self) -> &'static str {
         self.kind().as_str()
+    }
+    /// How this target runs `scenario`; an error (exit 2) when the scenario asks for something
+    /// the target cannot do and does not say so. Checked for every scenario before any gateway
+    /// starts.
+    fn plan(&self, scenario: &Scenario) -> Result<TargetPlan, Error> {
+        Ok(TargetPlan::as_written(scenario))
+    }
+    /// Called once after the last lane of a run: stops whatever the target kept running.
+    fn finish(&self) -> BoxFuture<'_, ()> {
+        Box::pin(async {})
     }
     /// How long one turn may take on this target.
     fn turn_timeout(&self) -> Duration {
@@ -88,6 +156,11 @@ pub trait Target: Send + Sync {
     fn redactions(&self) -> Vec<Redaction> {
         Vec::new()
     }
+    /// The session key a lane's turn uses (`x-openclaw-session-key`); by default the reference
+    /// run's `tool-search-gateway-<lane>`.
+    fn session_key(&self, _scenario: &Scenario, lane: &Lane) -> String {
+        format!("tool-search-gateway-{}", lane.name)
+    }
     fn start<'a>(
         &'a self,
         setup: &'a LaneSetup<'a>,
@@ -101,6 +174,11 @@ pub trait LaneGateway: Send {
     /// The session log of one session: as written, and typed.
     fn session_log(&self, agent: &str, session_key: &str) -> Result<SessionLog, Error>;
     fn stop(self: Box<Self>) -> BoxFuture<'static, ()>;
+    /// Stops a gateway whose turn failed; a target that keeps gateways across lanes drops this
+    /// one, so nothing the failed turn left behind reaches the next lane.
+    fn discard(self: Box<Self>) -> BoxFuture<'static, ()> {
+        self.stop()
+    }
     /// What to show when a turn fails (e.g. the tail of the gateway's own log).
     fn diagnostics(&self) -> String {
         String::new()
@@ -138,14 +216,14 @@ pub enum TargetChoice {
 }
 
 impl TargetChoice {
-    /// The targets chosen; the openclaw one must be installed.
-    pub fn targets(self) -> Result<Vec<Box<dyn Target>>, Error> {
+    /// The targets chosen; the openclaw one must be installed (with Node `node`).
+    pub fn targets(self, node: openclaw::NodeMajor) -> Result<Vec<Box<dyn Target>>, Error> {
         Ok(match self {
             TargetChoice::Embedded => vec![Box::new(EmbeddedTarget)],
-            TargetChoice::Openclaw => vec![Box::new(OpenClawTarget::locate()?)],
+            TargetChoice::Openclaw => vec![Box::new(OpenClawTarget::locate(node)?)],
             TargetChoice::Both => vec![
                 Box::new(EmbeddedTarget),
-                Box::new(OpenClawTarget::locate()?),
+                Box::new(OpenClawTarget::locate(node)?),
             ],
         })
     }

@@ -1,5 +1,5 @@
 //! Every catalogue source through the embedded gateway over loopback HTTP, driven by a scripted
-//! mock provider: MCP tools (tools/list + tools/call on the in-process fixture), client tools handed
+//! mock provider: MCP tools (tools/list + tools/call on the `calendar` fixture, a child process on stdio), client tools handed
 //! back to the caller (directly and through `tool_call`), directory mode's prompt and exact-name
 //! dispatch, and client-name collisions.
 
@@ -24,13 +24,16 @@ async fn start(mode: &str, script: Vec<ScriptedTurn>) -> Fixture {
     })
     .await
     .expect("mock provider starts");
+    let calendar = toolsearch_qa::mcp_fixture::launch("calendar").expect("fixture command");
     let config = format!(
         r#"{{ models: {{ providers: {{ mock: {{ baseUrl: "{}" }} }} }},
              agents: {{ defaults: {{ model: {{ primary: "mock/qa" }} }}, list: [{{ id: "qa" }}] }},
              tools: {{ toolSearch: {{ mode: "{mode}" }} }},
-             catalog: {{ fakePlugin: {{ id: "fixture", size: 5 }},
-                         mcpServers: {{ calendar: {{ fixture: "calendar" }} }} }} }}"#,
-        provider.base_url()
+             mcp: {{ servers: {{ calendar: {{ command: {}, args: {}, transport: "stdio" }} }} }},
+             catalog: {{ fakePlugin: {{ id: "fixture", size: 5 }} }} }}"#,
+        provider.base_url(),
+        json!(calendar.command),
+        json!(calendar.args),
     );
     let loaded = toolsearch_qa::config::parse(&config, "test").expect("config parses");
     let state = tempfile::tempdir().expect("temp dir");

@@ -231,7 +231,12 @@ fn a_provider_that_is_not_there_exits_3_with_one_line() {
         .unwrap();
     assert_eq!(out.status.code(), Some(3), "{}", stderr_of(&out));
     let stderr = stderr_of(&out);
-    assert_eq!(stderr.lines().count(), 1, "{stderr}");
+    // One line per lane; every lane still appears in the report on stdout.
+    assert_eq!(stderr.lines().count(), 4, "{stderr}");
+    let stdout = String::from_utf8_lossy(&out.stdout);
+    for lane in ["direct", "tools", "code", "directory"] {
+        assert!(stdout.contains(&format!("ERROR lane {lane}: ")), "{stdout}");
+    }
     assert!(
         stderr.starts_with(&format!(
             "error: scenario {REFERENCE} lane direct: the gateway answered HTTP 502: provider request to http://127.0.0.1:{port}/v1/responses failed"
@@ -249,7 +254,9 @@ fn a_gateway_that_cannot_start_exits_3() {
         .unwrap();
     assert_eq!(out.status.code(), Some(3), "{}", stderr_of(&out));
     assert!(
-        stderr_of(&out).starts_with("error: cannot create a temp dir: "),
+        stderr_of(&out).starts_with(&format!(
+            "error: scenario {REFERENCE} lane direct: cannot create a temp dir: "
+        )),
         "{}",
         stderr_of(&out)
     );

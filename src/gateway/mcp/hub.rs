@@ -1,23 +1,35 @@
-//! The rmcp-backed hub: fixture servers served in-process over a duplex pipe, reached through an
-//! rmcp client.
+//! The rmcp-backed hub: every configured server started as a child process by its command (as
+//! OpenClaw does), spoken to over its stdin/stdout, listed once, called per tool call; every
+//! step bounded by the server's timeouts, and every child killed when the hub goes.
 
 use std::collections::BTreeMap;
+use std::process::Stdio;
+use std::sync::{Arc, Mutex};
+use std::time::Duration;
 
 use rmcp::model::CallToolRequestParams;
 use rmcp::service::RunningService;
 use rmcp::{RoleClient, ServiceExt};
 use serde_json::{json, Value};
+use tokio::io::{AsyncBufReadExt, AsyncWriteExt, BufReader, DuplexStream};
+use tokio::process::{Child, ChildStdout, Command};
 
-use super::{fixture, McpError};
+use super::McpError;
 use crate::catalog::{Executor, ToolEntry, ToolSource};
 use crate::config::McpServerConfig;
 
-/// Bytes buffered in each direction of an in-process MCP pipe.
-const PIPE_BYTES: usize = 64 * 1024;
+/// How long a server may take to answer `initialize` unless `connectionTimeoutMs` says otherwise.
+pub const CONNECT_TIMEOUT: Duration = Duration::from_secs(10);
+/// How long one request (`tools/list`, `tools/call`) may take unless `requestTimeoutMs` says otherwise.
+pub const REQUEST_TIMEOUT: Duration = Duration::from_secs(10);
 
 struct Attached {
     client: RunningService<RoleClient, ()>,
+    /// Killed on drop (`kill_on_drop`) or by [`McpHub::shutdown`], so no server outlives its
+    /// gateway.
+    child: Mutex<Option<Child>>,
     tools: Vec<ToolEntry>,
+    request_timeout: Duration,
 }
 
 /// Every MCP server of one gateway, by name.
@@ -27,13 +39,15 @@ pub struct McpHub {
 }
 
 impl McpHub {
-    /// Starts and connects every configured server and lists its tools.
+    /// Starts and connects every configured server and lists its tools; the first that fails
+    /// stops the others and names itself in the error.
     pub async fn connect(configs: &BTreeMap<String, McpServerConfig>) -> Result<Self, McpError> {
-        let mut servers = BTreeMap::new();
-        for (name, config) in configs {
-            servers.insert(name.clone(), attach(name, config).await?);
+        let mut hub = McpHub::default();
+        for (name, config) in configs.iter().filter(|(_, c)| c.enabled.unwrap_or(true)) {
+            let attached = attach(name, config).await?;
+            hub.servers.insert(name.clone(), attached);
         }
-        Ok(McpHub { servers })
+        Ok(hub)
     }
 
     /// The catalogue entries of every attached server, sorted by id.
@@ -45,6 +59,14 @@ impl McpHub {
             .collect();
         entries.sort_by(|a, b| a.id.cmp(&b.id));
         entries
+    }
+
+    /// The process ids of the attached servers (to check that none outlives the gateway).
+    pub fn pids(&self) -> Vec<u32> {
+        self.servers
+            .values()
+            .filter_map(|s| lock(&s.child).as_ref().and_then(Child::id))
+            .collect()
     }
 
     /// `tools/call` on `server`; the result as `{content, details?}` (details = structured content).
@@ -61,10 +83,10 @@ impl McpHub {
             other => return Err(McpError::NotAnObject(other.to_string())),
         };
         let params = CallToolRequestParams::new(tool.to_string()).with_arguments(arguments);
-        let result = attached
-            .client
-            .call_tool(params)
+        let call = attached.client.call_tool(params);
+        let result = tokio::time::timeout(attached.request_timeout, call)
             .await
+            .map_err(|_| timed_out(server, "tools/call", attached.request_timeout))?
             .map_err(|e| protocol(server, e))?;
         let content = serde_json::to_value(&result.content).unwrap_or(Value::Null);
         if result.is_error == Some(true) {
@@ -78,6 +100,20 @@ impl McpHub {
         }
         Ok(out)
     }
+
+    /// Ends every server's session and kills its process (the gateway is stopping).
+    pub fn shutdown(&self) {
+        for attached in self.servers.values() {
+            attached.client.cancellation_token().cancel();
+            if let Some(mut child) = lock(&attached.child).take() {
+                let _ = child.start_kill();
+            }
+        }
+    }
+}
+
+fn lock(child: &Mutex<Option<Child>>) -> std::sync::MutexGuard<'_, Option<Child>> {
+    child.lock().unwrap_or_else(|p| p.into_inner())
 }
 
 fn protocol(server: &str, error: impl std::fmt::Display) -> McpError {
@@ -87,29 +123,98 @@ fn protocol(server: &str, error: impl std::fmt::Display) -> McpError {
     }
 }
 
-async fn attach(name: &str, config: &McpServerConfig) -> Result<Attached, McpError> {
-    let server =
-        fixture::fixture_server(&config.fixture).ok_or_else(|| McpError::UnknownFixture {
-            server: name.to_string(),
-            fixture: config.fixture.clone(),
-        })?;
-    let (server_end, client_end) = tokio::io::duplex(PIPE_BYTES);
-    let serving = tokio::spawn(async move {
-        if let Ok(running) = server.serve(server_end).await {
-            let _ = running.waiting().await;
+fn timed_out(server: &str, step: &'static str, after: Duration) -> McpError {
+    McpError::Timeout {
+        server: server.to_string(),
+        step,
+        millis: after.as_millis() as u64,
+    }
+}
+
+fn millis_or(value: Option<u64>, default: Duration) -> Duration {
+    value
+        .filter(|ms| *ms > 0)
+        .map_or(default, Duration::from_millis)
+}
+
+fn spawn(name: &str, config: &McpServerConfig) -> Result<Child, McpError> {
+    let mut command = Command::new(&config.command);
+    command
+        .args(&config.args)
+        .envs(&config.env)
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::null())
+        .kill_on_drop(true);
+    if let Some(cwd) = &config.cwd {
+        command.current_dir(cwd);
+    }
+    command.spawn().map_err(|source| McpError::Spawn {
+        server: name.to_string(),
+        command: config.command.clone(),
+        message: source.to_string(),
+    })
+}
+
+/// The first line a server wrote that is not JSON, once [`guard_stdout`] has seen one.
+type Garbage = Arc<Mutex<Option<String>>>;
+
+/// Bytes buffered between a server's stdout and the MCP client.
+const PIPE_BYTES: usize = 64 * 1024;
+
+/// The server's stdout as the client reads it, line by line: the first line that is not JSON
+/// ends the stream (so the handshake fails at once instead of waiting out its timeout) and is
+/// kept for the error.
+fn guard_stdout(stdout: ChildStdout) -> (DuplexStream, Garbage) {
+    let (client_end, mut relay) = tokio::io::duplex(PIPE_BYTES);
+    let garbage = Garbage::default();
+    let seen = garbage.clone();
+    tokio::spawn(async move {
+        let mut lines = BufReader::new(stdout).lines();
+        while let Ok(Some(line)) = lines.next_line().await {
+            let is_json = serde_json::from_str::<serde::de::IgnoredAny>(&line).is_ok();
+            if !is_json && !line.trim().is_empty() {
+                *seen.lock().unwrap_or_else(|p| p.into_inner()) = Some(line);
+                break;
+            }
+            let line = line + "\n";
+            if relay.write_all(line.as_bytes()).await.is_err() {
+                break;
+            }
         }
     });
-    let client = match ().serve(client_end).await {
-        Ok(client) => client,
-        Err(e) => {
-            serving.abort();
-            return Err(protocol(name, e));
-        }
+    (client_end, garbage)
+}
+
+/// A handshake error, or what the server wrote instead of JSON-RPC when it did.
+fn failed(name: &str, step: &str, error: String, garbage: &Garbage) -> McpError {
+    match garbage.lock().unwrap_or_else(|p| p.into_inner()).as_ref() {
+        Some(line) => protocol(
+            name,
+            format!("{step} failed: it answered something that is not JSON-RPC: {line:?}"),
+        ),
+        None => protocol(name, format!("{step} failed: {error}")),
+    }
+}
+
+async fn attach(name: &str, config: &McpServerConfig) -> Result<Attached, McpError> {
+    let mut child = spawn(name, config)?;
+    let (Some(stdout), Some(stdin)) = (child.stdout.take(), child.stdin.take()) else {
+        return Err(protocol(name, "its stdin or stdout is not a pipe"));
     };
-    let listed = client
-        .list_all_tools()
+    let (stdout, garbage) = guard_stdout(stdout);
+    let connect_timeout = millis_or(config.connection_timeout_ms, CONNECT_TIMEOUT);
+    let request_timeout = millis_or(config.request_timeout_ms, REQUEST_TIMEOUT);
+    // A child that exits or answers garbage ends the handshake with an error; one that says
+    // nothing is cut off by the timeout. Either way `child` is dropped and so killed.
+    let client = tokio::time::timeout(connect_timeout, ().serve((stdout, stdin)))
         .await
-        .map_err(|e| protocol(name, e))?;
+        .map_err(|_| timed_out(name, "initialize", connect_timeout))?
+        .map_err(|e| failed(name, "initialize", e.to_string(), &garbage))?;
+    let listed = tokio::time::timeout(request_timeout, client.list_all_tools())
+        .await
+        .map_err(|_| timed_out(name, "tools/list", request_timeout))?
+        .map_err(|e| failed(name, "tools/list", e.to_string(), &garbage))?;
     let tools = listed
         .into_iter()
         .map(|tool| {
@@ -126,101 +231,10 @@ async fn attach(name: &str, config: &McpServerConfig) -> Result<Attached, McpErr
             )
         })
         .collect();
-    Ok(Attached { client, tools })
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    fn calendar() -> BTreeMap<String, McpServerConfig> {
-        BTreeMap::from([(
-            "calendar".to_string(),
-            McpServerConfig {
-                fixture: "calendar".into(),
-            },
-        )])
-    }
-
-    #[tokio::test]
-    async fn lists_and_calls_the_calendar_fixture() {
-        let hub = McpHub::connect(&calendar())
-            .await
-            .expect("fixture attaches");
-        let ids: Vec<String> = hub.entries().into_iter().map(|e| e.id).collect();
-        assert_eq!(
-            ids,
-            ["mcp:calendar:create_event", "mcp:calendar:list_events"]
-        );
-        let entry = &hub.entries()[0];
-        assert_eq!(entry.source, ToolSource::Mcp);
-        assert_eq!(entry.parameters["required"], json!(["title", "start"]));
-        assert_eq!(entry.output_schema, None);
-
-        let created = hub
-            .call(
-                "calendar",
-                "create_event",
-                &json!({"title": "Standup", "start": "2026-12-01T09:00"}),
-            )
-            .await;
-        assert_eq!(
-            created,
-            Ok(json!({
-                "content": [{"type": "text", "text": "MCP_CALENDAR_OK created evt_1 \"Standup\" at 2026-12-01T09:00"}],
-                "details": {"status": "created", "event": {"id": "evt_1", "title": "Standup", "start": "2026-12-01T09:00", "durationMinutes": 30}}
-            }))
-        );
-        let listed = hub
-            .call("calendar", "list_events", &json!({"day": "2026-12-01"}))
-            .await;
-        assert_eq!(
-            listed.map(|v| v["details"]["events"][0]["id"].clone()),
-            Ok(json!("evt_1"))
-        );
-    }
-
-    #[tokio::test]
-    async fn server_side_errors_and_bad_input_are_values() {
-        let hub = McpHub::connect(&calendar())
-            .await
-            .expect("fixture attaches");
-        assert_eq!(
-            hub.call("calendar", "create_event", &json!({"title": 3}))
-                .await,
-            Err(McpError::ToolError(
-                "create_event needs string fields title and start".into()
-            ))
-        );
-        assert_eq!(
-            hub.call("calendar", "create_event", &json!([1])).await,
-            Err(McpError::NotAnObject("[1]".into()))
-        );
-        assert_eq!(
-            hub.call("nope", "x", &json!({})).await,
-            Err(McpError::NotAttached {
-                server: "nope".into()
-            })
-        );
-        let unknown = hub.call("calendar", "nope", &json!({})).await;
-        assert!(
-            matches!(unknown, Err(McpError::Protocol { .. })),
-            "{unknown:?}"
-        );
-    }
-
-    #[tokio::test]
-    async fn unknown_fixture_is_named() {
-        let configs = BTreeMap::from([(
-            "x".to_string(),
-            McpServerConfig {
-                fixture: "weather".into(),
-            },
-        )]);
-        let err = McpHub::connect(&configs).await.err().map(|e| e.to_string());
-        assert_eq!(
-            err.as_deref(),
-            Some("catalog.mcpServers.x: unknown fixture \"weather\"; known: calendar, qa")
-        );
-    }
+    Ok(Attached {
+        client,
+        child: Mutex::new(Some(child)),
+        tools,
+        request_timeout,
+    })
 }

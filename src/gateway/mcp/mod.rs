@@ -1,26 +1,36 @@
-//! The gateway's MCP source (spec §3): MCP servers attached by config, their tools listed with
-//! `tools/list` into catalogue entries `mcp:<server>:<tool>`, and run with `tools/call`.
+//! The gateway's MCP source (spec §3): the servers of `mcp.servers` (OpenClaw's config key)
+//! started as child processes by their command and spoken to over stdio, their tools listed
+//! with `tools/list` into catalogue entries `mcp:<server>:<tool>`, and run with `tools/call`.
 //!
-//! Servers are the project's own fixtures (module `fixture`), each served in-process over a duplex pipe
-//! and reached through an rmcp client, so every call crosses the real MCP protocol. MCP schemas are
-//! untrusted: they are kept as sent and never validated by the gateway (the server checks its input).
+//! The project's own servers are the fixtures of [`crate::mcp_fixture`]. MCP schemas are
+//! untrusted: they are kept as sent and never validated by the gateway (the server checks its
+//! input). A server that cannot be started, answers something other than MCP, or does not
+//! answer in time is an error that names it: the gateway does not start without it.
 
-pub mod fixture;
 mod hub;
+
+use std::path::PathBuf;
 
 use thiserror::Error;
 
-pub use hub::McpHub;
-
-/// Names of the fixture servers this build can attach.
-pub const FIXTURES: [&str; 2] = ["calendar", "qa"];
+pub use hub::{McpHub, CONNECT_TIMEOUT, REQUEST_TIMEOUT};
 
 #[derive(Debug, Error, PartialEq)]
 pub enum McpError {
-    #[error("catalog.mcpServers.{server}: unknown fixture {fixture:?}; known: {}", FIXTURES.join(", "))]
-    UnknownFixture { server: String, fixture: String },
+    #[error("MCP server {server}: cannot start {}: {message}", command.display())]
+    Spawn {
+        server: String,
+        command: PathBuf,
+        message: String,
+    },
     #[error("MCP server {server}: {message}")]
     Protocol { server: String, message: String },
+    #[error("MCP server {server}: no answer to {step} within {millis} ms")]
+    Timeout {
+        server: String,
+        step: &'static str,
+        millis: u64,
+    },
     #[error("MCP server {server} is not attached to this gateway")]
     NotAttached { server: String },
     #[error("MCP tool arguments must be a JSON object, got {0}")]

@@ -23,6 +23,7 @@ pub fn junit_xml(reports: &[SuiteReport]) -> Result<String, quick_junit::Seriali
                     .set_assertions(verdict.checks);
                 suite.add_test_case(case);
             }
+            super::not_run::junit_cases(scenario, &mut suite);
             junit.add_test_suite(suite);
         }
         if !report.stale_findings.is_empty() {

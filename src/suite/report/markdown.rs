@@ -53,6 +53,13 @@ impl SuiteReport {
                     detail.replace('|', "\\|").replace('\n', " ")
                 ));
             }
+            let not_run = super::not_run::lines(s, self.target);
+            if !not_run.is_empty() {
+                out.push('\n');
+                for line in not_run.lines() {
+                    out.push_str(&format!("- {line}\n"));
+                }
+            }
         }
         if let Some(origin) = &self.expectations {
             out.push_str(&format!("\n## Accepted findings (`{origin}`)\n\n"));

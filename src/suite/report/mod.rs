@@ -7,6 +7,7 @@
 pub mod both;
 pub mod junit;
 pub mod markdown;
+pub mod not_run;
 pub mod outline;
 pub mod snapshot;
 pub mod table;
@@ -18,7 +19,8 @@ use super::claims::Verdict;
 use super::findings::{apply, Expectations, StaleFinding};
 use super::observation::{LaneFigures, Observed};
 use crate::scenario::Scenario;
-use crate::targets::{Product, TargetKind};
+use crate::targets::{NotApplicable, Product, TargetKind};
+pub use not_run::LaneError;
 
 /// Lane name → value, serialised as a JSON object in lane order.
 #[derive(Debug, Clone, PartialEq)]
@@ -88,6 +90,12 @@ pub struct ScenarioReport {
     /// The redacted snapshot contents `(name, content)` of this run.
     #[serde(skip)]
     pub snapshot_contents: Vec<(String, String)>,
+    /// Lanes the target cannot run, with the scenario's reason (never run, never a failure).
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub not_applicable: Vec<NotApplicable>,
+    /// Lanes that could not start or answer (infrastructure errors: the run exits 3).
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub errors: Vec<LaneError>,
 }
 
 /// How one snapshot compared with the committed file.
@@ -193,7 +201,22 @@ impl ScenarioReport {
             lane_millis: LaneMap(lane_millis),
             snapshots: Vec::new(),
             snapshot_contents,
+            not_applicable: Vec::new(),
+            errors: Vec::new(),
         }
+    }
+
+    /// The report with the lanes that could not run; any makes the scenario not ok.
+    pub fn with_errors(mut self, errors: Vec<LaneError>) -> Self {
+        self.ok &= errors.is_empty();
+        self.errors = errors;
+        self
+    }
+
+    /// The report with the lanes the target cannot run.
+    pub fn with_not_applicable(mut self, lanes: Vec<NotApplicable>) -> Self {
+        self.not_applicable = lanes;
+        self
     }
 
     /// The first-request ratio of a lane against direct (1 for direct itself).
@@ -225,6 +248,7 @@ impl SuiteReport {
             self.stale_findings
                 .extend(apply(expectations, scenario, node, &mut report.claims));
             report.ok = report.claims.iter().all(Verdict::passes_gate)
+                && report.errors.is_empty()
                 && report
                     .snapshots
                     .iter()
@@ -232,6 +256,11 @@ impl SuiteReport {
         }
         self.expectations = Some(expectations.origin.clone());
         self.refresh_ok();
+    }
+
+    /// Did any lane fail to start or answer?
+    pub fn has_errors(&self) -> bool {
+        self.scenarios.iter().any(|s| !s.errors.is_empty())
     }
 
     fn refresh_ok(&mut self) {

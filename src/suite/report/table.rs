@@ -116,6 +116,15 @@ impl SuiteReport {
     /// [`Self::to_table`], with long values cut or whole.
     pub fn to_table_with(&self, shown: Detail) -> String {
         let mut out = String::new();
+        if let Some(product) = &self.product {
+            out.push_str(&format!(
+                "target {}: {} {} on Node {}\n",
+                self.target.as_str(),
+                self.target.as_str(),
+                product.version,
+                product.node
+            ));
+        }
         for s in &self.scenarios {
             let profile = s
                 .profile
@@ -128,12 +137,15 @@ impl SuiteReport {
                 self.target.as_str(),
                 s.target_tool
             ));
-            out.push_str(&figures_table(s).to_string());
-            out.push('\n');
-            out.push_str(&answers(s, shown));
-            out.push_str(&claims_table(s, shown).to_string());
-            out.push('\n');
-            out.push_str(&legend(s));
+            if !s.lanes.0.is_empty() {
+                out.push_str(&figures_table(s).to_string());
+                out.push('\n');
+                out.push_str(&answers(s, shown));
+                out.push_str(&claims_table(s, shown).to_string());
+                out.push('\n');
+                out.push_str(&legend(s));
+            }
+            out.push_str(&super::not_run::lines(s, self.target));
             out.push_str(&snapshot_lines(s));
         }
         out.push_str(&self.findings_section(shown));

@@ -26,6 +26,14 @@ pub struct LaneConfig {
     pub also_allow: Vec<String>,
     /// `tools.deny`: tools the policy must remove (fail-closed scenarios).
     pub deny: Vec<String>,
+    /// The agent the turn names (`agents.entries.<agent>`).
+    pub agent: String,
+    /// `mcp.servers` (an object of stdio servers), when the lane has MCP servers.
+    pub mcp_servers: Option<Value>,
+    /// The lane's config overrides in the product's terms, deep-merged last.
+    pub overrides: Option<Value>,
+    /// The fake plugin's config (`plugins.entries.<id>.config`: its hook rules).
+    pub plugin_config: Option<Value>,
 }
 
 impl LaneConfig {
@@ -35,6 +43,10 @@ impl LaneConfig {
             tool_search: Value::Bool(false),
             also_allow: Vec::new(),
             deny: Vec::new(),
+            agent: AGENT_ID.to_string(),
+            mcp_servers: None,
+            overrides: None,
+            plugin_config: None,
         }
     }
 
@@ -44,6 +56,10 @@ impl LaneConfig {
             tool_search: Value::Bool(true),
             also_allow: vec!["tool_search_code".into()],
             deny: Vec::new(),
+            agent: AGENT_ID.to_string(),
+            mcp_servers: None,
+            overrides: None,
+            plugin_config: None,
         }
     }
 
@@ -55,6 +71,10 @@ impl LaneConfig {
                 .map(String::from)
                 .to_vec(),
             deny: Vec::new(),
+            agent: AGENT_ID.to_string(),
+            mcp_servers: None,
+            overrides: None,
+            plugin_config: None,
         }
     }
 }
@@ -95,7 +115,9 @@ pub fn config_value(
     if !lane.deny.is_empty() {
         tools["deny"] = json!(sorted(&lane.deny));
     }
-    Ok(json!({
+    let mut agents = serde_json::Map::new();
+    agents.insert(lane.agent.clone(), json!({}));
+    let mut config = json!({
         "gateway": {
             "mode": "local",
             "bind": "loopback",
@@ -108,7 +130,7 @@ pub fn config_value(
         },
         "agents": {
             "defaults": { "model": { "primary": format!("{PROVIDER_ID}/{MODEL_ID}") } },
-            "entries": { AGENT_ID: {} }
+            "entries": agents
         },
         "update": { "checkOnStart": false },
         "discovery": { "mdns": { "mode": "off" } },
@@ -119,7 +141,17 @@ pub fn config_value(
             "entries": { plugin_id: { "enabled": true } }
         },
         "tools": tools
-    }))
+    });
+    if let Some(plugin_config) = &lane.plugin_config {
+        config["plugins"]["entries"][plugin_id]["config"] = plugin_config.clone();
+    }
+    if let Some(servers) = &lane.mcp_servers {
+        config["mcp"] = json!({ "servers": servers });
+    }
+    if let Some(overrides) = &lane.overrides {
+        crate::targets::embedded::merge_overrides(&mut config, overrides.clone());
+    }
+    Ok(config)
 }
 
 fn provider(base_url: &str) -> Value {

@@ -52,6 +52,12 @@ pub enum OpenClawError {
     #[error("the OpenClaw gateway was not ready after {seconds} s; log tail:\n{log_tail}")]
     StartTimeout { seconds: u64, log_tail: String },
 
+    /// A config change was not applied by the running gateway.
+    #[error(
+        "the OpenClaw gateway did not apply the lane's config: {message}; log tail:\n{log_tail}"
+    )]
+    Reload { message: String, log_tail: String },
+
     /// The transcript database could not be read.
     #[error("transcript database {path}: {source}")]
     Sqlite {

@@ -19,6 +19,15 @@ pub const READY_LINE: &str = "http server listening";
 pub const DEFAULT_START_TIMEOUT: Duration = Duration::from_secs(300);
 /// How long [`OpenClawGateway::stop`] waits after SIGTERM before it sends SIGKILL.
 pub const STOP_GRACE: Duration = Duration::from_secs(15);
+/// Log lines that say a config change took effect without a restart.
+const RELOAD_APPLIED: [&str; 2] = ["config hot reload applied", "config change applied"];
+/// Log lines that say a config change did not take effect.
+const RELOAD_FAILED: [&str; 4] = [
+    "config reload skipped",
+    "config reload failed",
+    "config restart failed",
+    "config hot-reload disabled",
+];
 /// Lines of log an error carries.
 const LOG_TAIL_LINES: usize = 40;
 const POLL_INTERVAL: Duration = Duration::from_millis(100);
@@ -126,6 +135,78 @@ impl OpenClawGateway {
     /// The last lines of the gateway's output.
     pub fn log_tail(&self) -> String {
         log_tail(&self.log_path)
+    }
+
+    /// The length of the gateway's log so far: a mark to wait for later lines from.
+    pub fn log_mark(&self) -> u64 {
+        std::fs::metadata(&self.log_path).map_or(0, |m| m.len())
+    }
+
+    /// Waits until the log, after `mark`, says a config change was applied (hot, or as a
+    /// change read dynamically), and fails when it says the reload was skipped or failed, when the
+    /// gateway exits, or after `timeout`.
+    pub async fn wait_for_reload(
+        &mut self,
+        mark: u64,
+        timeout: Duration,
+    ) -> Result<(), OpenClawError> {
+        let started = Instant::now();
+        loop {
+            let text = log_since(&self.log_path, mark);
+            if let Some(line) = text
+                .lines()
+                .find(|l| RELOAD_FAILED.iter().any(|f| l.contains(f)))
+            {
+                return Err(OpenClawError::Reload {
+                    message: line.to_string(),
+                    log_tail: self.log_tail(),
+                });
+            }
+            if text
+                .lines()
+                .any(|l| RELOAD_APPLIED.iter().any(|a| l.contains(a)))
+            {
+                return Ok(());
+            }
+            self.check_running()?;
+            if started.elapsed() >= timeout {
+                return Err(OpenClawError::Reload {
+                    message: format!(
+                        "no `{}` in the log within {} s of the config change",
+                        RELOAD_APPLIED[0],
+                        timeout.as_secs()
+                    ),
+                    log_tail: self.log_tail(),
+                });
+            }
+            tokio::time::sleep(POLL_INTERVAL).await;
+        }
+    }
+
+    /// An error when the gateway process has exited.
+    fn check_running(&mut self) -> Result<(), OpenClawError> {
+        let exited = self
+            .child
+            .try_wait()
+            .map_err(OpenClawError::io("wait for the gateway", &self.log_path))?;
+        match exited {
+            Some(status) => {
+                self.pid = None;
+                Err(OpenClawError::EarlyExit {
+                    status: status.to_string(),
+                    log_tail: self.log_tail(),
+                })
+            }
+            None => Ok(()),
+        }
+    }
+
+    /// Kills the gateway and everything in its process group at once and waits for it: for a
+    /// run that has read all it needs (its state is a temp dir, nothing to flush).
+    pub async fn kill(mut self) {
+        self.signal(Signal::KILL);
+        let _ = self.child.wait().await;
+        self.pid = None;
     }
 
     /// Stops the gateway: SIGTERM to its process group, then SIGKILL after [`STOP_GRACE`].
@@ -258,6 +339,15 @@ pub fn free_loopback_port() -> Result<u16, OpenClawError> {
         .map_err(OpenClawError::io("read the address of", "127.0.0.1:0"))?
         .port();
     Ok(port)
+}
+
+/// The log's text after byte `mark` (empty when it cannot be read).
+fn log_since(path: &Path, mark: u64) -> String {
+    let Ok(bytes) = std::fs::read(path) else {
+        return String::new();
+    };
+    let start = usize::try_from(mark).unwrap_or(usize::MAX).min(bytes.len());
+    String::from_utf8_lossy(&bytes[start..]).into_owned()
 }
 
 fn log_contains(path: &Path, needle: &str) -> bool {

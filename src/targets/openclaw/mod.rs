@@ -1,14 +1,16 @@
 //! The `openclaw` target's groundwork: drive a real OpenClaw gateway installed from npm.
 //!
-//! One job per file: [`install`] finds and checks the cached install, [`plugin`] writes the fake
-//! catalogue as a real plugin, [`config`] writes a lane's OpenClaw config, [`gateway`] runs the
-//! gateway process, [`transcript`] reads the session events it recorded. The harness reaches the
+//! One job per file: [`install`] finds and checks the cached install, [`plan`] decides how a
+//! scenario runs on the product, [`plugin`] writes the fake catalogue as a real plugin, [`config`]
+//! writes a lane's OpenClaw config, [`gateway`] runs the gateway process, [`target`] shares one
+//! gateway across a run's lanes, [`transcript`] reads the session events it recorded. The harness reaches the
 //! gateway only over HTTP and reads only these files, as for the embedded target.
 
 pub mod config;
 pub mod error;
 pub mod gateway;
 pub mod install;
+pub mod plan;
 pub mod plugin;
 pub mod target;
 pub mod transcript;
@@ -21,10 +23,12 @@ use serde_json::Value;
 pub use config::{config_value, write_config, LaneConfig, AGENT_ID, MODEL_ID, PROVIDER_ID};
 pub use error::OpenClawError;
 pub use gateway::{free_loopback_port, OpenClawGateway, DEFAULT_START_TIMEOUT, READY_LINE};
-pub use install::{Installation, CACHE_ENV, OPENCLAW_VERSION};
+pub use install::{Installation, NodeMajor, CACHE_ENV, NODE_ENV, OPENCLAW_VERSION};
 pub use plugin::write_plugin;
-pub use target::OpenClawTarget;
-pub use transcript::{read_transcript, read_transcript_events, TranscriptEvent};
+pub use target::{OpenClawTarget, RELOAD_TIMEOUT};
+pub use transcript::{
+    read_session_transcript, read_transcript, read_transcript_events, TranscriptEvent,
+};
 
 /// The core tools OpenClaw 2026.9.6 keeps visible in every Tool Search mode (direct-only; seen in
 /// the `tools[]` of its Tool Search lanes' requests, besides the controls).

@@ -4,6 +4,13 @@
 //! Every tool is registered with its exact name, label, description and input schema; running one
 //! returns the fake result of the reference run: text `FAKE_PLUGIN_OK <name> <input JSON>` and
 //! details `{status: "ok", tool, input}`.
+//!
+//! The plugin also registers a `before_tool_call` hook — the product's own way to gate a call —
+//! driven by its config (`plugins.entries.<id>.config`): `approvals` rules ask for an approval
+//! that nobody grants (the product denies an unresolved approval when it times out) and
+//! `beforeToolCall` rules block. A rule is the embedded gateway's (`{tool?, argsPattern?,
+//! action, reason?}`, the first match decides); control tools are never gated, so a rule
+//! applies to the call that reaches the target, directly or through Tool Search.
 
 use std::collections::BTreeSet;
 use std::path::{Path, PathBuf};
@@ -96,7 +103,14 @@ fn manifest(plugin_id: &str, tools: &[&ToolEntry]) -> Value {
         "description": "Fake tool catalogue written by toolsearch-qa.",
         "activation": { "onStartup": true },
         "contracts": { "tools": names },
-        "configSchema": { "type": "object", "additionalProperties": false, "properties": {} }
+        "configSchema": {
+            "type": "object",
+            "additionalProperties": false,
+            "properties": {
+                "approvals": { "type": "array", "items": { "type": "object" } },
+                "beforeToolCall": { "type": "array", "items": { "type": "object" } }
+            }
+        }
     })
 }
 
@@ -141,6 +155,8 @@ fn index_js(
          \x20 }};\n\
          }}\n\
          \n\
+         {GATE_JS}\
+         \n\
          export default definePluginEntry({{\n\
          \x20 id: {id},\n\
          \x20 name: {id},\n\
@@ -149,10 +165,45 @@ fn index_js(
          \x20   for (const spec of TOOLS) {{\n\
          \x20     api.registerTool(fakeTool(spec));\n\
          \x20   }}\n\
+         \x20   const config = api.pluginConfig ?? {{}};\n\
+         \x20   api.on(\"before_tool_call\", (event) => gate(config, event));\n\
          \x20 }},\n\
          }});\n"
     ))
 }
+
+/// The hook's rule matching, the embedded gateway's semantics in JavaScript: `*` globs on the
+/// tool name, a regular expression on the arguments as compact JSON, the first match decides.
+const GATE_JS: &str = r#"const CONTROLS = new Set(["tool_search", "tool_describe", "tool_call", "tool_search_code"]);
+
+function glob(pattern, text) {
+  const escaped = pattern.split("*").map((part) => part.replace(/[.+?^${}()|[\]\\]/g, "\\$&"));
+  return new RegExp(`^${escaped.join(".*")}$`).test(text);
+}
+
+function firstMatch(rules, name, args) {
+  return (rules ?? []).find((rule) =>
+    (rule.tool === undefined || glob(rule.tool, name)) &&
+    (rule.argsPattern === undefined || new RegExp(rule.argsPattern).test(args)));
+}
+
+function gate(config, event) {
+  const name = event.toolName;
+  if (CONTROLS.has(name)) return undefined;
+  const args = JSON.stringify(event.params ?? {});
+  const approval = firstMatch(config.approvals, name, args);
+  if (approval?.action === "deny") {
+    const reason = approval.reason ?? "no reason given";
+    return { requireApproval: { title: `toolsearch-qa approval for ${name}`, description: reason,
+      severity: "warning", timeoutMs: 1000, allowedDecisions: ["allow-once", "deny"] } };
+  }
+  const hook = firstMatch(config.beforeToolCall, name, args);
+  if (hook?.action === "deny") {
+    return { block: true, blockReason: hook.reason ?? "no reason given" };
+  }
+  return undefined;
+}
+"#;
 
 /// A `file://` URL for an absolute path, percent-encoding everything but unreserved bytes and `/`.
 fn file_url(path: &Path) -> Result<String, OpenClawError> {

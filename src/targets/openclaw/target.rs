@@ -1,35 +1,128 @@
-//! The `openclaw` target: a real OpenClaw gateway per lane, installed by
-//! `scripts/install-openclaw.sh`. The fake catalogue becomes a real plugin, the lane becomes an
-//! OpenClaw config, and the gateway's SQLite transcript is translated ([`super::translate`])
-//! into the session records the claims read — adding nothing the transcript does not say.
+//! The `openclaw` target: a real OpenClaw gateway, installed by `scripts/install-openclaw.sh`.
+//! The fake catalogue becomes a real plugin, each lane becomes an OpenClaw config, and the
+//! gateway's SQLite transcript is translated ([`super::translate`]) into the session records the
+//! claims read — adding nothing the transcript does not say.
+//!
+//! Every lane gets a fresh gateway in its own directory: what a lane measures must not depend on
+//! the lanes before it, and a gateway that hot-reloads a new config does not expose exactly what
+//! a fresh one does (see [`OpenClawTarget::sharing_one_gateway`], the opt-in that reuses one
+//! gateway per run and switches lane configs by writing the watched file). A start the product
+//! aborts itself (under load its start-up migrations time out) is tried once more. MCP servers a
+//! lane configures are checked before the product starts them, so a broken one is the lane's
+//! error naming the server rather than a run without its tools.
 
+use std::collections::BTreeSet;
 use std::path::PathBuf;
+use std::sync::Arc;
+use std::time::Duration;
 
-use super::transcript::read_compiled_tools;
+use serde_json::Value;
+use tokio::sync::{Mutex, OwnedMutexGuard};
+
+use super::install::NodeMajor;
+use super::transcript::read_session_compiled_tools;
 use super::translate::translate_transcript;
 use super::{
-    free_loopback_port, read_transcript, write_config, write_plugin, Installation, LaneConfig,
-    OpenClawGateway, DEFAULT_START_TIMEOUT,
+    free_loopback_port, read_session_transcript, write_json, write_plugin, Installation,
+    LaneConfig, OpenClawError, OpenClawGateway, DEFAULT_START_TIMEOUT,
 };
+
+/// How often a gateway start that the product itself aborts is tried.
+const START_ATTEMPTS: usize = 2;
 use crate::catalog::fake::{broken, fake_plugin_tools};
-use crate::error::Error;
+use crate::error::{temp_dir, Error};
 use crate::protocol::session::SessionLog;
-use crate::targets::{BoxFuture, LaneGateway, LaneSetup, Product, Redaction, Target, TargetKind};
+use crate::scenario::{CatalogSpec, Lane, Scenario, REFERENCE_SCENARIO};
+use crate::targets::{
+    mcp_servers, BoxFuture, LaneGateway, LaneSetup, Product, Redaction, Target, TargetKind,
+    TargetPlan,
+};
+
+/// Set to `1` to keep each gateway's directory (config, plugin, state and logs) for a look
+/// afterwards; its path is printed on stderr.
+pub const KEEP_ENV: &str = "TOOLSEARCH_QA_KEEP_OPENCLAW_RUN";
+
+/// How long a running gateway may take to apply a lane's config.
+pub const RELOAD_TIMEOUT: Duration = Duration::from_secs(120);
 
 /// A real OpenClaw gateway, found in the install cache.
 pub struct OpenClawTarget {
     install: Installation,
+    run: Arc<Mutex<Run>>,
+    /// Whether lanes with the same plugin reuse the running gateway (hot-reloading their
+    /// configs) instead of starting their own. Off by default: see [`Self::sharing_one_gateway`].
+    share: bool,
+}
+
+/// What the target keeps across the lanes of a run.
+#[derive(Default)]
+struct Run {
+    live: Option<Live>,
+    /// Gateways started so far (names their directories).
+    started: usize,
+    /// Why the run's gateway would not start: later lanes report it without trying again.
+    failed: Option<String>,
+    /// MCP server command lines already checked to answer `initialize` and `tools/list`.
+    checked_mcp: BTreeSet<String>,
+    /// Starts that failed early and were tried again.
+    start_retries: usize,
+}
+
+/// The running gateway and what it was started with.
+struct Live {
+    gateway: OpenClawGateway,
+    /// The gateway's own directory (plugin, config, state, logs): `<tmp>/state` as on any lane.
+    dir: tempfile::TempDir,
+    config_path: PathBuf,
+    state_dir: PathBuf,
+    plugin: CatalogSpec,
+    env: Vec<(String, String)>,
+    config: Value,
+    /// Session keys its lanes used: a key is never used twice on one gateway.
+    sessions: BTreeSet<String>,
 }
 
 impl OpenClawTarget {
-    /// Finds the install; the error says how to install it.
-    pub fn locate() -> Result<Self, Error> {
-        let install = Installation::locate(None).map_err(Error::openclaw("target"))?;
-        Ok(OpenClawTarget { install })
+    /// Finds the install with the chosen Node major; the error says how to install it.
+    pub fn locate(node: NodeMajor) -> Result<Self, Error> {
+        let install = Installation::locate(None, node).map_err(Error::openclaw("target"))?;
+        Ok(OpenClawTarget::with_install(install))
+    }
+
+    pub fn with_install(install: Installation) -> Self {
+        OpenClawTarget {
+            install,
+            run: Arc::default(),
+            share: false,
+        }
+    }
+
+    /// Lanes reuse one running gateway and hot-reload their configs: a start saved per lane, but
+    /// not exact. On 2026.9.6 a reloaded gateway's Tool Search catalogue is 3 tools larger than a
+    /// fresh one's (the code lane's `catalogSize` 80 instead of 77 after the direct and tools
+    /// lanes, 90 directory lines instead of 87), so the suite starts a gateway per lane; this is
+    /// for experiments and for the isolation test of sessions on one gateway.
+    pub fn sharing_one_gateway(mut self) -> Self {
+        self.share = true;
+        self
     }
 
     pub fn version(&self) -> &str {
         &self.install.version
+    }
+
+    pub fn install(&self) -> &Installation {
+        &self.install
+    }
+
+    /// How many gateways this target has started so far (one per run, unless a lane failed).
+    pub async fn gateways_started(&self) -> usize {
+        self.run.lock().await.started
+    }
+
+    /// How many gateway starts failed early and were tried again.
+    pub async fn start_retries(&self) -> usize {
+        self.run.lock().await.start_retries
     }
 }
 
@@ -86,8 +179,22 @@ impl Target for OpenClawTarget {
 
     /// A real gateway plans for seconds before its first provider request, and far longer on a
     /// loaded machine.
-    fn turn_timeout(&self) -> std::time::Duration {
-        std::time::Duration::from_secs(600)
+    fn turn_timeout(&self) -> Duration {
+        Duration::from_secs(600)
+    }
+
+    fn plan(&self, scenario: &Scenario) -> Result<TargetPlan, Error> {
+        super::plan::plan(scenario)
+    }
+
+    /// The reference run's key for the reference scenario; other scenarios' lanes share its
+    /// lane names, so their keys name the scenario too.
+    fn session_key(&self, scenario: &Scenario, lane: &Lane) -> String {
+        if scenario.id == REFERENCE_SCENARIO {
+            format!("tool-search-gateway-{}", lane.name)
+        } else {
+            format!("{}-{}", scenario.id, lane.name)
+        }
     }
 
     fn start<'a>(
@@ -95,45 +202,94 @@ impl Target for OpenClawTarget {
         setup: &'a LaneSetup<'a>,
     ) -> BoxFuture<'a, Result<Box<dyn LaneGateway>, Error>> {
         Box::pin(async move {
-            let scenario = setup.scenario;
             let infra = |e| Error::openclaw(format!("lane {}", setup.lane.name))(e);
-            let tools: Vec<_> =
-                fake_plugin_tools(&scenario.catalog.plugin_id, scenario.catalog.size)
-                    .into_iter()
-                    .map(|t| match scenario.catalog.broken.contains(&t.name) {
-                        true => broken(t),
-                        false => t,
-                    })
-                    .collect();
-            let plugin_dir = write_plugin(
-                &setup.work_dir.join("plugins"),
-                &scenario.catalog.plugin_id,
-                &tools,
-                &self.install,
-            )
-            .map_err(infra)?;
-            let tool_search = setup.lane.tool_search.clone();
-            let mut also_allow = setup.lane.controls();
-            also_allow.extend(scenario.policy.also_allow.iter().cloned());
-            let lane = LaneConfig {
-                tool_search,
-                also_allow,
-                deny: scenario.policy.deny.clone(),
-            };
-            let config_path = setup.work_dir.join("openclaw.json");
-            let state_dir = setup.work_dir.join("state");
+            let mut run = self.run.clone().lock_owned().await;
+            if let Some(reason) = &run.failed {
+                return Err(Error::Machine(format!(
+                    "openclaw lane {}: the run's gateway did not start: {reason}",
+                    setup.lane.name
+                )));
+            }
+            let reusable = self.share
+                && run.live.as_ref().is_some_and(|live| {
+                    live.plugin_matches(&setup.scenario.catalog)
+                        && live.env == setup.env
+                        && !live.sessions.contains(&setup.session_key)
+                });
+            if !reusable {
+                if let Some(old) = run.live.take() {
+                    old.close().await;
+                }
+            }
+            let lane = lane_config(setup)?;
+            if let Some(servers) = &lane.mcp_servers {
+                check_mcp_servers(servers, &mut run.checked_mcp).await?;
+            }
+            match run.live.as_mut() {
+                Some(live) => live.apply(&lane, setup).await.map_err(infra)?,
+                None => match self.start_gateway(&mut run, &lane, setup).await {
+                    Ok(live) => run.live = Some(live),
+                    Err(e) => {
+                        run.failed = Some(e.to_string());
+                        return Err(e);
+                    }
+                },
+            }
+            if let Some(live) = run.live.as_mut() {
+                live.sessions.insert(setup.session_key.clone());
+            }
+            Ok(Box::new(OpenClawLane { run }) as Box<dyn LaneGateway>)
+        })
+    }
+
+    fn finish(&self) -> BoxFuture<'_, ()> {
+        Box::pin(async move {
+            let mut run = self.run.lock().await;
+            if let Some(live) = run.live.take() {
+                live.close().await;
+            }
+            run.failed = None;
+        })
+    }
+}
+
+impl OpenClawTarget {
+    /// Starts the run's gateway for its first lane (or after a lane took the last one down).
+    async fn start_gateway(
+        &self,
+        run: &mut Run,
+        lane: &LaneConfig,
+        setup: &LaneSetup<'_>,
+    ) -> Result<Live, Error> {
+        let name = setup.lane.name.as_str();
+        let infra = |e| Error::openclaw(format!("lane {name}"))(e);
+        run.started += 1;
+        let dir = temp_dir("tsqa-openclaw-")?;
+        let root = dir.path().to_path_buf();
+        let catalog = &setup.scenario.catalog;
+        let tools: Vec<_> = fake_plugin_tools(&catalog.plugin_id, catalog.size)
+            .into_iter()
+            .map(|t| match catalog.broken.contains(&t.name) {
+                true => broken(t),
+                false => t,
+            })
+            .collect();
+        let plugin_dir = write_plugin(
+            &root.join("plugins"),
+            &catalog.plugin_id,
+            &tools,
+            &self.install,
+        )
+        .map_err(infra)?;
+        let config_path = root.join("openclaw.json");
+        let config = product_config(lane, setup, &plugin_dir, &root)?;
+        write_json(&config_path, &config).map_err(infra)?;
+        let mut state_dir = root.join("state");
+        let mut attempt = 1;
+        let gateway = loop {
             std::fs::create_dir_all(&state_dir).map_err(Error::io("cannot create", &state_dir))?;
-            write_config(
-                &config_path,
-                &setup.provider_base_url,
-                &plugin_dir,
-                &scenario.catalog.plugin_id,
-                &lane,
-                &setup.work_dir.join("openclaw.log"),
-            )
-            .map_err(infra)?;
             let port = free_loopback_port().map_err(infra)?;
-            let gateway = OpenClawGateway::start_with_env(
+            let started = OpenClawGateway::start_with_env(
                 &self.install,
                 &config_path,
                 &state_dir,
@@ -141,30 +297,215 @@ impl Target for OpenClawTarget {
                 DEFAULT_START_TIMEOUT,
                 &setup.env,
             )
-            .await
-            .map_err(infra)?;
-            Ok(Box::new(OpenClawLane { gateway, state_dir }) as Box<dyn LaneGateway>)
+            .await;
+            match started {
+                // Under heavy load the product's start-up migrations can time out and the gateway
+                // exits (status 78, "state lease heartbeat did not become ready"): one more try
+                // on a fresh state directory, said on stderr so the run's slowness is explained.
+                Err(e @ OpenClawError::EarlyExit { .. }) if attempt < START_ATTEMPTS => {
+                    let first = e.to_string();
+                    let first = first.lines().next().unwrap_or_default();
+                    eprintln!("warning: openclaw lane {name}: gateway start failed, retrying once on a fresh state directory: {first}");
+                    run.start_retries += 1;
+                    attempt += 1;
+                    state_dir = root.join(format!("state-{attempt}"));
+                }
+                other => break other.map_err(infra)?,
+            }
+        };
+        Ok(Live {
+            gateway,
+            dir,
+            config_path,
+            state_dir,
+            plugin: catalog.clone(),
+            env: setup.env.clone(),
+            config,
+            sessions: BTreeSet::new(),
         })
     }
 }
 
+impl Live {
+    /// Stops the gateway and removes its directory (kept with `TOOLSEARCH_QA_KEEP_OPENCLAW_RUN=1`,
+    /// its path said on stderr).
+    async fn close(self) {
+        self.gateway.kill().await;
+        if std::env::var_os(KEEP_ENV).is_some_and(|v| v == "1") {
+            eprintln!(
+                "openclaw gateway directory kept: {}",
+                self.dir.keep().display()
+            );
+        }
+    }
+
+    fn plugin_matches(&self, catalog: &CatalogSpec) -> bool {
+        let spec = |c: &CatalogSpec| {
+            (
+                c.plugin_id.clone(),
+                c.size,
+                c.description_template.clone(),
+                c.direct_only.clone(),
+                c.broken.clone(),
+            )
+        };
+        spec(&self.plugin) == spec(catalog)
+    }
+
+    /// Replaces the running gateway's config with the lane's and waits until it is applied.
+    async fn apply(
+        &mut self,
+        lane: &LaneConfig,
+        setup: &LaneSetup<'_>,
+    ) -> Result<(), super::OpenClawError> {
+        let root = self
+            .config_path
+            .parent()
+            .map(PathBuf::from)
+            .unwrap_or_default();
+        let plugin_dir = root.join("plugins").join(&setup.scenario.catalog.plugin_id);
+        let config = product_config(lane, setup, &plugin_dir, &root).map_err(|e| {
+            super::OpenClawError::Invalid {
+                what: "lane config",
+                reason: e.to_string(),
+            }
+        })?;
+        if config == self.config {
+            return Ok(());
+        }
+        let mark = self.gateway.log_mark();
+        // Written beside the config and renamed over it, so the watcher never reads half a file.
+        let next = self.config_path.with_extension("json.next");
+        write_json(&next, &config)?;
+        std::fs::rename(&next, &self.config_path)
+            .map_err(super::OpenClawError::io("replace", &self.config_path))?;
+        self.gateway.wait_for_reload(mark, RELOAD_TIMEOUT).await?;
+        self.config = config;
+        Ok(())
+    }
+}
+
+/// Starts each MCP server the lane configures once, as the product will, and checks that it
+/// answers `initialize` and `tools/list` in time: the product would only log a broken server and
+/// run without its tools, so a broken one is this lane's error, naming the server (exit 3).
+async fn check_mcp_servers(servers: &Value, checked: &mut BTreeSet<String>) -> Result<(), Error> {
+    let configs: std::collections::BTreeMap<String, crate::config::McpServerConfig> =
+        serde_json::from_value(servers.clone())
+            .map_err(|e| Error::Machine(format!("mcp.servers: {e}")))?;
+    for (name, config) in configs {
+        let key = format!("{name} {} {:?}", config.command.display(), config.args);
+        if checked.contains(&key) {
+            continue;
+        }
+        let one = std::collections::BTreeMap::from([(name, config)]);
+        let hub = crate::gateway::mcp::McpHub::connect(&one)
+            .await
+            .map_err(Error::openclaw(
+                "lane's MCP servers (checked before the product starts them)",
+            ))?;
+        hub.shutdown();
+        checked.insert(key);
+    }
+    Ok(())
+}
+
+/// The lane's part of the config: Tool Search, the policy, the agent, MCP servers, overrides.
+fn lane_config(setup: &LaneSetup<'_>) -> Result<LaneConfig, Error> {
+    let scenario = setup.scenario;
+    let mut also_allow = setup.lane.controls();
+    also_allow.extend(scenario.policy.also_allow.iter().cloned());
+    let mcp = match scenario.catalog.mcp.is_empty() {
+        true => None,
+        false => Some(mcp_servers(setup)?),
+    };
+    let (overrides, plugin_config) = split_rules(setup.lane.config.clone());
+    Ok(LaneConfig {
+        tool_search: setup.lane.tool_search.clone(),
+        also_allow,
+        deny: scenario.policy.deny.clone(),
+        agent: scenario.agent.clone(),
+        mcp_servers: mcp,
+        overrides,
+        plugin_config,
+    })
+}
+
+/// The lane's overrides without the approval and hook rules, and those rules as the fake
+/// plugin's config (its `before_tool_call` hook applies them).
+fn split_rules(config: Option<Value>) -> (Option<Value>, Option<Value>) {
+    let Some(mut config) = config else {
+        return (None, None);
+    };
+    let mut rules = serde_json::Map::new();
+    let mut take = |table: &str, key: &str, as_key: &str| {
+        let taken = config
+            .get_mut(table)
+            .and_then(Value::as_object_mut)
+            .and_then(|t| t.remove(key));
+        if let Some(value) = taken {
+            rules.insert(as_key.to_string(), value);
+        }
+        if config[table].as_object().is_some_and(|t| t.is_empty()) {
+            config.as_object_mut().map(|c| c.remove(table));
+        }
+    };
+    take("tools", "approvals", "approvals");
+    take("hooks", "beforeToolCall", "beforeToolCall");
+    let overrides = config
+        .as_object()
+        .is_some_and(|c| !c.is_empty())
+        .then_some(config);
+    let plugin_config = (!rules.is_empty()).then_some(Value::Object(rules));
+    (overrides, plugin_config)
+}
+
+/// The whole product config of a lane.
+fn product_config(
+    lane: &LaneConfig,
+    setup: &LaneSetup<'_>,
+    plugin_dir: &std::path::Path,
+    root: &std::path::Path,
+) -> Result<Value, Error> {
+    super::config_value(
+        &setup.provider_base_url,
+        plugin_dir,
+        &setup.scenario.catalog.plugin_id,
+        lane,
+        &root.join("openclaw.log"),
+    )
+    .map_err(Error::openclaw(format!("lane {}", setup.lane.name)))
+}
+
+/// One lane's hold on the run's gateway: no other lane reconfigures it until this one is done.
 struct OpenClawLane {
-    gateway: OpenClawGateway,
-    state_dir: PathBuf,
+    run: OwnedMutexGuard<Run>,
+}
+
+impl OpenClawLane {
+    fn live(&self) -> Result<&Live, Error> {
+        self.run
+            .live
+            .as_ref()
+            .ok_or_else(|| Error::Machine("the run's OpenClaw gateway is gone".into()))
+    }
 }
 
 impl LaneGateway for OpenClawLane {
     fn base_url(&self) -> String {
-        self.gateway.base_url()
+        self.live()
+            .map(|l| l.gateway.base_url())
+            .unwrap_or_default()
     }
 
-    /// The product's own transcript as written (what snapshots and leak checks read), and its
-    /// translation into session records; where the product lists the tools it sent is read too.
-    fn session_log(&self, agent: &str, _session_key: &str) -> Result<SessionLog, Error> {
-        let events =
-            read_transcript(&self.state_dir, agent).map_err(Error::openclaw("transcript"))?;
-        let compiled =
-            read_compiled_tools(&self.state_dir, agent).map_err(Error::openclaw("trajectory"))?;
+    /// The product's own transcript of this lane's session as written (what snapshots and leak
+    /// checks read), and its translation into session records; where the product lists the tools
+    /// it sent is read too.
+    fn session_log(&self, agent: &str, session_key: &str) -> Result<SessionLog, Error> {
+        let live = self.live()?;
+        let events = read_session_transcript(&live.state_dir, agent, session_key)
+            .map_err(Error::openclaw("transcript"))?;
+        let compiled = read_session_compiled_tools(&live.state_dir, agent, session_key)
+            .map_err(Error::openclaw("trajectory"))?;
         let records = translate_transcript(&events, compiled.as_ref());
         Ok(SessionLog {
             raw: events,
@@ -172,13 +513,24 @@ impl LaneGateway for OpenClawLane {
         })
     }
 
+    /// The gateway stays up for the next lane.
     fn stop(self: Box<Self>) -> BoxFuture<'static, ()> {
+        Box::pin(async move { drop(self) })
+    }
+
+    /// A lane whose turn failed may have left work in the gateway: it goes, and the next lane
+    /// starts a fresh one.
+    fn discard(mut self: Box<Self>) -> BoxFuture<'static, ()> {
         Box::pin(async move {
-            let _ = self.gateway.stop().await;
+            if let Some(live) = self.run.live.take() {
+                live.close().await;
+            }
         })
     }
 
     fn diagnostics(&self) -> String {
-        self.gateway.log_tail()
+        self.live()
+            .map(|l| l.gateway.log_tail())
+            .unwrap_or_default()
     }
 }

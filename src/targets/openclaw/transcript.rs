@@ -27,16 +27,45 @@ pub fn read_transcript(state_dir: &Path, agent_id: &str) -> Result<Vec<Value>, O
         .collect())
 }
 
+/// The events of the one session `session_key` of `agent_id` (every window of it, in order):
+/// what a lane reads when other lanes' sessions live in the same gateway.
+pub fn read_session_transcript(
+    state_dir: &Path,
+    agent_id: &str,
+    session_key: &str,
+) -> Result<Vec<Value>, OpenClawError> {
+    let key = format!("agent:{agent_id}:{session_key}");
+    Ok(read_events(state_dir, agent_id, Some(&key))?
+        .into_iter()
+        .map(|e| e.event)
+        .collect())
+}
+
 /// [`read_transcript`] keeping the session id and sequence number of each event.
 pub fn read_transcript_events(
     state_dir: &Path,
     agent_id: &str,
 ) -> Result<Vec<TranscriptEvent>, OpenClawError> {
+    read_events(state_dir, agent_id, None)
+}
+
+/// SQLite rows of every session, or of the windows of the session whose full key is `key`.
+const ALL_SESSIONS: &str = "SELECT session_id, seq, event_json, event_zstd FROM transcript_events \
+                            ORDER BY session_id, seq";
+const ONE_SESSION: &str = "SELECT e.session_id, e.seq, e.event_json, e.event_zstd \
+                           FROM transcript_events e JOIN session_windows w ON w.session_id = e.session_id \
+                           WHERE w.session_key = ?1 ORDER BY w.rowid, e.seq";
+
+fn read_events(
+    state_dir: &Path,
+    agent_id: &str,
+    key: Option<&str>,
+) -> Result<Vec<TranscriptEvent>, OpenClawError> {
     let agent_dir = state_dir.join("agents").join(agent_id);
     let sqlite = agent_dir.join("agent").join("openclaw-agent.sqlite");
     let sessions_dir = agent_dir.join("sessions");
     if sqlite.is_file() {
-        return read_sqlite(&sqlite);
+        return read_sqlite(&sqlite, key);
     }
     if sessions_dir.is_dir() {
         return read_jsonl_dir(&sessions_dir);
@@ -49,7 +78,7 @@ pub fn read_transcript_events(
     })
 }
 
-fn read_sqlite(path: &Path) -> Result<Vec<TranscriptEvent>, OpenClawError> {
+fn read_sqlite(path: &Path, key: Option<&str>) -> Result<Vec<TranscriptEvent>, OpenClawError> {
     let sql_error = |source| OpenClawError::Sqlite {
         path: path.to_path_buf(),
         source,
@@ -58,10 +87,15 @@ fn read_sqlite(path: &Path) -> Result<Vec<TranscriptEvent>, OpenClawError> {
     let connection =
         Connection::open_with_flags(path, OpenFlags::SQLITE_OPEN_READ_ONLY).map_err(sql_error)?;
     let mut statement = connection
-        .prepare("SELECT session_id, seq, event_json, event_zstd FROM transcript_events ORDER BY session_id, seq")
+        .prepare(if key.is_some() {
+            ONE_SESSION
+        } else {
+            ALL_SESSIONS
+        })
         .map_err(sql_error)?;
+    let params: Vec<&str> = key.into_iter().collect();
     let rows = statement
-        .query_map([], |row| {
+        .query_map(rusqlite::params_from_iter(params), |row| {
             Ok((
                 row.get::<_, String>(0)?,
                 row.get::<_, i64>(1)?,
@@ -162,6 +196,32 @@ pub fn read_compiled_tools(
     state_dir: &Path,
     agent_id: &str,
 ) -> Result<Option<CompiledTools>, OpenClawError> {
+    compiled_tools(state_dir, agent_id, None)
+}
+
+/// [`read_compiled_tools`] of the one session `session_key` (other lanes' sessions may live in
+/// the same gateway).
+pub fn read_session_compiled_tools(
+    state_dir: &Path,
+    agent_id: &str,
+    session_key: &str,
+) -> Result<Option<CompiledTools>, OpenClawError> {
+    let key = format!("agent:{agent_id}:{session_key}");
+    compiled_tools(state_dir, agent_id, Some(&key))
+}
+
+/// Trajectory rows of every session, or of the windows of the session whose full key is `key`.
+const ALL_TRAJECTORIES: &str =
+    "SELECT event_json FROM trajectory_runtime_events ORDER BY session_id, seq";
+const ONE_TRAJECTORY: &str = "SELECT t.event_json FROM trajectory_runtime_events t \
+                              JOIN session_windows w ON w.session_id = t.session_id \
+                              WHERE w.session_key = ?1 ORDER BY w.rowid, t.seq";
+
+fn compiled_tools(
+    state_dir: &Path,
+    agent_id: &str,
+    key: Option<&str>,
+) -> Result<Option<CompiledTools>, OpenClawError> {
     let path = state_dir
         .join("agents")
         .join(agent_id)
@@ -187,10 +247,16 @@ pub fn read_compiled_tools(
         return Ok(None);
     }
     let mut statement = connection
-        .prepare("SELECT event_json FROM trajectory_runtime_events ORDER BY session_id, seq")
+        .prepare(match key {
+            Some(_) => ONE_TRAJECTORY,
+            None => ALL_TRAJECTORIES,
+        })
         .map_err(sql_error)?;
+    let params: Vec<&str> = key.into_iter().collect();
     let rows = statement
-        .query_map([], |row| row.get::<_, Option<String>>(0))
+        .query_map(rusqlite::params_from_iter(params), |row| {
+            row.get::<_, Option<String>>(0)
+        })
         .map_err(sql_error)?;
     for row in rows {
         let Some(text) = row.map_err(sql_error)? else {

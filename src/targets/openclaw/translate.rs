@@ -9,8 +9,8 @@ use super::transcript::CompiledTools;
 use crate::catalog::ToolSource;
 use crate::config::{TOOL_CALL, TOOL_DESCRIBE, TOOL_SEARCH, TOOL_SEARCH_CODE};
 use crate::protocol::record::{
-    BridgedResult, DirectResult, MessageRecord, Role, SessionRecord, SurfaceRecord,
-    TelemetryCounts, ToolCallRecord, ToolResultRecord,
+    BridgedResult, ClientToolCallRecord, DirectResult, MessageRecord, Role, SessionRecord,
+    SurfaceRecord, TelemetryCounts, ToolCallRecord, ToolResultRecord,
 };
 
 /// Text of a content array (`[{type: "text", text}]`) or a plain string.
@@ -43,6 +43,74 @@ fn source(value: &Value) -> Option<ToolSource> {
     serde_json::from_value(value.clone()).ok()
 }
 
+/// What the product writes as the result of a client tool it hands back to the caller: not a
+/// run, a delegation (`{status: "pending", message: "Tool execution delegated to client"}`).
+const DELEGATED: &str = "Tool execution delegated to client";
+
+fn is_delegated(details: &Value) -> bool {
+    details["status"] == "pending" && details["message"] == DELEGATED
+}
+
+/// How a delegated client tool was reached.
+enum Route<'a> {
+    /// The model called it directly.
+    Direct,
+    /// Through `tool_call`, naming this catalogue id (when the call was found).
+    ToolCall(Option<&'a str>),
+    /// By the code of this `tool_search_code` call.
+    Code(&'a str),
+}
+
+/// The hand-off record for a delegated client tool. The product's transcript does not repeat the
+/// catalogue id there; it is the id the model's `tool_call` named when it went through Tool
+/// Search, else the id the product gives every client tool (`client:client:<name>`).
+fn hand_off(call_id: &str, name: &str, route: Route<'_>) -> SessionRecord {
+    let named_id = match route {
+        Route::ToolCall(named) => named,
+        Route::Direct | Route::Code(_) => None,
+    };
+    SessionRecord::ClientToolCall(ClientToolCallRecord {
+        tool_call_id: call_id.to_string(),
+        tool_name: name.to_string(),
+        tool_id: named_id
+            .map(str::to_string)
+            .unwrap_or_else(|| format!("client:client:{name}")),
+        source: ToolSource::Client,
+        via_tool_call: matches!(route, Route::ToolCall(_)),
+        parent_tool_call_id: match route {
+            Route::Code(parent) => Some(parent.to_string()),
+            Route::Direct | Route::ToolCall(_) => None,
+        },
+    })
+}
+
+/// The call a `tool_search_code` run made for the model, with the input the product recorded for
+/// it (what the embedded gateway logs as a synthetic `toolCall`).
+fn code_call(details: &Value, parent: &str) -> SessionRecord {
+    SessionRecord::Message(MessageRecord {
+        role: Role::Assistant,
+        synthetic: true,
+        text: None,
+        tool_call: Some(ToolCallRecord {
+            id: text(&details["toolCallId"]),
+            name: text(&details["toolName"]),
+            arguments: arguments_text(&details["input"]),
+            parent_tool_call_id: Some(parent.to_string()),
+            tool_id: None,
+            source: Some(ToolSource::Client),
+        }),
+    })
+}
+
+/// Whether `parent` is a `tool_search_code` call of the model's, already in `records`.
+fn is_code_call(records: &[SessionRecord], parent: &str) -> bool {
+    records
+        .iter()
+        .filter_map(SessionRecord::as_message)
+        .filter_map(|m| m.tool_call.as_ref())
+        .any(|c| c.id == parent && c.name == TOOL_SEARCH_CODE)
+}
+
 /// Counters of the structured controls, when no `tool_search_code` telemetry says better.
 #[derive(Default)]
 struct Counts {
@@ -62,6 +130,8 @@ pub fn translate_transcript(
     let mut counts = Counts::default();
     let mut code_telemetry: Option<TelemetryCounts> = None;
     let mut bridged_source = None;
+    // The catalogue ids the model's `tool_call`s named, by call id (for hand-offs through it).
+    let mut called_ids: Vec<(String, String)> = Vec::new();
     for event in events.iter().filter(|e| e["type"] == "message") {
         let message = &event["message"];
         match message["role"].as_str() {
@@ -72,6 +142,11 @@ pub fn translate_transcript(
             Some("assistant") => {
                 let parts = message["content"].as_array().map(Vec::as_slice);
                 for part in parts.unwrap_or(&[]) {
+                    if part["type"] == "toolCall" && part["name"] == TOOL_CALL {
+                        if let Some(id) = part["arguments"]["id"].as_str() {
+                            called_ids.push((text(&part["id"]), id.to_string()));
+                        }
+                    }
                     match part["type"].as_str() {
                         Some("toolCall") => records.push(SessionRecord::Message(
                             MessageRecord::tool_call(ToolCallRecord {
@@ -91,6 +166,11 @@ pub fn translate_transcript(
                     }
                 }
             }
+            Some("toolResult") if is_delegated(&message["details"]) => records.push(hand_off(
+                &text(&message["toolCallId"]),
+                &text(&message["toolName"]),
+                Route::Direct,
+            )),
             Some("toolResult") => {
                 let name = text(&message["toolName"]);
                 let output = content_text(&message["content"]);
@@ -117,6 +197,28 @@ pub fn translate_transcript(
                         output,
                     },
                 )));
+            }
+            Some("custom")
+                if message["customType"] == "openclaw.nested-tool.v1"
+                    && is_delegated(&message["details"]["result"]["details"]) =>
+            {
+                let d = &message["details"];
+                let parent = text(&d["parentToolCallId"]);
+                let named = called_ids.iter().find(|(call, _)| *call == parent);
+                let via_code = is_code_call(&records, &parent);
+                let route = match named {
+                    Some((_, id)) => Route::ToolCall(Some(id.as_str())),
+                    None if via_code => Route::Code(&parent),
+                    None => Route::ToolCall(None),
+                };
+                if via_code {
+                    records.push(code_call(d, &parent));
+                }
+                records.push(hand_off(
+                    &text(&d["toolCallId"]),
+                    &text(&d["toolName"]),
+                    route,
+                ));
             }
             Some("custom") if message["customType"] == "openclaw.nested-tool.v1" => {
                 let d = &message["details"];
@@ -191,6 +293,73 @@ fn surface_of(compiled: Option<&CompiledTools>) -> SurfaceRecord {
 mod tests {
     use super::*;
     use serde_json::json;
+
+    #[test]
+    fn a_delegated_client_tool_is_a_hand_off_not_a_result() {
+        let pending = json!({"status": "pending", "tool": "pick_file", "message": "Tool execution delegated to client"});
+        let events = [
+            json!({"type": "message", "message": {"role": "assistant", "content": [
+                {"type": "toolCall", "id": "c1", "name": "tool_call", "arguments": {"id": "client:client:pick_file", "args": {"marker": "m"}}}]}}),
+            json!({"type": "message", "message": {"role": "custom", "customType": "openclaw.nested-tool.v1",
+                "details": {"toolCallId": "n1", "toolName": "pick_file", "parentToolCallId": "c1",
+                "result": {"content": [], "details": pending.clone()}}}}),
+            json!({"type": "message", "message": {"role": "toolResult", "toolName": "pick_file", "toolCallId": "c2",
+                "isError": false, "details": pending, "content": [{"type": "text", "text": "{}"}]}}),
+        ];
+        let records = translate_transcript(&events, None);
+        let hand_offs: Vec<&ClientToolCallRecord> = records
+            .iter()
+            .filter_map(|r| match r {
+                SessionRecord::ClientToolCall(c) => Some(c),
+                _ => None,
+            })
+            .collect();
+        assert_eq!(hand_offs.len(), 2);
+        assert_eq!(
+            (hand_offs[0].tool_id.as_str(), hand_offs[0].via_tool_call),
+            ("client:client:pick_file", true)
+        );
+        assert_eq!(hand_offs[1].tool_call_id, "c2");
+        assert!(!hand_offs[1].via_tool_call);
+        assert!(records.iter().all(|r| r.as_tool_result().is_none()));
+    }
+
+    #[test]
+    fn a_client_tool_called_by_code_is_a_hand_off_with_the_code_call() {
+        let pending = json!({"status": "pending", "tool": "pick_file", "message": "Tool execution delegated to client"});
+        let events = [
+            json!({"type": "message", "message": {"role": "assistant", "content": [
+                {"type": "toolCall", "id": "c1", "name": "tool_search_code", "arguments": {"code": "x"}}]}}),
+            json!({"type": "message", "message": {"role": "custom", "customType": "openclaw.nested-tool.v1",
+                "details": {"toolCallId": "n1", "toolName": "pick_file", "parentToolCallId": "c1",
+                "input": {"marker": "m"}, "result": {"content": [], "details": pending}}}}),
+        ];
+        let records = translate_transcript(&events, None);
+        let n = records
+            .iter()
+            .position(|r| matches!(r, SessionRecord::ClientToolCall(_)))
+            .expect("a hand-off")
+            + 1;
+        let call = records[n - 2]
+            .as_message()
+            .and_then(|m| m.tool_call.as_ref());
+        let call = call.expect("the code's call before the hand-off");
+        assert_eq!(
+            (call.name.as_str(), call.arguments.as_str()),
+            ("pick_file", r#"{"marker":"m"}"#)
+        );
+        assert_eq!(call.parent_tool_call_id.as_deref(), Some("c1"));
+        let SessionRecord::ClientToolCall(hand_off) = &records[n - 1] else {
+            panic!("a hand-off after the call: {records:?}")
+        };
+        assert_eq!(
+            (
+                hand_off.via_tool_call,
+                hand_off.parent_tool_call_id.as_deref()
+            ),
+            (false, Some("c1"))
+        );
+    }
 
     #[test]
     fn a_tools_lane_transcript_becomes_typed_records() {

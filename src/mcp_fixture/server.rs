@@ -1,11 +1,10 @@
-//! The MCP fixture servers the project ships: small, deterministic MCP servers (built on the
-//! official Rust SDK) that the gateway attaches in-process, so MCP tools are listed with
-//! `tools/list` and run with `tools/call` over the real protocol without anything installed.
+//! The fixture servers' MCP handlers (built on the official Rust SDK): small and deterministic,
+//! so MCP tools are listed with `tools/list` and run with `tools/call` over the real protocol.
 //!
 //! - `calendar`: `create_event {title, start, durationMinutes?}` and `list_events {day?}`. Events live
 //!   in memory for the life of the server and get ids `evt_1`, `evt_2`, … in creation order.
-//! - `qa`: `mcp_qa_echo {marker}`, which answers like a fake plugin tool (`FAKE_PLUGIN_OK <name>
-//!   <input>`), so the scripted QA model can take an MCP tool as a scenario's target.
+//! - `qa`: `mcp_qa_echo {marker}`, which answers like a fake plugin tool (`FAKE_PLUGIN_OK
+//!   qa__mcp_qa_echo <input>`), so the scripted QA model can take an MCP tool as a scenario's target.
 
 use std::sync::{Arc, Mutex};
 
@@ -21,18 +20,23 @@ use crate::catalog::fake::FAKE_OK;
 
 /// The QA fixture's one tool.
 pub const QA_ECHO_TOOL: &str = "mcp_qa_echo";
+/// The QA fixture server's name.
+pub const QA_SERVER: &str = "qa";
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 enum Fixture {
     Calendar,
     Qa,
+    /// Answers `initialize` but never `tools/list` (a fault fixture).
+    HangOnList,
 }
 
-/// The fixture server called `name`, if there is one.
+/// The handler of the fixture server called `name`, if there is one.
 pub fn fixture_server(name: &str) -> Option<FixtureServer> {
     let fixture = match name {
         "calendar" => Fixture::Calendar,
-        "qa" => Fixture::Qa,
+        QA_SERVER => Fixture::Qa,
+        super::HANG_ON_LIST => Fixture::HangOnList,
         _ => return None,
     };
     Some(FixtureServer {
@@ -41,11 +45,14 @@ pub fn fixture_server(name: &str) -> Option<FixtureServer> {
     })
 }
 
-/// The names of the tools fixture `name` lists, without starting it (scenario files are checked
-/// against them when they load).
-pub fn fixture_tool_names(name: &str) -> Option<Vec<String>> {
-    let server = fixture_server(name)?;
-    Some(server.tools().iter().map(|t| t.name.to_string()).collect())
+/// The tool names of the fixture server called `name` (empty for an unknown or faulty one).
+pub fn tool_names(name: &str) -> Vec<String> {
+    let tools = match name {
+        "calendar" => calendar_tools(),
+        "qa" => qa_tools(),
+        _ => Vec::new(),
+    };
+    tools.into_iter().map(|t| t.name.to_string()).collect()
 }
 
 /// One fixture MCP server.
@@ -115,15 +122,19 @@ impl FixtureServer {
         match self.fixture {
             Fixture::Calendar => calendar_tools(),
             Fixture::Qa => qa_tools(),
+            Fixture::HangOnList => Vec::new(),
         }
     }
 
+    /// Text only, like a fake plugin tool's text: a gateway that prefers structured content
+    /// (OpenClaw shows a direct MCP call's `structuredContent` instead of its text) would hide
+    /// the marker. The tool names itself by its server-qualified name, `qa__mcp_qa_echo`,
+    /// which contains the plain name: the scripted model finds its target in the result whichever
+    /// name the gateway gave the tool (`mcp_qa_echo` here, `qa__mcp_qa_echo` in OpenClaw).
     fn qa_echo(&self, args: &Map<String, Value>) -> CallToolResult {
         let input = Value::Object(args.clone());
-        text_result(
-            format!("{FAKE_OK} {QA_ECHO_TOOL} {input}"),
-            json!({ "status": "ok", "tool": QA_ECHO_TOOL, "input": input }),
-        )
+        let text = format!("{FAKE_OK} {QA_SERVER}__{QA_ECHO_TOOL} {input}");
+        CallToolResult::success(vec![ContentBlock::text(text)])
     }
 
     fn create_event(&self, args: &Map<String, Value>) -> CallToolResult {
@@ -170,6 +181,9 @@ impl ServerHandler for FixtureServer {
         _request: Option<PaginatedRequestParams>,
         _context: RequestContext<RoleServer>,
     ) -> Result<ListToolsResult, ErrorData> {
+        if self.fixture == Fixture::HangOnList {
+            std::future::pending::<()>().await;
+        }
         Ok(ListToolsResult::with_all_items(self.tools()))
     }
 

@@ -1,0 +1,143 @@
+//! The project's MCP fixture servers, as real stdio MCP servers: `toolsearch-qa mcp-fixture
+//! --server NAME` serves one on its stdin/stdout, and both targets start them as child processes
+//! by command — the embedded gateway from its `mcp.servers` config, a real OpenClaw gateway from
+//! the same config key — so every MCP call crosses a process boundary as it does in production.
+//!
+//! - `calendar`: `create_event` and `list_events`; `qa`: `mcp_qa_echo` (see [`server`]).
+//! - Fault fixtures, for the error paths: [`EXIT_AT_ONCE`] exits before speaking,
+//!   [`GARBAGE`] answers every line with text that is not JSON-RPC, [`HANG_ON_LIST`] answers
+//!   `initialize` and never `tools/list`.
+
+pub mod server;
+
+use std::path::{Path, PathBuf};
+
+use rmcp::ServiceExt;
+use tokio::io::{AsyncBufReadExt, AsyncWriteExt, BufReader};
+
+pub use server::{fixture_server, tool_names, FixtureServer, QA_ECHO_TOOL};
+
+/// The fixture servers with tools, by name.
+pub const SERVERS: [&str; 2] = ["calendar", "qa"];
+/// Fault fixture: exits with status 1 before saying anything.
+pub const EXIT_AT_ONCE: &str = "fault-exit";
+/// Fault fixture: answers every line it reads with a line that is not JSON-RPC.
+pub const GARBAGE: &str = "fault-garbage";
+/// Fault fixture: answers `initialize`, never `tools/list`.
+pub const HANG_ON_LIST: &str = "fault-hang-on-list";
+/// Every name `mcp-fixture --server` accepts.
+pub const ALL: [&str; 5] = ["calendar", "qa", EXIT_AT_ONCE, GARBAGE, HANG_ON_LIST];
+
+/// Environment variable naming the `toolsearch-qa` binary that serves the fixtures, for a
+/// harness embedded in another program (by default: this executable, or the `toolsearch-qa`
+/// beside a test binary in cargo's `target/<profile>/deps/`).
+pub const PROGRAM_ENV: &str = "TOOLSEARCH_QA_BIN";
+
+#[derive(Debug, thiserror::Error)]
+pub enum FixtureError {
+    #[error("unknown MCP fixture server {name:?}; known: {}", ALL.join(", "))]
+    Unknown { name: String },
+    #[error("MCP fixture server {server}: {message}")]
+    Serve { server: String, message: String },
+    #[error("cannot find the toolsearch-qa binary that serves the MCP fixtures ({0}); set {PROGRAM_ENV}")]
+    NoProgram(String),
+}
+
+/// How to start a fixture server: the command line both targets put into `mcp.servers.<name>`.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct LaunchSpec {
+    pub command: PathBuf,
+    pub args: Vec<String>,
+}
+
+/// The command line that starts fixture `server` (any name; an unknown one fails when it starts,
+/// which is how the error path is exercised).
+pub fn launch(server: &str) -> Result<LaunchSpec, FixtureError> {
+    Ok(LaunchSpec {
+        command: program()?,
+        args: vec!["mcp-fixture".into(), "--server".into(), server.into()],
+    })
+}
+
+/// The `toolsearch-qa` binary: `$TOOLSEARCH_QA_BIN`, else this executable when it is
+/// `toolsearch-qa`, else the `toolsearch-qa` next to cargo's `deps/` directory (integration
+/// tests and benches run from there).
+pub fn program() -> Result<PathBuf, FixtureError> {
+    if let Some(path) = std::env::var_os(PROGRAM_ENV).filter(|v| !v.is_empty()) {
+        return Ok(PathBuf::from(path));
+    }
+    let exe = std::env::current_exe().map_err(|e| FixtureError::NoProgram(e.to_string()))?;
+    if exe.file_stem().is_some_and(|s| s == "toolsearch-qa") {
+        return Ok(exe);
+    }
+    let beside = exe
+        .parent()
+        .filter(|dir| dir.file_name().is_some_and(|n| n == "deps"))
+        .and_then(Path::parent)
+        .map(|dir| dir.join("toolsearch-qa"));
+    match beside {
+        Some(path) if path.is_file() => Ok(path),
+        _ => Err(FixtureError::NoProgram(format!(
+            "{} is not toolsearch-qa and has none beside it",
+            exe.display()
+        ))),
+    }
+}
+
+/// The fixture server (of [`SERVERS`]) that has a tool named `tool`, among `servers`.
+pub fn server_of_tool<'a>(servers: &'a [String], tool: &str) -> Option<&'a str> {
+    servers
+        .iter()
+        .find(|s| tool_names(s).iter().any(|t| t == tool))
+        .map(String::as_str)
+}
+
+/// Serves fixture `name` on stdin/stdout until the client closes stdin.
+pub async fn serve_stdio(name: &str) -> Result<(), FixtureError> {
+    let serve_error = |e: &dyn std::fmt::Display| FixtureError::Serve {
+        server: name.to_string(),
+        message: e.to_string(),
+    };
+    match name {
+        EXIT_AT_ONCE => {
+            eprintln!("mcp-fixture {EXIT_AT_ONCE}: exiting before the handshake, as asked");
+            std::process::exit(1);
+        }
+        GARBAGE => return answer_garbage().await.map_err(|e| serve_error(&e)),
+        _ => {}
+    }
+    let handler = fixture_server(name).ok_or_else(|| FixtureError::Unknown {
+        name: name.to_string(),
+    })?;
+    let running = handler
+        .serve(rmcp::transport::io::stdio_pipes())
+        .await
+        .map_err(|e| serve_error(&e))?;
+    running.waiting().await.map_err(|e| serve_error(&e))?;
+    Ok(())
+}
+
+/// The [`GARBAGE`] fixture: one line of noise per line read, until stdin closes.
+async fn answer_garbage() -> std::io::Result<()> {
+    let mut lines = BufReader::new(tokio::io::stdin()).lines();
+    let mut stdout = tokio::io::stdout();
+    while lines.next_line().await?.is_some() {
+        stdout.write_all(b"this is not JSON-RPC\n").await?;
+        stdout.flush().await?;
+    }
+    Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn tools_are_found_on_their_server() {
+        let servers = vec!["calendar".to_string(), "qa".to_string()];
+        assert_eq!(server_of_tool(&servers, QA_ECHO_TOOL), Some("qa"));
+        assert_eq!(server_of_tool(&servers, "list_events"), Some("calendar"));
+        assert_eq!(server_of_tool(&servers, "nope"), None);
+        assert_eq!(tool_names(HANG_ON_LIST), Vec::<String>::new());
+    }
+}

@@ -1,0 +1,228 @@
+//! How a scenario runs on the real product, decided before any gateway starts: lanes the
+//! scenario marks `not_applicable` are reported with its reason, lanes with an `openclaw` table
+//! run with its `tool_search`/`config`, an MCP target is named as the product names it
+//! (`<server>__<tool>`), and anything only the embedded gateway understands is refused with a
+//! usage error (exit 2) that says how to mark the lane — so no embedded-only key ever reaches
+//! the product's config.
+
+use serde_json::Value;
+
+use crate::catalog::ToolSource;
+use crate::error::Error;
+use crate::scenario::{Lane, Scenario};
+use crate::targets::{NotApplicable, TargetPlan};
+
+/// `tools.toolSearch` keys OpenClaw 2026.9.6 accepts.
+pub const PRODUCT_TOOL_SEARCH_KEYS: [&str; 5] = [
+    "enabled",
+    "mode",
+    "codeTimeoutMs",
+    "searchDefaultLimit",
+    "maxSearchLimit",
+];
+
+/// Lane `config` overrides the openclaw target writes into the product's config: the tool
+/// policy as it is, and the declarative approval and hook rules as the fake plugin's
+/// `before_tool_call` hook (see [`super::plugin`]).
+pub const PRODUCT_CONFIG_KEYS: [&str; 5] = [
+    "tools.deny",
+    "tools.allow",
+    "tools.alsoAllow",
+    "tools.approvals",
+    "hooks.beforeToolCall",
+];
+
+/// The product's name of an MCP tool `tool` of server `server`.
+pub fn mcp_tool_name(server: &str, tool: &str) -> String {
+    format!("{server}__{tool}")
+}
+
+/// The scenario as the openclaw target runs it.
+pub fn plan(scenario: &Scenario) -> Result<TargetPlan, Error> {
+    if let Some(reason) = &scenario.openclaw.not_applicable {
+        let mut resolved = scenario.clone();
+        let not_applicable = resolved
+            .lanes
+            .drain(..)
+            .map(|lane| NotApplicable {
+                lane: lane.name,
+                reason: reason.clone(),
+            })
+            .collect();
+        return Ok(TargetPlan {
+            scenario: resolved,
+            not_applicable,
+        });
+    }
+    let mut resolved = scenario.clone();
+    let mut not_applicable = Vec::new();
+    resolved.lanes.clear();
+    for lane in &scenario.lanes {
+        match &lane.openclaw.not_applicable {
+            Some(reason) => not_applicable.push(NotApplicable {
+                lane: lane.name.clone(),
+                reason: reason.clone(),
+            }),
+            None => resolved.lanes.push(product_lane(scenario, lane)?),
+        }
+    }
+    if scenario.target_source == ToolSource::Mcp {
+        name_mcp_target(&mut resolved)?;
+    }
+    Ok(TargetPlan {
+        scenario: resolved,
+        not_applicable,
+    })
+}
+
+fn refuse(scenario: &Scenario, lane: &Lane, what: String) -> Error {
+    Error::Usage(format!(
+        "scenario {} lane {} cannot run on openclaw: {what}; give the lane `openclaw = {{ tool_search = …, config = … }}` \
+         in the product's terms, or `openclaw = {{ not_applicable = \"why\" }}` ({})",
+        scenario.id, lane.name, scenario.origin
+    ))
+}
+
+/// The lane with the product's `tool_search` and `config`, checked key by key.
+fn product_lane(scenario: &Scenario, lane: &Lane) -> Result<Lane, Error> {
+    let tool_search = lane
+        .openclaw
+        .tool_search
+        .clone()
+        .unwrap_or_else(|| lane.tool_search.clone());
+    if let Value::Object(map) = &tool_search {
+        if let Some(key) = map
+            .keys()
+            .find(|k| !PRODUCT_TOOL_SEARCH_KEYS.contains(&k.as_str()))
+        {
+            let what = format!(
+                "tools.toolSearch.{key} is a key only the embedded gateway knows (the product accepts {})",
+                PRODUCT_TOOL_SEARCH_KEYS.join(", ")
+            );
+            return Err(refuse(scenario, lane, what));
+        }
+    }
+    let config = lane.openclaw.config.clone().or_else(|| lane.config.clone());
+    if let Some(config) = &config {
+        if let Some(path) = leaf_paths(config, "")
+            .into_iter()
+            .find(|p| !PRODUCT_CONFIG_KEYS.contains(&p.as_str()))
+        {
+            let what = format!(
+                "config key {path} is not one the openclaw target writes (it writes {})",
+                PRODUCT_CONFIG_KEYS.join(", ")
+            );
+            return Err(refuse(scenario, lane, what));
+        }
+    }
+    if lane.provider_timeout_ms.is_some() {
+        let what = "provider_timeout_ms is an embedded-gateway setting".to_string();
+        return Err(refuse(scenario, lane, what));
+    }
+    let mut product = Lane::new(&lane.name, tool_search)
+        .map_err(|e| refuse(scenario, lane, format!("openclaw.tool_search: {e}")))?;
+    product.config = config;
+    product.script = lane.script.clone();
+    product.stream = lane.stream;
+    product.expect = lane.expect.clone();
+    product.openclaw_expect = lane.openclaw_expect.clone();
+    product.openclaw = lane.openclaw.clone();
+    Ok(product)
+}
+
+/// Dotted paths of a config table down to its first non-table value (`tools.deny`).
+fn leaf_paths(value: &Value, prefix: &str) -> Vec<String> {
+    match value {
+        Value::Object(map) if !map.is_empty() => map
+            .iter()
+            .flat_map(|(key, child)| {
+                let path = match prefix {
+                    "" => key.clone(),
+                    p => format!("{p}.{key}"),
+                };
+                leaf_paths(child, &path)
+            })
+            .collect(),
+        _ => vec![prefix.to_string()],
+    }
+}
+
+/// The MCP target under the product's name, in the scenario and in its prompt's directive.
+fn name_mcp_target(scenario: &mut Scenario) -> Result<(), Error> {
+    let tool = scenario.target_tool.clone();
+    let Some(server) = crate::mcp_fixture::server_of_tool(&scenario.catalog.mcp, &tool) else {
+        return Err(Error::Usage(format!(
+            "scenario {}: target_tool {tool:?} is no tool of its MCP servers {:?}",
+            scenario.id, scenario.catalog.mcp
+        )));
+    };
+    let product_name = mcp_tool_name(server, &tool);
+    scenario.prompt = scenario
+        .prompt
+        .replace(&format!("target={tool}"), &format!("target={product_name}"));
+    scenario.target_tool = product_name;
+    Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::scenario::load_all;
+
+    fn builtin(id: &str) -> Scenario {
+        let all = load_all(&[]).expect("built-in scenarios load");
+        all.into_iter()
+            .find(|s| s.id == id)
+            .expect("scenario exists")
+    }
+
+    #[test]
+    fn mcp_targets_get_the_product_name() {
+        let plan = plan(&builtin("tool-search-mcp-target")).expect("plan");
+        assert_eq!(plan.scenario.target_tool, "qa__mcp_qa_echo");
+        assert_eq!(
+            plan.scenario.prompt,
+            "tool search qa check target=qa__mcp_qa_echo"
+        );
+        assert!(plan.not_applicable.is_empty());
+    }
+
+    #[test]
+    fn embedded_only_keys_are_refused_with_the_way_out() {
+        let mut scenario = builtin("tool-search-gateway-e2e");
+        scenario.lanes[2] = Lane::new(
+            "code",
+            serde_json::json!({ "mode": "code", "sandbox": "quickjs" }),
+        )
+        .expect("lane");
+        let err = plan(&scenario).expect_err("sandbox is embedded-only");
+        assert_eq!(err.exit_code(), crate::error::Exit::USAGE);
+        let text = err.to_string();
+        assert!(
+            text.starts_with("scenario tool-search-gateway-e2e lane code cannot run on openclaw: tools.toolSearch.sandbox"),
+            "{text}"
+        );
+        assert!(text.contains("not_applicable"), "{text}");
+
+        let mut scenario = builtin("tool-search-gateway-e2e");
+        scenario.lanes[1].config =
+            Some(serde_json::json!({ "catalog": { "withdrawAfterSearch": ["x"] } }));
+        let err = plan(&scenario)
+            .expect_err("catalog is embedded-only")
+            .to_string();
+        assert!(
+            err.contains("config key catalog.withdrawAfterSearch"),
+            "{err}"
+        );
+    }
+
+    #[test]
+    fn leaf_paths_stop_at_values() {
+        let config =
+            serde_json::json!({ "tools": { "deny": ["a"], "toolSearch": { "mode": "x" } } });
+        assert_eq!(
+            leaf_paths(&config, ""),
+            ["tools.deny", "tools.toolSearch.mode"]
+        );
+    }
+}
