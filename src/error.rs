@@ -10,7 +10,6 @@ use std::path::PathBuf;
 use thiserror::Error;
 
 use crate::config::ConfigError;
-use crate::gateway::mcp::McpError;
 use crate::gateway::GatewayError;
 use crate::profile::ProfileError;
 use crate::provider::ProviderError;
@@ -138,8 +137,7 @@ impl Error {
             | Error::Gateway(GatewayError::Profile(_))
             | Error::Expectations { .. } => Exit::USAGE,
             // What the gateway was configured with, found wrong only when it starts.
-            Error::Gateway(GatewayError::NoProvider)
-            | Error::Gateway(GatewayError::Mcp(McpError::UnknownFixture { .. })) => Exit::USAGE,
+            Error::Gateway(GatewayError::NoProvider) => Exit::USAGE,
             Error::Provider(_)
             | Error::Gateway(_)
             | Error::OpenClaw { .. }

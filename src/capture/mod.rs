@@ -52,7 +52,7 @@ pub struct CaptureOptions {
 pub async fn command(options: &CaptureOptions, out: &mut dyn std::io::Write) -> Result<u8, Error> {
     let target: Box<dyn Target> = match options.target {
         TargetChoice::Embedded => Box::new(EmbeddedTarget),
-        TargetChoice::Openclaw => Box::new(OpenClawTarget::locate()?),
+        TargetChoice::Openclaw => Box::new(OpenClawTarget::locate(Default::default())?),
         TargetChoice::Both => {
             return Err(Error::Usage(
                 "--target: capture one target at a time (embedded or openclaw)".into(),

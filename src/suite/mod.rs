@@ -173,7 +173,11 @@ pub async fn run_scenario(
             Observed::new(target.kind(), lane, observation, &scenario.target_tool)
         })
         .collect();
-    let verdicts = evaluate(scenario, &observed);
+    let mut verdicts = evaluate(scenario, &observed);
+    if !errors.is_empty() {
+        // A claim whose lanes could not run is those lanes' error, not "not applicable".
+        verdicts.retain(|v| !v.is_not_applicable());
+    }
     // Our own gateway is snapshotted byte for byte; a real product as an outline without its
     // prose, redacted for what differs between machines.
     let style = match target.kind() {

@@ -190,7 +190,9 @@ fn configs_that_started_and_failed_later_are_config_errors() {
             format!(
                 "{{ {provider}, catalog: {{ mcpServers: {{ x: {{ fixture: \"weather\" }} }} }} }}"
             ),
-            "catalog.mcpServers.x: unknown fixture \"weather\"",
+            // MCP servers are `mcp.servers.<name> = { command, … }` now (started by command, as
+            // OpenClaw does); the old fixture-by-name key is refused at load.
+            "unknown field `mcpServers`",
         ),
         (
             format!("{{ {provider}, agents: {{ list: [{{ id: \"../../../../X\" }}] }} }}"),

@@ -18,7 +18,7 @@ fn real_target() -> Option<OpenClawTarget> {
         eprintln!("skip: set TOOLSEARCH_QA_OPENCLAW=1 to run against a real OpenClaw gateway");
         return None;
     }
-    match OpenClawTarget::locate() {
+    match OpenClawTarget::locate(crate::openclaw_real::node_major()) {
         Ok(target) => Some(target),
         Err(e) => {
             eprintln!("skip: {e}");

@@ -149,7 +149,7 @@ pub fn config_value(
         config["mcp"] = json!({ "servers": servers });
     }
     if let Some(overrides) = &lane.overrides {
-        crate::targets::embedded::merge_overrides(&mut config, overrides.clone());
+        crate::config::merge_overrides(&mut config, overrides.clone());
     }
     Ok(config)
 }
