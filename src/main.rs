@@ -219,7 +219,15 @@ struct ProbesArgs {
     /// expectations/<target>-<version>.toml).
     #[arg(long, value_name = "FILE")]
     expectations: Option<PathBuf>,
-    /// The Node major a real OpenClaw gateway runs on (default 24).
+    #[command(flatten)]
+    node: NodeArg,
+}
+
+/// `--openclaw-node`, shared by the commands that can start a real OpenClaw gateway.
+#[derive(clap::Args)]
+struct NodeArg {
+    /// The Node major a real OpenClaw gateway runs on (installed by
+    /// scripts/install-openclaw.sh; default 24).
     #[arg(
         long,
         value_enum,
@@ -282,15 +290,8 @@ struct SuiteArgs {
     /// `profile`): a built-in profile (spec, openclaw-2026.9.6) or a profile file.
     #[arg(long, value_name = "NAME|FILE")]
     profile: Option<String>,
-    /// The Node major a real OpenClaw gateway runs on (installed by
-    /// scripts/install-openclaw.sh; default 24).
-    #[arg(
-        long,
-        value_enum,
-        value_name = "24|26",
-        env = "TOOLSEARCH_QA_OPENCLAW_NODE"
-    )]
-    openclaw_node: Option<NodeMajor>,
+    #[command(flatten)]
+    node: NodeArg,
     /// Development aid: point every gateway at this provider base URL (`http://host:port/v1`)
     /// instead of starting the mock, to see how a broken provider is reported (exit code 3).
     #[arg(long, value_name = "URL", hide = true)]
@@ -329,7 +330,7 @@ impl SuiteArgs {
             expectations: self.expectations,
             verbose: self.verbose,
             profile: self.profile,
-            openclaw_node: self.openclaw_node.unwrap_or_default(),
+            openclaw_node: self.node.openclaw_node.unwrap_or_default(),
         }
     }
 }
@@ -410,7 +411,7 @@ async fn run(command: Command, probe_secret: String) -> Result<u8, Error> {
         Command::Probes(args) => Box::pin(async move {
             toolsearch_qa::probes::command(
                 args.target,
-                args.openclaw_node.unwrap_or_default(),
+                args.node.openclaw_node.unwrap_or_default(),
                 &args.probes,
                 args.expectations.as_deref(),
                 args.format,
