@@ -37,7 +37,7 @@ struct Cli {
 
 #[derive(Subcommand)]
 enum Command {
-    /// Run scenarios: start the mock provider, a gateway per lane, send the turn, check the claims.
+    /// Run scenarios: start the mock provider and the gateways, send each lane's turn, check the claims.
     Suite(SuiteArgs),
     /// Run the hostile-code probes through a gateway's `tool_search_code` (one gateway start per
     /// target); one row per probe: contained, ESCAPED or inconclusive, with the evidence.

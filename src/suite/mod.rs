@@ -1,6 +1,7 @@
 //! The suite: the regression check itself. For each scenario a fresh mock provider (so its
 //! journal cursors and ids do not depend on which scenarios ran before), and for each lane a
-//! fresh gateway on the chosen target, one turn, the observations, and the claims.
+//! gateway set to the lane's config on the chosen target (the embedded one fresh per lane, a real
+//! one reloaded), one turn in the lane's own session, the observations, and the claims.
 //!
 //! One job per module ([`crate::scenario`] loads and checks the scenario files it runs):
 //! [`select`] narrows them

@@ -120,7 +120,7 @@ impl TargetPlan {
     }
 }
 
-/// A target that can start a gateway per lane.
+/// A target that can give each lane a gateway (its own, or a running one set to the lane's config).
 pub trait Target: Send + Sync {
     fn kind(&self) -> TargetKind;
     fn name(&self) -> &'static str {
@@ -209,7 +209,7 @@ pub enum TargetChoice {
     /// The project's own gateway, in-process (nothing to install).
     #[default]
     Embedded,
-    /// A real OpenClaw gateway per lane (install it first: scripts/install-openclaw.sh).
+    /// A real OpenClaw gateway, its config reloaded per lane (install it first: scripts/install-openclaw.sh).
     Openclaw,
     /// Both, reported side by side.
     Both,

@@ -1,6 +1,7 @@
 //! Whole suite runs on a real OpenClaw gateway (opt-in, like `openclaw_real`): lanes that share
-//! one gateway stay isolated, MCP fixture servers the product starts die with it, and every
-//! built-in scenario runs — or is reported not applicable with the scenario's reason.
+//! one gateway stay isolated and send exactly what they send on a gateway of their own, MCP
+//! fixture servers the product starts die with it, and every built-in scenario runs — or is
+//! reported not applicable with the scenario's reason.
 
 use std::time::{Duration, Instant};
 
@@ -76,7 +77,7 @@ async fn lanes_sharing_one_gateway_stay_isolated() {
         return;
     };
     let _one_gateway = ONE_GATEWAY.lock().await;
-    let target = OpenClawTarget::with_install(install).sharing_one_gateway();
+    let target = OpenClawTarget::with_install(install);
     let tools = json!({ "mode": "tools" });
     let a = two_lanes(
         "iso-a",
@@ -193,8 +194,13 @@ async fn every_built_in_scenario_runs_on_the_product() {
         report.to_table(),
         started.elapsed()
     );
+    // Every built-in scenario has the same plugin and no lane fails its turn: one gateway.
     let lanes: usize = report.scenarios.iter().map(|s| s.lanes.0.len()).sum();
-    assert_eq!(target.gateways_started().await, lanes, "a gateway per lane");
+    assert_eq!(
+        target.gateways_started().await,
+        1,
+        "gateways started for {lanes} lanes"
+    );
     for scenario in &report.scenarios {
         assert!(
             scenario.errors.is_empty(),
@@ -249,11 +255,13 @@ fn normalised(request: &Value) -> String {
     minute.replace_all(&text, "[minute]").into_owned()
 }
 
-/// A lane that runs after three others sends the provider exactly what it sends when it runs
-/// alone: what a lane measures does not depend on the lanes before it.
+/// Every lane of the reference scenario sends the provider, on the run's shared gateway (after
+/// the lanes before it, its config hot-reloaded), exactly what it sends on a fresh gateway of its
+/// own: what a lane measures does not depend on the lanes before it.
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
-async fn a_lane_after_others_sends_what_it_sends_alone() {
-    let Some(install) = real_install("a_lane_after_others_sends_what_it_sends_alone") else {
+async fn every_lane_on_a_shared_gateway_sends_what_it_sends_alone() {
+    let Some(install) = real_install("every_lane_on_a_shared_gateway_sends_what_it_sends_alone")
+    else {
         return;
     };
     let _one_gateway = ONE_GATEWAY.lock().await;
@@ -264,29 +272,40 @@ async fn a_lane_after_others_sends_what_it_sends_alone() {
         .expect("reference")
         .clone();
     let shared = OpenClawTarget::with_install(install.clone());
-    let whole = run_suite(&shared, std::slice::from_ref(&reference))
+    let together = run_suite(&shared, std::slice::from_ref(&reference))
         .await
         .expect("a report");
-    let mut last_only = reference.clone();
-    let last = last_only.lanes.pop().expect("a lane");
-    last_only.lanes = vec![last.clone()];
-    let fresh = OpenClawTarget::with_install(install);
-    let alone = run_suite(&fresh, &[last_only]).await.expect("a report");
-    let shared_requests = requests(&whole.scenarios[0], &last.name);
-    let fresh_requests = requests(&alone.scenarios[0], &last.name);
     assert_eq!(
-        shared_requests.len(),
-        fresh_requests.len(),
-        "lane {}",
-        last.name
+        shared.gateways_started().await,
+        1,
+        "one gateway for the run"
     );
-    for (i, (a, b)) in shared_requests.iter().zip(&fresh_requests).enumerate() {
+    let fresh = OpenClawTarget::with_install(install).gateway_per_lane();
+    let alone = run_suite(&fresh, std::slice::from_ref(&reference))
+        .await
+        .expect("a report");
+    assert_eq!(
+        fresh.gateways_started().await,
+        reference.lanes.len(),
+        "a gateway per lane"
+    );
+    for lane in &reference.lanes {
+        let shared_requests = requests(&together.scenarios[0], &lane.name);
+        let fresh_requests = requests(&alone.scenarios[0], &lane.name);
         assert_eq!(
-            normalised(a),
-            normalised(b),
-            "lane {} request {}: after other lanes it sent something else",
-            last.name,
-            i + 1
+            shared_requests.len(),
+            fresh_requests.len(),
+            "lane {}",
+            lane.name
         );
+        for (i, (a, b)) in shared_requests.iter().zip(&fresh_requests).enumerate() {
+            assert_eq!(
+                normalised(a),
+                normalised(b),
+                "lane {} request {}: on the shared gateway it sent something else",
+                lane.name,
+                i + 1
+            );
+        }
     }
 }

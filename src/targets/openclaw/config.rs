@@ -1,6 +1,7 @@
 //! Writes the OpenClaw JSON config for one lane: a local loopback gateway with no auth, the
 //! mock provider as its only model (`openai-responses`), the fake plugin loaded from disk,
-//! everything that would reach beyond loopback switched off, and `tools.toolSearch` per lane.
+//! everything that would reach beyond loopback switched off, the memory plugin off, and
+//! `tools.toolSearch` per lane.
 
 use std::path::Path;
 
@@ -93,6 +94,12 @@ pub fn write_config(
 }
 
 /// The config as a value (what [`write_config`] writes).
+///
+/// The memory slot is off (`plugins.slots.memory: "none"`): on 2026.9.6 the bundled
+/// `memory-core` plugin's tools (`memory_search`, `memory_get`, `intent`) are not offered on a
+/// fresh gateway's turns but are after a config hot reload, so with it a lane would depend on the
+/// lanes before it. Without it a fresh gateway's requests are byte for byte what they are with it
+/// (the committed snapshots did not change) and a reloaded one's are the same.
 pub fn config_value(
     provider_base_url: &str,
     plugin_dir: &Path,
@@ -138,7 +145,8 @@ pub fn config_value(
         "plugins": {
             "load": { "paths": [path_text(plugin_dir)?] },
             "allow": [plugin_id],
-            "entries": { plugin_id: { "enabled": true } }
+            "entries": { plugin_id: { "enabled": true } },
+            "slots": { "memory": "none" }
         },
         "tools": tools
     });

@@ -33,12 +33,19 @@ const LOG_TAIL_LINES: usize = 40;
 const POLL_INTERVAL: Duration = Duration::from_millis(100);
 
 /// The switches that keep a gateway from updating itself, advertising itself or starting
-/// channels and the canvas host.
-const QUIET_ENV: [(&str, &str); 4] = [
+/// channels, the canvas host, the cron scheduler, the Gmail watcher, the browser control server
+/// and the start-up model prewarm — the set the product's own headless update rehearsal uses
+/// (without `OPENCLAW_SKIP_PROVIDERS`). None of them changes what a turn sends (the committed
+/// snapshots did not change); together they leave the CPU to the start and the first turn.
+const QUIET_ENV: [(&str, &str); 8] = [
     ("OPENCLAW_NO_AUTO_UPDATE", "1"),
     ("OPENCLAW_DISABLE_BONJOUR", "1"),
     ("OPENCLAW_SKIP_CHANNELS", "1"),
     ("OPENCLAW_SKIP_CANVAS_HOST", "1"),
+    ("OPENCLAW_SKIP_CRON", "1"),
+    ("OPENCLAW_SKIP_GMAIL_WATCHER", "1"),
+    ("OPENCLAW_SKIP_BROWSER_CONTROL_SERVER", "1"),
+    ("OPENCLAW_SKIP_STARTUP_MODEL_PREWARM", "1"),
 ];
 
 /// A running OpenClaw gateway. Dropping it kills the gateway and everything it spawned.

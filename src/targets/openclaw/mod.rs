@@ -3,7 +3,7 @@
 //! One job per file: [`install`] finds and checks the cached install, [`plan`] decides how a
 //! scenario runs on the product, [`plugin`] writes the fake catalogue as a real plugin, [`config`]
 //! writes a lane's OpenClaw config, [`gateway`] runs the gateway process, [`target`] shares one
-//! gateway across a run's lanes, [`transcript`] reads the session events it recorded. The harness reaches the
+//! gateway across a run's lanes (a fresh one per plugin and environment), [`transcript`] reads the session events it recorded. The harness reaches the
 //! gateway only over HTTP and reads only these files, as for the embedded target.
 
 pub mod config;

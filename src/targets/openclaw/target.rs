@@ -3,13 +3,16 @@
 //! gateway's SQLite transcript is translated ([`super::translate`]) into the session records the
 //! claims read — adding nothing the transcript does not say.
 //!
-//! Every lane gets a fresh gateway in its own directory: what a lane measures must not depend on
-//! the lanes before it, and a gateway that hot-reloads a new config does not expose exactly what
-//! a fresh one does (see [`OpenClawTarget::sharing_one_gateway`], the opt-in that reuses one
-//! gateway per run and switches lane configs by writing the watched file). A start the product
-//! aborts itself (under load its start-up migrations time out) is tried once more. MCP servers a
-//! lane configures are checked before the product starts them, so a broken one is the lane's
-//! error naming the server rather than a run without its tools.
+//! Lanes with the same plugin and environment share one gateway: each lane's config is written
+//! over the watched file and hot-reloaded (about a second) instead of starting a gateway (7–10 s
+//! idle, and the first turn on a new gateway pays another 5 s of warm-up). That is only sound
+//! because a reloaded gateway sends exactly what a fresh one does, which holds with the memory
+//! slot off ([`super::config_value`] says why); `tests/it/openclaw_suite.rs` compares every lane
+//! of the reference run against a gateway of its own, and proves that lanes sharing a gateway
+//! see nothing of each other. [`OpenClawTarget::gateway_per_lane`] starts a fresh gateway per
+//! lane instead. A start the product aborts itself (under load its start-up migrations time out)
+//! is tried once more. MCP servers a lane configures are checked before the product starts them,
+//! so a broken one is the lane's error naming the server rather than a run without its tools.
 
 use std::collections::BTreeSet;
 use std::path::PathBuf;
@@ -49,8 +52,9 @@ pub const RELOAD_TIMEOUT: Duration = Duration::from_secs(120);
 pub struct OpenClawTarget {
     install: Installation,
     run: Arc<Mutex<Run>>,
-    /// Whether lanes with the same plugin reuse the running gateway (hot-reloading their
-    /// configs) instead of starting their own. Off by default: see [`Self::sharing_one_gateway`].
+    /// Whether lanes with the same plugin and environment reuse the running gateway
+    /// (hot-reloading their configs) instead of starting their own. On by default: see
+    /// [`Self::gateway_per_lane`].
     share: bool,
 }
 
@@ -93,17 +97,14 @@ impl OpenClawTarget {
         OpenClawTarget {
             install,
             run: Arc::default(),
-            share: false,
+            share: true,
         }
     }
 
-    /// Lanes reuse one running gateway and hot-reload their configs: a start saved per lane, but
-    /// not exact. On 2026.9.6 a reloaded gateway's Tool Search catalogue is 3 tools larger than a
-    /// fresh one's (the code lane's `catalogSize` 80 instead of 77 after the direct and tools
-    /// lanes, 90 directory lines instead of 87), so the suite starts a gateway per lane; this is
-    /// for experiments and for the isolation test of sessions on one gateway.
-    pub fn sharing_one_gateway(mut self) -> Self {
-        self.share = true;
+    /// Every lane starts a gateway of its own (four starts for the reference scenario instead of
+    /// one): slower, and what the exactness test compares the shared gateway against.
+    pub fn gateway_per_lane(mut self) -> Self {
+        self.share = false;
         self
     }
 
@@ -115,7 +116,8 @@ impl OpenClawTarget {
         &self.install
     }
 
-    /// How many gateways this target has started so far (one per run, unless a lane failed).
+    /// How many gateways this target has started so far (one per plugin and environment, unless
+    /// a lane failed or [`Self::gateway_per_lane`] was asked for).
     pub async fn gateways_started(&self) -> usize {
         self.run.lock().await.started
     }
@@ -164,6 +166,12 @@ impl Target for OpenClawTarget {
                 ),
                 // A fresh id per run in tool_search_code's telemetry.
                 (r#"(counterScope\\*": \\*")[0-9a-f]{8,}"#, "${1}[scope]"),
+                // A fresh id per result in the envelope around untrusted content (search
+                // results of MCP and client tools).
+                (
+                    r#"(UNTRUSTED_CONTENT id=\\*")[0-9a-f]{16}"#,
+                    "${1}[envelope]",
+                ),
                 (
                     r"[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}",
                     "[uuid]",
