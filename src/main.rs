@@ -141,9 +141,17 @@ struct QualityArgs {
     #[arg(long, value_name = "FILE")]
     catalog: Option<PathBuf>,
     /// Compare with this report (written by `--format json`) instead of the committed
-    /// data/search-quality-baseline.json (lexical) or -baseline-hybrid.json (hybrid).
+    /// data/search-quality-baseline.json (lexical), -baseline-hybrid.json (hybrid) or
+    /// -baseline-openclaw-2026.9.6.json (the product).
     #[arg(long, value_name = "FILE")]
     baseline: Option<PathBuf>,
+    /// Whose search to measure: `embedded` (this project's engine), `openclaw` (a real OpenClaw
+    /// gateway's own Tool Search, the catalogue loaded as its plugin; install it first:
+    /// scripts/install-openclaw.sh) or `both`, one report after the other.
+    #[arg(long, value_enum, default_value_t = TargetChoice::Embedded)]
+    target: TargetChoice,
+    #[command(flatten)]
+    node: NodeArg,
     /// Hybrid only: measure every fusion weight of the grid on the tuning half (never the test
     /// half) and print them best first, instead of the report.
     #[arg(long)]
@@ -464,6 +472,8 @@ async fn run(command: Command, probe_secret: String) -> Result<u8, Error> {
         Command::Quality(args) => Box::pin(async move {
             let options = toolsearch_qa::quality::QualityOptions {
                 format: args.format,
+                target: args.target,
+                openclaw_node: args.node.openclaw_node.unwrap_or_default(),
                 ranker: match args.ranker {
                     RankerArg::Lexical => toolsearch_qa::engine::Ranker::Lexical,
                     RankerArg::Hybrid => toolsearch_qa::engine::Ranker::Hybrid,
@@ -473,7 +483,7 @@ async fn run(command: Command, probe_secret: String) -> Result<u8, Error> {
                 baseline: args.baseline,
                 tune: args.tune,
             };
-            toolsearch_qa::quality::command(&options, stdout)
+            toolsearch_qa::quality::command(&options, stdout).await
         }),
     };
     tokio::select! {

@@ -1,22 +1,29 @@
-//! The `quality` command: pick the set, catalogue, ranker and baseline from the flags, measure,
-//! print, and exit 1 on a regression.
+//! The `quality` command: pick the set, catalogue, ranker, target and baseline from the flags,
+//! measure, print, and exit 1 on a regression.
 
 use std::path::{Path, PathBuf};
 
 use super::catalog_file::load_catalog;
 use super::{
     build_catalog, measure, quality_entries, tune_fusion, Baseline, QualityReport, QualitySet,
-    TunePoint,
+    RankedBy, TunePoint,
 };
+use crate::catalog::realistic::realistic_catalog;
 use crate::engine::Ranker;
 use crate::error::{Error, Exit};
 use crate::output::{emit, Format};
+use crate::targets::openclaw::{Installation, NodeMajor};
+use crate::targets::TargetChoice;
 
 /// The flags of `toolsearch-qa quality`.
 #[derive(Debug, Clone, Default)]
 pub struct QualityOptions {
     pub format: Format,
     pub ranker: Ranker,
+    /// Whose search to measure: the embedded engine, a real OpenClaw gateway, or both.
+    pub target: TargetChoice,
+    /// The Node major a real OpenClaw gateway runs on.
+    pub openclaw_node: NodeMajor,
     /// A labelled set instead of the built-in one.
     pub set: Option<PathBuf>,
     /// A catalogue file instead of the realistic catalogue.
@@ -31,14 +38,31 @@ fn read(path: &Path) -> Result<String, String> {
     std::fs::read_to_string(path).map_err(|e| format!("{}: {e}", path.display()))
 }
 
-/// Measures, prints and returns the exit code: 0 nothing regressed, 1 a regression.
-pub fn command(options: &QualityOptions, out: &mut dyn std::io::Write) -> Result<u8, Error> {
-    let usage = Error::Usage;
-    if options.tune && options.ranker != Ranker::Hybrid {
-        return Err(usage(
-            "--tune tunes the hybrid fusion: add --ranker hybrid".into(),
-        ));
+/// Flags that do not go together, refused before anything runs.
+fn check_flags(options: &QualityOptions) -> Result<(), Error> {
+    let usage = |text: &str| Err(Error::Usage(text.into()));
+    let embedded = options.target != TargetChoice::Openclaw;
+    if options.tune && options.target != TargetChoice::Embedded {
+        return usage("--tune tunes the embedded hybrid fusion: use --target embedded");
     }
+    if options.tune && options.ranker != Ranker::Hybrid {
+        return usage("--tune tunes the hybrid fusion: add --ranker hybrid");
+    }
+    if !embedded && options.ranker != Ranker::Lexical {
+        return usage("--ranker picks the embedded engine's ranker; OpenClaw ranks with its own (use --target both to see both)");
+    }
+    if options.baseline.is_some() && options.target == TargetChoice::Both {
+        return usage(
+            "--baseline compares one target's report: pick --target embedded or --target openclaw",
+        );
+    }
+    Ok(())
+}
+
+/// Measures, prints and returns the exit code: 0 nothing regressed, 1 a regression.
+pub async fn command(options: &QualityOptions, out: &mut dyn std::io::Write) -> Result<u8, Error> {
+    let usage = Error::Usage;
+    check_flags(options)?;
     let set = match &options.set {
         None => QualitySet::builtin().map_err(|e| usage(e.to_string()))?,
         Some(path) => {
@@ -46,45 +70,96 @@ pub fn command(options: &QualityOptions, out: &mut dyn std::io::Write) -> Result
             QualitySet::parse(&text).map_err(|e| usage(format!("--set {}: {e}", path.display())))?
         }
     };
-    let baseline = match (&options.baseline, &options.set, &options.catalog) {
-        (Some(path), _, _) => Some(
+    let own_baseline = match &options.baseline {
+        Some(path) => Some(
             read(path)
                 .and_then(|text| Baseline::parse(&text).map_err(|e| e.to_string()))
                 .map_err(|e| usage(format!("--baseline {}: {e}", path.display())))?,
         ),
-        (None, None, None) => {
-            Some(Baseline::builtin(options.ranker).map_err(|e| usage(e.to_string()))?)
+        None => None,
+    };
+    let builtin_inputs = options.set.is_none() && options.catalog.is_none();
+    let baseline_of = |ranker: RankedBy| -> Result<Option<Baseline>, Error> {
+        match (&own_baseline, builtin_inputs) {
+            (Some(b), _) => Ok(Some(*b)),
+            (None, true) => Ok(Some(
+                Baseline::builtin(ranker).map_err(|e| usage(e.to_string()))?,
+            )),
+            (None, false) => Ok(None),
         }
-        _ => None,
     };
-    let entries = match &options.catalog {
-        None => quality_entries(),
-        Some(path) => load_catalog(path).map_err(|e| usage(format!("--catalog: {e}")))?,
+    let user_catalog = match &options.catalog {
+        None => None,
+        Some(path) => Some(load_catalog(path).map_err(|e| usage(format!("--catalog: {e}")))?),
     };
-    let catalog = build_catalog(entries, options.ranker).map_err(|e| usage(e.to_string()))?;
-    if options.tune {
-        let points = tune_fusion(&catalog, &set).map_err(|e| usage(e.to_string()))?;
-        emit(out, &tune_text(&points, options.format))?;
-        return Ok(Exit::OK);
+    // The product is located before the embedded measurement, so a missing install is said
+    // at once (exit 2 with the install command).
+    let install = match options.target {
+        TargetChoice::Embedded => None,
+        _ => Some(
+            Installation::locate(None, options.openclaw_node)
+                .map_err(Error::openclaw("quality --target openclaw"))?,
+        ),
+    };
+    let mut reports: Vec<(QualityReport, Option<Baseline>)> = Vec::new();
+    if options.target != TargetChoice::Openclaw {
+        let entries = user_catalog.clone().unwrap_or_else(quality_entries);
+        let catalog = build_catalog(entries, options.ranker).map_err(|e| usage(e.to_string()))?;
+        if options.tune {
+            let points = tune_fusion(&catalog, &set).map_err(|e| usage(e.to_string()))?;
+            emit(out, &tune_text(&points, options.format))?;
+            return Ok(Exit::OK);
+        }
+        let report = measure(&catalog, &set).map_err(|e| usage(e.to_string()))?;
+        reports.push((report, baseline_of(options.ranker.into())?));
     }
-    let report = measure(&catalog, &set).map_err(|e| usage(e.to_string()))?;
-    let text = match options.format {
-        Format::Table => report.to_table(baseline.as_ref()),
-        Format::Json => report.to_json() + "\n",
-    };
-    emit(out, &text)?;
-    let regressions = match &baseline {
-        Some(b) => report.regressions(b),
-        None => exact_name_regression(&report),
-    };
-    for r in &regressions {
-        eprintln!("regression: {r}");
+    if let Some(install) = &install {
+        // The realistic catalogue without the embedded engine's core tools: the product has
+        // core tools of its own (a query for one of those is measured if the product has it).
+        let entries = user_catalog.unwrap_or_else(realistic_catalog);
+        let report = super::openclaw::measure(install, &entries, &set).await?;
+        reports.push((report, baseline_of(RankedBy::Openclaw)?));
     }
-    Ok(if regressions.is_empty() {
-        Exit::OK
-    } else {
-        Exit::FAILED
-    })
+    emit(out, &render_reports(&reports, options.format))?;
+    let mut failed = false;
+    for (report, baseline) in &reports {
+        let regressions = match baseline {
+            Some(b) => report.regressions(b),
+            None => exact_name_regression(report),
+        };
+        for r in &regressions {
+            match reports.len() {
+                1 => eprintln!("regression: {r}"),
+                _ => eprintln!("regression ({}): {r}", report.ranker.as_str()),
+            }
+        }
+        failed |= !regressions.is_empty();
+    }
+    Ok(if failed { Exit::FAILED } else { Exit::OK })
+}
+
+/// One report as itself; two as `{"embedded": …, "openclaw": …}` in JSON, one after the other
+/// in tables.
+fn render_reports(reports: &[(QualityReport, Option<Baseline>)], format: Format) -> String {
+    match (format, reports) {
+        (Format::Json, [(report, _)]) => report.to_json() + "\n",
+        (Format::Json, _) => {
+            let mut both = serde_json::Map::new();
+            for (report, _) in reports {
+                let key = match report.ranker {
+                    RankedBy::Openclaw => "openclaw",
+                    _ => "embedded",
+                };
+                both.insert(key.into(), serde_json::to_value(report).unwrap_or_default());
+            }
+            serde_json::to_string_pretty(&both).unwrap_or_default() + "\n"
+        }
+        (Format::Table, _) => reports
+            .iter()
+            .map(|(report, baseline)| report.to_table(baseline.as_ref()))
+            .collect::<Vec<_>>()
+            .join("\n"),
+    }
 }
 
 /// Without a baseline only exact-name recall can regress.

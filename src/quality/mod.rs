@@ -7,10 +7,12 @@
 //! order: ranking changes may be tuned on it) and a test half (queries 2, 4, 6, …: measured,
 //! never tuned on), and both are reported: recall@1, recall@5, MRR and exact-name recall (every
 //! tool searched by its own name must come first). The committed baseline per ranker gates
-//! regressions on both halves.
+//! regressions on both halves. [`openclaw`] measures a real OpenClaw gateway's own search on the
+//! same set, into the same report ([`assemble`]).
 
 pub mod catalog_file;
 mod command;
+pub mod openclaw;
 mod render;
 
 pub use command::{command, QualityOptions};
@@ -35,6 +37,9 @@ pub const BUILTIN_BASELINE: &str = include_str!("../../data/search-quality-basel
 /// The committed baseline of the hybrid ranker.
 pub const BUILTIN_HYBRID_BASELINE: &str =
     include_str!("../../data/search-quality-baseline-hybrid.json");
+/// The committed baseline of the product's own search (OpenClaw 2026.9.6).
+pub const BUILTIN_OPENCLAW_BASELINE: &str =
+    include_str!("../../data/search-quality-baseline-openclaw-2026.9.6.json");
 /// A right tool ranked below this depth counts as not found (0 towards MRR).
 pub const RANK_DEPTH: usize = 20;
 /// Recall@k is measured at these cut-offs.
@@ -58,7 +63,7 @@ pub enum QualityError {
 }
 
 /// One query and the name of the one right tool.
-#[derive(Debug, Clone, PartialEq, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 #[serde(deny_unknown_fields)]
 pub struct LabelledQuery {
     pub text: String,
@@ -222,8 +227,17 @@ impl Figures {
 #[derive(Debug, Clone, PartialEq, Serialize)]
 #[serde(rename_all = "camelCase")]
 pub struct QualityReport {
-    pub ranker: Ranker,
+    pub ranker: RankedBy,
+    /// The product measured, for `ranker = "openclaw"`.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub product: Option<crate::targets::Product>,
+    /// Tools searched by their own name: the whole catalogue on the embedded engine; on the
+    /// product the catalogue loaded as its plugin (the product adds its own core tools).
     pub catalog_size: usize,
+    /// The product's whole Tool Search catalogue (its telemetry's `catalogSize`: the loaded
+    /// catalogue and the product's own tools).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub product_catalog_size: Option<usize>,
     pub queries: usize,
     /// The tuning half (queries 1, 3, 5, …).
     pub tuning: Figures,
@@ -237,6 +251,41 @@ pub struct QualityReport {
     pub exact_name_misses: Vec<String>,
     /// Queries whose right tool was not first, in set order.
     pub misses: Vec<Miss>,
+    /// Queries left out because their right tool is not in the searched catalogue (the
+    /// product has core tools of its own instead of some of the embedded engine's).
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub unmeasured: Vec<LabelledQuery>,
+}
+
+/// Whose search ranked the results.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "lowercase")]
+pub enum RankedBy {
+    /// The embedded engine's lexical ranker.
+    Lexical,
+    /// The embedded engine's hybrid ranker.
+    Hybrid,
+    /// A real OpenClaw gateway's own `tool_search` (through `tool_search_code`).
+    Openclaw,
+}
+
+impl RankedBy {
+    pub fn as_str(self) -> &'static str {
+        match self {
+            RankedBy::Lexical => "lexical",
+            RankedBy::Hybrid => "hybrid",
+            RankedBy::Openclaw => "openclaw",
+        }
+    }
+}
+
+impl From<Ranker> for RankedBy {
+    fn from(ranker: Ranker) -> Self {
+        match ranker {
+            Ranker::Lexical => RankedBy::Lexical,
+            Ranker::Hybrid => RankedBy::Hybrid,
+        }
+    }
 }
 
 /// The fields of a committed report that a new measurement is compared with.
@@ -261,19 +310,17 @@ impl Baseline {
     }
 
     /// The baseline committed for `ranker` (data/search-quality-baseline*.json).
-    pub fn builtin(ranker: Ranker) -> Result<Self, QualityError> {
+    pub fn builtin(ranker: RankedBy) -> Result<Self, QualityError> {
         Self::parse(match ranker {
-            Ranker::Lexical => BUILTIN_BASELINE,
-            Ranker::Hybrid => BUILTIN_HYBRID_BASELINE,
+            RankedBy::Lexical => BUILTIN_BASELINE,
+            RankedBy::Hybrid => BUILTIN_HYBRID_BASELINE,
+            RankedBy::Openclaw => BUILTIN_OPENCLAW_BASELINE,
         })
     }
 }
 
 /// Each query's 1-based rank of its right tool within [`RANK_DEPTH`], and the first result.
-fn rank_queries(
-    catalog: &ToolCatalog,
-    queries: &[LabelledQuery],
-) -> Vec<(Option<usize>, Option<String>)> {
+fn rank_queries(catalog: &ToolCatalog, queries: &[LabelledQuery]) -> Vec<Ranked> {
     queries
         .iter()
         .map(|q| {
@@ -291,43 +338,79 @@ fn rank_queries(
 /// Runs `set` against `catalog` and measures it.
 pub fn measure(catalog: &ToolCatalog, set: &QualitySet) -> Result<QualityReport, QualityError> {
     set.check_labels(catalog)?;
-    let ranked = rank_queries(catalog, &set.queries);
-    let ranks_of = |half: Option<Half>| -> Vec<Option<usize>> {
-        ranked
+    let ranked: Vec<Option<Ranked>> = rank_queries(catalog, &set.queries)
+        .into_iter()
+        .map(Some)
+        .collect();
+    let exact_name_misses = exact_name_misses(catalog);
+    Ok(assemble(
+        catalog.ranker().into(),
+        catalog.len(),
+        &set.queries,
+        &ranked,
+        exact_name_misses,
+    ))
+}
+
+/// What a search gave for one query: the right tool's 1-based rank within [`RANK_DEPTH`] (none
+/// when absent) and the first result's name.
+pub type Ranked = (Option<usize>, Option<String>);
+
+/// The report of `queries` ranked as `ranked` (`None`: the query could not be measured and is
+/// listed as unmeasured), with `catalog_size` tools searched by their own name of which
+/// `exact_name_misses` did not come first. A query's half is its position in `queries`.
+pub fn assemble(
+    ranker: RankedBy,
+    catalog_size: usize,
+    queries: &[LabelledQuery],
+    ranked: &[Option<Ranked>],
+    exact_name_misses: Vec<String>,
+) -> QualityReport {
+    let measured = || {
+        queries
             .iter()
+            .zip(ranked)
             .enumerate()
-            .filter(|(i, _)| half.is_none_or(|h| Half::of(*i) == h))
-            .map(|(_, (rank, _))| *rank)
+            .filter_map(|(i, (q, r))| r.as_ref().map(|r| (Half::of(i), q, r)))
+    };
+    let ranks_of = |half: Option<Half>| -> Vec<Option<usize>> {
+        measured()
+            .filter(|(h, _, _)| half.is_none_or(|want| *h == want))
+            .map(|(_, _, (rank, _))| *rank)
             .collect()
     };
-    let misses = set
-        .queries
-        .iter()
-        .zip(&ranked)
-        .enumerate()
-        .filter(|(_, (_, (rank, _)))| *rank != Some(1))
-        .map(|(i, (q, (rank, first)))| Miss {
+    let misses = measured()
+        .filter(|(_, _, (rank, _))| *rank != Some(1))
+        .map(|(half, q, (rank, first))| Miss {
             query: q.text.clone(),
             tool: q.tool.clone(),
-            half: Half::of(i),
+            half,
             rank: *rank,
             first: first.clone(),
         })
         .collect();
-    let exact_name_misses = exact_name_misses(catalog);
-    let hits = catalog.len() - exact_name_misses.len();
-    Ok(QualityReport {
-        ranker: catalog.ranker(),
-        catalog_size: catalog.len(),
-        queries: set.queries.len(),
+    let unmeasured = queries
+        .iter()
+        .zip(ranked)
+        .filter(|(_, r)| r.is_none())
+        .map(|(q, _)| q.clone())
+        .collect();
+    let hits = catalog_size.saturating_sub(exact_name_misses.len());
+    QualityReport {
+        ranker,
+        product: None,
+        catalog_size,
+        product_catalog_size: None,
+        queries: measured().count(),
         tuning: Figures::from_ranks(&ranks_of(Some(Half::Tuning))),
         test: Figures::from_ranks(&ranks_of(Some(Half::Test))),
         all: Figures::from_ranks(&ranks_of(None)),
         exact_name_hits: hits,
-        exact_name_recall: rate(hits, catalog.len()),
+        exact_name_recall: rate(hits, catalog_size),
         exact_name_misses,
         misses,
-    })
+        unmeasured,
+    }
 }
 
 /// The built-in set against the built-in catalogue, ranked by `ranker`.

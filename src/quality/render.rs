@@ -1,6 +1,8 @@
 //! The quality report as a table: the figures per half next to the baseline's, then the misses.
 
-use comfy_table::{presets::UTF8_FULL_CONDENSED, Table};
+use comfy_table::{presets::UTF8_FULL_CONDENSED, ContentArrangement, Table};
+
+use crate::suite::report::table::WIDTH;
 
 use super::{Baseline, Figures, QualityReport, RANK_DEPTH};
 
@@ -62,13 +64,11 @@ pub(super) fn table(report: &QualityReport, baseline: Option<&Baseline>) -> Stri
         format!("{:.4}", a.mrr),
     ]);
     let mut misses = Table::new();
-    misses.load_style(UTF8_FULL_CONDENSED).set_header(vec![
-        "half",
-        "query",
-        "right tool",
-        "rank",
-        "first instead",
-    ]);
+    misses
+        .load_style(UTF8_FULL_CONDENSED)
+        .set_content_arrangement(ContentArrangement::Dynamic)
+        .set_width(WIDTH)
+        .set_header(vec!["half", "query", "right tool", "rank", "first instead"]);
     for m in &report.misses {
         misses.add_row(vec![
             match m.half {
@@ -82,11 +82,26 @@ pub(super) fn table(report: &QualityReport, baseline: Option<&Baseline>) -> Stri
             m.first.clone().unwrap_or_else(|| "(nothing)".into()),
         ]);
     }
+    let ranker = match &report.product {
+        Some(p) => format!("OpenClaw {} (Node {}) tool_search", p.version, p.node),
+        None => format!("ranker {}", report.ranker.as_str()),
+    };
+    let unmeasured = match report.unmeasured.len() {
+        0 => String::new(),
+        n => format!(
+            "{n} queries not measured: their right tool is not in this catalogue ({})\n",
+            report
+                .unmeasured
+                .iter()
+                .map(|q| q.tool.as_str())
+                .collect::<Vec<_>>()
+                .join(", ")
+        ),
+    };
     format!(
-        "search quality: ranker {}, {} tools, {} queries\n{figures}\n\
+        "search quality: {ranker}, {} tools, {} queries\n{unmeasured}{figures}\n\
          exact-name recall: {:.4} ({}/{}; every tool searched by its own name must come first)\n\
          {} queries not ranked first\n{misses}\n",
-        report.ranker.as_str(),
         report.catalog_size,
         report.queries,
         report.exact_name_recall,

@@ -75,7 +75,7 @@ fn metrics_on_a_small_catalogue_per_half() {
     let Ok(report) = report else {
         panic!("{report:?}");
     };
-    assert_eq!(report.ranker, Ranker::Lexical);
+    assert_eq!(report.ranker, super::RankedBy::Lexical);
     assert_eq!((report.all.hits_at_1, report.all.hits_at_5), (2, 3));
     assert_eq!(report.all.recall_at_1, 0.5);
     assert_eq!(report.all.recall_at_5, 0.75);
@@ -230,7 +230,7 @@ fn builtin_lexical() -> (QualityReport, Baseline) {
     let Ok(report) = report else {
         panic!("{report:?}");
     };
-    let baseline = Baseline::builtin(Ranker::Lexical);
+    let baseline = Baseline::builtin(super::RankedBy::Lexical);
     let Ok(baseline) = baseline else {
         panic!("{baseline:?}");
     };

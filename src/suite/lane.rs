@@ -119,6 +119,19 @@ pub async fn send_turn(
     session_key: &str,
     timeout: Duration,
 ) -> Result<(u16, Value), Error> {
+    let body = turn_body(scenario, lane.stream);
+    post_turn(base_url, &scenario.agent, session_key, &body, timeout).await
+}
+
+/// Posts a Responses request `body` as `agent` in session `session_key`; the status and the
+/// (decoded) body.
+pub async fn post_turn(
+    base_url: &str,
+    agent: &str,
+    session_key: &str,
+    body: &Value,
+    timeout: Duration,
+) -> Result<(u16, Value), Error> {
     let url = format!("{base_url}/v1/responses");
     let client = reqwest::Client::builder()
         .timeout(timeout)
@@ -126,9 +139,9 @@ pub async fn send_turn(
         .map_err(|e| Error::Machine(format!("http client: {e}")))?;
     let response = client
         .post(&url)
-        .header(AGENT_HEADER, &scenario.agent)
+        .header(AGENT_HEADER, agent)
         .header(SESSION_HEADER, session_key)
-        .json(&turn_body(scenario, lane.stream))
+        .json(body)
         .send()
         .await
         .map_err(|e| match e.is_timeout() {

@@ -303,3 +303,80 @@ fn hybrid_without_the_model_is_an_error_naming_the_install_command() {
         "error: --tune tunes the hybrid fusion: add --ranker hybrid\n"
     );
 }
+
+/// Flags that do not go together are usage errors before anything starts: the product ranks
+/// with its own search, `--tune` tunes the embedded fusion, one `--baseline` fits one target.
+#[test]
+fn target_flags_that_do_not_fit_are_usage_errors() {
+    let cases: [(&[&str], &str); 3] = [
+        (
+            &["--target", "openclaw", "--ranker", "hybrid"],
+            "OpenClaw ranks with its own",
+        ),
+        (
+            &["--target", "openclaw", "--ranker", "hybrid", "--tune"],
+            "--tune tunes the embedded hybrid fusion: use --target embedded",
+        ),
+        (
+            &[
+                "--target",
+                "both",
+                "--baseline",
+                "data/search-quality-baseline.json",
+            ],
+            "--baseline compares one target's report",
+        ),
+    ];
+    for (args, said) in cases {
+        let out = bin().arg("quality").args(args).output().unwrap();
+        let stderr = String::from_utf8_lossy(&out.stderr);
+        assert_eq!(out.status.code(), Some(2), "{args:?}: {stderr}");
+        assert!(stderr.contains(said), "{args:?}: {stderr}");
+        assert!(out.stdout.is_empty(), "{args:?}");
+    }
+}
+
+/// The product's own search, measured on a real OpenClaw gateway (opt-in like the other real
+/// tests): the report is the committed baseline exactly (the product's ranking is
+/// deterministic), every loaded tool comes first for its own name, and the one query whose
+/// right tool the product does not have (`cron`) is reported as unmeasured, not as a miss.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn the_products_own_search_is_measured_and_gated() {
+    let Some(_install) =
+        crate::openclaw_real::real_install("the_products_own_search_is_measured_and_gated")
+    else {
+        return;
+    };
+    let _one_gateway = crate::openclaw_real::ONE_GATEWAY.lock().await;
+    let out = tokio::task::spawn_blocking(|| {
+        bin()
+            .args(["quality", "--target", "openclaw", "--format", "json"])
+            .output()
+            .unwrap()
+    })
+    .await
+    .unwrap();
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(out.status.code(), Some(0), "{stderr}");
+    let report: Value = serde_json::from_slice(&out.stdout).unwrap();
+    let baseline = committed("search-quality-baseline-openclaw-2026.9.6.json");
+    for key in [
+        "tuning",
+        "test",
+        "all",
+        "misses",
+        "unmeasured",
+        "queries",
+        "catalogSize",
+    ] {
+        assert_eq!(report[key], baseline[key], "{key}");
+    }
+    assert_eq!(report["ranker"], "openclaw");
+    assert_eq!(report["product"]["version"], "2026.9.6");
+    assert_eq!(report["exactNameRecall"], json!(1.0));
+    assert_eq!(report["catalogSize"], json!(1003));
+    assert_eq!(
+        report["unmeasured"],
+        json!([{ "text": "remind me at 5pm to stretch", "tool": "cron" }])
+    );
+}
