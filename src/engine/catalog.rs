@@ -2,7 +2,6 @@
 //! with the BM25 index built once, and the search, lookup, describe and validation the model's
 //! controls are answered from.
 
-use std::collections::BTreeMap;
 use std::sync::{Arc, OnceLock};
 
 use foldhash::HashMap;
@@ -16,7 +15,7 @@ use super::hybrid::{fuse, Fusion, HybridIndex, Scored, DEFAULT_FUSION, FUSION_DE
 use super::index::{Bm25Builder, Bm25Index, Hit};
 use super::operation::{query_operations, tool_operation, Operation};
 use super::signature::{input_signature, output_signature, UNKNOWN};
-use super::text::{closest, lower_words, query_terms, word_parts, word_terms, words};
+use super::text::{closest, lower_words, piece_term, query_terms, word_parts, word_pieces, words};
 use super::validate::{validate_args, LazyValidator};
 use super::EngineError;
 use crate::catalog::{ToolEntry, ToolSource};
@@ -95,14 +94,17 @@ pub struct ToolCatalog {
     entries: Vec<ToolEntry>,
     limits: SearchLimits,
     index: Bm25Index,
-    /// The catalogue's words as written, for compounds and typos in queries.
-    vocabulary: Vocabulary,
+    /// The catalogue's words, for typo corrections: built by the first search that needs one
+    /// (most searches do not), so a catalogue build does not pay for it.
+    vocabulary: OnceLock<Vocabulary>,
     /// Each entry's operation (from its name), same order as `entries`.
     operations: Vec<Option<Operation>>,
     /// Present for the hybrid ranker.
     hybrid: Option<HybridIndex>,
     /// Entry positions per tool name (names may repeat across sources).
-    by_name: BTreeMap<String, Vec<usize>>,
+    /// (hash of the name, entry position), sorted: the entries of a name are found by its hash
+    /// and checked by name.
+    by_name: Vec<(u64, usize)>,
     /// One lazily compiled input validator per entry, same order as `entries`.
     validators: Vec<LazyValidator>,
     /// Each entry's signature hints, rendered the first time a search returns it (same order
@@ -114,12 +116,14 @@ impl ToolCatalog {
     /// Sorts the entries by id and indexes them once.
     pub fn new(mut entries: Vec<ToolEntry>, limits: SearchLimits) -> Self {
         sort_by_id(&mut entries);
-        let (index, vocabulary) = index_entries(&entries);
+        let index = index_entries(&entries);
         let operations = entries.iter().map(|e| tool_operation(&e.name)).collect();
-        let mut by_name: BTreeMap<String, Vec<usize>> = BTreeMap::new();
-        for (i, e) in entries.iter().enumerate() {
-            by_name.entry(e.name.clone()).or_default().push(i);
-        }
+        let mut by_name: Vec<(u64, usize)> = entries
+            .iter()
+            .enumerate()
+            .map(|(i, e)| (name_hash(&e.name), i))
+            .collect();
+        by_name.sort_unstable();
         // One cell per entry: cloning a LazyValidator shares its cell, so `vec![v; n]` would
         // make every entry use whichever schema was compiled first.
         let validators = std::iter::repeat_with(LazyValidator::default)
@@ -132,7 +136,7 @@ impl ToolCatalog {
             entries,
             limits,
             index,
-            vocabulary,
+            vocabulary: OnceLock::new(),
             operations,
             hybrid: None,
             by_name,
@@ -289,30 +293,37 @@ impl ToolCatalog {
         }
         let typed = lower_words(q);
         let mut terms = query_terms(q);
-        expand(&typed, &self.index, &self.vocabulary, &mut terms);
-        let mut hits: Vec<Hit> = self.index.score(&terms);
-        hits.retain(|h| !exact.contains(&h.doc));
+        let vocabulary = || self.vocabulary.get_or_init(|| vocabulary_of(&self.entries));
+        expand(&typed, &self.index, &vocabulary, &mut terms);
         let wanted = query_operations(&typed);
-        if !wanted.is_empty() {
-            for h in &mut hits {
-                if self.operations[h.doc].is_some_and(|op| wanted.contains(&op)) {
-                    h.score *= 1.0 + OPERATION_BOOST;
-                }
-            }
-        }
         let order = |a: &Hit, b: &Hit| {
             b.literal
                 .cmp(&a.literal)
                 .then_with(|| b.score.total_cmp(&a.score))
                 .then_with(|| a.doc.cmp(&b.doc))
         };
-        // Only the first `limit` are returned: select them in linear time, then sort those.
-        if hits.len() > limit {
-            hits.select_nth_unstable_by(limit - 1, order);
-            hits.truncate(limit);
-        }
-        hits.sort_by(order);
-        hits.into_iter()
+        // Only the first `limit` are returned: keep the best so far, in order, as hits stream
+        // by (most are worse than the last kept one and cost one comparison).
+        let mut top: Vec<Hit> = Vec::with_capacity(limit + 1);
+        self.index.for_each_hit(&terms, |mut h| {
+            if exact.contains(&h.doc) {
+                return;
+            }
+            if !wanted.is_empty() && self.operations[h.doc].is_some_and(|op| wanted.contains(&op)) {
+                h.score *= 1.0 + OPERATION_BOOST;
+            }
+            if top.len() == limit
+                && top
+                    .last()
+                    .is_some_and(|last| order(&h, last) != std::cmp::Ordering::Less)
+            {
+                return;
+            }
+            let at = top.partition_point(|kept| order(kept, &h) == std::cmp::Ordering::Less);
+            top.insert(at, h);
+            top.truncate(limit);
+        });
+        top.into_iter()
             .map(|h| Scored {
                 doc: h.doc,
                 score: h.score,
@@ -326,7 +337,7 @@ impl ToolCatalog {
         if let Some(i) = self.position_of_id(key) {
             return Ok(&self.entries[i]);
         }
-        match self.by_name.get(key).map(Vec::as_slice).unwrap_or_default() {
+        match self.named(key).as_slice() {
             [one] => Ok(&self.entries[*one]),
             [] => Err(EngineError::UnknownTool {
                 id: key.into(),
@@ -475,9 +486,21 @@ impl ToolCatalog {
             .ok()
     }
 
+    /// Positions of the entries named `name`, in id order.
+    fn named(&self, name: &str) -> Vec<usize> {
+        let hash = name_hash(name);
+        let start = self.by_name.partition_point(|&(h, _)| h < hash);
+        self.by_name[start..]
+            .iter()
+            .take_while(|&&(h, _)| h == hash)
+            .map(|&(_, i)| i)
+            .filter(|&i| self.entries[i].name == name)
+            .collect()
+    }
+
     /// Entries whose id or name equals `q`, in id order.
     fn exact_matches(&self, q: &str) -> Vec<usize> {
-        let mut exact: Vec<usize> = self.by_name.get(q).cloned().unwrap_or_default();
+        let mut exact: Vec<usize> = self.named(q);
         exact.extend(self.position_of_id(q));
         exact.sort_unstable();
         exact.dedup();
@@ -588,41 +611,137 @@ fn sort_by_id(entries: &mut Vec<ToolEntry>) {
     entries.extend(order.into_iter().filter_map(|i| slots[i].take()));
 }
 
-/// The BM25 index of `entries`, in their order, and their vocabulary. Catalogues repeat the
-/// same words a great deal (verbs, object names, schema boilerplate), so each distinct word is
-/// analysed once and its terms are kept as ids: a word occurrence costs one lookup. A document
-/// holds the terms of [`super::text::terms`] on each of its texts, weighted by field.
-fn index_entries(entries: &[ToolEntry]) -> (Bm25Index, Vocabulary) {
-    let mut builder = Bm25Builder::default();
-    let mut by_word: HashMap<&str, Vec<u32>> = HashMap::default();
-    let mut word_buf = Vec::new();
-    let mut texts = Vec::new();
+/// The BM25 index of `entries`, in their order. Catalogues repeat the same words and texts a
+/// great deal (verbs, object names, descriptions and whole schemas shared by similar tools), so
+/// each distinct word is analysed once, each distinct text split once and each shared schema
+/// walked once, all kept as term ids: a repeated text costs one lookup. A document holds the
+/// terms of [`super::text::terms`] on each of its texts, weighted by field.
+fn index_entries(entries: &[ToolEntry]) -> Bm25Index {
+    let mut terms = TextTerms::with_capacity(entries.len() * 4);
+    let mut by_schema: HashMap<*const Value, Vec<u32>> = HashMap::default();
     let mut doc: Vec<(u32, f32)> = Vec::new();
+    let mut ids = Vec::new();
+    for e in entries {
+        doc.clear();
+        ids.clear();
+        for text in [&e.name, &e.id, &e.label, &e.description] {
+            terms.ids(text, &mut ids);
+        }
+        doc.extend(ids.iter().map(|&id| (id, TEXT_WEIGHT)));
+        if e.source.is_trusted() {
+            let schema = by_schema
+                .entry(Arc::as_ptr(&e.parameters))
+                .or_insert_with(|| {
+                    let mut texts = Vec::new();
+                    schema_texts(&e.parameters, 0, &mut texts);
+                    let mut schema = Vec::new();
+                    texts.iter().for_each(|t| terms.ids(t, &mut schema));
+                    schema
+                });
+            doc.extend(schema.iter().map(|&id| (id, PARAM_WEIGHT)));
+        }
+        terms.builder.add_document(&doc);
+    }
+    terms.builder.finish()
+}
+
+/// The term ids of texts, each distinct word analysed once, each distinct piece of a word
+/// (`create` of `github_create_issue`) stemmed once and each distinct text split once. The ids
+/// of words and texts live in one pool each (a map value is a range into it), so a catalogue of
+/// thousands of words does not make thousands of small allocations.
+#[derive(Default)]
+struct TextTerms<'a> {
+    builder: Bm25Builder,
+    by_word: HashMap<&'a str, (u32, u32)>,
+    word_pool: Vec<u32>,
+    by_text: HashMap<&'a str, (u32, u32)>,
+    text_pool: Vec<u32>,
+    by_piece: HashMap<String, Option<u32>>,
+}
+
+impl<'a> TextTerms<'a> {
+    fn with_capacity(texts: usize) -> Self {
+        TextTerms {
+            by_word: HashMap::with_capacity_and_hasher(texts, Default::default()),
+            by_text: HashMap::with_capacity_and_hasher(texts, Default::default()),
+            ..TextTerms::default()
+        }
+    }
+
+    /// Appends the term ids of `text` to `out`.
+    fn ids(&mut self, text: &'a str, out: &mut Vec<u32>) {
+        if let Some(&(start, end)) = self.by_text.get(text) {
+            out.extend_from_slice(&self.text_pool[start as usize..end as usize]);
+            return;
+        }
+        let start = self.text_pool.len();
+        for word in words(text) {
+            let (from, to) = match self.by_word.get(word) {
+                Some(&range) => range,
+                None => {
+                    let range = self.analyse(word);
+                    self.by_word.insert(word, range);
+                    range
+                }
+            };
+            let ids = &self.word_pool[from as usize..to as usize];
+            self.text_pool.extend_from_slice(ids);
+        }
+        let range = (pool_index(start), pool_index(self.text_pool.len()));
+        self.by_text.insert(text, range);
+        out.extend_from_slice(&self.text_pool[start..]);
+    }
+
+    /// Puts the term ids of `word` into the word pool; their range there.
+    fn analyse(&mut self, word: &str) -> (u32, u32) {
+        let start = pool_index(self.word_pool.len());
+        word_pieces(word, |piece| {
+            let id = match self.by_piece.get(piece) {
+                Some(id) => *id,
+                None => {
+                    let id = piece_term(piece).map(|t| self.builder.term_id(&t));
+                    self.by_piece.insert(piece.to_string(), id);
+                    id
+                }
+            };
+            self.word_pool.extend(id);
+        });
+        (start, pool_index(self.word_pool.len()))
+    }
+}
+
+/// A tool name's hash for [`ToolCatalog::named`] (fixed within a process).
+fn name_hash(name: &str) -> u64 {
+    use std::hash::BuildHasher;
+    foldhash::fast::FixedState::with_seed(0).hash_one(name)
+}
+
+/// A pool position as stored in a range (pools hold far fewer than 2^32 ids).
+fn pool_index(at: usize) -> u32 {
+    u32::try_from(at).unwrap_or(u32::MAX)
+}
+
+/// Every distinct word of the entries' search texts, lower-cased, and the parts of compound
+/// words: what a typed word may be corrected to.
+fn vocabulary_of(entries: &[ToolEntry]) -> Vocabulary {
+    let mut seen: std::collections::HashSet<&str> = std::collections::HashSet::new();
+    let mut texts = Vec::new();
     for e in entries {
         texts.clear();
         document_texts(e, &mut texts);
-        doc.clear();
-        for (text, weight) in &texts {
-            for word in words(text) {
-                let ids = by_word.entry(word).or_insert_with(|| {
-                    word_buf.clear();
-                    word_terms(word, &mut word_buf);
-                    word_buf.iter().map(|t| builder.term_id(t)).collect()
-                });
-                doc.extend(ids.iter().map(|&id| (id, *weight)));
-            }
+        for (text, _) in &texts {
+            seen.extend(words(text));
         }
-        builder.add_document(&doc);
     }
-    let mut vocabulary = Vec::with_capacity(by_word.len());
-    for word in by_word.keys() {
+    let mut vocabulary = Vec::with_capacity(seen.len());
+    for word in seen {
         vocabulary.push(word.to_lowercase());
         let parts = word_parts(word);
         if parts.len() >= 2 {
             vocabulary.extend(parts);
         }
     }
-    (builder.finish(), Vocabulary::new(vocabulary))
+    Vocabulary::new(vocabulary)
 }
 
 /// An entry's search text (spec §4) with its field weight: name, id, label and description,

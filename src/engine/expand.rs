@@ -139,7 +139,12 @@ pub fn osa_distance(a: &str, b: &str) -> usize {
 /// Adds to `terms` what the typed words (`typed`: lower-cased words as in
 /// [`super::text::lower_words`], whole words only) mean in the catalogue's vocabulary when they
 /// are not in it as typed: joined pairs, split compounds, then typo corrections.
-pub fn expand(typed: &[String], index: &Bm25Index, vocab: &Vocabulary, terms: &mut Vec<QueryTerm>) {
+pub fn expand<'v>(
+    typed: &[String],
+    index: &Bm25Index,
+    vocab: &dyn Fn() -> &'v Vocabulary,
+    terms: &mut Vec<QueryTerm>,
+) {
     let content: Vec<&str> = typed
         .iter()
         .map(String::as_str)
@@ -163,7 +168,7 @@ pub fn expand(typed: &[String], index: &Bm25Index, vocab: &Vocabulary, terms: &m
             push(terms, right, SPLIT_WEIGHT);
             continue;
         }
-        for fixed in vocab.corrections(word) {
+        for fixed in vocab().corrections(word) {
             let term = stem(fixed);
             if index.contains(&term) {
                 push(terms, term, TYPO_WEIGHT);
@@ -221,7 +226,8 @@ mod tests {
 
     fn expanded(query: &str, texts: &[&str]) -> Vec<(String, f64)> {
         let mut out = query_terms(query);
-        expand(&lower_words(query), &index(texts), &vocab(texts), &mut out);
+        let words = vocab(texts);
+        expand(&lower_words(query), &index(texts), &|| &words, &mut out);
         out.into_iter()
             .filter(|q| q.literal)
             .map(|q| (q.term, q.weight))

@@ -161,42 +161,71 @@ impl Bm25Index {
         self.doc_len.is_empty()
     }
 
-    /// Scores every document that holds at least one query term. Sorted by document position.
+    /// Scores every document that holds at least one query term, in the order the query's
+    /// postings first reach them (callers order the hits themselves).
     ///
     /// Scores accumulate in dense per-document arrays (no hashing per posting); a document is
     /// new when its score is still 0, which is sound because every posting adds a positive
-    /// amount (idf > 0, tf ≥ 1, weight > 0).
+    /// amount (idf > 0, tf ≥ 1, weight > 0). The arrays are the thread's own and are reused:
+    /// only the entries a search touched are cleared after it, so a search costs its postings,
+    /// not the size of the catalogue.
     pub fn score(&self, query: &[QueryTerm]) -> Vec<Hit> {
-        let n = self.doc_len.len();
-        let mut score = vec![0.0f64; n];
-        let mut literal = vec![false; n];
-        let mut touched: Vec<u32> = Vec::new();
-        for q in query {
-            let Some(info) = self.terms.get(&q.term) else {
-                continue;
-            };
-            let weight = q.weight * info.idf * (K1 + 1.0);
-            for p in &info.postings {
-                let d = p.doc as usize;
-                if score[d] == 0.0 {
-                    touched.push(p.doc);
-                }
-                let tf = f64::from(p.tf);
-                score[d] += weight * tf / (tf + self.len_norm[d]);
-                literal[d] |= q.literal;
-            }
-        }
-        touched.sort_unstable();
-        touched.dedup();
-        touched
-            .into_iter()
-            .map(|d| Hit {
-                doc: d as usize,
-                score: score[d as usize],
-                literal: literal[d as usize],
-            })
-            .collect()
+        let mut hits = Vec::new();
+        self.for_each_hit(query, |hit| hits.push(hit));
+        hits
     }
+
+    /// [`Self::score`] without collecting: `visit` sees each hit once, so a caller keeping
+    /// only the best few allocates nothing per document.
+    pub fn for_each_hit(&self, query: &[QueryTerm], mut visit: impl FnMut(Hit)) {
+        SCRATCH.with(|scratch| {
+            let mut scratch = scratch.borrow_mut();
+            let Scratch { score, literal } = &mut *scratch;
+            let n = self.doc_len.len();
+            if score.len() < n {
+                score.resize(n, 0.0);
+                literal.resize(n, false);
+            }
+            let mut touched: Vec<u32> = Vec::new();
+            for q in query {
+                let Some(info) = self.terms.get(&q.term) else {
+                    continue;
+                };
+                let weight = q.weight * info.idf * (K1 + 1.0);
+                for p in &info.postings {
+                    let d = p.doc as usize;
+                    if score[d] == 0.0 {
+                        touched.push(p.doc);
+                    }
+                    let tf = f64::from(p.tf);
+                    score[d] += weight * tf / (tf + self.len_norm[d]);
+                    literal[d] |= q.literal;
+                }
+            }
+            for d in touched {
+                let d = d as usize;
+                let hit = Hit {
+                    doc: d,
+                    score: score[d],
+                    literal: literal[d],
+                };
+                score[d] = 0.0;
+                literal[d] = false;
+                visit(hit);
+            }
+        })
+    }
+}
+
+/// Per-document score arrays a thread reuses across searches (all zero between searches).
+#[derive(Default)]
+struct Scratch {
+    score: Vec<f64>,
+    literal: Vec<bool>,
+}
+
+thread_local! {
+    static SCRATCH: std::cell::RefCell<Scratch> = std::cell::RefCell::new(Scratch::default());
 }
 
 #[cfg(test)]
@@ -220,7 +249,8 @@ mod tests {
         let index = Bm25Index::build(&docs(&["alpha beta", "alpha gamma", "alpha", "delta"]));
         assert_eq!(index.len(), 4);
         let hits = index.score(&query_terms("alpha gamma"));
-        let docs: Vec<usize> = hits.iter().map(|h| h.doc).collect();
+        let mut docs: Vec<usize> = hits.iter().map(|h| h.doc).collect();
+        docs.sort_unstable();
         assert_eq!(docs, vec![0, 1, 2]);
         let s = |d: usize| {
             hits.iter()

@@ -6,7 +6,7 @@
 //! tweet"). Mapping both to one [`Operation`] lets a tool that does what was asked outrank its
 //! siblings on the same object, which plain term overlap cannot tell apart.
 
-use super::text::word_parts;
+use super::text::for_each_part;
 
 /// One of the usual operations on a record.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
@@ -88,9 +88,16 @@ pub fn operation_of(word: &str) -> Option<Operation> {
 /// The operation a tool performs: the first part of its name that names one
 /// (`github_create_issue` → create, `slackPostMessage` → create, `weather_alerts` → none).
 pub fn tool_operation(name: &str) -> Option<Operation> {
-    word_parts(name)
-        .iter()
-        .find_map(|part| operation_of(part.as_str()))
+    let mut found = None;
+    for_each_part(name, |part| {
+        if found.is_none() {
+            found = LEXICON
+                .iter()
+                .find(|(_, words)| words.iter().any(|w| w.eq_ignore_ascii_case(part)))
+                .map(|(op, _)| *op);
+        }
+    });
+    found
 }
 
 /// The operations a query asks for, from its words as typed (lower-cased), in order, without

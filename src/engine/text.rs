@@ -78,8 +78,13 @@ pub fn terms(text: &str) -> Vec<String> {
 /// are two or more, each without filler words and stemmed. A pure function of the word, so a
 /// caller indexing many documents can analyse each distinct word once.
 pub fn word_terms(word: &str, out: &mut Vec<String>) {
-    let lower = word.to_lowercase();
-    push_term(out, &lower);
+    word_pieces(word, |piece| out.extend(piece_term(piece)));
+}
+
+/// What [`word_terms`] makes terms of, in order: the lower-cased word, then its parts when there
+/// are two or more.
+pub fn word_pieces(word: &str, mut piece: impl FnMut(&str)) {
+    piece(&word.to_lowercase());
     // Only `_`, capitals and digits make parts; most words have none of them.
     if !word
         .chars()
@@ -89,9 +94,7 @@ pub fn word_terms(word: &str, out: &mut Vec<String>) {
     }
     let parts = word_parts(word);
     if parts.len() >= 2 {
-        for part in parts {
-            push_term(out, &part);
-        }
+        parts.iter().for_each(|part| piece(part));
     }
 }
 
@@ -152,11 +155,12 @@ pub fn is_stop_word(word: &str) -> bool {
     STOP_WORDS.binary_search(&word).is_ok()
 }
 
-fn push_term(out: &mut Vec<String>, lower: &str) {
+/// The index term of one lower-cased piece of a word: its stem, or none for a filler word.
+pub fn piece_term(lower: &str) -> Option<String> {
     if lower.is_empty() || lower.chars().all(|c| c == '_') || is_stop_word(lower) {
-        return;
+        return None;
     }
-    out.push(stem(lower));
+    Some(stem(lower))
 }
 
 /// Maximal runs of letters, digits and `_`.
@@ -186,27 +190,35 @@ fn class(c: char) -> Class {
 /// an acronym (`HTTPServer` → `http`, `server`) and between letters and digits.
 pub fn word_parts(word: &str) -> Vec<String> {
     let mut parts = Vec::new();
-    for piece in word.split('_').filter(|p| !p.is_empty()) {
-        let chars: Vec<char> = piece.chars().collect();
-        let mut start = 0;
-        for i in 1..chars.len() {
-            let (prev, cur) = (class(chars[i - 1]), class(chars[i]));
-            let next_is_lower = chars.get(i + 1).is_some_and(|c| class(*c) == Class::Lower);
-            let boundary = match (prev, cur) {
-                (Class::Lower, Class::Upper) => true,
-                (Class::Upper, Class::Upper) => next_is_lower,
-                (Class::Digit, Class::Digit) => false,
-                (Class::Digit, _) | (_, Class::Digit) => true,
-                _ => false,
-            };
-            if boundary {
-                parts.push(chars[start..i].iter().collect::<String>().to_lowercase());
-                start = i;
-            }
-        }
-        parts.push(chars[start..].iter().collect::<String>().to_lowercase());
-    }
+    for_each_part(word, |part| parts.push(part.to_lowercase()));
     parts
+}
+
+/// The parts of [`word_parts`] as slices of `word`, as written (not lower-cased).
+pub fn for_each_part<'w>(word: &'w str, mut part: impl FnMut(&'w str)) {
+    for piece in word.split('_').filter(|p| !p.is_empty()) {
+        let mut start = 0;
+        let mut prev: Option<char> = None;
+        let mut chars = piece.char_indices().peekable();
+        while let Some((at, cur)) = chars.next() {
+            if let Some(prev) = prev {
+                let next_is_lower = chars.peek().is_some_and(|&(_, c)| class(c) == Class::Lower);
+                let boundary = match (class(prev), class(cur)) {
+                    (Class::Lower, Class::Upper) => true,
+                    (Class::Upper, Class::Upper) => next_is_lower,
+                    (Class::Digit, Class::Digit) => false,
+                    (Class::Digit, _) | (_, Class::Digit) => true,
+                    _ => false,
+                };
+                if boundary {
+                    part(&piece[start..at]);
+                    start = at;
+                }
+            }
+            prev = Some(cur);
+        }
+        part(&piece[start..]);
+    }
 }
 
 /// Snowball (Porter 2) English stem of a lower-case word; words with digits or non-ASCII

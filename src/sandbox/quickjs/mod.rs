@@ -11,7 +11,7 @@ mod pool;
 
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::Arc;
-use std::time::Instant;
+use std::time::{Duration, Instant};
 
 use rquickjs::{Context, Runtime};
 use tokio::sync::mpsc;
@@ -23,6 +23,8 @@ use pool::Pool;
 
 /// Engine threads kept idle between runs: one can take the next run while another resets.
 const IDLE_ENGINES: usize = 2;
+/// How long [`CodeSandbox::warm`] waits for the engines to be idle.
+const WARM_WAIT: Duration = Duration::from_secs(2);
 
 /// The embedded QuickJS executor.
 pub struct QuickjsSandbox {
@@ -60,6 +62,20 @@ impl CodeSandbox for QuickjsSandbox {
         Context::full(&rt)
             .map_err(|e| SandboxError::Unavailable(format!("QuickJS context: {e}")))?;
         self.pool.warm()
+    }
+
+    /// Resolves once every engine the pool keeps is idle with a fresh context (after a run,
+    /// its engine first resets: limits lifted, heap collected, the next context prepared).
+    fn warm(&self) -> super::WarmFuture<'_> {
+        Box::pin(async move {
+            if self.pool.warm().is_err() {
+                return;
+            }
+            let give_up = Instant::now() + WARM_WAIT;
+            while !self.pool.is_warm() && Instant::now() < give_up {
+                tokio::time::sleep(Duration::from_micros(100)).await;
+            }
+        })
     }
 
     fn run(&self, code: String, bridge: Arc<dyn Bridge>, limits: CodeLimits) -> RunFuture<'_> {

@@ -4,6 +4,7 @@
 //! so runs never queue behind each other. A thread that finishes a run resets its engine and
 //! goes idle again unless enough threads already are; dropping the pool ends every idle thread.
 
+use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::mpsc::{self, SendError, Sender};
 use std::sync::{Arc, Mutex, MutexGuard, Weak};
 
@@ -18,6 +19,8 @@ const THREAD_STACK_BYTES: usize = 8 * 1024 * 1024;
 struct Idle {
     waiting: Mutex<Vec<Sender<Job>>>,
     keep: usize,
+    /// Engine threads alive (running, resetting or idle).
+    live: AtomicUsize,
 }
 
 impl Idle {
@@ -39,16 +42,23 @@ impl Pool {
             idle: Arc::new(Idle {
                 waiting: Mutex::new(Vec::new()),
                 keep: keep.max(1),
+                live: AtomicUsize::new(0),
             }),
         }
     }
 
-    /// Starts an idle thread when none is idle, so the next run finds a runtime ready.
+    /// Starts idle threads until the pool keeps its number of engines, so the next run finds
+    /// a runtime ready.
     pub(super) fn warm(&self) -> Result<(), SandboxError> {
-        if self.idle.lock().is_empty() {
+        while self.idle.live.load(Ordering::SeqCst) < self.idle.keep {
             start(Arc::downgrade(&self.idle), None)?;
         }
         Ok(())
+    }
+
+    /// Whether every engine the pool keeps is idle with a fresh context prepared.
+    pub(super) fn is_warm(&self) -> bool {
+        self.idle.lock().len() >= self.idle.keep
     }
 
     /// Hands `job` to an idle thread, or to a new one.
@@ -68,10 +78,20 @@ impl Pool {
 }
 
 fn start(idle: Weak<Idle>, first: Option<Job>) -> Result<(), SandboxError> {
+    if let Some(pool) = idle.upgrade() {
+        pool.live.fetch_add(1, Ordering::SeqCst);
+    }
+    // Only a weak handle goes with the thread: dropping the pool ends its idle threads.
+    let counted = idle.clone();
     std::thread::Builder::new()
         .name("quickjs-engine".into())
         .stack_size(THREAD_STACK_BYTES)
-        .spawn(move || serve(idle, first))
+        .spawn(move || {
+            serve(idle, first);
+            if let Some(pool) = counted.upgrade() {
+                pool.live.fetch_sub(1, Ordering::SeqCst);
+            }
+        })
         .map(drop)
         .map_err(|e| SandboxError::Unavailable(format!("cannot start a QuickJS thread: {e}")))
 }
