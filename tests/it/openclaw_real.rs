@@ -162,7 +162,9 @@ fn lane_configs_say_tool_search_explicitly() {
     assert_eq!(
         direct["plugins"],
         json!({ "load": { "paths": ["/tmp/p/tool-search-e2e-fixture"] }, "allow": [FIXTURE_PLUGIN_ID],
-                "entries": { FIXTURE_PLUGIN_ID: { "enabled": true } } })
+                "entries": { FIXTURE_PLUGIN_ID: { "enabled": true } },
+                // The memory plugin off: a reloaded gateway then offers what a fresh one does.
+                "slots": { "memory": "none" } })
     );
 
     let code = lane_config(&LaneConfig::code());

@@ -1,9 +1,10 @@
 //! One QuickJS runtime serving run after run on its engine thread, so that a run pays for
 //! neither a thread nor a runtime. What keeps runs apart:
 //!
-//! - every run gets a context of its own, made (with the prelude evaluated in it) before the
-//!   run is asked for and used once: globals, prototypes and every object live in a context,
-//!   so nothing a run changes is reachable from the next one;
+//! - every run gets a context of its own, made (with the prelude evaluated and called in it:
+//!   the `openclaw` and `console` objects in place) before the run is asked for and used once:
+//!   globals, prototypes and every object live in a context, so nothing a run changes is
+//!   reachable from the next one;
 //! - the limits are set per run: memory limit, and an interrupt handler on that run's own
 //!   deadline and stop flag;
 //! - after a run its context is dropped and the garbage collector runs; the runtime serves
@@ -13,8 +14,8 @@
 
 use rquickjs::{Context, Function, Persistent, Runtime};
 
-use super::super::{SandboxError, PRELUDE};
-use super::job::{Ending, Job};
+use super::super::{CodeLimits, SandboxError, PRELUDE};
+use super::job::{call_prelude, Ending, Job, LinkSlot, Prelude};
 
 /// QuickJS stack limit (deep recursion becomes a catchable RangeError, not a crash).
 const JS_STACK_BYTES: usize = 1024 * 1024;
@@ -22,11 +23,16 @@ const JS_STACK_BYTES: usize = 1024 * 1024;
 /// table's growth); more means something of the last run survived, and the runtime goes.
 const HEAP_SLACK_BYTES: i64 = 64 * 1024;
 
-/// A fresh context with the prelude evaluated in it, not yet used by any run.
+/// A fresh context with the prelude called in it, not yet used by any run.
 struct Prepared {
-    // Declared first: dropped before the context it points into.
-    prelude: Persistent<Function<'static>>,
+    // Declared first: dropped before the context they point into.
+    run: Persistent<Function<'static>>,
+    settle: Persistent<Function<'static>>,
     context: Context,
+    /// What the context's host functions reach: the run, while it runs.
+    link: LinkSlot,
+    /// The pending-call cap the prelude was called with.
+    max_pending: usize,
 }
 
 /// A runtime and the context its next run will use.
@@ -53,27 +59,55 @@ impl Engine {
             runtime,
             empty_heap,
         };
-        engine.prepare()?;
+        engine.prepare(CodeLimits::default().max_pending_calls)?;
         Ok(engine)
     }
 
-    /// Makes the context the next run will use (no limit, no handler: nothing runs yet).
-    fn prepare(&mut self) -> Result<(), SandboxError> {
+    /// Makes the context the next run will use, its prelude called with host functions that
+    /// serve no run yet (no limit, no handler: nothing of a run happens here).
+    fn prepare(&mut self, max_pending: usize) -> Result<(), SandboxError> {
         let context = Context::full(&self.runtime).map_err(|e| unavailable("context", e))?;
-        let prelude = context
+        let link = LinkSlot::default();
+        let (run, settle) = context
             .with(|ctx| {
-                ctx.eval::<Function, _>(PRELUDE)
-                    .map(|f| Persistent::save(&ctx, f))
+                let prelude: Function = ctx.eval(PRELUDE)?;
+                let Prelude { run, settle } = call_prelude(&ctx, prelude, &link, max_pending)?;
+                Ok::<_, rquickjs::Error>((
+                    Persistent::save(&ctx, run),
+                    Persistent::save(&ctx, settle),
+                ))
             })
             .map_err(|e| unavailable("prelude", e))?;
-        self.next = Some(Prepared { prelude, context });
+        self.next = Some(Prepared {
+            run,
+            settle,
+            context,
+            link,
+            max_pending,
+        });
         Ok(())
     }
 
     /// Runs `job` in the prepared context under the job's own limits; the job reports its
-    /// end to the parent before this returns.
+    /// end to the parent before this returns. A job with another pending-call cap than the
+    /// prepared context's gets a context prepared for it first.
     pub(super) fn run(&mut self, job: Job) -> Ending {
-        let Some(Prepared { prelude, context }) = self.next.take() else {
+        let wanted = job.limits.max_pending_calls;
+        if self.next.as_ref().is_some_and(|p| p.max_pending != wanted) {
+            self.next = None;
+            if let Err(error) = self.prepare(wanted) {
+                job.fail(error);
+                return Ending::Broken;
+            }
+        }
+        let Some(Prepared {
+            run,
+            settle,
+            context,
+            link,
+            ..
+        }) = self.next.take()
+        else {
             job.fail(SandboxError::Crashed("no fresh QuickJS context".into()));
             return Ending::Broken;
         };
@@ -81,9 +115,9 @@ impl Engine {
         let (stop, deadline) = (job.stop.clone(), job.deadline);
         self.runtime
             .set_interrupt_handler(Some(Box::new(move || super::job::over(&stop, deadline))));
-        context.with(|ctx| match prelude.restore(&ctx) {
-            Ok(prelude) => job.run(&ctx, prelude),
-            Err(e) => {
+        context.with(|ctx| match (run.restore(&ctx), settle.restore(&ctx)) {
+            (Ok(run), Ok(settle)) => job.run(&ctx, Prelude { run, settle }, &link),
+            (Err(e), _) | (_, Err(e)) => {
                 job.fail(SandboxError::Crashed(format!("QuickJS prelude: {e}")));
                 Ending::Broken
             }
@@ -92,12 +126,16 @@ impl Engine {
 
     /// After a run: lift its limits, collect what it left, and prepare the next context; a
     /// runtime that cannot be shown clean is replaced by a fresh one.
-    pub(super) fn reset(mut self, ending: Ending) -> Result<Engine, SandboxError> {
+    pub(super) fn reset(
+        mut self,
+        ending: Ending,
+        max_pending: usize,
+    ) -> Result<Engine, SandboxError> {
         self.runtime.set_interrupt_handler(None);
         self.runtime.set_memory_limit(0);
         self.runtime.run_gc();
         if ending == Ending::Reported && self.is_clean() {
-            self.prepare()?;
+            self.prepare(max_pending)?;
             return Ok(self);
         }
         drop(self);

@@ -2,6 +2,11 @@
 //! the first call, then the event loop that runs jobs and delivers bridge replies until the
 //! prelude reports the end. Everything here lives on an engine thread (rquickjs values are not
 //! `Send`); the parent side talks to it only through the two channels.
+//!
+//! The host functions are made when the context is prepared, before any run: they reach the run
+//! they serve through a [`Link`] the run puts in place when it starts and takes away when it
+//! ends, so a host function called outside a run (there is none: the context serves one run)
+//! only answers that the run is over.
 
 use std::cell::{Cell, RefCell};
 use std::rc::Rc;
@@ -43,10 +48,27 @@ impl Job {
         let _ignored = self.events.blocking_send(Event::Done(Err(error)));
     }
 
-    /// Runs the code with `prelude` (the evaluated prelude of this fresh context) and sends
-    /// the end to the parent.
-    pub(super) fn run<'js>(self, ctx: &Ctx<'js>, prelude: Function<'js>) -> Ending {
-        let (end, ending) = match self.execute(ctx, prelude) {
+    /// Runs the code with `prepared` (the prelude of this fresh context, already called with
+    /// the host functions of `link`) and sends the end to the parent.
+    pub(super) fn run<'js>(
+        self,
+        ctx: &Ctx<'js>,
+        prepared: Prelude<'js>,
+        link: &LinkSlot,
+    ) -> Ending {
+        let ended: Rc<RefCell<Option<Event>>> = Rc::new(RefCell::new(None));
+        let started = Rc::new(Cell::new(0u64));
+        *link.borrow_mut() = Some(Link {
+            events: self.events.clone(),
+            stop: self.stop.clone(),
+            deadline: self.deadline,
+            limits: self.limits,
+            started: started.clone(),
+            ended: ended.clone(),
+        });
+        let outcome = self.execute(ctx, &prepared, &ended, &started);
+        *link.borrow_mut() = None;
+        let (end, ending) = match outcome {
             Ok(event) => (event, Ending::Reported),
             Err(error) => (Event::Done(Err(error)), Ending::Broken),
         };
@@ -64,18 +86,16 @@ impl Job {
         }
     }
 
-    fn execute<'js>(&self, ctx: &Ctx<'js>, prelude: Function<'js>) -> Result<Event, SandboxError> {
-        let ended: Rc<RefCell<Option<Event>>> = Rc::new(RefCell::new(None));
-        let started = Rc::new(Cell::new(0u64));
-        let host = self
-            .host_functions(ctx, &ended, &started)
-            .map_err(|e| self.js_failure(ctx, e))?;
-        let pair: Array = prelude.call(host).map_err(|e| self.js_failure(ctx, e))?;
-        let run: Function = pair.get(0).map_err(|e| self.js_failure(ctx, e))?;
-        let settle: Function = pair.get(1).map_err(|e| self.js_failure(ctx, e))?;
-        let first: rquickjs::Result<()> = run.call((self.code.as_str(),));
+    fn execute<'js>(
+        &self,
+        ctx: &Ctx<'js>,
+        prepared: &Prelude<'js>,
+        ended: &Rc<RefCell<Option<Event>>>,
+        started: &Rc<Cell<u64>>,
+    ) -> Result<Event, SandboxError> {
+        let first: rquickjs::Result<()> = prepared.run.call((self.code.as_str(),));
         first.map_err(|e| self.js_failure(ctx, e))?;
-        self.event_loop(ctx, &settle, &ended, &started)
+        self.event_loop(ctx, &prepared.settle, ended, started)
     }
 
     /// Runs jobs and delivers bridge replies until the prelude reports the end.
@@ -114,48 +134,6 @@ impl Job {
         }
     }
 
-    /// `send`, `emit`, `finish` and the pending cap, as the prelude expects them.
-    fn host_functions<'js>(
-        &self,
-        ctx: &Ctx<'js>,
-        ended: &Rc<RefCell<Option<Event>>>,
-        started: &Rc<Cell<u64>>,
-    ) -> rquickjs::Result<(Function<'js>, Function<'js>, Function<'js>, f64)> {
-        let (events, stop, deadline, counter) = (
-            self.events.clone(),
-            self.stop.clone(),
-            self.deadline,
-            started.clone(),
-        );
-        let send = Function::new(
-            ctx.clone(),
-            move |ctx: Ctx<'js>, op: String, args: String| {
-                if over(&stop, deadline) {
-                    return over_message(&ctx);
-                }
-                let id = counter.get() + 1;
-                if events.blocking_send(Event::call(id, &op, &args)).is_err() {
-                    stop.store(true, Ordering::Relaxed);
-                    return over_message(&ctx);
-                }
-                counter.set(id);
-                Ok(Value::new_number(ctx, id as f64))
-            },
-        )?;
-        let (events, stop) = (self.events.clone(), self.stop.clone());
-        let emit = Function::new(ctx.clone(), move |level: String, text: String| {
-            if events.blocking_send(Event::log(&level, &text)).is_err() {
-                stop.store(true, Ordering::Relaxed);
-            }
-        })?;
-        let (slot, limits) = (ended.clone(), self.limits);
-        let finish = Function::new(ctx.clone(), move |kind: String, payload: String| {
-            slot.borrow_mut()
-                .get_or_insert_with(|| Event::done(&kind, &payload, &limits));
-        })?;
-        Ok((send, emit, finish, self.limits.max_pending_calls as f64))
-    }
-
     /// An exception that escaped the prelude: the interrupt (deadline), memory, or a bug.
     fn js_failure(&self, ctx: &Ctx<'_>, error: rquickjs::Error) -> SandboxError {
         if self.over() {
@@ -173,6 +151,86 @@ impl Job {
         }
         SandboxError::Crashed(detail)
     }
+}
+
+/// What the host functions of a prepared context reach: the run it serves, while it runs.
+pub(super) type LinkSlot = Rc<RefCell<Option<Link>>>;
+
+/// The run a context's host functions serve.
+pub(super) struct Link {
+    events: mpsc::Sender<Event>,
+    stop: Arc<AtomicBool>,
+    deadline: Instant,
+    limits: CodeLimits,
+    /// Bridge calls started so far (the last call id).
+    started: Rc<Cell<u64>>,
+    /// The end the prelude reported.
+    ended: Rc<RefCell<Option<Event>>>,
+}
+
+/// The prelude of a context, called: `run(code)` and `settle(id, ok, payload)`.
+pub(super) struct Prelude<'js> {
+    pub(super) run: Function<'js>,
+    pub(super) settle: Function<'js>,
+}
+
+/// Calls the evaluated `prelude` of a fresh context with host functions bound to `link` and the
+/// pending-call cap `max_pending`; its `run` and `settle`.
+pub(super) fn call_prelude<'js>(
+    ctx: &Ctx<'js>,
+    prelude: Function<'js>,
+    link: &LinkSlot,
+    max_pending: usize,
+) -> rquickjs::Result<Prelude<'js>> {
+    let slot = link.clone();
+    let send = Function::new(
+        ctx.clone(),
+        move |ctx: Ctx<'js>, op: String, args: String| {
+            let slot = slot.borrow();
+            let Some(link) = slot.as_ref() else {
+                return over_message(&ctx);
+            };
+            if over(&link.stop, link.deadline) {
+                return over_message(&ctx);
+            }
+            let id = link.started.get() + 1;
+            if link
+                .events
+                .blocking_send(Event::call(id, &op, &args))
+                .is_err()
+            {
+                link.stop.store(true, Ordering::Relaxed);
+                return over_message(&ctx);
+            }
+            link.started.set(id);
+            Ok(Value::new_number(ctx, id as f64))
+        },
+    )?;
+    let slot = link.clone();
+    let emit = Function::new(ctx.clone(), move |level: String, text: String| {
+        if let Some(link) = slot.borrow().as_ref() {
+            if link
+                .events
+                .blocking_send(Event::log(&level, &text))
+                .is_err()
+            {
+                link.stop.store(true, Ordering::Relaxed);
+            }
+        }
+    })?;
+    let slot = link.clone();
+    let finish = Function::new(ctx.clone(), move |kind: String, payload: String| {
+        if let Some(link) = slot.borrow().as_ref() {
+            link.ended
+                .borrow_mut()
+                .get_or_insert_with(|| Event::done(&kind, &payload, &link.limits));
+        }
+    })?;
+    let pair: Array = prelude.call((send, emit, finish, max_pending as f64))?;
+    Ok(Prelude {
+        run: pair.get(0)?,
+        settle: pair.get(1)?,
+    })
 }
 
 /// The interrupt handler's test: the parent gave up or the deadline passed.

@@ -111,8 +111,9 @@ fn serve(idle: Weak<Idle>, first: Option<Job>) {
     let mut next = first;
     loop {
         if let Some(job) = next.take() {
+            let max_pending = job.limits.max_pending_calls;
             let ending = engine.run(job);
-            engine = match engine.reset(ending) {
+            engine = match engine.reset(ending, max_pending) {
                 Ok(engine) => engine,
                 Err(_) => return,
             };
