@@ -51,6 +51,24 @@ fn one_call(
     assert!(run.is_ok(), "{:?}: {run:?}", sandbox.kind());
 }
 
+/// `iterations` calls, each timed from request to result after the backend is warm again
+/// (waiting for that is not timed).
+fn warm_calls(
+    runtime: &tokio::runtime::Runtime,
+    sandbox: &dyn CodeSandbox,
+    bridge: &Arc<dyn Bridge>,
+    iterations: u64,
+) -> Duration {
+    let mut timed = Duration::ZERO;
+    for _ in 0..iterations {
+        runtime.block_on(sandbox.warm());
+        let started = Instant::now();
+        one_call(runtime, sandbox, bridge);
+        timed += started.elapsed();
+    }
+    timed
+}
+
 fn bench_quickjs(c: &mut Criterion, runtime: &tokio::runtime::Runtime) {
     let bridge: Arc<dyn Bridge> = Arc::new(Echo);
     let sandbox = backend(SandboxKind::Quickjs, None);
@@ -62,16 +80,7 @@ fn bench_quickjs(c: &mut Criterion, runtime: &tokio::runtime::Runtime) {
     // prepared; waiting for that is not timed), as a gateway's code calls arrive a model turn
     // apart.
     c.bench_function("sandbox/quickjs/start_plus_one_call", |b| {
-        b.iter_custom(|iterations| {
-            let mut timed = Duration::ZERO;
-            for _ in 0..iterations {
-                runtime.block_on(sandbox.warm());
-                let started = Instant::now();
-                one_call(runtime, &*sandbox, &bridge);
-                timed += started.elapsed();
-            }
-            timed
-        })
+        b.iter_custom(|iterations| warm_calls(runtime, &*sandbox, &bridge, iterations))
     });
     // Calls back to back: each also competes with the previous call's engine resetting.
     c.bench_function("sandbox/quickjs/back_to_back_calls", |b| {
@@ -119,16 +128,7 @@ fn bench_node(c: &mut Criterion, runtime: &tokio::runtime::Runtime) {
         .warm_up_time(Duration::from_millis(20))
         .measurement_time(Duration::from_millis(100));
     group.bench_function("start_plus_one_call", |b| {
-        b.iter_custom(|iterations| {
-            let mut timed = Duration::ZERO;
-            for _ in 0..iterations {
-                runtime.block_on(sandbox.warm());
-                let started = Instant::now();
-                one_call(runtime, &*sandbox, &bridge);
-                timed += started.elapsed();
-            }
-            timed
-        })
+        b.iter_custom(|iterations| warm_calls(runtime, &*sandbox, &bridge, iterations))
     });
     group.finish();
 }

@@ -624,7 +624,7 @@ fn index_entries(entries: &[ToolEntry]) -> Bm25Index {
     for e in entries {
         doc.clear();
         ids.clear();
-        for text in [&e.name, &e.id, &e.label, &e.description] {
+        for text in plain_texts(e) {
             terms.ids(text, &mut ids);
         }
         doc.extend(ids.iter().map(|&id| (id, TEXT_WEIGHT)));
@@ -747,12 +747,17 @@ fn vocabulary_of(entries: &[ToolEntry]) -> Vocabulary {
 /// An entry's search text (spec §4) with its field weight: name, id, label and description,
 /// and, for trusted tools only, the parameter text at [`PARAM_WEIGHT`].
 fn document_texts<'a>(e: &'a ToolEntry, out: &mut Vec<(&'a str, f32)>) {
-    out.extend([&e.name, &e.id, &e.label, &e.description].map(|t| (t.as_str(), TEXT_WEIGHT)));
+    out.extend(plain_texts(e).map(|t| (t, TEXT_WEIGHT)));
     if e.source.is_trusted() {
         let mut params = Vec::new();
         schema_texts(&e.parameters, 0, &mut params);
         out.extend(params.into_iter().map(|t| (t, PARAM_WEIGHT)));
     }
+}
+
+/// The texts of an entry searched at [`TEXT_WEIGHT`]: name, id, label and description.
+fn plain_texts(e: &ToolEntry) -> [&str; 4] {
+    [&e.name, &e.id, &e.label, &e.description].map(String::as_str)
 }
 
 /// Descriptions and property names, through properties/items/anyOf/oneOf/allOf, to depth 4.

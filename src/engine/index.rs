@@ -161,22 +161,23 @@ impl Bm25Index {
         self.doc_len.is_empty()
     }
 
-    /// Scores every document that holds at least one query term, in the order the query's
-    /// postings first reach them (callers order the hits themselves).
-    ///
-    /// Scores accumulate in dense per-document arrays (no hashing per posting); a document is
-    /// new when its score is still 0, which is sound because every posting adds a positive
-    /// amount (idf > 0, tf ≥ 1, weight > 0). The arrays are the thread's own and are reused:
-    /// only the entries a search touched are cleared after it, so a search costs its postings,
-    /// not the size of the catalogue.
+    /// The hits of [`Self::for_each_hit`], collected (the tests' view).
+    #[cfg(test)]
     pub fn score(&self, query: &[QueryTerm]) -> Vec<Hit> {
         let mut hits = Vec::new();
         self.for_each_hit(query, |hit| hits.push(hit));
         hits
     }
 
-    /// [`Self::score`] without collecting: `visit` sees each hit once, so a caller keeping
-    /// only the best few allocates nothing per document.
+    /// Scores every document that holds at least one query term and hands each hit to
+    /// `visit` once, in the order the query's postings first reach it (callers order the hits
+    /// themselves); a caller keeping only the best few allocates nothing per document.
+    ///
+    /// Scores accumulate in dense per-document arrays (no hashing per posting); a document is
+    /// new when its score is still 0, which is sound because every posting adds a positive
+    /// amount (idf > 0, tf ≥ 1, weight > 0). The arrays are the thread's own and are reused:
+    /// only the entries a search touched are cleared after it, so a search costs its postings,
+    /// not the size of the catalogue.
     pub fn for_each_hit(&self, query: &[QueryTerm], mut visit: impl FnMut(Hit)) {
         SCRATCH.with(|scratch| {
             let mut scratch = scratch.borrow_mut();

@@ -24,7 +24,7 @@ use crate::config::TOOL_SEARCH_CODE;
 use crate::error::{temp_dir, Error, Exit};
 use crate::output::{emit, Format};
 use crate::protocol::SessionRecord;
-use crate::provider::{JournalRecord, MockProvider, ProviderOptions, ScriptedTurn};
+use crate::provider::{MockProvider, ProviderOptions, ScriptedTurn};
 use crate::sandbox::probes::{Area, Probe, ProbeSite};
 use crate::scenario::{load_all, scenario_from_json, Lane, Scenario};
 use crate::suite::findings::{self, Expectations};
@@ -533,26 +533,6 @@ fn session_results(session: &[SessionRecord], probes: &[Probe]) -> HashMap<Strin
     results
 }
 
-/// The tool output the model was sent for each probe: the request after the one that planned
-/// the probe's call carries its output.
-fn model_outputs(journal: &[Arc<JournalRecord>], probes: &[Probe]) -> HashMap<String, String> {
-    let mut outputs = HashMap::new();
-    let mut planned: Option<&Probe> = None;
-    for record in journal {
-        if let (Some(probe), Some(output)) = (planned, &record.tool_output) {
-            outputs
-                .entry(probe.name.to_string())
-                .or_insert_with(|| output.clone());
-        }
-        planned = record
-            .planned_tool_args
-            .as_ref()
-            .and_then(|args| args["code"].as_str())
-            .and_then(|code| tagged(code, probes));
-    }
-    outputs
-}
-
 /// Runs `probes` on `target` with one gateway start: the probes go in batches of at most
 /// [`PROBES_PER_TURN`] (dealt round-robin), one session turn per batch, the turns concurrent. The gateway gets [`SECRET_ENV`] =
 /// `plant.env_secret` when it runs as its own process. A turn the gateway answers with an error
@@ -641,7 +621,9 @@ pub async fn run_probes(
     gateway.stop().await;
     target.finish().await;
     let results = session_results(&session, probes);
-    let outputs = model_outputs(&provider.journal().since(0), probes);
+    let outputs = provider
+        .journal()
+        .code_outputs(|code| tagged(code, probes).map(|p| p.name.to_string()));
     drop(provider);
     let secrets = [plant.file_secret.as_str(), plant.env_secret.as_str()];
     let verdicts = probes

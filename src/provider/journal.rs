@@ -219,6 +219,28 @@ impl Journal {
         self.lock().last().cloned()
     }
 
+    /// The tool output the model was sent back for each `tool_search_code` call the mock
+    /// planned, keyed by `key_of(code)` (calls whose code it does not know are skipped): the
+    /// request after the one that planned a call carries its output. The first output per key.
+    pub fn code_outputs<K: std::hash::Hash + Eq>(
+        &self,
+        key_of: impl Fn(&str) -> Option<K>,
+    ) -> std::collections::HashMap<K, String> {
+        let mut outputs = std::collections::HashMap::new();
+        let mut planned: Option<K> = None;
+        for record in self.lock().iter() {
+            if let (Some(key), Some(output)) = (planned.take(), &record.tool_output) {
+                outputs.entry(key).or_insert_with(|| output.clone());
+            }
+            planned = record
+                .planned_tool_args
+                .as_ref()
+                .and_then(|args| args["code"].as_str())
+                .and_then(&key_of);
+        }
+        outputs
+    }
+
     /// Appends a record built from its cursor; returns that cursor.
     pub(crate) fn push_with(&self, build: impl FnOnce(u64) -> JournalRecord) -> u64 {
         let mut records = self.lock();

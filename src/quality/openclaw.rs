@@ -6,7 +6,7 @@
 //! results from what the provider was sent back and measures them exactly as it measures the
 //! embedded engine ([`super::assemble`]).
 
-use std::collections::{BTreeSet, HashMap};
+use std::collections::BTreeSet;
 use std::time::Duration;
 
 use serde_json::{json, Value};
@@ -260,31 +260,27 @@ async fn run_turns(base_url: &str, batches: usize) -> Result<(), Error> {
 /// Each batch's returned value, read from the tool output the provider was sent after the call
 /// it planned for that batch (`{ok, value, telemetry}`, OpenClaw's `tool_search_code` result).
 fn outputs_by_batch(provider: &MockProvider, batches: usize) -> Result<Vec<BatchOutput>, Error> {
-    let mut found: HashMap<usize, BatchOutput> = HashMap::new();
-    let mut planned: Option<usize> = None;
-    for record in provider.journal().since(0) {
-        if let (Some(batch), Some(output)) = (planned, &record.tool_output) {
-            let result: Value =
-                serde_json::from_str(output).map_err(|_| bad_output(batch, &first_line(output)))?;
+    let mut outputs = provider
+        .journal()
+        .code_outputs(|code| (0..batches).find(|&b| code.starts_with(&tag(b))));
+    (0..batches)
+        .map(|batch| {
+            let output = outputs
+                .remove(&batch)
+                .ok_or_else(|| bad_output(batch, "no result"))?;
+            let result: Value = serde_json::from_str(&output)
+                .map_err(|_| bad_output(batch, &first_line(&output)))?;
             if result["ok"] != json!(true) {
-                return Err(bad_output(batch, &first_line(output)));
+                return Err(bad_output(batch, &first_line(&output)));
             }
             let catalog_size = result["telemetry"]["catalogSize"]
                 .as_u64()
                 .and_then(|n| usize::try_from(n).ok());
-            found.entry(batch).or_insert(BatchOutput {
+            Ok(BatchOutput {
                 value: result["value"].clone(),
                 catalog_size,
-            });
-        }
-        planned = record
-            .planned_tool_args
-            .as_ref()
-            .and_then(|args| args["code"].as_str())
-            .and_then(|code| (0..batches).find(|&b| code.starts_with(&tag(b))));
-    }
-    (0..batches)
-        .map(|b| found.remove(&b).ok_or_else(|| bad_output(b, "no result")))
+            })
+        })
         .collect()
 }
 
