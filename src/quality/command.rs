@@ -93,7 +93,7 @@ pub async fn command(options: &QualityOptions, out: &mut dyn std::io::Write) -> 
         Some(path) => Some(load_catalog(path).map_err(|e| usage(format!("--catalog: {e}")))?),
     };
     // The product is located before the embedded measurement, so a missing install is said
-    // at once (exit 2 with the install command).
+    // at once (exit 3, naming the install command).
     let install = match options.target {
         TargetChoice::Embedded => None,
         _ => Some(
