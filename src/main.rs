@@ -153,7 +153,8 @@ struct QualityArgs {
     #[command(flatten)]
     node: NodeArg,
     /// Hybrid only: measure every fusion weight of the grid on the tuning half (never the test
-    /// half) and print them best first, instead of the report.
+    /// half) and print them best first, then the grid's ceiling (each query at its best weight:
+    /// what no single weight can beat), instead of the report.
     #[arg(long)]
     tune: bool,
 }

@@ -5,8 +5,8 @@ use std::path::{Path, PathBuf};
 
 use super::catalog_file::load_catalog;
 use super::{
-    build_catalog, measure, quality_entries, tune_fusion, Baseline, QualityReport, QualitySet,
-    RankedBy, TunePoint,
+    build_catalog, measure, quality_entries, tune_fusion, Baseline, Figures, FusionTuning,
+    QualityReport, QualitySet, RankedBy,
 };
 use crate::catalog::realistic::realistic_catalog;
 use crate::engine::Ranker;
@@ -106,8 +106,8 @@ pub async fn command(options: &QualityOptions, out: &mut dyn std::io::Write) -> 
         let entries = user_catalog.clone().unwrap_or_else(quality_entries);
         let catalog = build_catalog(entries, options.ranker).map_err(|e| usage(e.to_string()))?;
         if options.tune {
-            let points = tune_fusion(&catalog, &set).map_err(|e| usage(e.to_string()))?;
-            emit(out, &tune_text(&points, options.format))?;
+            let tuning = tune_fusion(&catalog, &set).map_err(|e| usage(e.to_string()))?;
+            emit(out, &tune_text(&tuning, options.format))?;
             return Ok(Exit::OK);
         }
         let report = measure(&catalog, &set).map_err(|e| usage(e.to_string()))?;
@@ -172,28 +172,33 @@ fn exact_name_regression(report: &QualityReport) -> Vec<String> {
     report.regressions(&baseline)
 }
 
-fn tune_text(points: &[TunePoint], format: Format) -> String {
+fn tune_text(tuning: &FusionTuning, format: Format) -> String {
     match format {
-        Format::Json => serde_json::to_string_pretty(points).unwrap_or_default() + "\n",
+        Format::Json => serde_json::to_string_pretty(tuning).unwrap_or_default() + "\n",
         Format::Table => {
             let mut text = String::from(
                 "fusion grid on the tuning half, best first (lexical weight, operation boost: recall@1, recall@5, MRR)\n",
             );
-            for p in points {
+            for p in &tuning.points {
                 text.push_str(&format!(
-                    "lexical {:.1}  operation {:.1}: recall@1 {:.4} ({}/{})  recall@5 {:.4} ({}/{})  MRR {:.4}\n",
+                    "lexical {:.1}  operation {:.1}: {}\n",
                     p.lexical_weight,
                     p.operation_boost,
-                    p.tuning.recall_at_1,
-                    p.tuning.hits_at_1,
-                    p.tuning.queries,
-                    p.tuning.recall_at_5,
-                    p.tuning.hits_at_5,
-                    p.tuning.queries,
-                    p.tuning.mrr
+                    figures_line(&p.tuning)
                 ));
             }
+            text.push_str(&format!(
+                "ceiling (each query at its best point of the grid; no one point reaches it): {}\n",
+                figures_line(&tuning.ceiling)
+            ));
             text
         }
     }
+}
+
+fn figures_line(f: &Figures) -> String {
+    format!(
+        "recall@1 {:.4} ({}/{})  recall@5 {:.4} ({}/{})  MRR {:.4}",
+        f.recall_at_1, f.hits_at_1, f.queries, f.recall_at_5, f.hits_at_5, f.queries, f.mrr
+    )
 }

@@ -432,12 +432,21 @@ pub struct TunePoint {
 pub const TUNE_WEIGHTS: [f64; 11] = [0.0, 0.1, 0.2, 0.3, 0.4, 0.5, 0.6, 0.7, 0.8, 0.9, 1.0];
 pub const TUNE_OPERATION_BOOSTS: [f64; 6] = [0.0, 0.1, 0.2, 0.3, 0.5, 1.0];
 
+/// The fusion grid measured on the tuning half, and its ceiling.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct FusionTuning {
+    /// Every point of the grid, best first.
+    pub points: Vec<TunePoint>,
+    /// Each tuning query at its best rank over the whole grid: what a fusion weight chosen per
+    /// query could reach at most. No single point reaches it; when it is below a target,
+    /// tuning the fusion cannot meet that target and a ranker must improve.
+    pub ceiling: Figures,
+}
+
 /// Measures every fusion of the grid on the **tuning half** of `set` (the test half is never
-/// looked at); best first by recall@5, then recall@1, then MRR, then the grid order.
-pub fn tune_fusion(
-    catalog: &ToolCatalog,
-    set: &QualitySet,
-) -> Result<Vec<TunePoint>, QualityError> {
+/// looked at); points best first by recall@5, then recall@1, then MRR, then the grid order.
+pub fn tune_fusion(catalog: &ToolCatalog, set: &QualitySet) -> Result<FusionTuning, QualityError> {
     set.check_labels(catalog)?;
     if catalog.ranker() != Ranker::Hybrid {
         return Err(QualityError::Set(
@@ -451,6 +460,7 @@ pub fn tune_fusion(
         .filter_map(|q| catalog.query_rankings(&q.text).map(|r| (q, r)))
         .collect();
     let mut points = Vec::new();
+    let mut best: Vec<Option<usize>> = vec![None; tuning.len()];
     for operation in TUNE_OPERATION_BOOSTS {
         for lexical in TUNE_WEIGHTS {
             let fusion = Fusion { lexical, operation };
@@ -464,6 +474,9 @@ pub fn tune_fusion(
                         .map(|p| p + 1)
                 })
                 .collect();
+            for (b, r) in best.iter_mut().zip(&ranks) {
+                *b = better_rank(*b, *r);
+            }
             points.push(TunePoint {
                 lexical_weight: lexical,
                 operation_boost: operation,
@@ -476,7 +489,19 @@ pub fn tune_fusion(
             .cmp(&(a.tuning.hits_at_5, a.tuning.hits_at_1))
             .then(b.tuning.mrr.total_cmp(&a.tuning.mrr))
     });
-    Ok(points)
+    Ok(FusionTuning {
+        points,
+        ceiling: Figures::from_ranks(&best),
+    })
+}
+
+/// The better of two ranks (a rank beats no rank).
+fn better_rank(a: Option<usize>, b: Option<usize>) -> Option<usize> {
+    match (a, b) {
+        (Some(x), Some(y)) => Some(x.min(y)),
+        (x, None) => x,
+        (None, y) => y,
+    }
 }
 
 /// Ids of entries that do not come first when searched by their exact name.

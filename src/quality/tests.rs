@@ -284,3 +284,11 @@ fn builtin_lexical_quality_does_not_regress() {
     assert_eq!(report.exact_name_recall, 1.0);
     assert_eq!(report.regressions(&baseline), Vec::<String>::new());
 }
+
+#[test]
+fn a_rank_beats_no_rank_and_the_lower_rank_wins() {
+    assert_eq!(super::better_rank(Some(3), Some(1)), Some(1));
+    assert_eq!(super::better_rank(None, Some(7)), Some(7));
+    assert_eq!(super::better_rank(Some(2), None), Some(2));
+    assert_eq!(super::better_rank(None, None), None);
+}

@@ -88,6 +88,53 @@ fn hybrid_json_report_is_the_committed_baseline_and_beats_lexical() {
     }
 }
 
+/// `--tune` measures the grid on the tuning half only and prints its ceiling: each tuning query
+/// at its best point. The ceiling bounds every point, and with the committed model it is the
+/// figure docs/search-quality.md cites (recall@5 197/211 = 0.9336 < the 0.95 target: no fusion
+/// weight of these two rankings reaches it).
+#[test]
+fn tune_prints_the_grid_and_its_ceiling_on_the_tuning_half() {
+    if !hybrid_model_or_skip("tune_prints_the_grid_and_its_ceiling_on_the_tuning_half") {
+        return;
+    }
+    let tuning = run_json(&[
+        "quality", "--ranker", "hybrid", "--tune", "--format", "json",
+    ]);
+    let points = tuning["points"].as_array().unwrap();
+    assert_eq!(points.len(), 11 * 6);
+    let ceiling = &tuning["ceiling"];
+    let tuning_half = committed("search-quality-baseline-hybrid.json")["tuning"]["queries"].clone();
+    assert_eq!(ceiling["queries"], tuning_half);
+    for key in ["hitsAt1", "hitsAt5"] {
+        let best = points
+            .iter()
+            .map(|p| p["tuning"][key].as_u64().unwrap())
+            .max();
+        assert!(
+            ceiling[key].as_u64() >= best,
+            "{key}: ceiling {} vs best point {best:?}",
+            ceiling[key]
+        );
+    }
+    // The chosen fusion (0.4, 0.5) is the best point and gives the committed tuning figures.
+    let first = &points[0];
+    assert_eq!(
+        (
+            first["lexicalWeight"].as_f64(),
+            first["operationBoost"].as_f64()
+        ),
+        (Some(0.4), Some(0.5))
+    );
+    assert_eq!(
+        first["tuning"],
+        committed("search-quality-baseline-hybrid.json")["tuning"]
+    );
+    assert_eq!(
+        (ceiling["hitsAt1"].as_u64(), ceiling["hitsAt5"].as_u64()),
+        (Some(170), Some(197))
+    );
+}
+
 #[test]
 fn table_shows_each_half_next_to_the_baseline() {
     let base = committed("search-quality-baseline.json");
