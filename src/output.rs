@@ -16,6 +16,21 @@ pub enum Format {
     Json,
 }
 
+/// The widest a table may be: every table fits a 100-column terminal (long cells wrap).
+pub const TABLE_WIDTH: u16 = 100;
+
+/// A table in the house style (condensed UTF-8 borders) under `header`, its cells wrapped so
+/// that it is never wider than [`TABLE_WIDTH`].
+pub fn bounded_table(header: impl Into<comfy_table::Row>) -> comfy_table::Table {
+    let mut table = comfy_table::Table::new();
+    table
+        .load_style(comfy_table::presets::UTF8_FULL_CONDENSED)
+        .set_content_arrangement(comfy_table::ContentArrangement::Dynamic)
+        .set_width(TABLE_WIDTH)
+        .set_header(header);
+    table
+}
+
 /// Writes `text` to `out`. A closed pipe ends the output quietly; any other failure is an error.
 pub fn emit(out: &mut dyn Write, text: &str) -> Result<(), Error> {
     match out.write_all(text.as_bytes()).and_then(|()| out.flush()) {

@@ -317,10 +317,7 @@ impl ProbeReport {
 
     /// The table: one row per probe, then a summary line.
     pub fn to_table(&self) -> String {
-        use comfy_table::{presets::UTF8_FULL_CONDENSED, Table};
-        let mut table = Table::new();
-        table.load_style(UTF8_FULL_CONDENSED);
-        table.set_header(["probe", "area", "outcome", "evidence"]);
+        let mut table = crate::output::bounded_table(["probe", "area", "outcome", "evidence"]);
         for p in &self.probes {
             let (outcome, evidence) = match &p.accepted {
                 Some(reason) => (

@@ -1,8 +1,6 @@
 //! The quality report as a table: the figures per half next to the baseline's, then the misses.
 
-use comfy_table::{presets::UTF8_FULL_CONDENSED, ContentArrangement, Table};
-
-use crate::suite::report::table::WIDTH;
+use crate::output::bounded_table;
 
 use super::{Baseline, Figures, QualityReport, RANK_DEPTH};
 
@@ -16,8 +14,7 @@ fn base_cell(baseline: Option<&Figures>, f: impl Fn(&Figures) -> String) -> Stri
 }
 
 pub(super) fn table(report: &QualityReport, baseline: Option<&Baseline>) -> String {
-    let mut figures = Table::new();
-    figures.load_style(UTF8_FULL_CONDENSED).set_header(vec![
+    let mut figures = bounded_table(vec![
         "metric",
         "tuning half",
         "baseline",
@@ -63,12 +60,7 @@ pub(super) fn table(report: &QualityReport, baseline: Option<&Baseline>) -> Stri
         base_cell(bs, |b| format!("{:.4}", b.mrr)),
         format!("{:.4}", a.mrr),
     ]);
-    let mut misses = Table::new();
-    misses
-        .load_style(UTF8_FULL_CONDENSED)
-        .set_content_arrangement(ContentArrangement::Dynamic)
-        .set_width(WIDTH)
-        .set_header(vec!["half", "query", "right tool", "rank", "first instead"]);
+    let mut misses = bounded_table(vec!["half", "query", "right tool", "rank", "first instead"]);
     for m in &report.misses {
         misses.add_row(vec![
             match m.half {

@@ -113,6 +113,8 @@ fn every_probe_is_contained_on_the_embedded_gateway() {
     }
 }
 
+/// One row per selected probe, in the order asked, and a table that fits 100 columns: long
+/// evidence wraps onto the next line instead of widening the table.
 #[test]
 fn the_table_has_one_row_per_selected_probe_and_a_summary_line() {
     let out = bin()
@@ -122,6 +124,8 @@ fn the_table_has_one_row_per_selected_probe_and_a_summary_line() {
             "this_constructor",
             "--probe",
             "read_env",
+            "--probe",
+            "read_secret_file_with_import",
         ])
         .output()
         .unwrap();
@@ -133,15 +137,39 @@ fn the_table_has_one_row_per_selected_probe_and_a_summary_line() {
         ),
         "{stdout}"
     );
-    let rows: Vec<&str> = stdout
-        .lines()
-        .filter(|l| l.contains("contained ┆"))
+    let widest = stdout.lines().map(|l| l.chars().count()).max();
+    assert_eq!(widest, Some(100), "{stdout}");
+    // Each row: its probe's name, and its evidence cell joined over the lines it wraps onto.
+    let mut rows: Vec<(String, String)> = Vec::new();
+    for line in stdout.lines().filter(|l| l.starts_with('│')) {
+        let cells: Vec<&str> = line.trim_matches('│').split('┆').map(str::trim).collect();
+        match (cells[0], rows.last_mut()) {
+            ("", Some((_, evidence))) => {
+                evidence.push(' ');
+                evidence.push_str(cells[3]);
+            }
+            ("probe", _) => {}
+            (name, _) => rows.push((name.to_string(), cells[3].to_string())),
+        }
+    }
+    let expected = [
+        ("this_constructor", "returned \"undefined\""),
+        (
+            "read_env",
+            "error: code threw: ReferenceError: process is not defined",
+        ),
+        (
+            "read_secret_file_with_import",
+            "error: code threw: ReferenceError: could not load module 'fs'",
+        ),
+    ];
+    let expected: Vec<(String, String)> = expected
+        .iter()
+        .map(|(n, e)| (n.to_string(), e.to_string()))
         .collect();
-    assert_eq!(rows.len(), 2, "{stdout}");
-    assert!(rows[0].contains("this_constructor") && rows[0].contains("returned \"undefined\""));
-    assert!(rows[1].contains("read_env") && rows[1].contains("process is not defined"));
+    assert_eq!(rows, expected, "{stdout}");
     assert!(
-        stdout.ends_with("\nembedded: 2 contained, 0 ESCAPED, 0 inconclusive\n"),
+        stdout.ends_with("\nembedded: 3 contained, 0 ESCAPED, 0 inconclusive\n"),
         "{stdout}"
     );
 }

@@ -2,14 +2,13 @@
 //! of claims and what each claim means, then the accepted findings and the count line. Tables
 //! keep to 100 columns; long lists are cut with their count kept (JSON has them whole).
 
-use comfy_table::{presets::UTF8_FULL_CONDENSED, Cell, ContentArrangement, Table};
+use comfy_table::{Cell, Table};
 
 use super::{count_line, ScenarioReport, SnapshotState, SuiteReport};
 use crate::suite::claims::Verdict;
 use crate::suite::observation::LaneFigures;
 
-/// The width every table keeps to.
-pub const WIDTH: u16 = 100;
+use crate::output::{bounded_table, TABLE_WIDTH as WIDTH};
 /// Characters of one detail line a table shows before cutting it.
 const DETAIL_CHARS: usize = 150;
 
@@ -34,13 +33,7 @@ impl Detail {
 }
 
 pub(super) fn new_table(header: Vec<&str>) -> Table {
-    let mut table = Table::new();
-    table
-        .load_style(UTF8_FULL_CONDENSED)
-        .set_content_arrangement(ContentArrangement::Dynamic)
-        .set_width(WIDTH)
-        .set_header(header);
-    table
+    bounded_table(header)
 }
 
 /// `text` cut to `chars` with `…` when longer (a list keeps its leading count: `36 names: …`).
