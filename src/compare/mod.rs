@@ -290,6 +290,9 @@ pub async fn command(
     chart: Option<&std::path::Path>,
     out: &mut dyn std::io::Write,
 ) -> Result<u8, Error> {
+    // Token counts include the provider's ids (one per reply, in every later request of the
+    // turn): the same ids in every run make the same figures.
+    crate::protocol::response_object::reproducible_ids();
     let sizes = parse_sizes(sizes).map_err(|e| Error::Usage(format!("--sizes: {e}")))?;
     let modes = parse_modes(modes).map_err(|e| Error::Usage(format!("--modes: {e}")))?;
     let profile = profile.map(str::to_string);

@@ -1,8 +1,7 @@
 //! The comparison as a person reads it: a terminal table, a markdown table, or JSON.
 
-use comfy_table::{presets::UTF8_FULL_CONDENSED, Table};
-
 use super::{CompareCell, CompareReport};
+use crate::output::bounded_table;
 
 const HEADER: [&str; 12] = [
     "tools",
@@ -69,18 +68,29 @@ fn fallback_notes(report: &CompareReport) -> Vec<String> {
     notes
 }
 
-/// A terminal table, then the fallback notes.
+/// Columns of [`HEADER`] in the terminal's first table (the first request) and second (the
+/// whole turn); both start with the size and the mode. Twelve columns do not fit 100.
+const FIRST_COLUMNS: [usize; 8] = [0, 1, 2, 3, 4, 5, 6, 7];
+const TURN_COLUMNS: [usize; 6] = [0, 1, 8, 9, 10, 11];
+
+/// Two terminal tables (the first request, the whole turn), then the fallback notes.
 pub fn table(report: &CompareReport) -> String {
-    let mut table = Table::new();
-    table
-        .load_style(UTF8_FULL_CONDENSED)
-        .set_header(HEADER.to_vec());
-    for cell in &report.cells {
-        table.add_row(row(cell));
-    }
+    let part = |columns: &[usize]| {
+        let pick = |cells: Vec<String>| -> Vec<String> {
+            columns.iter().map(|&c| cells[c].clone()).collect()
+        };
+        let mut table = bounded_table(pick(HEADER.iter().map(|h| h.to_string()).collect()));
+        for cell in &report.cells {
+            table.add_row(pick(row(cell)));
+        }
+        table
+    };
     let mut out = format!(
-        "{table}\nprofile: {} · tokens: {}\n",
-        report.profile, report.tokenizer
+        "first request\n{}\nwhole turn\n{}\nprofile: {} · tokens: {}\n",
+        part(&FIRST_COLUMNS),
+        part(&TURN_COLUMNS),
+        report.profile,
+        report.tokenizer
     );
     for note in fallback_notes(report) {
         out.push_str(&format!("note: {note}\n"));

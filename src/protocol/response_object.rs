@@ -17,15 +17,25 @@ use serde_json::{Map, Value};
 
 use super::usage::Usage;
 
+/// The per-process seed of [`fresh_id`].
+static SEED: OnceLock<u64> = OnceLock::new();
+
 /// A fresh id `<prefix>_<16 hex digits>`, unique in this process and unpredictable across
-/// processes: a per-process random seed plus a counter, through a bijective mix. Never derived
-/// from anything a caller sent.
+/// processes (a per-process random seed plus a counter, through a bijective mix) unless the
+/// command asked for [`reproducible_ids`]. Never derived from anything a caller sent.
 pub fn fresh_id(prefix: &str) -> String {
-    static SEED: OnceLock<u64> = OnceLock::new();
     static COUNTER: AtomicU64 = AtomicU64::new(0);
     let seed = *SEED.get_or_init(|| RandomState::new().hash_one(std::process::id()));
     let n = COUNTER.fetch_add(1, Ordering::Relaxed);
     format!("{prefix}_{:016x}", mix(seed, n))
+}
+
+/// Makes this process's ids the same in every run (a fixed seed), for a command whose figures
+/// must repeat run to run: ids are part of every later request of a turn, and 16 random hex
+/// digits take a varying number of tokens. Returns false (and changes nothing) when an id was
+/// already made.
+pub fn reproducible_ids() -> bool {
+    SEED.set(0).is_ok()
 }
 
 /// splitmix64: distinct `n` give distinct outputs (an odd multiplier, then a bijective finaliser).

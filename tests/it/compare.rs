@@ -203,6 +203,33 @@ fn cli_writes_markdown_and_a_chart() {
     assert_eq!(svg.matches("<polyline").count(), 2);
 }
 
+/// Two runs print the same report, byte for byte (token counts included: the provider's ids
+/// are in every later request of a turn, and the command makes them the same each run), and
+/// the terminal's tables fit 100 columns even at 10,000 tools.
+#[test]
+fn cli_prints_the_same_figures_every_run_in_tables_that_fit_the_terminal() {
+    let run = |format: &str| {
+        let out = bin()
+            .args(["compare", "--sizes", "36,10000", "--format", format])
+            .output()
+            .expect("runs");
+        assert_eq!(
+            out.status.code(),
+            Some(0),
+            "{}",
+            String::from_utf8_lossy(&out.stderr)
+        );
+        String::from_utf8(out.stdout).expect("utf-8")
+    };
+    let first = run("json");
+    assert_eq!(first, run("json"));
+    let table = run("table");
+    let widest = table.lines().map(|l| l.chars().count()).max();
+    assert!(widest <= Some(100), "{widest:?} columns:\n{table}");
+    assert!(table.starts_with("first request\n"), "{table}");
+    assert!(table.contains("\nwhole turn\n"), "{table}");
+}
+
 #[test]
 fn cli_rejects_an_unknown_mode_with_exit_two() {
     let out = bin()
