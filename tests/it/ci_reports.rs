@@ -76,6 +76,19 @@ fn junit_has_one_case_per_scenario_lane_and_claim_and_the_report_dir_is_written(
         .output()
         .unwrap();
     assert_eq!(out.status.code(), Some(0), "{}", stderr_of(&out));
+    // The readable report on stdout keeps to 100 columns, its scenario heading included.
+    let stdout = String::from_utf8_lossy(&out.stdout);
+    let widest = stdout.lines().map(|l| l.chars().count()).max();
+    assert!(
+        widest <= Some(100),
+        "a line of {widest:?} columns:\n{stdout}"
+    );
+    assert!(
+        stdout.starts_with(&format!(
+            "scenario {REFERENCE}\n  target embedded, profile "
+        )),
+        "{stdout}"
+    );
     let cases = junit_cases(&std::fs::read_to_string(&junit).unwrap());
     let summary: Value =
         serde_json::from_str(&std::fs::read_to_string(reports.join("summary.json")).unwrap())

@@ -124,12 +124,18 @@ impl SuiteReport {
                 .as_ref()
                 .map(|p| format!(", profile {p}"))
                 .unwrap_or_default();
-            out.push_str(&format!(
-                "scenario {} (target {}{profile}, tool {})\n",
-                s.scenario,
+            let about = format!(
+                "target {}{profile}, tool {}",
                 self.target.as_str(),
                 s.target_tool
-            ));
+            );
+            let head = format!("scenario {} ({about})", s.scenario);
+            // One line when it fits the table width, else the details on a line of their own.
+            if head.chars().count() <= usize::from(WIDTH) {
+                out.push_str(&format!("{head}\n"));
+            } else {
+                out.push_str(&format!("scenario {}\n  {about}\n", s.scenario));
+            }
             if !s.lanes.0.is_empty() {
                 out.push_str(&figures_table(s).to_string());
                 out.push('\n');
