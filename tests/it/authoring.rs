@@ -22,6 +22,20 @@ fn run(args: &[&str], dir: &Path) -> (i32, String, String) {
     )
 }
 
+/// `suite` on scenario `name` from the working directory's files, without snapshots, plus `extra`.
+fn suite_here<'a>(name: &'a str, extra: &[&'a str]) -> Vec<&'a str> {
+    let mut args = vec![
+        "suite",
+        "--scenario-dir",
+        ".",
+        "--scenario",
+        name,
+        "--no-snapshots",
+    ];
+    args.extend_from_slice(extra);
+    args
+}
+
 #[test]
 fn new_scenario_passes_as_written_and_prints_the_next_two_commands() {
     let dir = tempfile::tempdir().unwrap();
@@ -213,16 +227,7 @@ fn default_claims_without_their_lane_are_not_applicable_in_every_format() {
          core_tools = false\n\n[[lanes]]\nname = \"tools\"\ntool_search = {{ mode = \"tools\" }}\n"
     );
     std::fs::write(dir.path().join("big.toml"), text).unwrap();
-    let suite = [
-        "suite",
-        "--scenario-dir",
-        ".",
-        "--scenario",
-        "big",
-        "--no-snapshots",
-        "--junit",
-        "junit.xml",
-    ];
+    let suite = suite_here("big", &["--junit", "junit.xml"]);
     let (code, stdout, stderr) = run(&suite, dir.path());
     assert_eq!(code, 0, "{stderr}\n{stdout}");
     assert!(
@@ -363,16 +368,7 @@ text = "done"
 fn the_control_tools_count_as_the_docs_say() {
     let dir = tempfile::tempdir().unwrap();
     std::fs::write(dir.path().join("scripted.toml"), SCRIPTED).unwrap();
-    let args = [
-        "suite",
-        "--scenario-dir",
-        ".",
-        "--scenario",
-        "scripted",
-        "--no-snapshots",
-        "--format",
-        "json",
-    ];
+    let args = suite_here("scripted", &["--format", "json"]);
     let (code, stdout, stderr) = run(&args, dir.path());
     assert_eq!(code, 0, "{stderr}\n{stdout}");
     let report: Value = serde_json::from_str(&stdout).unwrap();

@@ -14,6 +14,19 @@ pub fn tools_config(provider: Value) -> Value {
     })
 }
 
+/// The event types of a streamed text reply, in order (a tool call's stream has its own).
+pub const TEXT_REPLY_EVENTS: [&str; 9] = [
+    "response.created",
+    "response.in_progress",
+    "response.output_item.added",
+    "response.content_part.added",
+    "response.output_text.delta",
+    "response.output_text.done",
+    "response.content_part.done",
+    "response.output_item.done",
+    "response.completed",
+];
+
 /// Starts the embedded gateway on a loopback port with `config` and a fresh state directory.
 pub async fn start_gateway(config: &Value) -> (RunningGateway, tempfile::TempDir) {
     let loaded = toolsearch_qa::config::parse(&config.to_string(), "test config").unwrap();

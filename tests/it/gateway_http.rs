@@ -2,6 +2,8 @@
 //! clear JSON errors, a session log that keeps every earlier record, and a server that goes on serving.
 
 use serde_json::{json, Value};
+
+use crate::common::{start_gateway, tools_config};
 use toolsearch_qa::protocol::session::read_session_log;
 use wiremock::matchers::{method, path};
 use wiremock::{Mock, MockServer, ResponseTemplate};
@@ -13,21 +15,8 @@ struct Fixture {
 }
 
 async fn gateway_for(provider_url: &str) -> Fixture {
-    let config = format!(
-        r#"{{ models: {{ providers: {{ mock: {{ baseUrl: "{provider_url}/v1" }} }} }},
-             agents: {{ defaults: {{ model: {{ primary: "mock/qa" }} }}, list: [{{ id: "qa" }}] }},
-             tools: {{ toolSearch: {{ mode: "tools" }} }},
-             catalog: {{ fakePlugin: {{ id: "fixture", size: 5 }} }} }}"#
-    );
-    let loaded = toolsearch_qa::config::parse(&config, "test").unwrap();
-    let state = tempfile::tempdir().unwrap();
-    let gateway = toolsearch_qa::gateway::serve(
-        loaded,
-        state.path().to_path_buf(),
-        ([127, 0, 0, 1], 0).into(),
-    )
-    .await
-    .unwrap();
+    let config = tools_config(json!({ "baseUrl": format!("{provider_url}/v1") }));
+    let (gateway, state) = start_gateway(&config).await;
     Fixture {
         gateway,
         state,

@@ -5,7 +5,7 @@ use toolsearch_qa::protocol::usage::count_tokens;
 use toolsearch_qa::provider::model::{code_args, denied_args};
 use toolsearch_qa::provider::{MockProvider, ProviderError, ProviderOptions, ScriptedTurn};
 
-use crate::common::{assert_openai_response, assert_openai_stream};
+use crate::common::{assert_openai_response, assert_openai_stream, TEXT_REPLY_EVENTS};
 
 const TARGET: &str = "fake_plugin_tool_17";
 const TARGET_ID: &str = "openclaw:tool-search-e2e-fixture:fake_plugin_tool_17";
@@ -364,20 +364,7 @@ async fn streamed_tool_call_and_text_are_framed_in_order() {
     assert_eq!(completed["output"][0], call_frames[5].1["item"]);
 
     let text_frames = stream(&provider, &json!({"input": "hi", "stream": true})).await;
-    check_framing(
-        &text_frames,
-        &[
-            "response.created",
-            "response.in_progress",
-            "response.output_item.added",
-            "response.content_part.added",
-            "response.output_text.delta",
-            "response.output_text.done",
-            "response.content_part.done",
-            "response.output_item.done",
-            "response.completed",
-        ],
-    );
+    check_framing(&text_frames, &TEXT_REPLY_EVENTS);
     let text = "Mock provider reply: no tool search directive found.";
     assert_eq!(text_frames[4].1["delta"], text);
     assert_eq!(

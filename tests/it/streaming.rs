@@ -3,7 +3,7 @@
 //! provider. Claims and snapshots are the same as without streaming, except the `stream` flag the
 //! provider payload carries.
 
-use crate::common::{start_gateway, tools_config};
+use crate::common::{start_gateway, tools_config, TEXT_REPLY_EVENTS};
 use serde_json::{json, Value};
 use toolsearch_qa::protocol::sse::decode_stream;
 use toolsearch_qa::provider::MockProvider;
@@ -47,20 +47,7 @@ async fn the_gateway_streams_the_same_answer_as_events() {
         .map(|d| serde_json::from_str(d).unwrap())
         .collect();
     let kinds: Vec<&str> = events.iter().map(|e| e["type"].as_str().unwrap()).collect();
-    assert_eq!(
-        kinds,
-        [
-            "response.created",
-            "response.in_progress",
-            "response.output_item.added",
-            "response.content_part.added",
-            "response.output_text.delta",
-            "response.output_text.done",
-            "response.content_part.done",
-            "response.output_item.done",
-            "response.completed",
-        ]
-    );
+    assert_eq!(kinds, TEXT_REPLY_EVENTS);
     let numbers: Vec<u64> = events
         .iter()
         .map(|e| e["sequence_number"].as_u64().unwrap())
