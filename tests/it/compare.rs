@@ -164,31 +164,33 @@ fn bin() -> assert_cmd::Command {
     assert_cmd::Command::cargo_bin("toolsearch-qa").expect("binary built")
 }
 
-#[test]
-fn cli_writes_markdown_and_a_chart() {
-    let dir = tempfile::tempdir().expect("temp dir");
-    let chart = dir.path().join("sizes.svg");
-    let out = bin()
-        .args([
-            "compare",
-            "--sizes",
-            "36",
-            "--modes",
-            "tools,direct",
-            "--format",
-            "markdown",
-            "--chart",
-        ])
-        .arg(&chart)
-        .output()
-        .expect("runs");
+/// `toolsearch-qa compare ARGS`: must exit 0; its stdout.
+fn compare_cli(args: &[&str]) -> String {
+    let out = bin().arg("compare").args(args).output().expect("runs");
     assert_eq!(
         out.status.code(),
         Some(0),
         "{}",
         String::from_utf8_lossy(&out.stderr)
     );
-    let stdout = String::from_utf8_lossy(&out.stdout);
+    String::from_utf8(out.stdout).expect("utf-8")
+}
+
+#[test]
+fn cli_writes_markdown_and_a_chart() {
+    let dir = tempfile::tempdir().expect("temp dir");
+    let chart = dir.path().join("sizes.svg");
+    let chart_arg = chart.to_str().expect("utf-8 temp path");
+    let stdout = compare_cli(&[
+        "--sizes",
+        "36",
+        "--modes",
+        "tools,direct",
+        "--format",
+        "markdown",
+        "--chart",
+        chart_arg,
+    ]);
     let lines: Vec<&str> = stdout.lines().collect();
     assert!(
         lines[0].starts_with("| tools | mode | 1st bytes |"),
@@ -208,19 +210,7 @@ fn cli_writes_markdown_and_a_chart() {
 /// the terminal's tables fit 100 columns even at 10,000 tools.
 #[test]
 fn cli_prints_the_same_figures_every_run_in_tables_that_fit_the_terminal() {
-    let run = |format: &str| {
-        let out = bin()
-            .args(["compare", "--sizes", "36,10000", "--format", format])
-            .output()
-            .expect("runs");
-        assert_eq!(
-            out.status.code(),
-            Some(0),
-            "{}",
-            String::from_utf8_lossy(&out.stderr)
-        );
-        String::from_utf8(out.stdout).expect("utf-8")
-    };
+    let run = |format: &str| compare_cli(&["--sizes", "36,10000", "--format", format]);
     let first = run("json");
     assert_eq!(first, run("json"));
     let table = run("table");
