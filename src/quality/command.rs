@@ -177,7 +177,7 @@ fn tune_text(tuning: &FusionTuning, format: Format) -> String {
         Format::Json => serde_json::to_string_pretty(tuning).unwrap_or_default() + "\n",
         Format::Table => {
             let mut text = String::from(
-                "fusion grid on the tuning half, best first (lexical weight, operation boost: recall@1, recall@5, MRR)\n",
+                "fusion grid on the tuning half, best first (lexical weight, operation boost: figures)\n",
             );
             for p in &tuning.points {
                 text.push_str(&format!(
@@ -188,7 +188,7 @@ fn tune_text(tuning: &FusionTuning, format: Format) -> String {
                 ));
             }
             text.push_str(&format!(
-                "ceiling (each query at its best point of the grid; no one point reaches it): {}\n",
+                "ceiling (each query at its best point of the grid; no single point reaches it):\n  {}\n",
                 figures_line(&tuning.ceiling)
             ));
             text
