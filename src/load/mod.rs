@@ -81,14 +81,15 @@ impl LoadReport {
         self.latencies[rank.saturating_sub(1).min(self.latencies.len() - 1)]
     }
 
-    /// One line for people: sessions, requests, p50 and p99, resident memory.
+    /// For people: sessions, requests, p50 and p99, problems; then, when measured, resident
+    /// memory on a line of its own (each line within 100 columns).
     pub fn summary(&self) -> String {
         let memory = self
             .memory
             .map(|m| {
                 let mb = |kib: u64| kib as f64 / 1024.0;
                 format!(
-                    ", RSS idle {:.1} MB, peak {:.1} MB, after {:.1} MB",
+                    "\nRSS idle {:.1} MB, peak {:.1} MB, after {:.1} MB",
                     mb(m.idle_kib),
                     mb(m.peak_kib),
                     mb(m.after_kib)
