@@ -31,6 +31,19 @@ pub fn bounded_table(header: impl Into<comfy_table::Row>) -> comfy_table::Table 
     table
 }
 
+/// `text` cut to `chars` characters, with `…` when it was longer.
+pub fn cut(text: &str, chars: usize) -> String {
+    match text.char_indices().nth(chars) {
+        Some((at, _)) => format!("{}…", &text[..at]),
+        None => text.to_string(),
+    }
+}
+
+/// The first line of `text`, trimmed and [`cut`] to `chars`: a long message in one row.
+pub fn first_line(text: &str, chars: usize) -> String {
+    cut(text.lines().next().unwrap_or_default().trim(), chars)
+}
+
 /// Writes `text` to `out`. A closed pipe ends the output quietly; any other failure is an error.
 pub fn emit(out: &mut dyn Write, text: &str) -> Result<(), Error> {
     match out.write_all(text.as_bytes()).and_then(|()| out.flush()) {

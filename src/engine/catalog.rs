@@ -729,7 +729,7 @@ fn vocabulary_of(entries: &[ToolEntry]) -> Vocabulary {
     for e in entries {
         texts.clear();
         document_texts(e, &mut texts);
-        for (text, _) in &texts {
+        for text in &texts {
             seen.extend(words(text));
         }
     }
@@ -744,14 +744,12 @@ fn vocabulary_of(entries: &[ToolEntry]) -> Vocabulary {
     Vocabulary::new(vocabulary)
 }
 
-/// An entry's search text (spec §4) with its field weight: name, id, label and description,
-/// and, for trusted tools only, the parameter text at [`PARAM_WEIGHT`].
-fn document_texts<'a>(e: &'a ToolEntry, out: &mut Vec<(&'a str, f32)>) {
-    out.extend(plain_texts(e).map(|t| (t, TEXT_WEIGHT)));
+/// An entry's search text (spec §4): name, id, label and description, and, for trusted tools
+/// only, the parameter text ([`index_entries`] weighs the two parts apart).
+fn document_texts<'a>(e: &'a ToolEntry, out: &mut Vec<&'a str>) {
+    out.extend(plain_texts(e));
     if e.source.is_trusted() {
-        let mut params = Vec::new();
-        schema_texts(&e.parameters, 0, &mut params);
-        out.extend(params.into_iter().map(|t| (t, PARAM_WEIGHT)));
+        schema_texts(&e.parameters, 0, out);
     }
 }
 

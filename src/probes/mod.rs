@@ -22,6 +22,7 @@ use serde_json::{json, Value};
 
 use crate::config::TOOL_SEARCH_CODE;
 use crate::error::{temp_dir, Error, Exit};
+use crate::output::{cut, first_line};
 use crate::output::{emit, Format};
 use crate::protocol::SessionRecord;
 use crate::provider::{MockProvider, ProviderOptions, ScriptedTurn};
@@ -204,17 +205,6 @@ fn error_message(text: &str) -> String {
         None => message,
     };
     message.to_string()
-}
-
-fn cut(text: &str, chars: usize) -> String {
-    match text.char_indices().nth(chars) {
-        Some((at, _)) => format!("{}…", &text[..at]),
-        None => text.to_string(),
-    }
-}
-
-fn first_line(text: &str, chars: usize) -> String {
-    cut(text.lines().next().unwrap_or_default().trim(), chars)
 }
 
 /// The probes of one target.

@@ -15,9 +15,10 @@ use super::{assemble, QualityReport, QualitySet, Ranked, RankedBy, RANK_DEPTH};
 use crate::catalog::ToolEntry;
 use crate::config::TOOL_SEARCH_CODE;
 use crate::error::{temp_dir, Error};
+use crate::output::first_line;
 use crate::provider::model::ScriptedTurn;
 use crate::provider::{MockProvider, ProviderOptions};
-use crate::suite::lane::{error_message, post_turn};
+use crate::suite::lane::{error_message, message_body, post_turn};
 use crate::targets::openclaw::{
     config_value, free_loopback_port, write_json, write_plugin, Installation, LaneConfig,
     OpenClawGateway, AGENT_ID, DEFAULT_START_TIMEOUT,
@@ -239,12 +240,7 @@ fn prompt_key(i: usize) -> String {
 /// One turn per batch, one after another, each in its own session.
 async fn run_turns(base_url: &str, batches: usize) -> Result<(), Error> {
     for i in 0..batches {
-        let body = json!({
-            "model": "openclaw/qa",
-            "input": [{ "type": "message", "role": "user",
-                        "content": [{ "type": "input_text", "text": format!("run {}", prompt_key(i)) }] }],
-            "stream": false,
-        });
+        let body = message_body(&format!("run {}", prompt_key(i)), false);
         let key = format!("search-quality-{i}");
         let (status, answer) = post_turn(base_url, AGENT_ID, &key, &body, TURN_TIMEOUT).await?;
         if !(200..300).contains(&status) {
@@ -269,9 +265,9 @@ fn outputs_by_batch(provider: &MockProvider, batches: usize) -> Result<Vec<Batch
                 .remove(&batch)
                 .ok_or_else(|| bad_output(batch, "no result"))?;
             let result: Value = serde_json::from_str(&output)
-                .map_err(|_| bad_output(batch, &first_line(&output)))?;
+                .map_err(|_| bad_output(batch, &first_line(&output, 200)))?;
             if result["ok"] != json!(true) {
-                return Err(bad_output(batch, &first_line(&output)));
+                return Err(bad_output(batch, &first_line(&output, 200)));
             }
             let catalog_size = result["telemetry"]["catalogSize"]
                 .as_u64()
@@ -281,14 +277,5 @@ fn outputs_by_batch(provider: &MockProvider, batches: usize) -> Result<Vec<Batch
                 catalog_size,
             })
         })
-        .collect()
-}
-
-fn first_line(text: &str) -> String {
-    text.lines()
-        .next()
-        .unwrap_or_default()
-        .chars()
-        .take(200)
         .collect()
 }

@@ -89,13 +89,18 @@ pub fn error_message(response: &Value) -> String {
         .unwrap_or_else(|| response.to_string())
 }
 
+/// A Responses request of one user message saying `text`.
+pub fn message_body(text: &str, stream: bool) -> Value {
+    json!({
+        "model": "openclaw/qa",
+        "input": [{ "type": "message", "role": "user", "content": [{ "type": "input_text", "text": text }] }],
+        "stream": stream,
+    })
+}
+
 /// The reference turn: one user message, the scenario's client tools; `stream` as the lane says.
 pub fn turn_body(scenario: &Scenario, stream: bool) -> Value {
-    let mut body = json!({
-        "model": "openclaw/qa",
-        "input": [{ "type": "message", "role": "user", "content": [{ "type": "input_text", "text": scenario.prompt }] }],
-        "stream": stream,
-    });
+    let mut body = message_body(&scenario.prompt, stream);
     if let Some(max) = scenario.max_output_tokens {
         body["max_output_tokens"] = json!(max);
     }

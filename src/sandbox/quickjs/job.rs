@@ -168,6 +168,17 @@ pub(super) struct Link {
     ended: Rc<RefCell<Option<Event>>>,
 }
 
+impl Link {
+    /// Sends `event` to the parent; false (and the run stopped) when the parent is gone.
+    fn deliver(&self, event: Event) -> bool {
+        let sent = self.events.blocking_send(event).is_ok();
+        if !sent {
+            self.stop.store(true, Ordering::Relaxed);
+        }
+        sent
+    }
+}
+
 /// The prelude of a context, called: `run(code)` and `settle(id, ok, payload)`.
 pub(super) struct Prelude<'js> {
     pub(super) run: Function<'js>,
@@ -194,12 +205,7 @@ pub(super) fn call_prelude<'js>(
                 return over_message(&ctx);
             }
             let id = link.started.get() + 1;
-            if link
-                .events
-                .blocking_send(Event::call(id, &op, &args))
-                .is_err()
-            {
-                link.stop.store(true, Ordering::Relaxed);
+            if !link.deliver(Event::call(id, &op, &args)) {
                 return over_message(&ctx);
             }
             link.started.set(id);
@@ -209,13 +215,7 @@ pub(super) fn call_prelude<'js>(
     let slot = link.clone();
     let emit = Function::new(ctx.clone(), move |level: String, text: String| {
         if let Some(link) = slot.borrow().as_ref() {
-            if link
-                .events
-                .blocking_send(Event::log(&level, &text))
-                .is_err()
-            {
-                link.stop.store(true, Ordering::Relaxed);
-            }
+            link.deliver(Event::log(&level, &text));
         }
     })?;
     let slot = link.clone();

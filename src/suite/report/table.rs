@@ -8,7 +8,7 @@ use super::{count_line, ScenarioReport, SnapshotState, SuiteReport};
 use crate::suite::claims::Verdict;
 use crate::suite::observation::LaneFigures;
 
-use crate::output::{bounded_table, TABLE_WIDTH as WIDTH};
+use crate::output::{bounded_table, cut, TABLE_WIDTH as WIDTH};
 /// Characters of one detail line a table shows before cutting it.
 const DETAIL_CHARS: usize = 150;
 
@@ -34,14 +34,6 @@ impl Detail {
 
 pub(super) fn new_table(header: Vec<&str>) -> Table {
     bounded_table(header)
-}
-
-/// `text` cut to `chars` with `…` when longer (a list keeps its leading count: `36 names: …`).
-pub(super) fn cut(text: &str, chars: usize) -> String {
-    match text.char_indices().nth(chars) {
-        Some((at, _)) => format!("{}…", &text[..at]),
-        None => text.to_string(),
-    }
 }
 
 /// What the scripted model planned per request (`-` for a text answer).
