@@ -62,6 +62,7 @@ fn surface(c: &mut Criterion) {
                         limits: SearchLimits::default(),
                         code_runtime: Ok(()),
                         embedder: None,
+                        bridge: std::sync::Arc::new(toolsearch_qa::config::Bridge::spec()),
                     });
                     serde_json::to_vec(&surface.declarations()).map(|v| v.len())
                 })

@@ -5,6 +5,7 @@
 //! typo there silently changes what the model sees.
 
 mod guards;
+mod rules;
 mod tool_search;
 
 use std::collections::BTreeMap;
@@ -17,6 +18,7 @@ use crate::catalog::fake::{plugin_id_problem, size_problem};
 use crate::catalog::ToolPolicy;
 use crate::protocol::session::agent_id_problem;
 pub use guards::{Guard, GuardRule, HooksConfig, RuleAction};
+pub use rules::{Bridge, ControlRole, ToolSearchRules};
 pub use tool_search::{
     Ranker, SandboxBackend, ToolSearchMode, ToolSearchSettings, CONTROL_TOOLS, TOOL_CALL,
     TOOL_DESCRIBE, TOOL_SEARCH, TOOL_SEARCH_CODE,
@@ -242,6 +244,14 @@ pub struct LoadedConfig {
 }
 
 impl LoadedConfig {
+    /// `tools.toolSearch` read again as a surface with `rules` reads it (the gateway's profile:
+    /// what unset and `true` mean, which modes exist). The error is `(field path, message)`.
+    pub fn resolve_tool_search(&mut self, rules: &ToolSearchRules) -> Result<(), (String, String)> {
+        self.tool_search =
+            ToolSearchSettings::resolve_under(self.raw.tools.tool_search.as_ref(), rules)?;
+        Ok(())
+    }
+
     /// The provider and model named by `agents.defaults.model.primary` (`<provider>/<model>`).
     /// Without one, the only configured provider and the model `qa`.
     pub fn primary_model(&self) -> Option<(&ProviderConfig, String)> {

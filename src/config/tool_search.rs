@@ -3,6 +3,8 @@
 use serde::{Deserialize, Serialize};
 use serde_json::Value;
 
+use super::rules::ToolSearchRules;
+
 pub const TOOL_SEARCH_CODE: &str = "tool_search_code";
 pub const TOOL_SEARCH: &str = "tool_search";
 pub const TOOL_DESCRIBE: &str = "tool_describe";
@@ -49,17 +51,6 @@ impl ToolSearchMode {
     /// Is Tool Search on (any mode but `Direct`)?
     pub fn is_tool_search(self) -> bool {
         self != ToolSearchMode::Direct
-    }
-
-    /// The control tools this mode declares (none when direct).
-    pub fn controls(self) -> &'static [&'static str] {
-        match self {
-            ToolSearchMode::Direct => &[],
-            ToolSearchMode::Code => &[TOOL_SEARCH_CODE],
-            ToolSearchMode::Tools | ToolSearchMode::Directory => {
-                &[TOOL_SEARCH, TOOL_DESCRIBE, TOOL_CALL]
-            }
-        }
     }
 }
 
@@ -142,14 +133,24 @@ fn field_error(key: &str, message: impl Into<String>) -> FieldError {
 }
 
 impl ToolSearchSettings {
-    /// Resolves the raw `tools.toolSearch` value. Unset and `false` mean off; `true` means code mode.
-    /// Errors are `(field path, message)`.
+    /// Resolves the raw `tools.toolSearch` value by the spec's rules: unset and `false` mean off,
+    /// `true` means code mode. Errors are `(field path, message)`.
     pub fn resolve(raw: Option<&Value>) -> Result<Self, FieldError> {
+        ToolSearchSettings::resolve_under(raw, &ToolSearchRules::spec())
+    }
+
+    /// Resolves the raw `tools.toolSearch` value by a surface's `rules`: what unset and `true`
+    /// mean, and which modes exist (a mode the surface lacks is an error naming the key).
+    pub fn resolve_under(raw: Option<&Value>, rules: &ToolSearchRules) -> Result<Self, FieldError> {
         let mut settings = ToolSearchSettings::default();
         let object = match raw {
-            None | Some(Value::Null) | Some(Value::Bool(false)) => return Ok(settings),
+            None | Some(Value::Null) => {
+                settings.mode = rules.when_unset;
+                return Ok(settings);
+            }
+            Some(Value::Bool(false)) => return Ok(settings),
             Some(Value::Bool(true)) => {
-                settings.mode = ToolSearchMode::Code;
+                settings.mode = rules.when_enabled;
                 return Ok(settings);
             }
             Some(Value::Object(object)) => object,
@@ -177,18 +178,23 @@ impl ToolSearchSettings {
             }
         };
         let mode = match object.get("mode") {
-            None => ToolSearchMode::Code,
+            None => rules.when_enabled,
             Some(v) => v
                 .as_str()
                 .and_then(ToolSearchMode::from_name)
-                .filter(|m| m.is_tool_search())
+                .filter(|m| m.is_tool_search() && rules.has(*m))
                 .ok_or_else(|| {
-                    field_error(
-                        "mode",
-                        format!("expected \"code\", \"tools\" or \"directory\", got {v}"),
-                    )
+                    field_error("mode", format!("expected {}, got {v}", rules.mode_names()))
                 })?,
         };
+        if object.contains_key("codeTimeoutMs") && !rules.has(ToolSearchMode::Code) {
+            return Err(field_error(
+                "codeTimeoutMs",
+                "this surface has no code mode (its modes: ".to_string()
+                    + &rules.mode_names()
+                    + ")",
+            ));
+        }
         settings.sandbox = match object.get("sandbox") {
             None => SandboxBackend::Quickjs,
             Some(v) => serde_json::from_value(v.clone()).map_err(|_| {
@@ -267,6 +273,47 @@ mod tests {
         assert_eq!(resolve(json!({"codeTimeoutMs": 5000})).mode, Code);
         // `direct` is how Tool Search being off is named in reports, not a config mode.
         assert!(ToolSearchSettings::resolve(Some(&json!({"mode": "direct"}))).is_err());
+    }
+
+    #[test]
+    fn a_surface_without_code_mode_reads_unset_and_true_as_tools() {
+        use ToolSearchMode::*;
+        let rules = ToolSearchRules {
+            modes: vec![Tools, Directory],
+            when_unset: Tools,
+            when_enabled: Tools,
+            bridge: crate::config::Bridge {
+                call: "dispatch_action".into(),
+                code: None,
+                ..crate::config::Bridge::spec()
+            },
+        };
+        let under = |v: Option<Value>| ToolSearchSettings::resolve_under(v.as_ref(), &rules);
+        assert_eq!(under(None).unwrap().mode, Tools);
+        assert_eq!(under(Some(json!(true))).unwrap().mode, Tools);
+        // As in the product: an empty object configures nothing, so Tool Search is off.
+        assert_eq!(under(Some(json!({}))).unwrap().mode, Direct);
+        assert_eq!(
+            under(Some(json!({"maxSearchLimit": 5}))).unwrap().mode,
+            Tools
+        );
+        assert_eq!(under(Some(json!(false))).unwrap().mode, Direct);
+        assert_eq!(under(Some(json!({"enabled": false}))).unwrap().mode, Direct);
+        assert_eq!(
+            under(Some(json!({"mode": "directory"}))).unwrap().mode,
+            Directory
+        );
+        assert_eq!(
+            under(Some(json!({"mode": "code"}))),
+            Err((
+                "tools.toolSearch.mode".to_string(),
+                "expected \"tools\" or \"directory\", got \"code\"".to_string()
+            ))
+        );
+        assert_eq!(
+            under(Some(json!({"codeTimeoutMs": 5000}))).unwrap_err().0,
+            "tools.toolSearch.codeTimeoutMs"
+        );
     }
 
     #[test]

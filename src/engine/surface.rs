@@ -15,7 +15,9 @@ use crate::catalog::{
 };
 use crate::config::ToolSearchMode;
 
-pub use crate::config::{CONTROL_TOOLS, TOOL_CALL, TOOL_DESCRIBE, TOOL_SEARCH, TOOL_SEARCH_CODE};
+pub use crate::config::{
+    Bridge, ControlRole, CONTROL_TOOLS, TOOL_CALL, TOOL_DESCRIBE, TOOL_SEARCH, TOOL_SEARCH_CODE,
+};
 
 /// Inputs to [`Surface::plan`].
 pub struct SurfacePlan<'a> {
@@ -29,6 +31,8 @@ pub struct SurfacePlan<'a> {
     pub code_runtime: Result<(), String>,
     /// The embedding model when the hybrid ranker is configured (`None`: lexical).
     pub embedder: Option<Arc<Embedder>>,
+    /// The names of the surface's bridge tools (the gateway's profile says them).
+    pub bridge: Arc<Bridge>,
 }
 
 /// The model-visible surface of one run and, when Tool Search is on, its catalogue. Cheap to
@@ -39,7 +43,9 @@ pub struct Surface {
     /// Tools declared to the model with their full schemas, sorted by name.
     pub visible: Arc<[ToolEntry]>,
     /// Control tools declared to the model, sorted by name.
-    pub controls: Vec<&'static str>,
+    pub controls: Vec<String>,
+    /// The names of the bridge tools, and what each does.
+    pub bridge: Arc<Bridge>,
     /// The catalogue behind the controls (`None` in direct mode).
     pub run: Option<ToolSearchRun>,
     /// Every policy-allowed tool of the run: what a `call` may still reach.
@@ -54,9 +60,7 @@ impl Surface {
         let mut eligible: Vec<ToolEntry> = plan
             .tools
             .into_iter()
-            .filter(|t| {
-                !CONTROL_TOOLS.contains(&t.name.as_str()) && plan.policy.allows(&t.name, &t.id)
-            })
+            .filter(|t| !plan.bridge.is_control(&t.name) && plan.policy.allows(&t.name, &t.id))
             .collect();
         eligible.sort_by(|a, b| a.name.cmp(&b.name).then_with(|| a.id.cmp(&b.id)));
 
@@ -69,10 +73,10 @@ impl Surface {
                 mode = ToolSearchMode::Tools;
             }
         }
-        let denied: Vec<&str> = mode
-            .controls()
-            .iter()
-            .copied()
+        let denied: Vec<&str> = plan
+            .bridge
+            .controls(mode)
+            .into_iter()
             .filter(|c| !plan.policy.allows(c, &control_id(c)))
             .collect();
         if !denied.is_empty() {
@@ -88,6 +92,7 @@ impl Surface {
                 mode,
                 visible: eligible.clone(),
                 controls: Vec::new(),
+                bridge: plan.bridge,
                 run: None,
                 eligible,
                 notes,
@@ -123,12 +128,18 @@ impl Surface {
             }
         };
         let run = ToolSearchRun::new(catalog);
-        let mut controls = mode.controls().to_vec();
+        let mut controls: Vec<String> = plan
+            .bridge
+            .controls(mode)
+            .into_iter()
+            .map(str::to_string)
+            .collect();
         controls.sort_unstable();
         Surface {
             mode,
             visible: visible.into(),
             controls,
+            bridge: plan.bridge,
             run: Some(run),
             eligible: eligible.into(),
             notes,
@@ -140,7 +151,7 @@ impl Surface {
         let mut declarations: Vec<FunctionDeclaration> = self
             .controls
             .iter()
-            .map(|c| control_declaration(c))
+            .filter_map(|c| Some(control_declaration(self.bridge.role(c)?, c)))
             .collect();
         declarations.extend(self.visible.iter().map(ToolEntry::function_declaration));
         declarations.sort_by(|a, b| a.name.cmp(&b.name));
@@ -160,7 +171,7 @@ impl Surface {
         let mut names: Vec<String> = self
             .controls
             .iter()
-            .map(|c| c.to_string())
+            .cloned()
             .chain(self.visible.iter().map(|t| t.name.clone()))
             .collect();
         names.sort();
@@ -169,7 +180,14 @@ impl Surface {
 
     /// Is this name a control tool of this surface?
     pub fn is_control(&self, name: &str) -> bool {
-        self.controls.contains(&name)
+        self.controls.iter().any(|c| c == name)
+    }
+
+    /// What the control tool `name` of this surface does (`None`: not one of its controls).
+    pub fn role(&self, name: &str) -> Option<ControlRole> {
+        self.is_control(name)
+            .then(|| self.bridge.role(name))
+            .flatten()
     }
 }
 
@@ -178,33 +196,35 @@ pub fn control_id(name: &str) -> String {
     entry_id(ToolSource::Openclaw, "core", name)
 }
 
-/// The declaration of a control tool (our own descriptions). Its schema is made once.
-pub fn control_declaration(name: &str) -> FunctionDeclaration {
-    static SCHEMAS: OnceLock<Vec<(&'static str, &'static str, Arc<Value>)>> = OnceLock::new();
+/// The declaration of the control tool of `role`, named `name` (our own descriptions). Its
+/// schema is made once per role.
+pub fn control_declaration(role: ControlRole, name: &str) -> FunctionDeclaration {
+    static SCHEMAS: OnceLock<Vec<(ControlRole, &'static str, Arc<Value>)>> = OnceLock::new();
     let schemas = SCHEMAS.get_or_init(|| {
-        CONTROL_TOOLS
-            .iter()
-            .map(|name| {
-                let (description, parameters) = control_schema(name);
-                (*name, description, Arc::new(parameters))
-            })
-            .collect()
+        [
+            ControlRole::Code,
+            ControlRole::Search,
+            ControlRole::Describe,
+            ControlRole::Call,
+        ]
+        .into_iter()
+        .map(|role| {
+            let (description, parameters) = control_schema(role);
+            (role, description, Arc::new(parameters))
+        })
+        .collect()
     });
-    match schemas.iter().find(|(control, _, _)| *control == name) {
-        Some((_, description, parameters)) => {
-            FunctionDeclaration::new(name, *description, parameters.clone())
-        }
-        None => {
-            let (description, parameters) = control_schema(name);
-            FunctionDeclaration::new(name, description, parameters)
-        }
-    }
+    let (_, description, parameters) = schemas
+        .iter()
+        .find(|(r, _, _)| *r == role)
+        .expect("every role has a schema");
+    FunctionDeclaration::new(name, *description, parameters.clone())
 }
 
 /// The description and input schema of a control tool.
-fn control_schema(name: &str) -> (&'static str, Value) {
-    match name {
-        TOOL_SEARCH_CODE => (
+fn control_schema(role: ControlRole) -> (&'static str, Value) {
+    match role {
+        ControlRole::Code => (
             "Find and run hidden tools with JavaScript. The code is the body of an async function with \
              `openclaw.tools.search(query, {limit})`, `openclaw.tools.describe(id)` and \
              `openclaw.tools.call(id, args)` (each returns a promise) and `console.log`. Return the value you \
@@ -216,7 +236,7 @@ fn control_schema(name: &str) -> (&'static str, Value) {
                 "additionalProperties": false
             }),
         ),
-        TOOL_SEARCH => (
+        ControlRole::Search => (
             "Search the hidden tool catalogue. Returns candidates with an id and a compact input signature; \
              pass `queries` to run several searches at once.",
             json!({
@@ -241,7 +261,7 @@ fn control_schema(name: &str) -> (&'static str, Value) {
                 "additionalProperties": false
             }),
         ),
-        TOOL_DESCRIBE => (
+        ControlRole::Describe => (
             "Show the full input schema of a catalogue tool before calling it.",
             json!({
                 "type": "object",
@@ -250,7 +270,7 @@ fn control_schema(name: &str) -> (&'static str, Value) {
                 "additionalProperties": false
             }),
         ),
-        _ => (
+        ControlRole::Call => (
             "Call a catalogue tool by id with its arguments. The result is the envelope {tool, result}.",
             json!({
                 "type": "object",
@@ -284,6 +304,7 @@ mod tests {
             limits: SearchLimits::default(),
             code_runtime: code,
             embedder: None,
+            bridge: Arc::new(Bridge::spec()),
         })
     }
 

@@ -318,6 +318,7 @@ fn plan(state: &GatewayState, client_tools: Vec<ToolEntry>) -> Surface {
         },
         code_runtime: state.code_runtime.clone(),
         embedder: state.embedder.clone(),
+        bridge: std::sync::Arc::new(state.profile.bridge().clone()),
     })
 }
 

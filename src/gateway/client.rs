@@ -11,7 +11,7 @@
 use serde_json::Value;
 
 use crate::catalog::{Executor, ToolEntry};
-use crate::engine::surface::TOOL_CALL;
+use crate::engine::surface::ControlRole;
 use crate::engine::Surface;
 use crate::protocol::response_object::ResponseItem;
 
@@ -37,7 +37,7 @@ pub fn client_handoff(
     if let Some(entry) = visible_client(surface, name) {
         return Some(handoff(entry, call_id, arguments.to_string(), false));
     }
-    if name != TOOL_CALL || !surface.is_control(TOOL_CALL) {
+    if surface.role(name) != Some(ControlRole::Call) {
         return None;
     }
     let args: Value = serde_json::from_str(arguments).ok()?;
@@ -94,6 +94,7 @@ mod tests {
             limits: SearchLimits::default(),
             code_runtime: Ok(()),
             embedder: None,
+            bridge: std::sync::Arc::new(crate::engine::surface::Bridge::spec()),
         })
     }
 
@@ -101,7 +102,7 @@ mod tests {
     fn tool_call_to_a_client_tool_is_handed_back() {
         let s = surface(ToolSearchMode::Tools);
         let args = r#"{"id": "client:client:pick_file", "args": {"kind": "pdf"}}"#;
-        let handoff = client_handoff(&s, "call_7", TOOL_CALL, args).unwrap();
+        let handoff = client_handoff(&s, "call_7", "tool_call", args).unwrap();
         assert!(handoff.via_tool_call);
         let mut item = serde_json::to_value(&handoff.item).unwrap();
         assert!(item["id"].as_str().unwrap().starts_with("fc_"));
@@ -115,7 +116,7 @@ mod tests {
         assert_eq!(client_handoff(&s, "c", "pick_file", "{}"), None);
         // A gateway tool through tool_call is not a hand-off.
         assert_eq!(
-            client_handoff(&s, "c", TOOL_CALL, r#"{"id": "exec"}"#),
+            client_handoff(&s, "c", "tool_call", r#"{"id": "exec"}"#),
             None
         );
     }

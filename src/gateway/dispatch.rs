@@ -7,7 +7,7 @@ use super::code_mode::CodeRuntime;
 use super::execute::{result_text, GatewayRunner};
 use crate::catalog::ToolSource;
 use crate::engine::directory::exact_name_entry;
-use crate::engine::surface::{TOOL_CALL, TOOL_DESCRIBE, TOOL_SEARCH, TOOL_SEARCH_CODE};
+use crate::engine::surface::{Bridge, ControlRole};
 use crate::engine::{EngineError, Surface};
 
 /// What a function call produced for the model.
@@ -40,8 +40,13 @@ impl Dispatched {
     }
 }
 
-const STRUCTURED_HINT: &str =
-    "Use tool_search to find the right id, then tool_describe or tool_call with it.";
+/// What an unknown id's error suggests, in the surface's own names.
+fn structured_hint(bridge: &Bridge) -> String {
+    format!(
+        "Use {} to find the right id, then {} or {} with it.",
+        bridge.search, bridge.describe, bridge.call
+    )
+}
 
 /// Runs one function call of the model against the run's surface.
 pub async fn dispatch(
@@ -61,23 +66,22 @@ pub async fn dispatch(
             )
         }
     };
-    let result = match (surface.is_control(name), &surface.run) {
-        (true, Some(run)) => match name {
-            TOOL_SEARCH => search(run, &args).inspect(|_| {
+    let result = match (surface.role(name), &surface.run) {
+        (Some(role), Some(run)) => match role {
+            ControlRole::Search => search(run, &args).inspect(|_| {
                 runner.after_search();
             }),
-            TOOL_DESCRIBE => describe(run, &args),
-            TOOL_CALL => call(run, runner, call_id, &args).await,
-            TOOL_SEARCH_CODE => match code {
+            ControlRole::Describe => describe(run, &args, &surface.bridge),
+            ControlRole::Call => call(run, runner, call_id, &args).await,
+            ControlRole::Code => match code {
                 Some(code) => match string_arg(&args, "code") {
                     Ok(source) => code.run(source, run, runner, call_id).await,
                     Err(e) => Err(e),
                 },
-                None => Err(EngineError::InvalidInput(
-                    "tool_search_code has no sandbox on this gateway".into(),
-                )),
+                None => Err(EngineError::InvalidInput(format!(
+                    "{name} has no sandbox on this gateway"
+                ))),
             },
-            _ => Err(EngineError::InvalidInput(format!("unknown control {name}"))),
         },
         _ => return direct(surface, runner, name, &args).await,
     };
@@ -108,9 +112,14 @@ fn search(run: &crate::engine::ToolSearchRun, args: &Value) -> Result<String, En
         .map(|items| pretty(&items))
 }
 
-fn describe(run: &crate::engine::ToolSearchRun, args: &Value) -> Result<String, EngineError> {
+fn describe(
+    run: &crate::engine::ToolSearchRun,
+    args: &Value,
+    bridge: &Bridge,
+) -> Result<String, EngineError> {
     let id = string_arg(args, "id")?;
-    run.describe(id, STRUCTURED_HINT).map(|item| pretty(&item))
+    run.describe(id, &structured_hint(bridge))
+        .map(|item| pretty(&item))
 }
 
 async fn call(

@@ -506,7 +506,7 @@ fn parse_client_tools(
             ))
             .param(at));
         }
-        if crate::engine::surface::CONTROL_TOOLS.contains(&name) {
+        if state.profile.bridge().is_control(name) {
             return Err(bad_request(format!(
                 "{at}: client tool name {name:?} collides with a Tool Search control; rename the client tool"
             ))

@@ -61,6 +61,13 @@ pub enum GatewayError {
     },
     #[error("gateway config catalog.profile: {0}")]
     Profile(#[from] crate::profile::ProfileError),
+    /// `tools.toolSearch` asks for what the profile's surface does not have (e.g. code mode).
+    #[error("gateway config {field}: {message} (profile {profile})")]
+    ToolSearch {
+        field: String,
+        message: String,
+        profile: String,
+    },
 }
 
 /// Shared state of a running gateway.
@@ -91,12 +98,19 @@ pub struct GatewayState {
 }
 
 impl GatewayState {
-    pub fn new(config: LoadedConfig, state_dir: PathBuf) -> Result<Self, GatewayError> {
-        let (provider, model) = config.primary_model().ok_or(GatewayError::NoProvider)?;
+    pub fn new(mut config: LoadedConfig, state_dir: PathBuf) -> Result<Self, GatewayError> {
         let profile = match &config.raw.catalog.profile {
             Some(reference) => crate::profile::resolve(reference)?,
             None => Profile::spec(),
         };
+        config
+            .resolve_tool_search(&profile.tool_search)
+            .map_err(|(field, message)| GatewayError::ToolSearch {
+                field,
+                message,
+                profile: profile.name.clone(),
+            })?;
+        let (provider, model) = config.primary_model().ok_or(GatewayError::NoProvider)?;
         let timeout = provider
             .timeout_ms
             .filter(|ms| *ms > 0)

@@ -13,7 +13,7 @@ use super::model::{
     Section, Source, SurfaceKind,
 };
 use super::Profile;
-use crate::config::{ToolSearchMode, CONTROL_TOOLS};
+use crate::config::{ToolSearchMode, ToolSearchRules};
 
 /// A profile that cannot be used: unknown, unreadable, or with a missing or wrong field.
 #[derive(Debug, Clone, PartialEq, Eq, Error)]
@@ -103,6 +103,9 @@ struct ProfileFile {
     directory: Option<DirectoryFormat>,
     #[serde(default)]
     prompt: Option<Prompts>,
+    /// How the surface reads `tools.toolSearch`, its modes and bridge names (unset: the spec's).
+    #[serde(default)]
+    tool_search: Option<ToolSearchRules>,
 }
 
 type Invalid = (String, String);
@@ -129,17 +132,35 @@ pub fn parse(text: &str, origin: &str, reference: &str) -> Result<Profile, Profi
         let message = e.into_inner().message().trim_end().to_string();
         error(invalid(field, message))
     })?;
-    let surface = resolve_surface(&file).map_err(error)?;
+    let tool_search = resolve_rules(&file).map_err(error)?;
+    let surface = resolve_surface(&file, &tool_search).map_err(error)?;
     Ok(Profile {
         name: file.name,
         about: file.about,
         origin: origin.to_string(),
         reference: reference.to_string(),
         surface,
+        tool_search,
     })
 }
 
-fn resolve_surface(file: &ProfileFile) -> Result<ProfileSurface, Invalid> {
+/// The `[tool_search]` rules, checked; the spec's when the file has none.
+fn resolve_rules(file: &ProfileFile) -> Result<ToolSearchRules, Invalid> {
+    match (&file.tool_search, file.surface) {
+        (None, _) => Ok(ToolSearchRules::spec()),
+        (Some(rules), SurfaceKind::Spec) if *rules != ToolSearchRules::spec() => Err(invalid(
+            "tool_search",
+            "a `surface = \"spec\"` profile is the engine's own surface: its modes, defaults and \
+             bridge names are the spec's (tool-search-spec.md §2, §7)",
+        )),
+        (Some(rules), _) => match rules.problem() {
+            Some((field, message)) => Err(invalid(format!("tool_search.{field}"), message)),
+            None => Ok(rules.clone()),
+        },
+    }
+}
+
+fn resolve_surface(file: &ProfileFile, rules: &ToolSearchRules) -> Result<ProfileSurface, Invalid> {
     let parts = [
         ("source", file.source.is_some()),
         ("request", file.request.is_some()),
@@ -188,22 +209,22 @@ fn resolve_surface(file: &ProfileFile) -> Result<ProfileSurface, Invalid> {
                 directory,
                 prompt,
             };
-            validate(&captured)?;
+            validate(&captured, rules)?;
             Ok(ProfileSurface::Captured(Box::new(captured)))
         }
     }
 }
 
-/// The rules serde cannot say: unique names, the engine's controls per mode, lists where the
-/// directory is.
-fn validate(c: &Captured) -> Result<(), Invalid> {
+/// The rules serde cannot say: unique names, the bridge's controls per mode (none for a mode the
+/// surface lacks), lists where the directory is.
+fn validate(c: &Captured, rules: &ToolSearchRules) -> Result<(), Invalid> {
     let mut names = BTreeSet::new();
     for (i, tool) in c.core_tools.iter().enumerate() {
         let field = format!("core_tools[{i}].name");
         if tool.name.is_empty() {
             return Err(invalid(field, "empty"));
         }
-        if CONTROL_TOOLS.contains(&tool.name.as_str()) {
+        if rules.bridge.is_control(&tool.name) {
             return Err(invalid(
                 field,
                 format!("{:?} is a control tool; list it under controls", tool.name),
@@ -221,7 +242,10 @@ fn validate(c: &Captured) -> Result<(), Invalid> {
             .map(|t| t.name.as_str())
             .collect();
         given.sort_unstable();
-        let mut wanted = mode.controls().to_vec();
+        let mut wanted = match rules.has(mode) {
+            true => rules.bridge.controls(mode),
+            false => Vec::new(),
+        };
         wanted.sort_unstable();
         if given != wanted {
             return Err(invalid(
@@ -248,8 +272,25 @@ fn validate(c: &Captured) -> Result<(), Invalid> {
             "direct mode has no catalogue to list",
         ));
     }
+    if let Some(m) = d.modes.iter().find(|m| !rules.has(**m)) {
+        return Err(invalid(
+            "directory.modes",
+            format!(
+                "{:?} is not a mode of this surface (tool_search.modes)",
+                m.as_str()
+            ),
+        ));
+    }
     for mode in ToolSearchMode::ALL {
-        validate_sections(mode, c.prompt.of(mode), d.modes.contains(&mode))?;
+        let sections = c.prompt.of(mode);
+        if rules.has(mode) == sections.is_empty() {
+            let field = format!("prompt.{}", mode.as_str());
+            return Err(match rules.has(mode) {
+                true => invalid(field, "the surface has this mode: give its sections"),
+                false => invalid(field, "not a mode of this surface (tool_search.modes)"),
+            });
+        }
+        validate_sections(mode, sections, d.modes.contains(&mode))?;
     }
     Ok(())
 }
@@ -355,6 +396,59 @@ mod tests {
         );
         assert_eq!(field, "request");
         assert!(message.contains("takes no captured parts"), "{message}");
+    }
+
+    fn built_in_text(name: &str) -> &'static str {
+        BUILT_IN
+            .iter()
+            .find(|(p, _)| file_stem(p) == name)
+            .unwrap()
+            .1
+    }
+
+    #[test]
+    fn the_upstream_profile_has_its_own_bridge_and_modes() {
+        let up = resolve("openclaw-upstream").unwrap();
+        assert_eq!(up.bridge().call, "dispatch_action");
+        assert_eq!(up.bridge().code, None);
+        assert!(!up.tool_search.has(ToolSearchMode::Code));
+        assert_eq!(up.tool_search.when_unset, ToolSearchMode::Tools);
+        let product = resolve("openclaw-2026.9.6").unwrap();
+        assert_eq!(product.bridge(), &crate::config::Bridge::spec());
+        assert_eq!(product.tool_search.when_unset, ToolSearchMode::Tools);
+        assert_eq!(
+            resolve("spec").unwrap().tool_search,
+            ToolSearchRules::spec()
+        );
+    }
+
+    #[test]
+    fn controls_prompts_and_rules_must_agree() {
+        let text = built_in_text("openclaw-upstream");
+        let (field, message) =
+            error_of(&text.replacen("call = \"dispatch_action\"", "call = \"tool_call\"", 1));
+        assert_eq!(field, "controls");
+        assert_eq!(
+            message,
+            "mode tools has the controls [tool_call, tool_describe, tool_search]; the profile gives \
+             [dispatch_action, tool_describe, tool_search]"
+        );
+        let code_prompt = "\n[[prompt.code]]\ntext = { chars = 1, bytes = 1, lines = 0 }\n";
+        let (field, message) = error_of(&format!("{text}{code_prompt}"));
+        assert_eq!(
+            (field.as_str(), message.as_str()),
+            (
+                "prompt.code",
+                "not a mode of this surface (tool_search.modes)"
+            )
+        );
+        let (field, _) =
+            error_of(&text.replacen("when_enabled = \"tools\"", "when_enabled = \"code\"", 1));
+        assert_eq!(field, "tool_search.when_enabled");
+        let spec = "name = \"x\"\nabout = \"a\"\nsurface = \"spec\"\n[tool_search]\n\
+                    modes = [\"tools\"]\nwhen_unset = \"direct\"\nwhen_enabled = \"tools\"\n\
+                    bridge = { search = \"s\", describe = \"d\", call = \"c\" }\n";
+        assert_eq!(error_of(spec).0, "tool_search");
     }
 
     #[test]

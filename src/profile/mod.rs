@@ -23,6 +23,7 @@ pub use text::{Size, Text};
 
 use crate::catalog::fake::core_tools;
 use crate::catalog::CatalogMode;
+use crate::config::{Bridge, ToolSearchRules};
 
 /// The profile of the project's own surface, and the default of every scenario.
 pub const SPEC: &str = "spec";
@@ -40,6 +41,9 @@ pub struct Profile {
     /// How a gateway config names it: a built-in name, or the file's absolute path.
     pub reference: String,
     pub surface: ProfileSurface,
+    /// How this surface reads `tools.toolSearch`, which modes it has and what its bridge tools
+    /// are called (`[tool_search]`; the spec's when the file has none).
+    pub tool_search: ToolSearchRules,
 }
 
 impl Profile {
@@ -54,6 +58,11 @@ impl Profile {
             ProfileSurface::Spec => None,
             ProfileSurface::Captured(c) => Some(c),
         }
+    }
+
+    /// The names of this surface's bridge tools.
+    pub fn bridge(&self) -> &Bridge {
+        &self.tool_search.bridge
     }
 
     pub fn is_spec(&self) -> bool {

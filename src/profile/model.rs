@@ -161,8 +161,12 @@ pub struct DirectoryFormat {
 #[serde(deny_unknown_fields)]
 pub struct Prompts {
     pub direct: Vec<Section>,
+    /// A mode the surface lacks (`tool_search.modes`) has no sections.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub tools: Vec<Section>,
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub code: Vec<Section>,
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub directory: Vec<Section>,
 }
 

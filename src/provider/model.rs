@@ -29,7 +29,10 @@ const CHECK_DIRECTIVE: &str = "tool search qa check target=";
 const FAILURE_DIRECTIVE: &str = "tool search qa failure target=";
 const CODE_TOOL: &str = "tool_search_code";
 const SEARCH_TOOL: &str = "tool_search";
-const CALL_TOOL: &str = "tool_call";
+/// The dispatchers a surface may declare to call a catalogue entry by `{id, args}`: the spec's
+/// and OpenClaw 2026.9.6's `tool_call`, and upstream's `dispatch_action`. The model calls the
+/// one the request declares (the first, when a request declared both).
+const DISPATCHERS: [&str; 2] = ["tool_call", "dispatch_action"];
 const QUOTE_LIMIT: usize = 600;
 
 /// One turn of an explicit script (scenario files): what the n-th request of a session gets.
@@ -115,9 +118,11 @@ impl Decision {
         }
     }
 
-    /// A call put on the wire as `name`; a `tool_call` dispatcher is journaled as its target.
+    /// A call put on the wire as `name`; a dispatcher (`tool_call`, `dispatch_action`) is
+    /// journaled as its target.
     fn call(name: &str, arguments: Value, outcome: Outcome) -> Self {
-        let dispatched = (name == CALL_TOOL)
+        let dispatched = DISPATCHERS
+            .contains(&name)
             .then(|| {
                 arguments
                     .get("id")
@@ -128,7 +133,7 @@ impl Decision {
         let (planned, wire, args) = match dispatched {
             Some(target) => (
                 target,
-                Some(CALL_TOOL.to_string()),
+                Some(name.to_string()),
                 arguments.get("args").cloned().unwrap_or_else(|| json!({})),
             ),
             None => (name.to_string(), None, arguments.clone()),
@@ -218,14 +223,26 @@ fn check(target: &str, output: Option<&ToolOutput>, declared: &dyn Fn(&str) -> b
             Decision::call(target, normal_args(), Outcome::ToolCall)
         };
     };
-    let succeeded = output.text.contains(SUCCESS_MARKER);
-    if succeeded && output.text.contains(target) {
+    let (succeeded, names_target) = match call_envelope(&output.text) {
+        Some(envelope) => (
+            envelope.result.contains(SUCCESS_MARKER),
+            envelope
+                .tool
+                .as_deref()
+                .map_or_else(|| output.text.contains(target), |tool| tool == target),
+        ),
+        None => (
+            output.text.contains(SUCCESS_MARKER),
+            output.text.contains(target),
+        ),
+    };
+    if succeeded && names_target {
         return Decision::text(format!("{SUCCESS_MARKER} {target}"), Outcome::FinalText);
     }
     let from_search = matches!(output.tool_name.as_deref(), None | Some(SEARCH_TOOL));
     match candidate_id(&output.text, target).filter(|_| from_search && !succeeded) {
         Some(id) => Decision::call(
-            CALL_TOOL,
+            dispatcher(declared),
             json!({"id": id, "args": normal_args()}),
             Outcome::ToolCall,
         ),
@@ -244,9 +261,9 @@ fn failure(target: &str, output: Option<&ToolOutput>, declared: &dyn Fn(&str) ->
                 code_args(target, &denied_args()),
                 Outcome::ToolCall,
             )
-        } else if !declared(target) && declared(CALL_TOOL) {
+        } else if !declared(target) && DISPATCHERS.iter().any(|d| declared(d)) {
             Decision::call(
-                CALL_TOOL,
+                dispatcher(declared),
                 json!({"id": target, "args": denied_args()}),
                 Outcome::ToolCall,
             )
@@ -260,6 +277,42 @@ fn failure(target: &str, output: Option<&ToolOutput>, declared: &dyn Fn(&str) ->
     }
     let text = format!("{DENIED_MARKER} {target}: {}", quote(&output.text));
     Decision::text(text, Outcome::DeniedReport)
+}
+
+/// The dispatcher the request declares (`tool_call` when it declares none).
+fn dispatcher(declared: &dyn Fn(&str) -> bool) -> &'static str {
+    DISPATCHERS
+        .into_iter()
+        .find(|d| declared(d))
+        .unwrap_or(DISPATCHERS[0])
+}
+
+/// A dispatcher's answer `{tool, result}`, as the model reads it: the tool it ran (its name, or
+/// `tool.name`) and the result as text (JSON results, e.g. `result.details`, serialised).
+#[derive(Debug, PartialEq)]
+struct CallEnvelope {
+    tool: Option<String>,
+    result: String,
+}
+
+/// The `{tool, result}` envelope in a tool output, read inside an untrusted-content wrapper;
+/// `None` when the output is not one.
+fn call_envelope(output: &str) -> Option<CallEnvelope> {
+    let json = super::envelope::unwrap(output).unwrap_or(output);
+    let value: Value = serde_json::from_str(json).ok()?;
+    let (tool, result) = (value.get("tool")?, value.get("result")?);
+    let tool = match tool {
+        Value::String(name) => Some(name.clone()),
+        other => other
+            .get("name")
+            .and_then(Value::as_str)
+            .map(str::to_string),
+    };
+    let result = match result {
+        Value::String(text) => text.clone(),
+        other => other.to_string(),
+    };
+    Some(CallEnvelope { tool, result })
 }
 
 /// `tool_search_code` arguments: search the target, pick the exact-name hit, call it with `args`.
@@ -420,6 +473,94 @@ mod tests {
             "END_EXTERNAL_UNTRUSTED_CONTENT id=\"zz",
         );
         assert_eq!(candidate_id(&forged, "t"), None);
+    }
+
+    /// A request declaring `tools` whose input is the check directive and then, when given, a
+    /// `tool_search` call answered by `search_output`.
+    fn request(tools: &[&str], search_output: Option<&str>) -> (ParsedInput, DeclaredNames) {
+        let mut input = vec![json!({"type": "message", "role": "user",
+            "content": "tool search qa check target=fake_plugin_tool_17"})];
+        if let Some(output) = search_output {
+            input.push(json!({"type": "function_call", "call_id": "c1", "name": "tool_search", "arguments": "{}"}));
+            input.push(json!({"type": "function_call_output", "call_id": "c1", "output": output}));
+        }
+        let tools: Vec<Value> = tools
+            .iter()
+            .map(|n| json!({"type": "function", "name": n}))
+            .collect();
+        let body = json!({"input": input, "tools": tools});
+        let parsed = super::super::input::parse_value(&body).unwrap();
+        (parsed, DeclaredNames::from_value(&body["tools"]))
+    }
+
+    #[test]
+    fn the_check_path_calls_the_dispatcher_the_request_declares() {
+        let found = r#"[{"id":"openclaw:p:fake_plugin_tool_17","name":"fake_plugin_tool_17"}]"#;
+        for dispatcher in ["tool_call", "dispatch_action"] {
+            let tools = ["tool_search", "tool_describe", dispatcher];
+            let (parsed, declared) = request(&tools, None);
+            let first = decide(&parsed, &declared, None);
+            assert_eq!(
+                first.reply,
+                Reply::ToolCall {
+                    name: "tool_search".into(),
+                    arguments: json!({"query": "fake_plugin_tool_17", "limit": 1})
+                }
+            );
+            let (parsed, declared) = request(&tools, Some(found));
+            let second = decide(&parsed, &declared, None);
+            assert_eq!(
+                second.reply,
+                Reply::ToolCall {
+                    name: dispatcher.into(),
+                    arguments: json!({"id": "openclaw:p:fake_plugin_tool_17",
+                                      "args": {"marker": "normal"}})
+                }
+            );
+            assert_eq!(
+                second.planned_tool_name.as_deref(),
+                Some("fake_plugin_tool_17")
+            );
+            assert_eq!(second.planned_wire_tool_name.as_deref(), Some(dispatcher));
+        }
+    }
+
+    #[test]
+    fn a_call_envelope_is_read_for_its_tool_and_result() {
+        let details = r#"{"tool":{"id":"openclaw:p:fake_plugin_tool_17","name":"fake_plugin_tool_17"},
+                          "result":{"details":{"status":"ok","text":"FAKE_PLUGIN_OK"}}}"#;
+        assert_eq!(
+            call_envelope(details),
+            Some(CallEnvelope {
+                tool: Some("fake_plugin_tool_17".into()),
+                result: r#"{"details":{"status":"ok","text":"FAKE_PLUGIN_OK"}}"#.into()
+            })
+        );
+        let named = r#"{"tool":"fake_plugin_tool_17","result":"FAKE_PLUGIN_OK"}"#;
+        assert_eq!(
+            call_envelope(named).and_then(|e| e.tool),
+            Some("fake_plugin_tool_17".into())
+        );
+        assert_eq!(
+            call_envelope(r#"{"status":"error","tool":"x","error":"e"}"#),
+            None
+        );
+        // The envelope of another tool, even with the marker, is not the target's success.
+        let other = r#"{"tool":{"name":"fake_plugin_tool_01"},"result":"FAKE_PLUGIN_OK fake_plugin_tool_17"}"#;
+        let mut parsed = request(&["dispatch_action"], None).0;
+        parsed.tool_outputs.push(ToolOutput {
+            call_id: Some("c2".into()),
+            tool_name: Some("dispatch_action".into()),
+            text: other.into(),
+        });
+        let decided = decide(&parsed, &DeclaredNames::default(), None);
+        assert_eq!(decided.outcome, Outcome::GaveUp);
+        parsed.tool_outputs.last_mut().unwrap().text = details.into();
+        let decided = decide(&parsed, &DeclaredNames::default(), None);
+        assert_eq!(
+            decided.reply,
+            Reply::Text("FAKE_PLUGIN_OK fake_plugin_tool_17".into())
+        );
     }
 
     #[test]

@@ -20,7 +20,7 @@ use serde_json::{json, Value};
 use crate::catalog::{ToolPolicy, ToolSource};
 use std::sync::Arc;
 
-use crate::config::{ToolSearchMode, ToolSearchSettings};
+use crate::config::{Bridge, ToolSearchMode, ToolSearchSettings};
 use crate::profile::Profile;
 use crate::provider::ScriptedTurn;
 pub use claim::ClaimId;
@@ -278,10 +278,11 @@ impl Lane {
         self.settings.mode
     }
 
-    /// The control tools the lane's configured mode needs (none when Tool Search is off).
-    pub fn controls(&self) -> Vec<String> {
-        let controls = self.mode().controls();
-        controls.iter().map(|c| c.to_string()).collect()
+    /// The control tools the lane's configured mode needs on a surface with `bridge` (none when
+    /// Tool Search is off).
+    pub fn controls(&self, bridge: &Bridge) -> Vec<String> {
+        let controls = bridge.controls(self.mode());
+        controls.into_iter().map(str::to_string).collect()
     }
 
     /// The model script this lane runs under, if any.

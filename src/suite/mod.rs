@@ -171,7 +171,14 @@ pub async fn run_scenario(
     let observed: Vec<Observed<'_>> = observations
         .iter()
         .map(|(lane, observation)| {
-            Observed::new(target.kind(), lane, observation, &scenario.target_tool)
+            let bridge = scenario.profile.bridge();
+            Observed::new(
+                target.kind(),
+                lane,
+                observation,
+                &scenario.target_tool,
+                bridge,
+            )
         })
         .collect();
     let mut verdicts = evaluate(scenario, &observed);

@@ -9,7 +9,7 @@ use std::time::Duration;
 use serde::Serialize;
 
 use crate::catalog::ToolSource;
-use crate::config::CONTROL_TOOLS;
+use crate::config::Bridge;
 use crate::protocol::responses::{
     declared_tool_names, directory_lines, system_prompt_chars, system_text,
 };
@@ -49,12 +49,13 @@ impl<'a> Observed<'a> {
         lane: &'a Lane,
         observation: &'a LaneObservation,
         target_tool: &str,
+        bridge: &Bridge,
     ) -> Self {
         Observed {
             target,
             lane,
             observation,
-            figures: observation.figures(target_tool),
+            figures: observation.figures(target_tool, bridge),
         }
     }
 
@@ -118,8 +119,9 @@ pub struct SessionAnswers {
 }
 
 impl LaneObservation {
-    /// The figures of the lane; `target_tool` is the tool the turn is after.
-    pub fn figures(&self, target_tool: &str) -> LaneFigures {
+    /// The figures of the lane; `target_tool` is the tool the turn is after, `bridge` names
+    /// the surface's bridge tools.
+    pub fn figures(&self, target_tool: &str, bridge: &Bridge) -> LaneFigures {
         let first = self.requests.first();
         let declared = first
             .map(|r| declared_tool_names(&r.body))
@@ -136,7 +138,7 @@ impl LaneObservation {
             gateway_output_tool_names: self.response.tool_names(),
             gateway_output_text: self.response.text(),
             directory: first.and_then(|r| directory(&r.body, target_tool)),
-            session_log: session_answers(&self.session.records),
+            session_log: session_answers(&self.session.records, bridge),
         }
     }
 }
@@ -161,7 +163,7 @@ pub fn planned_wire_tool(record: &JournalRecord) -> Option<String> {
 }
 
 /// Answers spec §9's questions from session records.
-pub fn session_answers(records: &[SessionRecord]) -> SessionAnswers {
+pub fn session_answers(records: &[SessionRecord], bridge: &Bridge) -> SessionAnswers {
     let mut answers = SessionAnswers::default();
     for record in records {
         match record {
@@ -180,7 +182,7 @@ pub fn session_answers(records: &[SessionRecord]) -> SessionAnswers {
                 if result.parent_tool_call_id().is_some() {
                     answers.bridged_calls += 1;
                 }
-                if !result.is_error() && !CONTROL_TOOLS.contains(&name) {
+                if !result.is_error() && !bridge.is_control(name) {
                     answers.final_tool = Some(name.to_string());
                     answers.final_tool_source = result.source();
                 }

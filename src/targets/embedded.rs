@@ -5,12 +5,14 @@ use std::path::{Path, PathBuf};
 
 use serde_json::{json, Value};
 
-use super::{mcp_servers, BoxFuture, LaneGateway, LaneSetup, Target, TargetKind};
-use crate::config::{merge_overrides, CONTROL_TOOLS};
+use super::{
+    mcp_servers, BoxFuture, LaneGateway, LaneSetup, NotApplicable, Target, TargetKind, TargetPlan,
+};
+use crate::config::{merge_overrides, ToolSearchSettings};
 use crate::error::Error;
 use crate::gateway::RunningGateway;
 use crate::protocol::session::{session_id_for_key, session_log_path, SessionLog};
-use crate::scenario::CatalogSpec;
+use crate::scenario::{CatalogSpec, Lane, Scenario};
 
 /// The project's own gateway.
 pub struct EmbeddedTarget;
@@ -18,6 +20,27 @@ pub struct EmbeddedTarget;
 impl Target for EmbeddedTarget {
     fn kind(&self) -> TargetKind {
         TargetKind::Embedded
+    }
+
+    /// Lanes in a mode the scenario's profile lacks are not applicable, with the reason; a
+    /// lane whose `tool_search` means another mode under the profile is a usage error.
+    fn plan(&self, scenario: &Scenario) -> Result<TargetPlan, Error> {
+        let mut resolved = scenario.clone();
+        resolved.lanes.clear();
+        let mut not_applicable = Vec::new();
+        for lane in &scenario.lanes {
+            match lane_under_profile(scenario, lane)? {
+                Some(reason) => not_applicable.push(NotApplicable {
+                    lane: lane.name.clone(),
+                    reason,
+                }),
+                None => resolved.lanes.push(lane.clone()),
+            }
+        }
+        Ok(TargetPlan {
+            scenario: resolved,
+            not_applicable,
+        })
     }
 
     fn start<'a>(
@@ -38,13 +61,57 @@ impl Target for EmbeddedTarget {
     }
 }
 
+/// Whether `lane` runs on the scenario's profile: `Some(reason)` when its mode (the scenario's
+/// `tool_search`, read by the spec's rules) is one the profile's surface lacks; an error when
+/// the profile reads the value as another mode (e.g. `{}`: off in the spec, on where Tool Search
+/// is on by default), so a lane never silently runs a mode it does not expect.
+fn lane_under_profile(scenario: &Scenario, lane: &Lane) -> Result<Option<String>, Error> {
+    let profile = &scenario.profile;
+    let rules = &profile.tool_search;
+    let wanted = lane.mode();
+    if !rules.has(wanted) {
+        return Ok(Some(format!(
+            "profile {} has no {} mode (its modes: {})",
+            profile.name,
+            wanted.as_str(),
+            rules
+                .modes
+                .iter()
+                .map(|m| m.as_str())
+                .collect::<Vec<_>>()
+                .join(", ")
+        )));
+    }
+    let read = ToolSearchSettings::resolve_under(Some(&lane.tool_search), rules)
+        .map(|s| s.mode)
+        .map_err(|(field, message)| format!("{field}: {message}"));
+    match read {
+        Ok(mode) if mode == wanted => Ok(None),
+        other => Err(Error::Usage(format!(
+            "scenario {} lane {}: tool_search = {} is {} mode in the scenario but {} under profile {}; \
+             write the mode out (`false` for Tool Search off, `{{ mode = \"…\" }}`) ({})",
+            scenario.id,
+            lane.name,
+            lane.tool_search,
+            wanted.as_str(),
+            match other {
+                Ok(mode) => format!("{} mode", mode.as_str()),
+                Err(why) => format!("refused ({why})"),
+            },
+            profile.name,
+            scenario.origin
+        ))),
+    }
+}
+
 /// The JSON5 (here: JSON) config the embedded gateway gets for a lane.
 pub fn embedded_config(setup: &LaneSetup<'_>) -> Result<Value, Error> {
     let scenario = setup.scenario;
     let policy = &scenario.policy;
     let mut also_allow = policy.also_allow.clone();
     if policy.allow.is_some() {
-        also_allow.extend(CONTROL_TOOLS.iter().map(|c| c.to_string()));
+        let bridge = scenario.profile.bridge();
+        also_allow.extend(bridge.all().into_iter().map(str::to_string));
     }
     let mut tools = json!({ "toolSearch": setup.lane.tool_search, "deny": policy.deny, "alsoAllow": also_allow });
     if let Some(allow) = &policy.allow {

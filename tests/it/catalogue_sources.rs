@@ -128,7 +128,7 @@ async fn mcp_tool_through_tool_call_is_run_with_tools_call_and_logged_as_mcp() {
     assert_eq!(bridged[0]["sourceName"], "calendar");
     assert_eq!(bridged[0]["output"]["details"]["event"]["id"], "evt_1");
     let log = SessionLog::from_raw(session.clone(), "mcp session").unwrap();
-    let answers = session_answers(&log.records);
+    let answers = session_answers(&log.records, &toolsearch_qa::config::Bridge::spec());
     assert_eq!(answers.final_tool.as_deref(), Some("create_event"));
     assert_eq!(answers.final_tool_source.map(|s| s.as_str()), Some("mcp"));
     assert_eq!(answers.catalog_size, Some(7 + 5 + 2 - 1));

@@ -75,6 +75,7 @@ fn hybrid_search_never_returns_a_denied_tool() {
         limits: SearchLimits::default(),
         code_runtime: Ok(()),
         embedder: Some(embedder),
+        bridge: std::sync::Arc::new(toolsearch_qa::config::Bridge::spec()),
     });
     let run = surface.run.as_ref().unwrap();
     assert_eq!(run.catalog().ranker(), Ranker::Hybrid);

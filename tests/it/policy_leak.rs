@@ -242,6 +242,7 @@ proptest! {
             limits: SearchLimits::default(),
             code_runtime: if case.code_runtime { Ok(()) } else { Err("no sandbox in this test".into()) },
             embedder: None,
+            bridge: std::sync::Arc::new(toolsearch_qa::config::Bridge::spec()),
         });
         for (place, text) in visible_texts(&surface, case.stream, &denied) {
             for name in &denied {
@@ -270,6 +271,7 @@ fn the_checker_sees_a_leak_when_there_is_one() {
         limits: SearchLimits::default(),
         code_runtime: Ok(()),
         embedder: None,
+        bridge: std::sync::Arc::new(toolsearch_qa::config::Bridge::spec()),
     });
     let texts = visible_texts(&surface, false, &[]);
     assert_eq!(texts[0].0, "provider payload");

@@ -199,7 +199,15 @@ impl Fixture {
             .lanes
             .iter()
             .zip(&observations)
-            .map(|(lane, o)| Observed::new(TargetKind::Embedded, lane, o, TARGET))
+            .map(|(lane, o)| {
+                Observed::new(
+                    TargetKind::Embedded,
+                    lane,
+                    o,
+                    TARGET,
+                    scenario.profile.bridge(),
+                )
+            })
             .collect();
         evaluate(&scenario, &observed)
     }

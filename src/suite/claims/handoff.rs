@@ -10,13 +10,13 @@
 use serde_json::Value;
 
 use super::{check, Check, ClaimInput};
-use crate::config::TOOL_CALL;
+use crate::config::Bridge;
 use crate::protocol::{SessionRecord, ToolResultRecord};
 use crate::suite::observation::Observed;
 
 /// The model's arguments for the target call, as the session log recorded them: the direct
 /// call's arguments, or `args` of the `tool_call` that reached it.
-fn planned_arguments(o: &Observed<'_>, target: &str) -> Option<Value> {
+fn planned_arguments(o: &Observed<'_>, target: &str, bridge: &Bridge) -> Option<Value> {
     o.records()
         .iter()
         .filter_map(SessionRecord::as_message)
@@ -25,7 +25,7 @@ fn planned_arguments(o: &Observed<'_>, target: &str) -> Option<Value> {
             let arguments: Value = serde_json::from_str(&call.arguments).ok()?;
             match call.name.as_str() {
                 n if n == target => Some(arguments),
-                TOOL_CALL => arguments.get("args").cloned(),
+                n if n == bridge.call => arguments.get("args").cloned(),
                 _ => None,
             }
         })
@@ -44,7 +44,7 @@ pub fn h1_handed_back(input: &ClaimInput<'_>) -> Vec<Check> {
         format!("{names:?}"),
     )];
     if let Some(item) = items.first() {
-        let planned = planned_arguments(o, target);
+        let planned = planned_arguments(o, target, input.scenario.profile.bridge());
         let sent: Option<Value> = item
             .arguments
             .as_deref()

@@ -16,7 +16,7 @@ use serde_json::Value;
 use super::{check, names, show, Check, ClaimInput};
 use crate::catalog::fake::{fake_plugin_tools, FAKE_OK};
 use crate::catalog::ToolEntry;
-use crate::config::{ToolSearchMode, TOOL_CALL, TOOL_SEARCH, TOOL_SEARCH_CODE};
+use crate::config::{Bridge, ToolSearchMode};
 use crate::protocol::responses::{declared_tool_names, request_prefix};
 use crate::protocol::ToolResultRecord;
 use crate::scenario::Scenario;
@@ -95,14 +95,14 @@ pub fn c2_tool_search_calls_target(input: &ClaimInput<'_>) -> Vec<Check> {
         .filter_map(|r| planned_wire_tool(r))
         .collect();
     // The bridge the lane really used (code mode may have fallen back to the tools).
-    let expected_path: Vec<String> = if f
-        .provider_declared_tool_names
-        .iter()
-        .any(|n| n == TOOL_SEARCH_CODE)
-    {
-        vec![TOOL_SEARCH_CODE.into()]
-    } else {
-        vec![TOOL_SEARCH.into(), TOOL_CALL.into()]
+    let bridge = scenario.profile.bridge();
+    let code = bridge
+        .code
+        .as_ref()
+        .filter(|code| f.provider_declared_tool_names.contains(code));
+    let expected_path: Vec<String> = match code {
+        Some(code) => vec![code.clone()],
+        None => vec![bridge.search.clone(), bridge.call.clone()],
     };
     checks.push(check(
         "bridge path",
@@ -259,7 +259,7 @@ fn positions(texts: &[String], matches: impl Fn(&str) -> bool) -> Vec<usize> {
 /// direct-only tools (the target's own and the scenario's), and in directory mode the client
 /// tools the turn sends.
 pub fn expected_declared(scenario: &Scenario, o: &Observed<'_>) -> Vec<String> {
-    let mut names = o.lane.controls();
+    let mut names = o.lane.controls(scenario.profile.bridge());
     if o.lane.mode() == ToolSearchMode::Directory {
         names.extend(scenario.catalog.client.iter().cloned());
     }
@@ -354,16 +354,16 @@ pub fn c6_session_log(input: &ClaimInput<'_>) -> Vec<Check> {
             ),
         ));
     }
-    checks.extend(code_result_telemetry(o));
+    checks.extend(code_result_telemetry(o, scenario.profile.bridge()));
     checks
 }
 
 /// In code mode, the `tool_search_code` result itself carries telemetry (spec §9): it must say
 /// `ok: true` and count exactly what the session log's telemetry record counts.
-fn code_result_telemetry(o: &Observed<'_>) -> Vec<Check> {
+fn code_result_telemetry(o: &Observed<'_>, bridge: &Bridge) -> Vec<Check> {
     let s = &o.figures.session_log;
     o.tool_results()
-        .filter(|r| r.tool_name() == TOOL_SEARCH_CODE)
+        .filter(|r| bridge.code.as_deref() == Some(r.tool_name()))
         .map(|r| {
             let output: Value = serde_json::from_str(&r.output_text()).unwrap_or(Value::Null);
             let t = &output["telemetry"];
