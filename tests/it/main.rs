@@ -36,3 +36,4 @@ mod search_sources;
 mod signals;
 mod snapshots;
 mod streaming;
+mod upstream_surface;

@@ -1,0 +1,238 @@
+//! The upstream surface (`data/profiles/openclaw-upstream.toml`: `dispatch_action`, tools and
+//! directory only, on when unset) on the embedded gateway: the reference scenario holds every
+//! claim under that surface's meaning, its code lane is not applicable with the reason, and a
+//! config that asks for what the surface lacks is refused naming the key.
+
+use assert_cmd::Command;
+use serde_json::{json, Value};
+use toolsearch_qa::config::ToolSearchMode;
+use toolsearch_qa::scenario::{load_all, select};
+use toolsearch_qa::suite::report::SuiteReport;
+use toolsearch_qa::suite::run_suite;
+use toolsearch_qa::targets::EmbeddedTarget;
+
+const UPSTREAM: &str = "openclaw-upstream";
+
+async fn reference_report(profile: &str) -> SuiteReport {
+    let mut scenarios =
+        select(load_all(&[]).unwrap(), &["tool-search-gateway-e2e".into()]).unwrap();
+    scenarios[0].profile = toolsearch_qa::profile::resolve(profile).unwrap();
+    run_suite(&EmbeddedTarget, &scenarios).await.unwrap()
+}
+
+/// The always-declared core tools of the 2026.9.6 capture (the upstream profile keeps them)
+/// and `controls`, sorted.
+fn declared_with(controls: &[&str]) -> Value {
+    let mut names: Vec<&str> = toolsearch_qa::targets::openclaw::DIRECT_ONLY_TOOLS.to_vec();
+    names.extend(controls);
+    names.sort_unstable();
+    json!(names)
+}
+
+#[tokio::test]
+async fn the_reference_scenario_holds_under_the_upstream_surface() {
+    let report = reference_report(UPSTREAM).await;
+    assert!(
+        report.ok,
+        "{}",
+        serde_json::to_string_pretty(&report).unwrap()
+    );
+    let scenario = &report.scenarios[0];
+    let claims: Vec<(&str, &str, bool)> = scenario
+        .claims
+        .iter()
+        .map(|c| (c.claim.as_str(), c.lane.as_str(), c.ok))
+        .collect();
+    let mut want = Vec::new();
+    for (claim, lanes) in [
+        ("C1", &["direct"][..]),
+        ("C2", &["tools", "directory"]),
+        ("C3", &["direct"]),
+        ("C4", &["tools", "directory"]),
+        ("C5", &["tools", "directory"]),
+        ("C6", &["direct", "tools", "directory"]),
+        ("L1", &["direct", "tools", "directory"]),
+        ("P1", &["direct", "tools", "directory"]),
+        ("T1", &["direct", "tools", "directory"]),
+    ] {
+        want.extend(lanes.iter().map(|lane| (claim, *lane, true)));
+    }
+    assert_eq!(claims, want);
+    let not_applicable = serde_json::to_value(&scenario.not_applicable).unwrap();
+    assert_eq!(
+        not_applicable,
+        json!([{ "lane": "code",
+                 "reason": "profile openclaw-upstream has no code mode (its modes: tools, directory)" }])
+    );
+
+    let json = serde_json::to_value(scenario).unwrap();
+    let lanes = &json["lanes"];
+    assert_eq!(lanes.as_object().unwrap().len(), 3);
+    assert_eq!(lanes["direct"]["providerDeclaredToolCount"], 79);
+    assert_eq!(
+        lanes["direct"]["providerPlannedTools"],
+        json!(["fake_plugin_tool_17", null])
+    );
+    for lane in ["tools", "directory"] {
+        let l = &lanes[lane];
+        assert_eq!(l["providerRequestCount"], 3, "{lane}");
+        assert_eq!(
+            l["providerDeclaredToolNames"],
+            declared_with(&["dispatch_action", "tool_describe", "tool_search"]),
+            "{lane}"
+        );
+        assert_eq!(
+            l["providerPlannedTools"],
+            json!(["tool_search", "dispatch_action", null]),
+            "{lane}"
+        );
+        assert_eq!(
+            l["gatewayOutputText"], "FAKE_PLUGIN_OK fake_plugin_tool_17",
+            "{lane}"
+        );
+        let log = &l["sessionLog"];
+        assert_eq!(
+            (&log["searches"], &log["describes"], &log["calls"]),
+            (&json!(1), &json!(0), &json!(1)),
+            "{lane}"
+        );
+        assert_eq!(log["catalogSize"], 77, "{lane}");
+        assert_eq!(log["finalTool"], "fake_plugin_tool_17", "{lane}");
+        assert_eq!(log["bridgedCalls"], 1, "{lane}");
+        assert_eq!(l["directory"]["lines"], 70, "{lane}");
+        assert_eq!(l["directory"]["namesTarget"], true, "{lane}");
+    }
+    assert_eq!(json["reduction"]["tools"]["declaredTools"], 67);
+}
+
+#[tokio::test]
+async fn only_the_bridge_name_changes_the_bytes_against_2026_9_6() {
+    let (upstream, product) = (
+        reference_report(UPSTREAM).await,
+        reference_report("openclaw-2026.9.6").await,
+    );
+    let bytes = |r: &SuiteReport, lane: &str| {
+        serde_json::to_value(&r.scenarios[0]).unwrap()["lanes"][lane]["firstRequestBytes"]
+            .as_u64()
+            .unwrap()
+    };
+    assert_eq!(bytes(&upstream, "direct"), bytes(&product, "direct"));
+    // `dispatch_action` is 6 characters longer than `tool_call`, and it is written twice in the
+    // first request: its declaration's name and its line in the prompt's tool list.
+    for lane in ["tools", "directory"] {
+        assert_eq!(
+            bytes(&upstream, lane),
+            bytes(&product, lane) + 2 * 6,
+            "{lane}"
+        );
+    }
+}
+
+#[test]
+fn the_suite_command_passes_on_the_upstream_profile() {
+    let output = Command::cargo_bin("toolsearch-qa")
+        .unwrap()
+        .args([
+            "suite",
+            "--scenario",
+            "tool-search-gateway-e2e",
+            "--no-snapshots",
+            "--format",
+            "json",
+            "--profile",
+            UPSTREAM,
+        ])
+        .output()
+        .unwrap();
+    let stdout = String::from_utf8_lossy(&output.stdout);
+    assert_eq!(
+        output.status.code(),
+        Some(0),
+        "{stdout}\n{}",
+        String::from_utf8_lossy(&output.stderr)
+    );
+    let report: Value = serde_json::from_str(&stdout).unwrap();
+    let scenario = &report["scenarios"][0];
+    assert_eq!(scenario["profile"], UPSTREAM);
+    assert_eq!(scenario["notApplicable"][0]["lane"], "code");
+    let claims = scenario["claims"].as_array().unwrap();
+    assert_eq!(claims.len(), 20);
+    assert!(claims.iter().all(|c| c["ok"] == true), "{claims:#?}");
+}
+
+/// A gateway config with `tools` (no `toolSearch` unless given) on the upstream profile.
+fn upstream_config(tools: Value) -> String {
+    json!({
+        "models": { "providers": { "mock": { "baseUrl": "http://127.0.0.1:9/v1" } } },
+        "agents": { "defaults": { "model": { "primary": "mock/qa" } } },
+        "tools": tools,
+        "catalog": { "fakePlugin": { "id": "fixture", "size": 5 }, "profile": UPSTREAM },
+    })
+    .to_string()
+}
+
+fn gateway_state(
+    tools: Value,
+) -> Result<toolsearch_qa::gateway::GatewayState, toolsearch_qa::gateway::GatewayError> {
+    let config = toolsearch_qa::config::parse(&upstream_config(tools), "test config").unwrap();
+    let state = tempfile::tempdir().unwrap();
+    toolsearch_qa::gateway::GatewayState::new(config, state.path().to_path_buf())
+}
+
+#[test]
+fn unset_is_on_false_is_off_and_code_mode_is_refused_naming_the_key() {
+    let mode = |tools: Value| gateway_state(tools).unwrap().config.tool_search.mode;
+    assert_eq!(mode(json!({})), ToolSearchMode::Tools);
+    assert_eq!(mode(json!({ "toolSearch": true })), ToolSearchMode::Tools);
+    assert_eq!(mode(json!({ "toolSearch": false })), ToolSearchMode::Direct);
+    let refused = |tools: Value| match gateway_state(tools) {
+        Err(e) => e.to_string(),
+        Ok(_) => panic!("a config asking for code mode starts on the upstream surface"),
+    };
+    assert_eq!(
+        refused(json!({ "toolSearch": { "mode": "code" } })),
+        "gateway config tools.toolSearch.mode: expected \"tools\" or \"directory\", got \"code\" \
+         (profile openclaw-upstream)"
+    );
+    assert_eq!(
+        refused(json!({ "toolSearch": { "mode": "tools", "codeTimeoutMs": 5000 } })),
+        "gateway config tools.toolSearch.codeTimeoutMs: this surface has no code mode (its modes: \
+         \"tools\" or \"directory\") (profile openclaw-upstream)"
+    );
+    // The spec's surface reads the same config as Tool Search off.
+    let spec = upstream_config(json!({})).replace(UPSTREAM, "spec");
+    let config = toolsearch_qa::config::parse(&spec, "test config").unwrap();
+    assert_eq!(config.tool_search.mode, ToolSearchMode::Direct);
+}
+
+#[test]
+fn a_lane_the_upstream_surface_reads_otherwise_is_a_usage_error() {
+    let dir = tempfile::tempdir().unwrap();
+    std::fs::write(
+        dir.path().join("s.toml"),
+        "id = \"upstream-lane\"\ntitle = \"t\"\nobjective = \"o\"\nagent = \"qa\"\n\
+         prompt = \"tool search qa check target=fake_plugin_tool_03\"\n\
+         target_tool = \"fake_plugin_tool_03\"\nprofile = \"openclaw-upstream\"\n\n\
+         [catalog]\nplugin_id = \"p\"\nsize = 5\n\n\
+         [[lanes]]\nname = \"direct\"\ntool_search = false\n\n\
+         [[lanes]]\nname = \"tools\"\ntool_search = { mode = \"tools\", codeTimeoutMs = 5000 }\n",
+    )
+    .unwrap();
+    let output = Command::cargo_bin("toolsearch-qa")
+        .unwrap()
+        .args(["suite", "--no-snapshots", "--scenario-dir"])
+        .arg(dir.path())
+        .args(["--scenario", "upstream-lane"])
+        .output()
+        .unwrap();
+    let stderr = String::from_utf8_lossy(&output.stderr);
+    assert_eq!(output.status.code(), Some(2), "{stderr}");
+    assert!(
+        stderr.contains(
+            "scenario upstream-lane lane tools: tool_search = {\"codeTimeoutMs\":5000,\"mode\":\"tools\"} \
+             is tools mode in the scenario but refused (tools.toolSearch.codeTimeoutMs: this surface \
+             has no code mode"
+        ),
+        "{stderr}"
+    );
+}
