@@ -11,7 +11,7 @@ use serde_json::Value;
 use super::{check, show, Check, ClaimInput};
 use crate::catalog::fake::{core_tools, fake_plugin_tools, FAKE_OK};
 use crate::catalog::ToolEntry;
-use crate::config::{TOOL_CALL, TOOL_DESCRIBE, TOOL_SEARCH, TOOL_SEARCH_CODE};
+use crate::config::ToolSearchMode;
 use crate::protocol::responses::{declared_tool_names, system_text};
 use crate::protocol::{SessionRecord, ToolResultRecord};
 use crate::scenario::{Scenario, TargetKind};
@@ -188,8 +188,9 @@ pub fn f2_withdrawn(input: &ClaimInput<'_>) -> Vec<Check> {
     let error = input
         .error()
         .unwrap_or("is no longer available in this run");
+    let search = &input.scenario.profile.bridge().search;
     let found_at_search = o.tool_results().any(|r| {
-        r.tool_name() == TOOL_SEARCH
+        r.tool_name() == search
             && !r.is_error()
             && r.output_text().contains(&format!("\"name\": \"{tool}\""))
     });
@@ -240,7 +241,7 @@ pub fn f3_blocked(input: &ClaimInput<'_>) -> Vec<Check> {
 }
 
 pub fn f4_sandbox_fallback(input: &ClaimInput<'_>) -> Vec<Check> {
-    let o = input.lane;
+    let (o, bridge) = (input.lane, input.scenario.profile.bridge());
     let surface = o.records().iter().find_map(|r| match r {
         SessionRecord::Surface(s) => Some(s),
         _ => None,
@@ -265,11 +266,11 @@ pub fn f4_sandbox_fallback(input: &ClaimInput<'_>) -> Vec<Check> {
         .filter(|r| {
             declared_tool_names(&r.body)
                 .iter()
-                .any(|n| n == TOOL_SEARCH_CODE)
+                .any(|n| Some(n.as_str()) == bridge.code.as_deref())
         })
         .map(|r| r.cursor as usize)
         .collect();
-    let controls = [TOOL_SEARCH, TOOL_DESCRIBE, TOOL_CALL];
+    let controls = bridge.controls(ToolSearchMode::Tools);
     vec![
         check(
             "surface mode",
@@ -301,9 +302,10 @@ pub fn f4_sandbox_fallback(input: &ClaimInput<'_>) -> Vec<Check> {
 pub fn f5_timeout(input: &ClaimInput<'_>) -> Vec<Check> {
     let (tool, o) = (input.tool(), input.lane);
     let error = input.error().unwrap_or("timed out");
-    let code_error = o.tool_results().any(|r| {
-        r.tool_name() == TOOL_SEARCH_CODE && r.is_error() && r.output_text().contains(error)
-    });
+    let code = input.scenario.profile.bridge().code.as_deref();
+    let code_error = o
+        .tool_results()
+        .any(|r| Some(r.tool_name()) == code && r.is_error() && r.output_text().contains(error));
     let late = o
         .tool_results()
         .filter(|r| r.parent_tool_call_id().is_some())
