@@ -1,5 +1,6 @@
 //! Build script: the built-in scenarios (`scenarios/*.toml`), accepted findings
-//! (`expectations/*.toml`) and gateway profiles (`data/profiles/*.toml`) are compiled into the
+//! (`expectations/*.toml`), gateway profiles (`data/profiles/*.toml`) and OpenClaw releases'
+//! surface facts (`data/releases/*.toml`) are compiled into the
 //! binary. Adding one is dropping a file there; no Rust to edit.
 
 use std::fmt::Write as _;
@@ -44,4 +45,5 @@ fn main() {
     embed("scenarios", "builtin_scenarios.rs");
     embed("expectations", "builtin_expectations.rs");
     embed("data/profiles", "builtin_profiles.rs");
+    embed("data/releases", "builtin_releases.rs");
 }

@@ -24,6 +24,7 @@ pub mod profile;
 pub mod protocol;
 pub mod provider;
 pub mod quality;
+pub mod releases;
 pub mod sandbox;
 pub mod scenario;
 pub mod server;

@@ -16,7 +16,7 @@ use toolsearch_qa::signals::Signals;
 use toolsearch_qa::suite::command::{default_snapshot_dir, Snapshots, SuiteOptions};
 use toolsearch_qa::suite::select::Shard;
 use toolsearch_qa::suite::{ProviderSource, Reporter, SuiteEvent};
-use toolsearch_qa::targets::openclaw::NodeMajor;
+use toolsearch_qa::targets::openclaw::{NodeMajor, Version};
 use toolsearch_qa::targets::TargetChoice;
 
 #[derive(Parser)]
@@ -118,6 +118,52 @@ enum Command {
     /// recall@5 of either half is below the baseline's (each regression is one `regression:`
     /// line on stderr); 2 on a usage, set, catalogue or baseline error or a missing model.
     Quality(QualityArgs),
+    /// Adopt an OpenClaw release: run every built-in scenario and the probes on it, capture its
+    /// profile, write its snapshots, surface facts and run record, and draft
+    /// expectations/openclaw-X.toml with every failing check under reason TODO (the suite refuses
+    /// a TODO reason, exit 2, until a person writes it). Install the release first:
+    /// scripts/install-openclaw.sh --version X.
+    Adopt(AdoptArgs),
+    /// What changed in Tool Search from release A to release B: per scenario and lane the first
+    /// request's and the whole turn's bytes, declared tools, directory lines and the tool path,
+    /// then every claim verdict and accepted finding that changed. From the committed data of
+    /// both (data/releases/openclaw-<v>.run.json, expectations/) or, with --live, from a run of
+    /// each.
+    DiffReleases(DiffArgs),
+}
+
+#[derive(clap::Args)]
+struct AdoptArgs {
+    /// The release to adopt (installed by scripts/install-openclaw.sh --version X).
+    #[arg(long, value_name = "X", env = "TOOLSEARCH_QA_OPENCLAW_VERSION")]
+    openclaw_version: Version,
+    /// The Node major it runs on (default 24).
+    #[arg(long, value_enum, value_name = "24|26", env = "TOOLSEARCH_QA_OPENCLAW_NODE")]
+    openclaw_node: Option<NodeMajor>,
+    /// Draft again a release that has an expectations file already.
+    #[arg(long)]
+    force: bool,
+    /// The source tree to write into (default: the one the binary was built from).
+    #[arg(long, value_name = "DIR")]
+    root: Option<PathBuf>,
+}
+
+#[derive(clap::Args)]
+struct DiffArgs {
+    /// The earlier release.
+    #[arg(value_name = "A")]
+    before: Version,
+    /// The later release.
+    #[arg(value_name = "B")]
+    after: Version,
+    /// Run every built-in scenario on both (installed) instead of reading their committed runs.
+    #[arg(long)]
+    live: bool,
+    /// With --live: the Node major both run on (default 24).
+    #[arg(long, value_enum, value_name = "24|26", env = "TOOLSEARCH_QA_OPENCLAW_NODE")]
+    openclaw_node: Option<NodeMajor>,
+    #[arg(long, value_enum, default_value_t = toolsearch_qa::releases::diff::DiffFormat::Table)]
+    format: toolsearch_qa::releases::diff::DiffFormat,
 }
 
 #[derive(clap::Args)]
@@ -191,6 +237,8 @@ struct CaptureArgs {
     /// The profile the embedded target shows while captured (default: spec).
     #[arg(long, value_name = "NAME|FILE")]
     profile: Option<String>,
+    #[command(flatten)]
+    node: NodeArg,
 }
 
 #[derive(clap::Args)]
@@ -232,9 +280,14 @@ struct ProbesArgs {
     node: NodeArg,
 }
 
-/// `--openclaw-node`, shared by the commands that can start a real OpenClaw gateway.
+/// `--openclaw-version` and `--openclaw-node`, shared by the commands that can start a real
+/// OpenClaw gateway.
 #[derive(clap::Args)]
 struct NodeArg {
+    /// The OpenClaw release to run (installed side by side by scripts/install-openclaw.sh
+    /// --version X; default: the newest release the repository has data for).
+    #[arg(long, value_name = "X", env = "TOOLSEARCH_QA_OPENCLAW_VERSION")]
+    openclaw_version: Option<Version>,
     /// The Node major a real OpenClaw gateway runs on (installed by
     /// scripts/install-openclaw.sh; default 24).
     #[arg(
@@ -340,6 +393,7 @@ impl SuiteArgs {
             verbose: self.verbose,
             profile: self.profile,
             openclaw_node: self.node.openclaw_node.unwrap_or_default(),
+            openclaw_version: self.node.openclaw_version,
         }
     }
 }
@@ -349,7 +403,7 @@ fn main() -> ExitCode {
     // The embedded gateway runs in this process, so the probes' planted environment secret goes
     // into this process's environment, here, before any thread exists.
     let probe_secret = toolsearch_qa::probes::new_env_secret();
-    if matches!(cli.command, Command::Probes(_)) {
+    if matches!(cli.command, Command::Probes(_) | Command::Adopt(_)) {
         std::env::set_var(toolsearch_qa::probes::SECRET_ENV, &probe_secret);
     }
     let mut builder = tokio::runtime::Builder::new_multi_thread();
@@ -421,6 +475,7 @@ async fn run(command: Command, probe_secret: String) -> Result<u8, Error> {
             toolsearch_qa::probes::command(
                 args.target,
                 args.node.openclaw_node.unwrap_or_default(),
+                args.node.openclaw_version.as_ref(),
                 &args.probes,
                 args.expectations.as_deref(),
                 args.format,
@@ -459,8 +514,30 @@ async fn run(command: Command, probe_secret: String) -> Result<u8, Error> {
                 with_text: args.with_text,
                 bound_size: args.bound_size,
                 profile: args.profile,
+                openclaw_node: args.node.openclaw_node.unwrap_or_default(),
+                openclaw_version: args.node.openclaw_version,
             };
             toolsearch_qa::capture::command(&options, stdout).await
+        }),
+        Command::Adopt(args) => Box::pin(async move {
+            let options = toolsearch_qa::releases::adopt::AdoptOptions {
+                version: args.openclaw_version,
+                node: args.openclaw_node.unwrap_or_default(),
+                root: args.root.unwrap_or_else(source_root),
+                force: args.force,
+            };
+            toolsearch_qa::releases::adopt::command(&options, probe_secret, stdout).await
+        }),
+        Command::DiffReleases(args) => Box::pin(async move {
+            toolsearch_qa::releases::diff_command(
+                &args.before,
+                &args.after,
+                args.live.then(|| args.openclaw_node.unwrap_or_default()),
+                &source_root(),
+                args.format,
+                stdout,
+            )
+            .await
         }),
         Command::McpFixture { server } => Box::pin(async move {
             use toolsearch_qa::mcp_fixture::{serve_stdio, FixtureError};
@@ -475,6 +552,7 @@ async fn run(command: Command, probe_secret: String) -> Result<u8, Error> {
                 format: args.format,
                 target: args.target,
                 openclaw_node: args.node.openclaw_node.unwrap_or_default(),
+                openclaw_version: args.node.openclaw_version,
                 ranker: match args.ranker {
                     RankerArg::Lexical => toolsearch_qa::engine::Ranker::Lexical,
                     RankerArg::Hybrid => toolsearch_qa::engine::Ranker::Hybrid,
@@ -497,6 +575,11 @@ async fn run(command: Command, probe_secret: String) -> Result<u8, Error> {
             Ok(signal.exit_code())
         }
     }
+}
+
+/// The source tree this binary was built from: where committed release data lives.
+fn source_root() -> PathBuf {
+    PathBuf::from(env!("CARGO_MANIFEST_DIR"))
 }
 
 /// A progress bar on stderr, only when stderr is a terminal (never in CI logs).

@@ -26,6 +26,7 @@ use crate::profile::model::Source;
 use crate::provider::{MockProvider, ProviderOptions, ScriptedTurn};
 use crate::scenario::{Lane, Scenario};
 use crate::suite::lane::run_lane;
+use crate::targets::openclaw::{NodeMajor, Version};
 use crate::targets::{EmbeddedTarget, OpenClawTarget, Target, TargetChoice};
 use read::{probe_code, read_surface, BoundLane, CaptureError, Observations, Plugin};
 
@@ -46,13 +47,20 @@ pub struct CaptureOptions {
     pub bound_size: usize,
     /// The profile the embedded target shows while captured (a round trip); default `spec`.
     pub profile: Option<String>,
+    /// The Node major a real OpenClaw runs on.
+    pub openclaw_node: NodeMajor,
+    /// The OpenClaw release (`None`: `TOOLSEARCH_QA_OPENCLAW_VERSION`, else the newest with data).
+    pub openclaw_version: Option<Version>,
 }
 
 /// The `profile capture` command: capture, write, say where.
 pub async fn command(options: &CaptureOptions, out: &mut dyn std::io::Write) -> Result<u8, Error> {
     let target: Box<dyn Target> = match options.target {
         TargetChoice::Embedded => Box::new(EmbeddedTarget),
-        TargetChoice::Openclaw => Box::new(OpenClawTarget::locate(Default::default())?),
+        TargetChoice::Openclaw => Box::new(OpenClawTarget::locate_version(
+            options.openclaw_node,
+            options.openclaw_version.as_ref(),
+        )?),
         TargetChoice::Both => {
             return Err(Error::Usage(
                 "--target: capture one target at a time (embedded or openclaw)".into(),

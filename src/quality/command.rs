@@ -12,7 +12,7 @@ use crate::catalog::realistic::realistic_catalog;
 use crate::engine::Ranker;
 use crate::error::{Error, Exit};
 use crate::output::{emit, Format};
-use crate::targets::openclaw::{Installation, NodeMajor};
+use crate::targets::openclaw::{Installation, NodeMajor, Version};
 use crate::targets::TargetChoice;
 
 /// The flags of `toolsearch-qa quality`.
@@ -24,6 +24,8 @@ pub struct QualityOptions {
     pub target: TargetChoice,
     /// The Node major a real OpenClaw gateway runs on.
     pub openclaw_node: NodeMajor,
+    /// The OpenClaw release (`None`: `TOOLSEARCH_QA_OPENCLAW_VERSION`, else the newest with data).
+    pub openclaw_version: Option<Version>,
     /// A labelled set instead of the built-in one.
     pub set: Option<PathBuf>,
     /// A catalogue file instead of the realistic catalogue.
@@ -97,8 +99,11 @@ pub async fn command(options: &QualityOptions, out: &mut dyn std::io::Write) -> 
     let install = match options.target {
         TargetChoice::Embedded => None,
         _ => Some(
-            Installation::locate(None, options.openclaw_node)
-                .map_err(Error::openclaw("quality --target openclaw"))?,
+            match &options.openclaw_version {
+                Some(version) => Installation::locate_version(None, version, options.openclaw_node),
+                None => Installation::locate(None, options.openclaw_node),
+            }
+            .map_err(Error::openclaw("quality --target openclaw"))?,
         ),
     };
     let mut reports: Vec<(QualityReport, Option<Baseline>)> = Vec::new();

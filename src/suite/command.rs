@@ -13,10 +13,10 @@ use super::report::SuiteReport;
 use super::select::{narrow, Shard};
 use super::{plan_all, run_plans, ProviderSource, Reporter};
 use crate::error::{Error, Exit};
-use crate::output::{emit, Format};
+use crate::output::{emit, warn, Format};
 use crate::scenario::Scenario;
 use crate::scenario::{load_all, select};
-use crate::targets::openclaw::NodeMajor;
+use crate::targets::openclaw::{NodeMajor, Version};
 use crate::targets::{Target, TargetChoice};
 
 /// What to do with the committed snapshots.
@@ -53,6 +53,9 @@ pub struct SuiteOptions {
     pub profile: Option<String>,
     /// The Node major a real OpenClaw runs on.
     pub openclaw_node: NodeMajor,
+    /// The OpenClaw release to run (`None`: `TOOLSEARCH_QA_OPENCLAW_VERSION`, else the newest
+    /// with data).
+    pub openclaw_version: Option<Version>,
 }
 
 /// Runs the suite as `options` say, prints the report to `out`; the exit code.
@@ -83,7 +86,9 @@ pub async fn run(
             scenario.profile = profile.clone();
         }
     }
-    let targets = options.target.targets(options.openclaw_node)?;
+    let targets = options
+        .target
+        .targets(options.openclaw_node, options.openclaw_version.as_ref())?;
     // Every expectations file is read (and must be right) and every scenario is planned on every
     // target before any gateway starts: a scenario a target cannot run (and does not say so) is
     // a usage error now, not a failure halfway through.
@@ -99,7 +104,15 @@ pub async fn run(
     for ((target, expectations), plans) in targets.iter().zip(&expectations).zip(&plans) {
         let mut report = run_plans(target.as_ref(), plans, &options.provider, reporter).await;
         report.product = target.product();
-        check_snapshots(&mut report, &options.snapshots, target.label().as_deref())?;
+        let snapshots = match (target.label(), expectations) {
+            // A release never adopted: its claims are reported, nothing is accepted or compared.
+            (Some(label), None) => {
+                warn(&not_adopted_note(&label));
+                &Snapshots::Off
+            }
+            _ => &options.snapshots,
+        };
+        check_snapshots(&mut report, snapshots, target.label().as_deref())?;
         if let Some(expectations) = expectations {
             report.apply_expectations(expectations, &scenarios);
         }
@@ -133,6 +146,16 @@ pub async fn run(
     } else {
         Exit::FAILED
     })
+}
+
+/// What a run of a release without data says (it runs, and fails on every failing check).
+fn not_adopted_note(label: &str) -> String {
+    let version = label.split_once('-').map_or(label, |(_, v)| v);
+    format!(
+        "note: {label} has no accepted findings (expectations/{label}.toml) or snapshots \
+         (snapshots/{label}/) yet: every failing check counts and no snapshot is compared; \
+         adopt it with `toolsearch-qa adopt --openclaw-version {version}`"
+    )
 }
 
 /// One `error: …` line per lane that could not run (the report on stdout has the whole error).

@@ -216,15 +216,18 @@ pub enum TargetChoice {
 }
 
 impl TargetChoice {
-    /// The targets chosen; the openclaw one must be installed (with Node `node`).
-    pub fn targets(self, node: openclaw::NodeMajor) -> Result<Vec<Box<dyn Target>>, Error> {
+    /// The targets chosen; the openclaw one must be installed (release `version`, else the
+    /// default, with Node `node`).
+    pub fn targets(
+        self,
+        node: openclaw::NodeMajor,
+        version: Option<&openclaw::Version>,
+    ) -> Result<Vec<Box<dyn Target>>, Error> {
+        let openclaw = || OpenClawTarget::locate_version(node, version);
         Ok(match self {
             TargetChoice::Embedded => vec![Box::new(EmbeddedTarget)],
-            TargetChoice::Openclaw => vec![Box::new(OpenClawTarget::locate(node)?)],
-            TargetChoice::Both => vec![
-                Box::new(EmbeddedTarget),
-                Box::new(OpenClawTarget::locate(node)?),
-            ],
+            TargetChoice::Openclaw => vec![Box::new(openclaw()?)],
+            TargetChoice::Both => vec![Box::new(EmbeddedTarget), Box::new(openclaw()?)],
         })
     }
 }

@@ -7,6 +7,7 @@ use std::path::Path;
 
 use serde_json::{json, Value};
 
+use super::release::{AgentsShape, ConfigShape};
 use super::OpenClawError;
 
 /// The provider id the config gives the mock provider.
@@ -31,6 +32,8 @@ pub struct LaneConfig {
     pub agent: String,
     /// `mcp.servers` (an object of stdio servers), when the lane has MCP servers.
     pub mcp_servers: Option<Value>,
+    /// The release's config shape (how the agent is declared, which keys it knows).
+    pub shape: ConfigShape,
     /// The lane's config overrides in the product's terms, deep-merged last.
     pub overrides: Option<Value>,
     /// The fake plugin's config (`plugins.entries.<id>.config`: its hook rules).
@@ -38,7 +41,7 @@ pub struct LaneConfig {
 }
 
 impl LaneConfig {
-    /// Direct exposure: `toolSearch: false`, nothing extra allowed.
+    /// Direct exposure: `toolSearch: false`, nothing extra allowed; 2026.9.6's config shape.
     pub fn direct() -> LaneConfig {
         LaneConfig {
             tool_search: Value::Bool(false),
@@ -46,6 +49,7 @@ impl LaneConfig {
             deny: Vec::new(),
             agent: AGENT_ID.to_string(),
             mcp_servers: None,
+            shape: ConfigShape::default(),
             overrides: None,
             plugin_config: None,
         }
@@ -59,6 +63,7 @@ impl LaneConfig {
             deny: Vec::new(),
             agent: AGENT_ID.to_string(),
             mcp_servers: None,
+            shape: ConfigShape::default(),
             overrides: None,
             plugin_config: None,
         }
@@ -74,6 +79,7 @@ impl LaneConfig {
             deny: Vec::new(),
             agent: AGENT_ID.to_string(),
             mcp_servers: None,
+            shape: ConfigShape::default(),
             overrides: None,
             plugin_config: None,
         }
@@ -122,8 +128,15 @@ pub fn config_value(
     if !lane.deny.is_empty() {
         tools["deny"] = json!(sorted(&lane.deny));
     }
-    let mut agents = serde_json::Map::new();
-    agents.insert(lane.agent.clone(), json!({}));
+    let primary = json!({ "model": { "primary": format!("{PROVIDER_ID}/{MODEL_ID}") } });
+    let agents = match lane.shape.agents {
+        AgentsShape::Entries => json!({ "defaults": primary, "entries": { &lane.agent: {} } }),
+        AgentsShape::List => json!({ "defaults": primary, "list": [{ "id": &lane.agent }] }),
+    };
+    let mut models = json!({ "providers": { PROVIDER_ID: provider(base_url) } });
+    if lane.shape.catalog_refresh {
+        models["catalogRefresh"] = json!({ "enabled": false });
+    }
     let mut config = json!({
         "gateway": {
             "mode": "local",
@@ -131,14 +144,8 @@ pub fn config_value(
             "auth": { "mode": "none" },
             "http": { "endpoints": { "responses": { "enabled": true } } }
         },
-        "models": {
-            "catalogRefresh": { "enabled": false },
-            "providers": { PROVIDER_ID: provider(base_url) }
-        },
-        "agents": {
-            "defaults": { "model": { "primary": format!("{PROVIDER_ID}/{MODEL_ID}") } },
-            "entries": agents
-        },
+        "models": models,
+        "agents": agents,
         "update": { "checkOnStart": false },
         "discovery": { "mdns": { "mode": "off" } },
         "logging": { "file": path_text(log_file)? },

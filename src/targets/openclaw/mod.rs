@@ -12,6 +12,7 @@ pub mod gateway;
 pub mod install;
 pub mod plan;
 pub mod plugin;
+pub mod release;
 pub mod target;
 pub mod transcript;
 pub mod translate;
@@ -23,8 +24,9 @@ use serde_json::Value;
 pub use config::{config_value, write_config, LaneConfig, AGENT_ID, MODEL_ID, PROVIDER_ID};
 pub use error::OpenClawError;
 pub use gateway::{free_loopback_port, OpenClawGateway, DEFAULT_START_TIMEOUT, READY_LINE};
-pub use install::{Installation, NodeMajor, CACHE_ENV, NODE_ENV, OPENCLAW_VERSION};
+pub use install::{Installation, NodeMajor, CACHE_ENV, NODE_ENV, VERSION_ENV};
 pub use plugin::write_plugin;
+pub use release::{Release, Version};
 pub use target::{OpenClawTarget, RELOAD_TIMEOUT};
 pub use transcript::{
     read_session_transcript, read_transcript, read_transcript_events, TranscriptEvent,

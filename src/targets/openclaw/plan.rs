@@ -12,6 +12,8 @@ use crate::error::Error;
 use crate::scenario::{Lane, Scenario};
 use crate::targets::{NotApplicable, TargetPlan};
 
+use super::release::Found;
+
 /// `tools.toolSearch` keys OpenClaw 2026.9.6 accepts.
 pub const PRODUCT_TOOL_SEARCH_KEYS: [&str; 5] = [
     "enabled",
@@ -35,6 +37,29 @@ pub const PRODUCT_CONFIG_KEYS: [&str; 5] = [
 /// The product's name of an MCP tool `tool` of server `server`.
 pub fn mcp_tool_name(server: &str, tool: &str) -> String {
     format!("{server}__{tool}")
+}
+
+/// The scenario as release `found` of the product runs it: [`plan`], then every lane in a mode
+/// the release does not have is not applicable, with the reason.
+pub fn plan_release(scenario: &Scenario, found: &Found) -> Result<TargetPlan, Error> {
+    let mut planned = plan(scenario)?;
+    let release = &found.release;
+    let (runs, missing): (Vec<Lane>, Vec<Lane>) = std::mem::take(&mut planned.scenario.lanes)
+        .into_iter()
+        .partition(|lane| release.mode(lane.mode()).is_some());
+    planned.scenario.lanes = runs;
+    planned
+        .not_applicable
+        .extend(missing.into_iter().map(|lane| NotApplicable {
+            reason: format!(
+                "OpenClaw {} has no `{}` Tool Search mode ({})",
+                release.version,
+                lane.mode().as_str(),
+                found.origin
+            ),
+            lane: lane.name,
+        }));
+    Ok(planned)
 }
 
 /// The scenario as the openclaw target runs it.

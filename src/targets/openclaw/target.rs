@@ -23,6 +23,7 @@ use serde_json::Value;
 use tokio::sync::{Mutex, OwnedMutexGuard};
 
 use super::install::NodeMajor;
+use super::release::{Found, Release, Version};
 use super::transcript::read_session_compiled_tools;
 use super::translate::translate_transcript;
 use super::{
@@ -51,6 +52,8 @@ pub const RELOAD_TIMEOUT: Duration = Duration::from_secs(120);
 /// A real OpenClaw gateway, found in the install cache.
 pub struct OpenClawTarget {
     install: Installation,
+    /// The installed release's surface facts (its own, or the nearest older release's).
+    release: Found,
     run: Arc<Mutex<Run>>,
     /// Whether lanes with the same plugin and environment reuse the running gateway
     /// (hot-reloading their configs) instead of starting their own. On by default: see
@@ -87,15 +90,33 @@ struct Live {
 }
 
 impl OpenClawTarget {
-    /// Finds the install with the chosen Node major; the error says how to install it.
+    /// Finds the install of the release `TOOLSEARCH_QA_OPENCLAW_VERSION` names (else the newest
+    /// with data) with the chosen Node major; the error says how to install it.
     pub fn locate(node: NodeMajor) -> Result<Self, Error> {
         let install = Installation::locate(None, node).map_err(Error::openclaw("target"))?;
         Ok(OpenClawTarget::with_install(install))
     }
 
+    /// Finds the install of `version` (`None`: as [`Self::locate`]) with the chosen Node major.
+    pub fn locate_version(node: NodeMajor, version: Option<&Version>) -> Result<Self, Error> {
+        let Some(version) = version else {
+            return OpenClawTarget::locate(node);
+        };
+        let install = Installation::locate_version(None, version, node)
+            .map_err(Error::openclaw("target"))?;
+        Ok(OpenClawTarget::with_install(install))
+    }
+
     pub fn with_install(install: Installation) -> Self {
+        let release = install
+            .version
+            .parse()
+            .ok()
+            .and_then(|v| Release::find(&v).ok())
+            .expect("data/releases/ holds at least one valid release (a unit test checks it)");
         OpenClawTarget {
             install,
+            release,
             run: Arc::default(),
             share: true,
         }
@@ -114,6 +135,11 @@ impl OpenClawTarget {
 
     pub fn install(&self) -> &Installation {
         &self.install
+    }
+
+    /// The release's surface facts, and whether they are its own (not a nearer release's).
+    pub fn release(&self) -> &Found {
+        &self.release
     }
 
     /// How many gateways this target has started so far (one per plugin and environment, unless
@@ -192,7 +218,7 @@ impl Target for OpenClawTarget {
     }
 
     fn plan(&self, scenario: &Scenario) -> Result<TargetPlan, Error> {
-        super::plan::plan(scenario)
+        super::plan::plan_release(scenario, &self.release)
     }
 
     /// The reference run's key for the reference scenario; other scenarios' lanes share its
@@ -229,7 +255,7 @@ impl Target for OpenClawTarget {
                     old.close().await;
                 }
             }
-            let lane = lane_config(setup)?;
+            let lane = lane_config(setup, &self.release.release)?;
             if let Some(servers) = &lane.mcp_servers {
                 check_mcp_servers(servers, &mut run.checked_mcp).await?;
             }
@@ -418,7 +444,7 @@ async fn check_mcp_servers(servers: &Value, checked: &mut BTreeSet<String>) -> R
 }
 
 /// The lane's part of the config: Tool Search, the policy, the agent, MCP servers, overrides.
-fn lane_config(setup: &LaneSetup<'_>) -> Result<LaneConfig, Error> {
+fn lane_config(setup: &LaneSetup<'_>, release: &Release) -> Result<LaneConfig, Error> {
     let scenario = setup.scenario;
     let mut also_allow = setup.lane.controls(setup.scenario.profile.bridge());
     also_allow.extend(scenario.policy.also_allow.iter().cloned());
@@ -433,6 +459,7 @@ fn lane_config(setup: &LaneSetup<'_>) -> Result<LaneConfig, Error> {
         deny: scenario.policy.deny.clone(),
         agent: scenario.agent.clone(),
         mcp_servers: mcp,
+        shape: release.config.clone(),
         overrides,
         plugin_config,
     })

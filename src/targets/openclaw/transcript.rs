@@ -1,6 +1,7 @@
-//! Reads what a real OpenClaw gateway recorded of its sessions. OpenClaw 2026.9.6 keeps
+//! Reads what a real OpenClaw gateway recorded of its sessions. OpenClaw 2026.8 and later keep
 //! transcripts in SQLite (`<state>/agents/<agent>/agent/openclaw-agent.sqlite`, table
-//! `transcript_events`, large rows zstd-compressed); older versions wrote JSONL files under
+//! `transcript_events`; from 2026.9.6 large rows are zstd-compressed in a column of their own,
+//! so the reader asks the table which columns it has); older versions wrote JSONL files under
 //! `<state>/agents/<agent>/sessions/`. Both come back as the same list of JSON events.
 
 use std::path::{Path, PathBuf};
@@ -49,12 +50,32 @@ pub fn read_transcript_events(
     read_events(state_dir, agent_id, None)
 }
 
-/// SQLite rows of every session, or of the windows of the session whose full key is `key`.
-const ALL_SESSIONS: &str = "SELECT session_id, seq, event_json, event_zstd FROM transcript_events \
-                            ORDER BY session_id, seq";
-const ONE_SESSION: &str = "SELECT e.session_id, e.seq, e.event_json, e.event_zstd \
-                           FROM transcript_events e JOIN session_windows w ON w.session_id = e.session_id \
-                           WHERE w.session_key = ?1 ORDER BY w.rowid, e.seq";
+/// The column compressed events are kept in, where the table has it (2026.9.6 and later).
+const COMPRESSED_COLUMN: &str = "event_zstd";
+
+/// SQLite rows of every session, or of the windows of the session whose full key is `key`;
+/// `compressed` is the compressed column's name, or `NULL` when the table has none.
+fn events_query(compressed: &str, key: bool) -> String {
+    if key {
+        format!(
+            "SELECT e.session_id, e.seq, e.event_json, {compressed} \
+             FROM transcript_events e JOIN session_windows w ON w.session_id = e.session_id \
+             WHERE w.session_key = ?1 ORDER BY w.rowid, e.seq"
+        )
+    } else {
+        format!(
+            "SELECT session_id, seq, event_json, {compressed} FROM transcript_events \
+             ORDER BY session_id, seq"
+        )
+    }
+}
+
+/// The names of `table`'s columns (`PRAGMA table_info`).
+fn table_columns(connection: &Connection, table: &str) -> rusqlite::Result<Vec<String>> {
+    let mut statement = connection.prepare("SELECT name FROM pragma_table_info(?1)")?;
+    let names = statement.query_map([table], |row| row.get::<_, String>(0))?;
+    names.collect()
+}
 
 fn read_events(
     state_dir: &Path,
@@ -86,12 +107,14 @@ fn read_sqlite(path: &Path, key: Option<&str>) -> Result<Vec<TranscriptEvent>, O
     // Read-only, so a gateway that is still running keeps its database to itself.
     let connection =
         Connection::open_with_flags(path, OpenFlags::SQLITE_OPEN_READ_ONLY).map_err(sql_error)?;
+    let columns = table_columns(&connection, "transcript_events").map_err(sql_error)?;
+    let compressed = if columns.iter().any(|c| c == COMPRESSED_COLUMN) {
+        COMPRESSED_COLUMN
+    } else {
+        "NULL"
+    };
     let mut statement = connection
-        .prepare(if key.is_some() {
-            ONE_SESSION
-        } else {
-            ALL_SESSIONS
-        })
+        .prepare(&events_query(compressed, key.is_some()))
         .map_err(sql_error)?;
     let params: Vec<&str> = key.into_iter().collect();
     let rows = statement
@@ -282,4 +305,64 @@ fn parse_event(text: &str, location: &str) -> Result<Value, OpenClawError> {
         location: location.to_string(),
         reason: format!("not JSON: {e}"),
     })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// A state dir whose transcript table is `columns` (2026.9.5 and older have no compressed
+    /// column), with one session of two events under key `agent:qa:k`.
+    fn state_with(columns: &str, rows: &[(i64, Option<&str>, Option<Vec<u8>>)]) -> tempfile::TempDir {
+        let dir = tempfile::tempdir().unwrap();
+        let agent = dir.path().join("agents").join("qa").join("agent");
+        std::fs::create_dir_all(&agent).unwrap();
+        let db = Connection::open(agent.join("openclaw-agent.sqlite")).unwrap();
+        db.execute_batch(&format!(
+            "CREATE TABLE transcript_events ({columns});
+             CREATE TABLE session_windows (session_id TEXT, session_key TEXT);
+             INSERT INTO session_windows VALUES ('s1', 'agent:qa:k');"
+        ))
+        .unwrap();
+        for (seq, json, zstd) in rows {
+            if columns.contains("event_zstd") {
+                db.execute(
+                    "INSERT INTO transcript_events (session_id, seq, event_json, event_zstd) VALUES ('s1', ?1, ?2, ?3)",
+                    rusqlite::params![seq, json, zstd],
+                )
+                .unwrap();
+            } else {
+                db.execute(
+                    "INSERT INTO transcript_events (session_id, seq, event_json) VALUES ('s1', ?1, ?2)",
+                    rusqlite::params![seq, json],
+                )
+                .unwrap();
+            }
+        }
+        dir
+    }
+
+    #[test]
+    fn a_table_without_the_compressed_column_is_read() {
+        let dir = state_with(
+            "session_id TEXT, seq INTEGER, event_json TEXT",
+            &[(0, Some(r#"{"type":"a"}"#), None), (1, Some(r#"{"type":"b"}"#), None)],
+        );
+        let all = read_transcript(dir.path(), "qa").unwrap();
+        assert_eq!(all, vec![serde_json::json!({"type":"a"}), serde_json::json!({"type":"b"})]);
+        let one = read_session_transcript(dir.path(), "qa", "k").unwrap();
+        assert_eq!(one, all);
+        assert!(read_session_transcript(dir.path(), "qa", "other").unwrap().is_empty());
+    }
+
+    #[test]
+    fn a_compressed_event_is_decompressed() {
+        let packed = zstd::stream::encode_all(&br#"{"type":"big"}"#[..], 0).unwrap();
+        let dir = state_with(
+            "session_id TEXT, seq INTEGER, event_json TEXT, event_zstd BLOB",
+            &[(0, Some(r#"{"type":"a"}"#), None), (1, None, Some(packed))],
+        );
+        let events = read_session_transcript(dir.path(), "qa", "k").unwrap();
+        assert_eq!(events[1], serde_json::json!({"type":"big"}));
+    }
 }

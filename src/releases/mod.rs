@@ -1,0 +1,85 @@
+//! Every OpenClaw release as data: [`adopt`] turns a release the harness has never seen into one
+//! it gates (its snapshots, profile, surface facts, run record and drafted accepted findings),
+//! [`record`] is what one release did on the built-in scenarios, and [`diff`] says what changed
+//! in Tool Search from one release to another.
+
+pub mod adopt;
+pub mod diff;
+pub mod record;
+
+use std::collections::BTreeMap;
+use std::path::Path;
+
+use crate::error::{Error, Exit};
+use crate::output::emit;
+use crate::scenario::load_all;
+use crate::suite::command::Snapshots;
+use crate::suite::findings;
+use crate::targets::openclaw::{NodeMajor, Version};
+
+use diff::{DiffFormat, FindingKey, FindingValue, ReleaseDiff};
+use record::RunRecord;
+
+/// The `diff-releases` command: `before` against `after`, from committed data or (`live`) from
+/// a run of every built-in scenario on each.
+pub async fn diff_command(
+    before: &Version,
+    after: &Version,
+    live: Option<NodeMajor>,
+    root: &Path,
+    format: DiffFormat,
+    out: &mut dyn std::io::Write,
+) -> Result<u8, Error> {
+    let (a, b, source) = match live {
+        None => (
+            RunRecord::read(root, &before.to_string())?,
+            RunRecord::read(root, &after.to_string())?,
+            "committed",
+        ),
+        Some(node) => (
+            live_record(before, node).await?,
+            live_record(after, node).await?,
+            "live",
+        ),
+    };
+    let diff = ReleaseDiff::new(
+        &a,
+        &b,
+        &accepted(before)?,
+        &accepted(after)?,
+        source,
+    );
+    emit(out, &diff.render(format))?;
+    Ok(Exit::OK)
+}
+
+async fn live_record(version: &Version, node: NodeMajor) -> Result<RunRecord, Error> {
+    let summary = adopt::run_suite(version, node, Snapshots::Off).await?;
+    Ok(RunRecord::from_summary(&summary))
+}
+
+/// The committed accepted findings of `version` (none when it has no expectations file).
+fn accepted(version: &Version) -> Result<BTreeMap<FindingKey, FindingValue>, Error> {
+    let known = load_all(&[])?;
+    let Some(expectations) = findings::built_in(&format!("openclaw-{version}"), &known)? else {
+        return Ok(BTreeMap::new());
+    };
+    Ok(expectations
+        .findings
+        .into_iter()
+        .map(|f| {
+            (
+                FindingKey {
+                    scenario: f.scenario,
+                    lane: f.lane,
+                    claim: f.claim.as_str().to_string(),
+                    check: f.check,
+                },
+                FindingValue {
+                    observed: f.observed,
+                    reason: f.reason,
+                },
+            )
+        })
+        .collect())
+}

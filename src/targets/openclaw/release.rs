@@ -1,0 +1,340 @@
+//! One OpenClaw release's Tool Search surface as data (`data/releases/openclaw-<v>.toml`): which
+//! modes exist and what a lane writes to get each, the bridge tool per mode, the tools declared in
+//! every mode, the directory's heading and the transcript table's shape. Claims, the config writer
+//! and the transcript reader take these facts from here, found by version, so adopting a release
+//! is writing its files, not changing code.
+
+use std::collections::BTreeMap;
+use std::fmt;
+use std::str::FromStr;
+
+use serde::{Deserialize, Serialize};
+use serde_json::Value;
+
+use crate::config::ToolSearchMode;
+
+/// The release files compiled into the binary: `(data/releases/<file>, contents)`.
+const BUILT_IN: &[(&str, &str)] = include!(concat!(env!("OUT_DIR"), "/builtin_releases.rs"));
+
+/// An OpenClaw version as npm publishes it: `2026.9.6`, or with a suffix (`2026.7.1-beta.2`).
+#[derive(Debug, Clone, PartialEq, Eq, Hash, PartialOrd, Ord)]
+pub struct Version {
+    /// year, month, patch.
+    numbers: [u32; 3],
+    /// What follows the numbers (`-beta.2`), empty for a release; compared after them.
+    suffix: String,
+}
+
+impl Version {
+    /// The version's numbers (`[2026, 9, 6]`).
+    pub fn numbers(&self) -> [u32; 3] {
+        self.numbers
+    }
+
+    /// True for a prerelease or rebuild (`2026.7.1-beta.2`, `2026.3.23-1`).
+    pub fn has_suffix(&self) -> bool {
+        !self.suffix.is_empty()
+    }
+}
+
+/// A text that is not an OpenClaw version.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+#[error("{text:?} is not an OpenClaw version (expected YEAR.MONTH.PATCH, e.g. 2026.9.6)")]
+pub struct BadVersion {
+    pub text: String,
+}
+
+impl FromStr for Version {
+    type Err = BadVersion;
+
+    fn from_str(text: &str) -> Result<Version, BadVersion> {
+        let bad = || BadVersion {
+            text: text.to_string(),
+        };
+        let (core, suffix) = match text.find('-') {
+            Some(at) => (&text[..at], &text[at..]),
+            None => (text, ""),
+        };
+        let suffix_ok = suffix
+            .chars()
+            .all(|c| c.is_ascii_alphanumeric() || c == '-' || c == '.');
+        let mut numbers = [0u32; 3];
+        let mut parts = core.split('.');
+        for slot in &mut numbers {
+            let part = parts.next().ok_or_else(bad)?;
+            if part.is_empty() || !part.bytes().all(|b| b.is_ascii_digit()) {
+                return Err(bad());
+            }
+            *slot = part.parse().map_err(|_| bad())?;
+        }
+        if parts.next().is_some() || !suffix_ok || suffix == "-" {
+            return Err(bad());
+        }
+        Ok(Version {
+            numbers,
+            suffix: suffix.to_string(),
+        })
+    }
+}
+
+impl fmt::Display for Version {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        let [y, m, p] = self.numbers;
+        write!(f, "{y}.{m}.{p}{}", self.suffix)
+    }
+}
+
+/// One mode of a release: what a lane writes to get it and the tools it adds.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct ModeFacts {
+    /// The `tools.toolSearch` value that selects this mode (`false`, `true`, `{ mode = "tools" }`).
+    pub tool_search: toml::Value,
+    /// Control tools the lane allows (`tools.alsoAllow`) and the model then sees.
+    #[serde(default)]
+    pub controls: Vec<String>,
+    /// The tool through which a found tool is called (`tool_call`, `tool_search_code`); unset
+    /// for direct, where the model calls each tool by name.
+    #[serde(default)]
+    pub bridge: Option<String>,
+}
+
+impl ModeFacts {
+    /// [`Self::tool_search`] as the JSON the config file gets.
+    pub fn tool_search_json(&self) -> Value {
+        serde_json::to_value(&self.tool_search).unwrap_or(Value::Null)
+    }
+}
+
+/// Where the release records a session's events (SQLite).
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct TranscriptShape {
+    /// The table of events (`transcript_events`).
+    pub table: String,
+    /// The column holding zstd-compressed events, when the release has one (`event_zstd`).
+    #[serde(default)]
+    pub compressed_column: Option<String>,
+}
+
+/// How the release's config declares the run's agent.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum AgentsShape {
+    /// `agents.entries.<id> = {}` (2026.8 and later).
+    Entries,
+    /// `agents.list = [{ id = "<id>" }]` (2026.7 and earlier refuse `entries`).
+    List,
+}
+
+/// The config keys the harness writes that differ between releases (both must be given).
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct ConfigShape {
+    /// How the agent is declared.
+    pub agents: AgentsShape,
+    /// The release knows `models.catalogRefresh` (the harness switches it off); a release that
+    /// does not refuses the key.
+    pub catalog_refresh: bool,
+}
+
+/// The shape of 2026.8 and later (what a config built without a release gets).
+impl Default for ConfigShape {
+    fn default() -> Self {
+        ConfigShape {
+            agents: AgentsShape::Entries,
+            catalog_refresh: true,
+        }
+    }
+}
+
+/// The surface facts of one release: the file `data/releases/openclaw-<v>.toml`.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct Release {
+    /// The release (`2026.9.6`).
+    pub version: String,
+    /// The Node majors the release accepts that the install script provides, oldest first (CI
+    /// gates the last one, and 2026.9.6 on both).
+    pub node: Vec<u32>,
+    /// The mode an unset `tools.toolSearch` means (`tools` on 2026.9.6; unset: Tool Search off).
+    #[serde(default)]
+    pub unset_means: Option<ToolSearchMode>,
+    /// Core tools declared in every Tool Search mode besides the controls.
+    pub direct_only: Vec<String>,
+    /// The system-prompt heading the capability directory sits under.
+    pub directory_heading: String,
+    /// The modes the release has; a lane in a mode not listed is not applicable.
+    pub modes: BTreeMap<ToolSearchMode, ModeFacts>,
+    pub config: ConfigShape,
+    pub transcript: TranscriptShape,
+}
+
+/// Why a release's surface facts are not available.
+#[derive(Debug, thiserror::Error)]
+pub enum ReleaseError {
+    /// A committed release file does not load (a build with a broken file fails its tests).
+    #[error("{origin}: {reason}")]
+    Invalid { origin: String, reason: String },
+    /// No release data at all (never for a binary built from this repository).
+    #[error("no release data in data/releases/")]
+    Empty,
+}
+
+/// A release's facts and where they came from.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Found {
+    pub release: Release,
+    /// `data/releases/openclaw-<v>.toml`.
+    pub origin: String,
+    /// True when the file is the asked version's own; false when the version has no data yet and
+    /// these are the nearest older release's (the oldest's when none is older).
+    pub exact: bool,
+}
+
+impl Release {
+    /// The facts of a mode, when the release has it.
+    pub fn mode(&self, mode: ToolSearchMode) -> Option<&ModeFacts> {
+        self.modes.get(&mode)
+    }
+
+    /// The bridge tool of `mode` (`tool_call`), when the release has the mode and it has one.
+    pub fn bridge(&self, mode: ToolSearchMode) -> Option<&str> {
+        self.mode(mode).and_then(|m| m.bridge.as_deref())
+    }
+
+    /// The newest Node major the release accepts (what CI gates it on).
+    pub fn newest_node(&self) -> Option<u32> {
+        self.node.iter().copied().max()
+    }
+
+    /// Parses one release file; `origin` names it in errors.
+    pub fn parse(text: &str, origin: &str) -> Result<Release, ReleaseError> {
+        let invalid = |reason: String| ReleaseError::Invalid {
+            origin: origin.to_string(),
+            reason,
+        };
+        let release: Release = toml::from_str(text).map_err(|e| invalid(e.to_string()))?;
+        release
+            .version
+            .parse::<Version>()
+            .map_err(|e| invalid(format!("version: {e}")))?;
+        let expected = format!("openclaw-{}.toml", release.version);
+        if !origin.ends_with(&expected) {
+            return Err(invalid(format!(
+                "version = {:?}, so the file must be named {expected}",
+                release.version
+            )));
+        }
+        if release.node.is_empty() {
+            return Err(invalid("node: at least one Node major".into()));
+        }
+        if !release.modes.contains_key(&ToolSearchMode::Direct) {
+            return Err(invalid("modes: every release has `direct`".into()));
+        }
+        Ok(release)
+    }
+
+    /// Every built-in release, oldest first.
+    pub fn built_in() -> Result<Vec<(Release, &'static str)>, ReleaseError> {
+        let mut releases = BUILT_IN
+            .iter()
+            .map(|(origin, text)| Release::parse(text, origin).map(|r| (r, *origin)))
+            .collect::<Result<Vec<_>, _>>()?;
+        releases.sort_by_key(|(r, _)| r.version.parse::<Version>().ok());
+        Ok(releases)
+    }
+
+    /// The versions the repository has release data for, oldest first.
+    pub fn known_versions() -> Result<Vec<String>, ReleaseError> {
+        Ok(Release::built_in()?
+            .into_iter()
+            .map(|(r, _)| r.version)
+            .collect())
+    }
+
+    /// The facts for `version`: its own file, else the nearest older release's, else the
+    /// oldest's ([`Found::exact`] says which).
+    pub fn find(version: &Version) -> Result<Found, ReleaseError> {
+        let releases = Release::built_in()?;
+        let exact = releases
+            .iter()
+            .find(|(r, _)| r.version.parse::<Version>().ok().as_ref() == Some(version));
+        let older = releases
+            .iter()
+            .rev()
+            .find(|(r, _)| r.version.parse::<Version>().is_ok_and(|v| &v <= version));
+        let (release, origin) = exact
+            .or(older)
+            .or(releases.first())
+            .ok_or(ReleaseError::Empty)?;
+        Ok(Found {
+            release: release.clone(),
+            origin: origin.to_string(),
+            exact: exact.is_some(),
+        })
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn v(text: &str) -> Version {
+        text.parse().unwrap()
+    }
+
+    #[test]
+    fn versions_parse_and_order() {
+        assert_eq!(v("2026.9.6").numbers(), [2026, 9, 6]);
+        assert_eq!(v("2026.7.1-beta.2").to_string(), "2026.7.1-beta.2");
+        assert!(v("2026.7.1-beta.2").has_suffix());
+        assert!(v("2026.8.2") < v("2026.9.1"));
+        assert!(v("2026.9.10") > v("2026.9.6"));
+        for bad in ["", "2026.9", "2026.9.6.1", "v2026.9.6", "2026.9.x", "2026.9.6-", "latest"] {
+            let error = bad.parse::<Version>().unwrap_err();
+            assert_eq!(error.text, bad);
+        }
+    }
+
+    #[test]
+    fn built_in_releases_load() {
+        let releases = Release::built_in().unwrap();
+        assert!(!releases.is_empty());
+        let found = Release::find(&v("2026.9.6")).unwrap();
+        assert!(found.exact);
+        assert_eq!(found.origin, "data/releases/openclaw-2026.9.6.toml");
+        let r = found.release;
+        assert_eq!(r.node, vec![24, 26]);
+        assert_eq!(r.unset_means, Some(ToolSearchMode::Tools));
+        assert_eq!(r.bridge(ToolSearchMode::Tools), Some("tool_call"));
+        assert_eq!(r.bridge(ToolSearchMode::Code), Some("tool_search_code"));
+        assert_eq!(r.bridge(ToolSearchMode::Direct), None);
+        assert_eq!(
+            r.mode(ToolSearchMode::Directory).unwrap().tool_search_json(),
+            serde_json::json!({"mode": "directory"})
+        );
+        assert_eq!(r.transcript.compressed_column.as_deref(), Some("event_zstd"));
+        assert_eq!(r.config.agents, AgentsShape::Entries);
+        assert!(r.config.catalog_refresh);
+    }
+
+    #[test]
+    fn an_unknown_version_borrows_the_nearest_older_release() {
+        let found = Release::find(&v("2099.1.1")).unwrap();
+        assert!(!found.exact);
+        let newest = Release::built_in().unwrap().pop().unwrap().0;
+        assert_eq!(found.release.version, newest.version);
+        let oldest = Release::built_in().unwrap().remove(0).0;
+        assert_eq!(Release::find(&v("2000.1.1")).unwrap().release, oldest);
+    }
+
+    #[test]
+    fn a_file_must_be_named_by_its_version() {
+        let text = BUILT_IN[0].1;
+        let error = Release::parse(text, "data/releases/openclaw-1.2.3.toml").unwrap_err();
+        assert!(error.to_string().contains("must be named"), "{error}");
+        let error = Release::parse("version = 3", "x.toml").unwrap_err();
+        assert!(error.to_string().starts_with("x.toml: "), "{error}");
+    }
+}
