@@ -16,7 +16,7 @@ use toolsearch_qa::signals::Signals;
 use toolsearch_qa::suite::command::{default_snapshot_dir, Snapshots, SuiteOptions};
 use toolsearch_qa::suite::select::Shard;
 use toolsearch_qa::suite::{ProviderSource, Reporter, SuiteEvent};
-use toolsearch_qa::targets::openclaw::{NodeMajor, Version};
+use toolsearch_qa::targets::openclaw::{NodeMajor, Pick, Version};
 use toolsearch_qa::targets::TargetChoice;
 
 #[derive(Parser)]
@@ -138,7 +138,12 @@ struct AdoptArgs {
     #[arg(long, value_name = "X", env = "TOOLSEARCH_QA_OPENCLAW_VERSION")]
     openclaw_version: Version,
     /// The Node major it runs on (default 24).
-    #[arg(long, value_enum, value_name = "24|26", env = "TOOLSEARCH_QA_OPENCLAW_NODE")]
+    #[arg(
+        long,
+        value_enum,
+        value_name = "24|26",
+        env = "TOOLSEARCH_QA_OPENCLAW_NODE"
+    )]
     openclaw_node: Option<NodeMajor>,
     /// Draft again a release that has an expectations file already.
     #[arg(long)]
@@ -160,7 +165,12 @@ struct DiffArgs {
     #[arg(long)]
     live: bool,
     /// With --live: the Node major both run on (default 24).
-    #[arg(long, value_enum, value_name = "24|26", env = "TOOLSEARCH_QA_OPENCLAW_NODE")]
+    #[arg(
+        long,
+        value_enum,
+        value_name = "24|26",
+        env = "TOOLSEARCH_QA_OPENCLAW_NODE"
+    )]
     openclaw_node: Option<NodeMajor>,
     #[arg(long, value_enum, default_value_t = toolsearch_qa::releases::diff::DiffFormat::Table)]
     format: toolsearch_qa::releases::diff::DiffFormat,
@@ -297,6 +307,15 @@ struct NodeArg {
         env = "TOOLSEARCH_QA_OPENCLAW_NODE"
     )]
     openclaw_node: Option<NodeMajor>,
+}
+
+impl NodeArg {
+    fn pick(&self) -> Pick {
+        Pick {
+            version: self.openclaw_version.clone(),
+            node: self.openclaw_node.unwrap_or_default(),
+        }
+    }
 }
 
 #[derive(clap::Args)]
@@ -474,8 +493,7 @@ async fn run(command: Command, probe_secret: String) -> Result<u8, Error> {
         Command::Probes(args) => Box::pin(async move {
             toolsearch_qa::probes::command(
                 args.target,
-                args.node.openclaw_node.unwrap_or_default(),
-                args.node.openclaw_version.as_ref(),
+                &args.node.pick(),
                 &args.probes,
                 args.expectations.as_deref(),
                 args.format,

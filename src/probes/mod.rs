@@ -30,7 +30,7 @@ use crate::sandbox::probes::{Area, Probe, ProbeSite};
 use crate::scenario::{load_all, scenario_from_json, Lane, Scenario};
 use crate::suite::findings::{self, Expectations};
 use crate::suite::lane::send_turn;
-use crate::targets::openclaw::{NodeMajor, Version};
+use crate::targets::openclaw::Pick;
 use crate::targets::TargetChoice;
 use crate::targets::{LaneSetup, Target};
 
@@ -651,8 +651,7 @@ fn marker_exists(path: &Path) -> bool {
 /// judge it: an incomplete run is not a verdict).
 pub async fn command(
     target: TargetChoice,
-    node: NodeMajor,
-    version: Option<&Version>,
+    openclaw: &Pick,
     names: &[String],
     expectations: Option<&Path>,
     format: Format,
@@ -674,7 +673,7 @@ pub async fn command(
     if selected.is_empty() {
         selected = PROBES.to_vec();
     }
-    let targets = target.targets(node, version)?;
+    let targets = target.targets(openclaw.node, openclaw.version.as_ref())?;
     let known = load_all(&[])?;
     let expectations = targets
         .iter()

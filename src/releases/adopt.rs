@@ -12,10 +12,10 @@ use serde_json::Value;
 use crate::capture::CaptureOptions;
 use crate::error::{Error, Exit};
 use crate::output::{emit, Format};
-use crate::suite::command::{SuiteOptions, Snapshots};
+use crate::suite::command::{Snapshots, SuiteOptions};
 use crate::suite::{ProviderSource, Reporter, SuiteEvent};
 use crate::targets::openclaw::release::{Release, Version};
-use crate::targets::openclaw::{NodeMajor, OpenClawTarget};
+use crate::targets::openclaw::{NodeMajor, OpenClawTarget, Pick};
 use crate::targets::TargetChoice;
 
 use super::record::RunRecord;
@@ -64,8 +64,14 @@ impl ReleaseFiles {
         ReleaseFiles {
             expectations: root.join("expectations").join(format!("{label}.toml")),
             snapshots: root.join("snapshots").join(&label),
-            profile: root.join("data").join("profiles").join(format!("{label}.toml")),
-            release: root.join("data").join("releases").join(format!("{label}.toml")),
+            profile: root
+                .join("data")
+                .join("profiles")
+                .join(format!("{label}.toml")),
+            release: root
+                .join("data")
+                .join("releases")
+                .join(format!("{label}.toml")),
         }
     }
 }
@@ -257,8 +263,10 @@ async fn run_probes(
     let mut sink = Vec::new();
     crate::probes::command(
         TargetChoice::Openclaw,
-        options.node,
-        Some(&options.version),
+        &Pick {
+            version: Some(options.version.clone()),
+            node: options.node,
+        },
         &[],
         Some(&none),
         Format::Json,
@@ -401,6 +409,9 @@ mod tests {
         let finding = &parsed["finding"].as_array().unwrap()[0];
         assert_eq!(finding["observed"].as_str(), Some("not \"recorded\""));
         assert_eq!(finding["reason"].as_str(), Some(TODO_REASON));
-        assert_eq!(parsed["probe"].as_array().unwrap()[0]["node"][0].as_integer(), Some(26));
+        assert_eq!(
+            parsed["probe"].as_array().unwrap()[0]["node"][0].as_integer(),
+            Some(26)
+        );
     }
 }

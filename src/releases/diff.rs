@@ -135,9 +135,7 @@ impl ReleaseDiff {
         match format {
             DiffFormat::Table => self.to_table(),
             DiffFormat::Markdown => self.to_markdown(),
-            DiffFormat::Json => {
-                serde_json::to_string_pretty(self).unwrap_or_default() + "\n"
-            }
+            DiffFormat::Json => serde_json::to_string_pretty(self).unwrap_or_default() + "\n",
         }
     }
 
@@ -168,7 +166,9 @@ impl ReleaseDiff {
 
     fn to_markdown(&self) -> String {
         let mut text = format!("## {}\n\n", self.title());
-        text.push_str("| scenario / lane | 1st request B | whole turn B | tools | dir lines | path |\n");
+        text.push_str(
+            "| scenario / lane | 1st request B | whole turn B | tools | dir lines | path |\n",
+        );
         text.push_str("|---|---|---|---|---|---|\n");
         for lane in &self.lanes {
             let cells = lane_cells(lane);
@@ -204,7 +204,11 @@ impl ReleaseDiff {
             }
             if let (Some(b), Some(a)) = (&lane.before, &lane.after) {
                 if b.path != a.path {
-                    paths.push(format!("{at}: {} → {}", b.path.join(" › "), a.path.join(" › ")));
+                    paths.push(format!(
+                        "{at}: {} → {}",
+                        b.path.join(" › "),
+                        a.path.join(" › ")
+                    ));
                 }
             }
         }
@@ -307,10 +311,19 @@ fn lane_cells(lane: &LaneDiff) -> Vec<String> {
     let path_same = b.map(|b| &b.path) == a.map(|a| &a.path);
     vec![
         format!("{} / {}", lane.scenario, lane.lane),
-        change(b.map(|b| b.first_request_bytes), a.map(|a| a.first_request_bytes)),
+        change(
+            b.map(|b| b.first_request_bytes),
+            a.map(|a| a.first_request_bytes),
+        ),
         change(b.map(|b| b.whole_turn_bytes), a.map(|a| a.whole_turn_bytes)),
-        change(b.map(|b| b.declared_tools.len()), a.map(|a| a.declared_tools.len())),
-        change(b.and_then(|b| b.directory_lines), a.and_then(|a| a.directory_lines)),
+        change(
+            b.map(|b| b.declared_tools.len()),
+            a.map(|a| a.declared_tools.len()),
+        ),
+        change(
+            b.and_then(|b| b.directory_lines),
+            a.and_then(|a| a.directory_lines),
+        ),
         match (path_same, a.or(b)) {
             (_, None) => "-".into(),
             (true, Some(r)) => r.path.join(" › "),
@@ -360,7 +373,12 @@ fn verdict_diffs(before: &RunRecord, after: &RunRecord) -> Vec<VerdictDiff> {
     let index = |r: &RunRecord| -> BTreeMap<Key, VerdictRecord> {
         r.verdicts
             .iter()
-            .map(|v| ((v.scenario.clone(), v.lane.clone(), v.claim.clone()), v.clone()))
+            .map(|v| {
+                (
+                    (v.scenario.clone(), v.lane.clone(), v.claim.clone()),
+                    v.clone(),
+                )
+            })
             .collect()
     };
     let (b, a) = (index(before), index(after));
@@ -458,8 +476,24 @@ mod tests {
 
     #[test]
     fn every_kind_of_change_is_reported() {
-        let a = run("2026.9.5", lane(&["tool_search", "tool_call", "-"], &["a", "tool_call"], 1000), true);
-        let b = run("2026.9.6", lane(&["tool_search", "dispatch_action", "-"], &["a", "dispatch_action"], 1100), false);
+        let a = run(
+            "2026.9.5",
+            lane(
+                &["tool_search", "tool_call", "-"],
+                &["a", "tool_call"],
+                1000,
+            ),
+            true,
+        );
+        let b = run(
+            "2026.9.6",
+            lane(
+                &["tool_search", "dispatch_action", "-"],
+                &["a", "dispatch_action"],
+                1100,
+            ),
+            false,
+        );
         let before: BTreeMap<_, _> = [finding("gone", "1"), finding("moved", "2")].into();
         let after: BTreeMap<_, _> = [finding("moved", "3"), finding("fresh", "4")].into();
         let diff = ReleaseDiff::new(&a, &b, &before, &after, "committed");
@@ -483,10 +517,16 @@ mod tests {
         let table = diff.render(DiffFormat::Table);
         assert!(table.lines().all(|l| l.chars().count() <= 100), "{table}");
         assert!(table.contains("1000 → 1100"), "{table}");
-        assert!(table.contains("tool_search › tool_call › - → tool_search › dispatch_action › -"), "{table}");
+        assert!(
+            table.contains("tool_search › tool_call › - → tool_search › dispatch_action › -"),
+            "{table}"
+        );
         assert!(table.contains("s / tools C4: holds → FAILS (x)"), "{table}");
         let markdown = diff.render(DiffFormat::Markdown);
-        assert!(markdown.contains("### claim verdicts that changed"), "{markdown}");
+        assert!(
+            markdown.contains("### claim verdicts that changed"),
+            "{markdown}"
+        );
         let json: serde_json::Value = serde_json::from_str(&diff.render(DiffFormat::Json)).unwrap();
         assert_eq!(json["findings"][0]["change"], "new");
     }
@@ -496,6 +536,8 @@ mod tests {
         let a = run("1", lane(&["tool_search"], &["a"], 5), true);
         let diff = ReleaseDiff::new(&a, &a, &BTreeMap::new(), &BTreeMap::new(), "committed");
         assert!(diff.unchanged());
-        assert!(diff.render(DiffFormat::Table).contains("no declared tool, path, verdict"));
+        assert!(diff
+            .render(DiffFormat::Table)
+            .contains("no declared tool, path, verdict"));
     }
 }

@@ -42,13 +42,7 @@ pub async fn diff_command(
             "live",
         ),
     };
-    let diff = ReleaseDiff::new(
-        &a,
-        &b,
-        &accepted(before)?,
-        &accepted(after)?,
-        source,
-    );
+    let diff = ReleaseDiff::new(&a, &b, &accepted(before)?, &accepted(after)?, source);
     emit(out, &diff.render(format))?;
     Ok(Exit::OK)
 }

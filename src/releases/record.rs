@@ -83,8 +83,7 @@ impl RunRecord {
                 path.display()
             ))
         })?;
-        serde_json::from_str(&text)
-            .map_err(|e| Error::Usage(format!("{}: {e}", path.display())))
+        serde_json::from_str(&text).map_err(|e| Error::Usage(format!("{}: {e}", path.display())))
     }
 
     /// Writes the record as pretty JSON with a final newline.

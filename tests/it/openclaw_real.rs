@@ -224,11 +224,46 @@ fn locating_an_empty_cache_says_to_run_the_install_script() {
     let dir = tempfile::tempdir().expect("temp dir");
     let err = Installation::locate(Some(dir.path()), NodeMajor::V26)
         .expect_err("nothing is installed there");
-    assert!(matches!(err, OpenClawError::NotInstalled { .. }), "{err:?}");
     assert!(
-        err.to_string().contains("scripts/install-openclaw.sh"),
+        matches!(err, OpenClawError::VersionNotInstalled { .. }),
+        "{err:?}"
+    );
+    let version = toolsearch_qa::targets::openclaw::install::default_version();
+    assert!(
+        err.to_string().ends_with(&format!(
+            "run scripts/install-openclaw.sh --version {version} --node 26"
+        )),
         "{err}"
     );
+}
+
+#[test]
+fn a_release_or_node_that_is_not_installed_is_one_line_naming_the_fix() {
+    use toolsearch_qa::targets::openclaw::Version;
+    let dir = tempfile::tempdir().expect("temp dir");
+    let version: Version = "2026.9.5".parse().expect("version");
+    let err = Installation::locate_version(Some(dir.path()), &version, NodeMajor::V24)
+        .expect_err("nothing is installed there");
+    assert_eq!(
+        err.to_string(),
+        format!(
+            "OpenClaw 2026.9.5 is not installed (no {}/openclaw-2026.9.5/node_modules/openclaw); run scripts/install-openclaw.sh --version 2026.9.5 --node 24",
+            dir.path().display()
+        )
+    );
+    // The release is there, its Node is not: the fix installs that Node, nothing else.
+    let package = dir.path().join("openclaw-2026.9.5/node_modules/openclaw");
+    std::fs::create_dir_all(&package).expect("dirs");
+    std::fs::write(package.join("package.json"), r#"{"version":"2026.9.5"}"#).expect("write");
+    let err = Installation::locate_version(Some(dir.path()), &version, NodeMajor::V26)
+        .expect_err("no Node 26");
+    let text = err.to_string();
+    assert!(
+        text.starts_with("OpenClaw 2026.9.5: Node 26 is not installed (")
+            && text.ends_with("run scripts/install-openclaw.sh --version 2026.9.5 --node 26"),
+        "{text}"
+    );
+    assert!(!text.contains('\n'), "{text}");
 }
 
 // ---------------------------------------------------------------------------------------------

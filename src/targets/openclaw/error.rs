@@ -70,8 +70,13 @@ pub enum OpenClawError {
     },
 
     /// The gateway exited before it was ready.
-    #[error("the OpenClaw gateway exited before it was ready ({status}); log tail:\n{log_tail}")]
-    EarlyExit { status: String, log_tail: String },
+    #[error("the OpenClaw gateway exited before it was ready ({status}): {reason}; log tail:\n{log_tail}")]
+    EarlyExit {
+        status: String,
+        /// The product's own reason, from its stdout and stderr ([`super::gateway::product_reason`]).
+        reason: String,
+        log_tail: String,
+    },
 
     /// The gateway did not become ready in time.
     #[error("the OpenClaw gateway was not ready after {seconds} s; log tail:\n{log_tail}")]

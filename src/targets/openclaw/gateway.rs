@@ -199,10 +199,7 @@ impl OpenClawGateway {
         match exited {
             Some(status) => {
                 self.pid = None;
-                Err(OpenClawError::EarlyExit {
-                    status: status.to_string(),
-                    log_tail: self.log_tail(),
-                })
+                Err(self.early_exit(status.to_string()))
             }
             None => Ok(()),
         }
@@ -250,10 +247,7 @@ impl OpenClawGateway {
                 .map_err(OpenClawError::io("wait for the gateway", &self.log_path))?;
             if let Some(status) = exited {
                 self.pid = None;
-                return Err(OpenClawError::EarlyExit {
-                    status: status.to_string(),
-                    log_tail: self.log_tail(),
-                });
+                return Err(self.early_exit(status.to_string()));
             }
             if started.elapsed() >= timeout {
                 return Err(OpenClawError::StartTimeout {
@@ -262,6 +256,19 @@ impl OpenClawGateway {
                 });
             }
             tokio::time::sleep(POLL_INTERVAL).await;
+        }
+    }
+
+    /// The error of a gateway that exited with `status`: the product's own reason from its
+    /// output (stdout and stderr both go to the log) on the first line, the log's tail after.
+    fn early_exit(&self, status: String) -> OpenClawError {
+        let text = std::fs::read(&self.log_path)
+            .map(|b| String::from_utf8_lossy(&b).into_owned())
+            .unwrap_or_default();
+        OpenClawError::EarlyExit {
+            status,
+            reason: product_reason(&text),
+            log_tail: self.log_tail(),
         }
     }
 
@@ -361,6 +368,51 @@ fn log_contains(path: &Path, needle: &str) -> bool {
     std::fs::read(path).is_ok_and(|bytes| String::from_utf8_lossy(&bytes).contains(needle))
 }
 
+/// Why the product says it stopped, in one line: its last line that reports a failure or an
+/// error, with the lines that follow it up to the first blank line or its advice to run a
+/// command (at most four), each without its timestamp; else its last line; else that it printed
+/// nothing.
+pub fn product_reason(log: &str) -> String {
+    let lines: Vec<&str> = log.lines().map(strip_timestamp).collect();
+    let failing = |line: &str| {
+        let lower = line.to_ascii_lowercase();
+        ["fail", "error", "invalid", "refus", "cannot", "unsupported"]
+            .iter()
+            .any(|w| lower.contains(w))
+    };
+    let Some(start) = lines.iter().rposition(|l| failing(l)) else {
+        return match lines.iter().rev().find(|l| !l.trim().is_empty()) {
+            Some(last) => last.trim().to_string(),
+            None => "it printed nothing on stdout or stderr".into(),
+        };
+    };
+    // The reason may span lines (`Invalid config at …:` then one line per key).
+    let first = lines[..=start]
+        .iter()
+        .rposition(|l| l.to_ascii_lowercase().contains("failed to start"))
+        .filter(|&i| start - i < 4)
+        .unwrap_or(start);
+    lines[first..]
+        .iter()
+        .take_while(|l| !l.trim().is_empty() && !l.trim_start().starts_with("Run "))
+        .take(5)
+        .map(|l| l.trim())
+        .collect::<Vec<_>>()
+        .join(" ")
+}
+
+/// A log line without OpenClaw's leading ISO timestamp.
+fn strip_timestamp(line: &str) -> &str {
+    let stamped = line.len() > 20
+        && line.as_bytes()[..4].iter().all(u8::is_ascii_digit)
+        && line.as_bytes()[4] == b'-'
+        && line.as_bytes()[10] == b'T';
+    match stamped {
+        true => line.split_once(' ').map_or(line, |(_, rest)| rest),
+        false => line,
+    }
+}
+
 /// The last [`LOG_TAIL_LINES`] lines of a log file (empty when it cannot be read).
 pub fn log_tail(path: &Path) -> String {
     let Ok(bytes) = std::fs::read(path) else {
@@ -369,4 +421,26 @@ pub fn log_tail(path: &Path) -> String {
     let text = String::from_utf8_lossy(&bytes);
     let lines: Vec<&str> = text.lines().collect();
     lines[lines.len().saturating_sub(LOG_TAIL_LINES)..].join("\n")
+}
+
+#[cfg(test)]
+mod tests {
+    use super::product_reason;
+
+    #[test]
+    fn the_products_reason_is_one_line() {
+        // What OpenClaw 2026.7.35 prints when the harness's config has keys it does not know.
+        let log = "2026-12-01T16:24:24.542+00:00 [gateway] starting...\n\
+            2026-12-01T16:24:27.929+00:00 [gateway] wrote stability bundle: /tmp/x.json\n\
+            2026-12-01T16:24:27.929+00:00 Gateway failed to start: Invalid config at /tmp/c.json:\n\
+            models: Invalid input\n\
+            agents: Invalid input\n\
+            Run \"openclaw doctor --fix\" to repair, then retry.\n";
+        assert_eq!(
+            product_reason(log),
+            "Gateway failed to start: Invalid config at /tmp/c.json: models: Invalid input agents: Invalid input"
+        );
+        assert_eq!(product_reason("a\nlast words\n\n"), "last words");
+        assert_eq!(product_reason(""), "it printed nothing on stdout or stderr");
+    }
 }

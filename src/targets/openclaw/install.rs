@@ -68,6 +68,14 @@ impl NodeMajor {
     }
 }
 
+/// Which OpenClaw a run drives: the release (`None`: [`VERSION_ENV`], else the newest with data)
+/// on which Node major (`--openclaw-version`, `--openclaw-node`).
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct Pick {
+    pub version: Option<Version>,
+    pub node: NodeMajor,
+}
+
 /// A verified OpenClaw install: the Node runtime and the files the harness uses.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Installation {
@@ -182,7 +190,7 @@ impl Installation {
         let node_version = &install.node_version;
         let accepted = engines
             .as_deref()
-            .map_or(true, |range| engines_accept(range, node_version));
+            .is_none_or(|range| engines_accept(range, node_version));
         if !accepted || install.node_major() != major.number() {
             return Err(OpenClawError::NodeRefused {
                 version: version.to_string(),
@@ -286,8 +294,8 @@ fn triple(text: &str) -> Option<[u32; 3]> {
 
 /// The package's `engines.node` range, when it declares one.
 fn package_engines(package_json: &Path) -> Result<Option<String>, OpenClawError> {
-    let text = std::fs::read_to_string(package_json)
-        .map_err(OpenClawError::io("read", package_json))?;
+    let text =
+        std::fs::read_to_string(package_json).map_err(OpenClawError::io("read", package_json))?;
     let value: Value = serde_json::from_str(&text).map_err(OpenClawError::json(package_json))?;
     Ok(value["engines"]["node"].as_str().map(str::to_string))
 }
@@ -346,7 +354,10 @@ mod tests {
         ] {
             assert_eq!(engines_accept(OLDER, version), ok, "{version}");
         }
-        assert!(!engines_accept("^24", "24.1.0"), "an unknown operator accepts nothing");
+        assert!(
+            !engines_accept("^24", "24.1.0"),
+            "an unknown operator accepts nothing"
+        );
         assert!(!engines_accept("", "24.1.0"));
     }
 }

@@ -24,7 +24,7 @@ use serde_json::Value;
 pub use config::{config_value, write_config, LaneConfig, AGENT_ID, MODEL_ID, PROVIDER_ID};
 pub use error::OpenClawError;
 pub use gateway::{free_loopback_port, OpenClawGateway, DEFAULT_START_TIMEOUT, READY_LINE};
-pub use install::{Installation, NodeMajor, CACHE_ENV, NODE_ENV, VERSION_ENV};
+pub use install::{Installation, NodeMajor, Pick, CACHE_ENV, NODE_ENV, VERSION_ENV};
 pub use plugin::write_plugin;
 pub use release::{Release, Version};
 pub use target::{OpenClawTarget, RELOAD_TIMEOUT};

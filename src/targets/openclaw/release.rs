@@ -291,7 +291,15 @@ mod tests {
         assert!(v("2026.7.1-beta.2").has_suffix());
         assert!(v("2026.8.2") < v("2026.9.1"));
         assert!(v("2026.9.10") > v("2026.9.6"));
-        for bad in ["", "2026.9", "2026.9.6.1", "v2026.9.6", "2026.9.x", "2026.9.6-", "latest"] {
+        for bad in [
+            "",
+            "2026.9",
+            "2026.9.6.1",
+            "v2026.9.6",
+            "2026.9.x",
+            "2026.9.6-",
+            "latest",
+        ] {
             let error = bad.parse::<Version>().unwrap_err();
             assert_eq!(error.text, bad);
         }
@@ -311,10 +319,15 @@ mod tests {
         assert_eq!(r.bridge(ToolSearchMode::Code), Some("tool_search_code"));
         assert_eq!(r.bridge(ToolSearchMode::Direct), None);
         assert_eq!(
-            r.mode(ToolSearchMode::Directory).unwrap().tool_search_json(),
+            r.mode(ToolSearchMode::Directory)
+                .unwrap()
+                .tool_search_json(),
             serde_json::json!({"mode": "directory"})
         );
-        assert_eq!(r.transcript.compressed_column.as_deref(), Some("event_zstd"));
+        assert_eq!(
+            r.transcript.compressed_column.as_deref(),
+            Some("event_zstd")
+        );
         assert_eq!(r.config.agents, AgentsShape::Entries);
         assert!(r.config.catalog_refresh);
     }

@@ -102,8 +102,8 @@ impl OpenClawTarget {
         let Some(version) = version else {
             return OpenClawTarget::locate(node);
         };
-        let install = Installation::locate_version(None, version, node)
-            .map_err(Error::openclaw("target"))?;
+        let install =
+            Installation::locate_version(None, version, node).map_err(Error::openclaw("target"))?;
         Ok(OpenClawTarget::with_install(install))
     }
 

@@ -313,7 +313,10 @@ mod tests {
 
     /// A state dir whose transcript table is `columns` (2026.9.5 and older have no compressed
     /// column), with one session of two events under key `agent:qa:k`.
-    fn state_with(columns: &str, rows: &[(i64, Option<&str>, Option<Vec<u8>>)]) -> tempfile::TempDir {
+    /// `(seq, event_json, event_zstd)`.
+    type Row<'a> = (i64, Option<&'a str>, Option<Vec<u8>>);
+
+    fn state_with(columns: &str, rows: &[Row<'_>]) -> tempfile::TempDir {
         let dir = tempfile::tempdir().unwrap();
         let agent = dir.path().join("agents").join("qa").join("agent");
         std::fs::create_dir_all(&agent).unwrap();
@@ -346,13 +349,24 @@ mod tests {
     fn a_table_without_the_compressed_column_is_read() {
         let dir = state_with(
             "session_id TEXT, seq INTEGER, event_json TEXT",
-            &[(0, Some(r#"{"type":"a"}"#), None), (1, Some(r#"{"type":"b"}"#), None)],
+            &[
+                (0, Some(r#"{"type":"a"}"#), None),
+                (1, Some(r#"{"type":"b"}"#), None),
+            ],
         );
         let all = read_transcript(dir.path(), "qa").unwrap();
-        assert_eq!(all, vec![serde_json::json!({"type":"a"}), serde_json::json!({"type":"b"})]);
+        assert_eq!(
+            all,
+            vec![
+                serde_json::json!({"type":"a"}),
+                serde_json::json!({"type":"b"})
+            ]
+        );
         let one = read_session_transcript(dir.path(), "qa", "k").unwrap();
         assert_eq!(one, all);
-        assert!(read_session_transcript(dir.path(), "qa", "other").unwrap().is_empty());
+        assert!(read_session_transcript(dir.path(), "qa", "other")
+            .unwrap()
+            .is_empty());
     }
 
     #[test]
