@@ -168,17 +168,12 @@ pub async fn run_scenario(
             Err(e) => errors.extend(scenario.lanes.iter().map(|l| LaneError::new(&l.name, &e))),
         }
     }
+    let bridge = crate::targets::bridge(target.kind(), scenario);
     let observed: Vec<Observed<'_>> = observations
         .iter()
         .map(|(lane, observation)| {
-            let bridge = scenario.profile.bridge();
-            Observed::new(
-                target.kind(),
-                lane,
-                observation,
-                &scenario.target_tool,
-                bridge,
-            )
+            let tool = &scenario.target_tool;
+            Observed::new(target.kind(), lane, observation, tool, &bridge)
         })
         .collect();
     let mut verdicts = evaluate(scenario, &observed);

@@ -41,6 +41,8 @@ pub struct Observed<'a> {
     pub lane: &'a Lane,
     pub observation: &'a LaneObservation,
     pub figures: LaneFigures,
+    /// The names of the bridge tools on the surface the lane ran on ([`crate::targets::bridge`]).
+    pub bridge: Bridge,
 }
 
 impl<'a> Observed<'a> {
@@ -56,6 +58,7 @@ impl<'a> Observed<'a> {
             lane,
             observation,
             figures: observation.figures(target_tool, bridge),
+            bridge: bridge.clone(),
         }
     }
 

@@ -203,6 +203,19 @@ pub fn direct_only_tools(target: TargetKind, scenario: &Scenario) -> Vec<String>
         .collect()
 }
 
+/// The names of the bridge tools a lane of `scenario` meets on `target`: the embedded gateway's
+/// come from the scenario's profile (`suite --profile` replaces it), a real OpenClaw's are the
+/// product's own, from its captured profile (whatever profile the embedded side shows).
+pub fn bridge(target: TargetKind, scenario: &Scenario) -> crate::config::Bridge {
+    match target {
+        TargetKind::Embedded => scenario.profile.bridge().clone(),
+        TargetKind::Openclaw => crate::profile::resolve(crate::profile::OPENCLAW)
+            .expect("the built-in product profile loads (a unit test checks it)")
+            .bridge()
+            .clone(),
+    }
+}
+
 /// Which targets a run drives (the `--target` flag).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default, clap::ValueEnum)]
 pub enum TargetChoice {

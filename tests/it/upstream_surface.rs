@@ -105,6 +105,23 @@ async fn the_reference_scenario_holds_under_the_upstream_surface() {
     assert_eq!(json["reduction"]["tools"]["declaredTools"], 67);
 }
 
+#[test]
+fn the_profile_names_the_embedded_bridge_and_the_product_keeps_its_own() {
+    use toolsearch_qa::targets::{bridge, TargetKind};
+    let mut scenarios =
+        select(load_all(&[]).unwrap(), &["tool-search-gateway-e2e".into()]).unwrap();
+    scenarios[0].profile = toolsearch_qa::profile::resolve(UPSTREAM).unwrap();
+    assert_eq!(
+        bridge(TargetKind::Embedded, &scenarios[0]).call,
+        "dispatch_action"
+    );
+    // `--target both --profile openclaw-upstream`: the real 2026.9.6 gateway still says tool_call.
+    assert_eq!(
+        bridge(TargetKind::Openclaw, &scenarios[0]).call,
+        "tool_call"
+    );
+}
+
 #[tokio::test]
 async fn only_the_bridge_name_changes_the_bytes_against_2026_9_6() {
     let (upstream, product) = (

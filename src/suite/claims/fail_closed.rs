@@ -188,7 +188,7 @@ pub fn f2_withdrawn(input: &ClaimInput<'_>) -> Vec<Check> {
     let error = input
         .error()
         .unwrap_or("is no longer available in this run");
-    let search = &input.scenario.profile.bridge().search;
+    let search = &input.lane.bridge.search;
     let found_at_search = o.tool_results().any(|r| {
         r.tool_name() == search
             && !r.is_error()
@@ -241,7 +241,7 @@ pub fn f3_blocked(input: &ClaimInput<'_>) -> Vec<Check> {
 }
 
 pub fn f4_sandbox_fallback(input: &ClaimInput<'_>) -> Vec<Check> {
-    let (o, bridge) = (input.lane, input.scenario.profile.bridge());
+    let (o, bridge) = (input.lane, &input.lane.bridge);
     let surface = o.records().iter().find_map(|r| match r {
         SessionRecord::Surface(s) => Some(s),
         _ => None,
@@ -302,7 +302,7 @@ pub fn f4_sandbox_fallback(input: &ClaimInput<'_>) -> Vec<Check> {
 pub fn f5_timeout(input: &ClaimInput<'_>) -> Vec<Check> {
     let (tool, o) = (input.tool(), input.lane);
     let error = input.error().unwrap_or("timed out");
-    let code = input.scenario.profile.bridge().code.as_deref();
+    let code = input.lane.bridge.code.as_deref();
     let code_error = o
         .tool_results()
         .any(|r| Some(r.tool_name()) == code && r.is_error() && r.output_text().contains(error));

@@ -44,7 +44,7 @@ pub fn h1_handed_back(input: &ClaimInput<'_>) -> Vec<Check> {
         format!("{names:?}"),
     )];
     if let Some(item) = items.first() {
-        let planned = planned_arguments(o, target, input.scenario.profile.bridge());
+        let planned = planned_arguments(o, target, &o.bridge);
         let sent: Option<Value> = item
             .arguments
             .as_deref()

@@ -95,7 +95,7 @@ pub fn c2_tool_search_calls_target(input: &ClaimInput<'_>) -> Vec<Check> {
         .filter_map(|r| planned_wire_tool(r))
         .collect();
     // The bridge the lane really used (code mode may have fallen back to the tools).
-    let bridge = scenario.profile.bridge();
+    let bridge = &o.bridge;
     let code = bridge
         .code
         .as_ref()
@@ -259,7 +259,7 @@ fn positions(texts: &[String], matches: impl Fn(&str) -> bool) -> Vec<usize> {
 /// direct-only tools (the target's own and the scenario's), and in directory mode the client
 /// tools the turn sends.
 pub fn expected_declared(scenario: &Scenario, o: &Observed<'_>) -> Vec<String> {
-    let mut names = o.lane.controls(scenario.profile.bridge());
+    let mut names = o.lane.controls(&o.bridge);
     if o.lane.mode() == ToolSearchMode::Directory {
         names.extend(scenario.catalog.client.iter().cloned());
     }
@@ -354,7 +354,7 @@ pub fn c6_session_log(input: &ClaimInput<'_>) -> Vec<Check> {
             ),
         ));
     }
-    checks.extend(code_result_telemetry(o, scenario.profile.bridge()));
+    checks.extend(code_result_telemetry(o, &o.bridge));
     checks
 }
 

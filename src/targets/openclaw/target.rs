@@ -446,7 +446,8 @@ async fn check_mcp_servers(servers: &Value, checked: &mut BTreeSet<String>) -> R
 /// The lane's part of the config: Tool Search, the policy, the agent, MCP servers, overrides.
 fn lane_config(setup: &LaneSetup<'_>, release: &Release) -> Result<LaneConfig, Error> {
     let scenario = setup.scenario;
-    let mut also_allow = setup.lane.controls(setup.scenario.profile.bridge());
+    let bridge = crate::targets::bridge(TargetKind::Openclaw, setup.scenario);
+    let mut also_allow = setup.lane.controls(&bridge);
     also_allow.extend(scenario.policy.also_allow.iter().cloned());
     let mcp = match scenario.catalog.mcp.is_empty() {
         true => None,
