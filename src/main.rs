@@ -75,7 +75,8 @@ enum Command {
         #[arg(long, default_value_t = 200)]
         sessions: usize,
     },
-    /// Compare provider payload size per mode across catalogue sizes (real turns on loopback).
+    /// Compare what each mode costs across catalogue sizes: payload, tokens with the prompt cache,
+    /// money (real turns on loopback).
     Compare(CompareArgs),
     /// Run the mock OpenAI provider on loopback until interrupted.
     Provider {
@@ -259,15 +260,23 @@ struct CompareArgs {
     /// Modes, comma-separated (direct, code, tools, directory).
     #[arg(long, default_value = "direct,code,tools,directory")]
     modes: String,
-    /// The surface the embedded gateway shows: `spec` (the default) or a product's profile
-    /// (openclaw-2026.9.6), to predict that product; or a profile file.
+    /// The surface the embedded gateway shows: a built-in profile (default: the newest captured
+    /// product profile, `openclaw-<version>`; `spec` for the project's own surface) or a
+    /// profile file.
     #[arg(long, value_name = "NAME|FILE")]
     profile: Option<String>,
+    /// The price row money is figured with, by name (default: the table's first row).
+    #[arg(long, value_name = "NAME")]
+    price: Option<String>,
+    /// A price table of your own (the shape of data/prices.toml) instead of the built-in one.
+    #[arg(long, value_name = "FILE")]
+    price_file: Option<PathBuf>,
     /// Output format.
     #[arg(long, value_enum, default_value_t = CompareFormat::Table)]
     format: CompareFormat,
-    /// Also write an SVG chart of first-request bytes against catalogue size.
-    #[arg(long, value_name = "FILE.svg")]
+    /// Also write SVG charts (first-request bytes, whole-turn tokens, cost per 1,000 turns
+    /// against catalogue size) into this directory; the markdown report embeds them.
+    #[arg(long, value_name = "DIR")]
     chart: Option<PathBuf>,
 }
 
@@ -515,15 +524,16 @@ async fn run(command: Command, probe_secret: String) -> Result<u8, Error> {
         }
         Command::Load { sessions } => Box::pin(toolsearch_qa::load::command(sessions, stdout)),
         Command::Compare(args) => Box::pin(async move {
-            toolsearch_qa::compare::command(
-                &args.sizes,
-                &args.modes,
-                args.profile.as_deref(),
-                args.format,
-                args.chart.as_deref(),
-                stdout,
-            )
-            .await
+            let command = toolsearch_qa::compare::CompareCommand {
+                sizes: args.sizes,
+                modes: args.modes,
+                profile: args.profile,
+                price: args.price,
+                price_file: args.price_file,
+                format: args.format,
+                chart_dir: args.chart,
+            };
+            toolsearch_qa::compare::command(command, stdout).await
         }),
         Command::Profile(ProfileCommand::Capture(args)) => Box::pin(async move {
             let options = toolsearch_qa::capture::CaptureOptions {

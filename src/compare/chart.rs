@@ -1,9 +1,86 @@
-//! A hand-written SVG chart of first-request bytes against catalogue size, one line per mode,
-//! both axes on a log scale (direct grows by orders of magnitude while the bridges stay flat).
+//! Hand-written SVG charts against catalogue size — first-request bytes, whole-turn tokens and
+//! cost per 1,000 turns — one line per mode, both axes on a log scale (direct grows by orders
+//! of magnitude while the bridges stay flat). Lines that coincide (the bridges under a product's
+//! profile) stay visible: each mode has its own width, drawn widest first, and its own dash and
+//! marker.
 
 use std::fmt::Write as _;
+use std::path::{Path, PathBuf};
 
 use super::{CompareCell, CompareReport, ToolSearchMode};
+use crate::error::Error;
+
+/// What a chart plots.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Metric {
+    FirstBytes,
+    TurnTokens,
+    CostPer1000Turns,
+}
+
+impl Metric {
+    pub const ALL: [Metric; 3] = [
+        Metric::FirstBytes,
+        Metric::TurnTokens,
+        Metric::CostPer1000Turns,
+    ];
+
+    /// The chart's file name.
+    pub fn file_name(self) -> &'static str {
+        match self {
+            Metric::FirstBytes => "first-request-bytes.svg",
+            Metric::TurnTokens => "turn-tokens.svg",
+            Metric::CostPer1000Turns => "cost-per-1000-turns.svg",
+        }
+    }
+
+    fn value(self, cell: &CompareCell) -> Option<f64> {
+        match self {
+            Metric::FirstBytes => Some(cell.first.raw_bytes as f64),
+            Metric::TurnTokens => Some(cell.turn.tokens as f64),
+            Metric::CostPer1000Turns => cell.cost_per_1000_turns,
+        }
+    }
+
+    fn title(self, report: &CompareReport) -> String {
+        let what = match self {
+            Metric::FirstBytes => "First provider request, bytes".to_string(),
+            Metric::TurnTokens => "Whole turn, input tokens".to_string(),
+            Metric::CostPer1000Turns => {
+                format!("Cost per 1,000 turns, USD ({})", report.price.name)
+            }
+        };
+        format!("{what} · profile {}", report.profile)
+    }
+
+    fn axis_label(self) -> &'static str {
+        match self {
+            Metric::FirstBytes => "first request bytes (log scale)",
+            Metric::TurnTokens => "turn tokens, o200k_base (log scale)",
+            Metric::CostPer1000Turns => "USD per 1,000 turns, prompt cache applied (log scale)",
+        }
+    }
+
+    fn unit(self) -> &'static str {
+        match self {
+            Metric::FirstBytes => "bytes",
+            Metric::TurnTokens => "tokens",
+            Metric::CostPer1000Turns => "USD per 1,000 turns",
+        }
+    }
+}
+
+/// Writes every chart into `dir` (created if missing); returns their paths.
+pub fn write_all(report: &CompareReport, dir: &Path) -> Result<Vec<PathBuf>, Error> {
+    std::fs::create_dir_all(dir).map_err(Error::io("cannot create", dir))?;
+    let mut paths = Vec::new();
+    for metric in Metric::ALL {
+        let path = dir.join(metric.file_name());
+        std::fs::write(&path, svg(report, metric)).map_err(Error::io("cannot write", &path))?;
+        paths.push(path);
+    }
+    Ok(paths)
+}
 
 const WIDTH: f64 = 860.0;
 const HEIGHT: f64 = 500.0;
@@ -12,13 +89,29 @@ const RIGHT: f64 = 230.0;
 const TOP: f64 = 50.0;
 const BOTTOM: f64 = 60.0;
 
-/// Colour, dash pattern and marker radius per mode: overlapping lines stay distinguishable.
-fn style(mode: ToolSearchMode) -> (&'static str, &'static str, f64) {
-    match mode {
-        ToolSearchMode::Direct => ("#d62728", "", 4.0),
-        ToolSearchMode::Code => ("#1f77b4", "", 7.0),
-        ToolSearchMode::Tools => ("#2ca02c", "8 4", 5.0),
-        ToolSearchMode::Directory => ("#9467bd", "2 3", 3.0),
+/// How a mode's line is drawn.
+struct Style {
+    colour: &'static str,
+    dash: &'static str,
+    marker: f64,
+    /// Stroke width: lines are drawn widest first, so one that lies on another shows as a
+    /// band around it.
+    width: f64,
+}
+
+/// Colour, dash, marker radius and width per mode: overlapping lines stay distinguishable.
+fn style(mode: ToolSearchMode) -> Style {
+    let (colour, dash, marker, width) = match mode {
+        ToolSearchMode::Direct => ("#d62728", "", 4.0, 2.0),
+        ToolSearchMode::Code => ("#1f77b4", "", 9.0, 9.0),
+        ToolSearchMode::Tools => ("#2ca02c", "", 6.5, 5.0),
+        ToolSearchMode::Directory => ("#9467bd", "6 4", 3.5, 2.0),
+    };
+    Style {
+        colour,
+        dash,
+        marker,
+        width,
     }
 }
 
@@ -56,13 +149,17 @@ impl LogAxis {
     }
 }
 
-/// `1`, `10`, `100`, `1k`, `10k`, `100k`, `1M`, …
+/// `0.01`, `0.1`, `1`, `10`, `100`, `1k`, `10k`, `100k`, `1M`, …
 fn decade_label(value: f64) -> String {
     match value {
         v if v >= 1e9 => format!("{}G", v / 1e9),
         v if v >= 1e6 => format!("{}M", v / 1e6),
         v if v >= 1e3 => format!("{}k", v / 1e3),
-        v => format!("{v}"),
+        v if v >= 1.0 => format!("{v}"),
+        v => {
+            let places = (-v.log10().round()).max(0.0) as usize;
+            format!("{v:.places$}")
+        }
     }
 }
 
@@ -70,8 +167,8 @@ fn x_of(axis: &LogAxis, size: usize) -> f64 {
     LEFT + axis.fraction(size as f64) * (WIDTH - LEFT - RIGHT)
 }
 
-fn y_of(axis: &LogAxis, bytes: usize) -> f64 {
-    HEIGHT - BOTTOM - axis.fraction(bytes as f64) * (HEIGHT - TOP - BOTTOM)
+fn y_of(axis: &LogAxis, value: f64) -> f64 {
+    HEIGHT - BOTTOM - axis.fraction(value) * (HEIGHT - TOP - BOTTOM)
 }
 
 fn series_label(cells: &[&CompareCell], mode: ToolSearchMode) -> String {
@@ -110,7 +207,7 @@ fn grid(svg: &mut String, x: &LogAxis, y: &LogAxis) {
     }
 }
 
-fn axes_and_titles(svg: &mut String) {
+fn axes_and_titles(svg: &mut String, title: &str, axis_label: &str) {
     let _ = write!(
         svg,
         r##"<rect x="{LEFT}" y="{TOP}" width="{:.1}" height="{:.1}" fill="none" stroke="#333"/>"##,
@@ -119,8 +216,9 @@ fn axes_and_titles(svg: &mut String) {
     );
     let _ = write!(
         svg,
-        r##"<text x="{:.1}" y="28" text-anchor="middle" font-size="16" font-weight="bold">First provider request size by catalogue size</text>"##,
-        (WIDTH - RIGHT + LEFT) / 2.0
+        r##"<text x="{:.1}" y="28" text-anchor="middle" font-size="16" font-weight="bold">{}</text>"##,
+        WIDTH / 2.0,
+        escape(title)
     );
     let _ = write!(
         svg,
@@ -130,59 +228,103 @@ fn axes_and_titles(svg: &mut String) {
     );
     let _ = write!(
         svg,
-        r##"<text transform="translate(22 {:.1}) rotate(-90)" text-anchor="middle">first request bytes (log scale)</text>"##,
-        (HEIGHT - BOTTOM + TOP) / 2.0
+        r##"<text transform="translate(22 {:.1}) rotate(-90)" text-anchor="middle">{}</text>"##,
+        (HEIGHT - BOTTOM + TOP) / 2.0,
+        escape(axis_label)
     );
 }
 
-fn series(svg: &mut String, report: &CompareReport, x: &LogAxis, y: &LogAxis) {
-    for (i, &mode) in report.modes.iter().enumerate() {
-        let cells: Vec<&CompareCell> = report.cells.iter().filter(|c| c.mode == mode).collect();
-        let (colour, dash, radius) = style(mode);
-        let points: Vec<String> = cells
+/// Text made safe inside an SVG element.
+fn escape(text: &str) -> String {
+    text.replace('&', "&amp;")
+        .replace('<', "&lt;")
+        .replace('>', "&gt;")
+}
+
+/// The cells of `mode` that have a value for `metric`, with it.
+fn points(
+    report: &CompareReport,
+    mode: ToolSearchMode,
+    metric: Metric,
+) -> Vec<(&CompareCell, f64)> {
+    report
+        .cells
+        .iter()
+        .filter(|c| c.mode == mode)
+        .filter_map(|c| metric.value(c).map(|v| (c, v)))
+        .collect()
+}
+
+fn series(svg: &mut String, report: &CompareReport, metric: Metric, x: &LogAxis, y: &LogAxis) {
+    let mut modes = report.modes.clone();
+    // Widest first: a line drawn over another leaves the wider one visible around it.
+    modes.sort_by(|a, b| style(*b).width.total_cmp(&style(*a).width));
+    for mode in modes {
+        let cells = points(report, mode, metric);
+        let s = style(mode);
+        let line: Vec<String> = cells
             .iter()
-            .map(|c| format!("{:.1},{:.1}", x_of(x, c.size), y_of(y, c.first.raw_bytes)))
+            .map(|(c, v)| format!("{:.1},{:.1}", x_of(x, c.size), y_of(y, *v)))
             .collect();
         let _ = write!(
             svg,
-            r##"<polyline points="{}" fill="none" stroke="{colour}" stroke-width="2" stroke-dasharray="{dash}"/>"##,
-            points.join(" ")
+            r##"<polyline points="{}" fill="none" stroke="{}" stroke-opacity="0.75" stroke-width="{}" stroke-dasharray="{}"/>"##,
+            line.join(" "),
+            s.colour,
+            s.width,
+            s.dash
         );
-        for c in &cells {
+        for (c, v) in &cells {
             let _ = write!(
                 svg,
-                r##"<circle cx="{:.1}" cy="{:.1}" r="{radius}" fill="none" stroke="{colour}" stroke-width="2"><title>{} at {}: {} bytes</title></circle>"##,
+                r##"<circle cx="{:.1}" cy="{:.1}" r="{}" fill="white" stroke="{}" stroke-width="2"><title>{} at {}: {} {}</title></circle>"##,
                 x_of(x, c.size),
-                y_of(y, c.first.raw_bytes),
+                y_of(y, *v),
+                s.marker,
+                s.colour,
                 mode.as_str(),
                 c.size,
-                c.first.raw_bytes
+                crate::output::significant4(*v),
+                metric.unit()
             );
         }
+    }
+}
+
+fn legend(svg: &mut String, report: &CompareReport) {
+    for (i, &mode) in report.modes.iter().enumerate() {
+        let cells: Vec<&CompareCell> = report.cells.iter().filter(|c| c.mode == mode).collect();
+        let s = style(mode);
         let ly = TOP + 10.0 + 24.0 * i as f64;
         let lx = WIDTH - RIGHT + 16.0;
         let _ = write!(
             svg,
-            r##"<line x1="{lx:.1}" y1="{ly:.1}" x2="{:.1}" y2="{ly:.1}" stroke="{colour}" stroke-width="2" stroke-dasharray="{dash}"/><circle cx="{:.1}" cy="{ly:.1}" r="{radius}" fill="none" stroke="{colour}" stroke-width="2"/><text x="{:.1}" y="{:.1}">{}</text>"##,
+            r##"<line x1="{lx:.1}" y1="{ly:.1}" x2="{:.1}" y2="{ly:.1}" stroke="{}" stroke-opacity="0.75" stroke-width="{}" stroke-dasharray="{}"/><circle cx="{:.1}" cy="{ly:.1}" r="{}" fill="white" stroke="{}" stroke-width="2"/><text x="{:.1}" y="{:.1}">{}</text>"##,
             lx + 30.0,
+            s.colour,
+            s.width,
+            s.dash,
             lx + 15.0,
+            s.marker,
+            s.colour,
             lx + 38.0,
             ly + 4.0,
-            series_label(&cells, mode)
+            escape(&series_label(&cells, mode))
         );
     }
 }
 
-/// The chart as a standalone SVG document.
-pub fn svg(report: &CompareReport) -> String {
+/// One chart as a standalone SVG document.
+pub fn svg(report: &CompareReport, metric: Metric) -> String {
     let x = LogAxis::around(report.sizes.iter().map(|s| *s as f64));
-    let y = LogAxis::around(report.cells.iter().map(|c| c.first.raw_bytes as f64));
+    let y = LogAxis::around(report.cells.iter().filter_map(|c| metric.value(c)));
     let mut svg = format!(
         r##"<svg xmlns="http://www.w3.org/2000/svg" width="{WIDTH}" height="{HEIGHT}" viewBox="0 0 {WIDTH} {HEIGHT}" font-family="sans-serif" font-size="12"><rect width="100%" height="100%" fill="white"/>"##
     );
     grid(&mut svg, &x, &y);
-    axes_and_titles(&mut svg);
-    series(&mut svg, report, &x, &y);
+    axes_and_titles(&mut svg, &metric.title(report), metric.axis_label());
+    series(&mut svg, report, metric, &x, &y);
+    legend(&mut svg, report);
     svg.push_str("</svg>\n");
     svg
 }
@@ -211,5 +353,7 @@ mod tests {
         assert_eq!(decade_label(10.0), "10");
         assert_eq!(decade_label(10_000.0), "10k");
         assert_eq!(decade_label(1e6), "1M");
+        assert_eq!(decade_label(0.01), "0.01");
+        assert_eq!(decade_label(10f64.powi(-3)), "0.001");
     }
 }

@@ -135,20 +135,6 @@ pub fn measure_request(record: &JournalRecord) -> Result<PayloadSize, TokenizerE
     })
 }
 
-/// The first request and the sum over all requests of a turn.
-pub fn measure_turn(
-    records: &[std::sync::Arc<JournalRecord>],
-) -> Result<(PayloadSize, PayloadSize), TokenizerError> {
-    let mut first = None;
-    let mut turn = PayloadSize::default();
-    for record in records {
-        let size = measure_request(record)?;
-        first.get_or_insert(size);
-        turn = turn + size;
-    }
-    Ok((first.unwrap_or_default(), turn))
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;

@@ -3,10 +3,15 @@
 //! For every catalogue size the reference turn runs for real (embedded gateway and mock provider
 //! over loopback) once per mode, and the journaled provider requests are measured: the first request
 //! and the whole turn. The mode the gateway actually used is read from its session log, so a `code`
-//! lane that fell back to `tools` is reported as such, never as code.
+//! lane that fell back to `tools` is reported as such, never as code. Each cell (a mode at a
+//! size) runs alone — its own mock provider, its ids started over — so its figures do not depend
+//! on the other cells of the run. Tokens become money under one price row ([`price`]), with the
+//! provider's prompt cache applied ([`cache`]).
 
+pub mod cache;
 pub mod chart;
 pub mod measure;
+pub mod price;
 pub mod render;
 
 use serde::Serialize;
@@ -21,7 +26,9 @@ use crate::scenario::{load_all, select, Lane, Scenario, REFERENCE_SCENARIO};
 use crate::suite::lane::run_lane;
 use crate::suite::observation::LaneObservation;
 use crate::targets::EmbeddedTarget;
-use measure::{measure_turn, PayloadSize};
+use cache::{CacheSplit, PrefixTokens, TurnPrefixes};
+use measure::{measure_request, PayloadSize};
+use price::{PriceRow, PriceTable};
 
 /// Catalogue sizes compared when none are given.
 pub const DEFAULT_SIZES: [usize; 4] = [36, 100, 1_000, 10_000];
@@ -38,11 +45,14 @@ fn mode_lane(mode: ToolSearchMode) -> Lane {
 }
 
 /// How `compare` prints its report.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, clap::ValueEnum)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, clap::ValueEnum)]
 pub enum CompareFormat {
+    #[default]
     Table,
     Json,
     Markdown,
+    /// One row per target, profile, mode and size; every figure a column.
+    Csv,
 }
 
 /// Bad compare options.
@@ -59,15 +69,18 @@ pub enum CompareError {
 }
 
 /// What to compare.
-#[derive(Debug, Clone, PartialEq, Eq)]
+#[derive(Debug, Clone, PartialEq)]
 pub struct CompareOptions {
     /// Catalogue sizes (fake plugin tools), measured in ascending order.
     pub sizes: Vec<usize>,
     /// Modes, reported in [`ToolSearchMode::ALL`] order.
     pub modes: Vec<ToolSearchMode>,
-    /// The surface the embedded gateway shows (a built-in profile or a profile file; default
-    /// `spec`): with a product's profile, the comparison predicts that product.
+    /// The surface the embedded gateway shows (a built-in profile or a profile file; default:
+    /// the newest captured product profile, see [`default_profile`]): with a product's
+    /// profile, the comparison predicts that product.
     pub profile: Option<String>,
+    /// The prices and caching rule money is figured with.
+    pub price: PriceRow,
 }
 
 impl Default for CompareOptions {
@@ -76,8 +89,31 @@ impl Default for CompareOptions {
             sizes: DEFAULT_SIZES.to_vec(),
             modes: ToolSearchMode::ALL.to_vec(),
             profile: None,
+            price: PriceTable::built_in().rows[0].clone(),
         }
     }
+}
+
+/// The newest captured product profile among the built-in ones (`openclaw-<version>`, by
+/// version order), or `spec` when none is built in.
+pub fn default_profile() -> String {
+    newest_product(&crate::profile::built_in_names())
+        .unwrap_or_else(|| crate::profile::SPEC.to_string())
+}
+
+/// The `openclaw-<version>` name with the highest version (numeric parts compared as numbers).
+fn newest_product(names: &[String]) -> Option<String> {
+    let version = |name: &str| -> Option<Vec<u64>> {
+        name.strip_prefix("openclaw-")?
+            .split(['.', '-'])
+            .map(|part| part.parse::<u64>().ok())
+            .collect()
+    };
+    names
+        .iter()
+        .filter_map(|n| version(n).map(|v| (v, n)))
+        .max()
+        .map(|(_, n)| n.clone())
 }
 
 impl CompareOptions {
@@ -144,15 +180,30 @@ pub struct CompareCell {
     pub first_ratio: Option<f64>,
     /// Whole-turn bytes over direct's at the same size.
     pub turn_ratio: Option<f64>,
+    /// Per request: its tokens and the prompt prefix it shares with the request before it.
+    pub prefixes: Vec<PrefixTokens>,
+    /// The turn's input tokens as the price row's provider bills them.
+    pub cache: CacheSplit,
+    /// Tokens the provider generated over the turn, as the gateway reported them.
+    pub output_tokens: Option<u64>,
+    /// USD per turn under the price row (`None` without output tokens).
+    pub cost_per_turn: Option<f64>,
+    /// USD per 1,000 turns.
+    #[serde(rename = "costPer1000Turns")]
+    pub cost_per_1000_turns: Option<f64>,
 }
 
 /// Every cell, sorted by size then mode.
 #[derive(Debug, Clone, PartialEq, Serialize)]
 #[serde(rename_all = "camelCase")]
 pub struct CompareReport {
+    /// Where the turns ran.
+    pub target: crate::scenario::TargetKind,
     /// The profile the embedded gateway showed.
     pub profile: String,
     pub tokenizer: &'static str,
+    /// The price row money is figured with, its caching rule included.
+    pub price: PriceRow,
     pub sizes: Vec<usize>,
     pub modes: Vec<ToolSearchMode>,
     pub cells: Vec<CompareCell>,
@@ -191,43 +242,67 @@ pub async fn run_compare(options: CompareOptions) -> Result<CompareReport, Error
         .normalized()
         .map_err(|e| Error::Usage(e.to_string()))?;
     let mut reference = reference_scenario()?;
-    reference.profile =
-        crate::profile::resolve(options.profile.as_deref().unwrap_or(crate::profile::SPEC))?;
+    let profile = options.profile.clone().unwrap_or_else(default_profile);
+    reference.profile = crate::profile::resolve(&profile)?;
     let mut cells = Vec::new();
     for &size in &options.sizes {
-        cells.extend(run_size(&reference, size, &options.modes).await?);
+        cells.extend(run_size(&reference, size, &options.modes, &options.price).await?);
     }
     Ok(CompareReport {
+        target: crate::scenario::TargetKind::Embedded,
         profile: reference.profile.name.clone(),
         tokenizer: "o200k_base",
+        price: options.price,
         sizes: options.sizes,
         modes: options.modes,
         cells,
     })
 }
 
+/// Every mode at one size, each cell alone: its own mock provider and, when the command made
+/// ids reproducible, the ids it would get as the only cell of the run.
 async fn run_size(
     reference: &Scenario,
     size: usize,
     modes: &[ToolSearchMode],
+    price: &PriceRow,
 ) -> Result<Vec<CompareCell>, Error> {
     let scenario = sized_scenario(reference, size, modes);
-    let provider = MockProvider::start().await?;
-    let journal = provider.journal();
     let mut cells = Vec::new();
     for (mode, lane) in modes.iter().zip(&scenario.lanes) {
+        crate::protocol::response_object::restart_reproducible_ids();
+        let provider = MockProvider::start().await?;
         let observation = run_lane(
             &EmbeddedTarget,
             &scenario,
             lane,
             &provider.base_url(),
-            &journal,
+            &provider.journal(),
         )
         .await?;
-        cells.push(cell(&scenario, size, *mode, &observation)?);
+        cells.push(cell(&scenario, size, *mode, &observation, price)?);
     }
     with_ratios(&mut cells);
     Ok(cells)
+}
+
+/// The first request, the whole turn and the prefix each request shares with the one before.
+fn measure(
+    observation: &LaneObservation,
+) -> Result<(PayloadSize, PayloadSize, Vec<PrefixTokens>), Error> {
+    let machine = |e: crate::protocol::usage::TokenizerError| Error::Machine(e.to_string());
+    let mut first = None;
+    let mut turn = PayloadSize::default();
+    let mut prefixes = TurnPrefixes::default();
+    for record in &observation.requests {
+        let size = measure_request(record).map_err(machine)?;
+        prefixes
+            .push(&record.raw, size.tokens as u64)
+            .map_err(machine)?;
+        first.get_or_insert(size);
+        turn = turn + size;
+    }
+    Ok((first.unwrap_or_default(), turn, prefixes.requests))
 }
 
 fn cell(
@@ -235,9 +310,16 @@ fn cell(
     size: usize,
     mode: ToolSearchMode,
     observation: &LaneObservation,
+    price: &PriceRow,
 ) -> Result<CompareCell, Error> {
-    let (first, turn) =
-        measure_turn(&observation.requests).map_err(|e| Error::Machine(e.to_string()))?;
+    let (first, turn, prefixes) = measure(observation)?;
+    let cache = cache::split(&prefixes, price.caching);
+    let output_tokens = observation.response.usage.and_then(|u| u.output_tokens);
+    let cost_per_turn = output_tokens.map(|output| cache::turn_cost(&cache, output, price));
+    // Whole nano-dollars per turn, micro-dollars per 1,000 turns: no float noise in the output.
+    let rounded = |usd: f64, per: f64| (usd * per).round() / per;
+    let cost_per_1000_turns = cost_per_turn.map(|c| rounded(c * 1_000.0, 1e6));
+    let cost_per_turn = cost_per_turn.map(|c| rounded(c, 1e9));
     let surface = observation.session.records.iter().find_map(|r| match r {
         SessionRecord::Surface(s) => Some(s),
         _ => None,
@@ -259,6 +341,11 @@ fn cell(
         turn,
         first_ratio: None,
         turn_ratio: None,
+        prefixes,
+        cache,
+        output_tokens,
+        cost_per_turn,
+        cost_per_1000_turns,
     })
 }
 
@@ -281,33 +368,53 @@ fn with_ratios(cells: &mut [CompareCell]) {
     }
 }
 
-/// The `compare` command: parse the sizes and modes, run, write the chart, print the report.
-pub async fn command(
-    sizes: &str,
-    modes: &str,
-    profile: Option<&str>,
-    format: CompareFormat,
-    chart: Option<&std::path::Path>,
-    out: &mut dyn std::io::Write,
-) -> Result<u8, Error> {
+/// The `compare` command's flags, as given.
+#[derive(Debug, Clone, Default)]
+pub struct CompareCommand {
+    pub sizes: String,
+    pub modes: String,
+    pub profile: Option<String>,
+    /// A row of the price table by name (default: its first row).
+    pub price: Option<String>,
+    /// A price table of the user's own instead of `data/prices.toml`.
+    pub price_file: Option<std::path::PathBuf>,
+    pub format: CompareFormat,
+    /// Where the SVG charts go.
+    pub chart_dir: Option<std::path::PathBuf>,
+}
+
+/// The `compare` command: parse the flags, run, write the charts, print the report.
+pub async fn command(args: CompareCommand, out: &mut dyn std::io::Write) -> Result<u8, Error> {
     // Token counts include the provider's ids (one per reply, in every later request of the
-    // turn): the same ids in every run make the same figures.
+    // turn): the same ids in every run, and in every cell, make the same figures.
     crate::protocol::response_object::reproducible_ids();
-    let sizes = parse_sizes(sizes).map_err(|e| Error::Usage(format!("--sizes: {e}")))?;
-    let modes = parse_modes(modes).map_err(|e| Error::Usage(format!("--modes: {e}")))?;
-    let profile = profile.map(str::to_string);
+    let sizes = parse_sizes(&args.sizes).map_err(|e| Error::Usage(format!("--sizes: {e}")))?;
+    let modes = parse_modes(&args.modes).map_err(|e| Error::Usage(format!("--modes: {e}")))?;
+    let table = match &args.price_file {
+        Some(path) => PriceTable::read(path)?,
+        None => PriceTable::built_in(),
+    };
+    let price = table
+        .pick(args.price.as_deref())
+        .map_err(|e| Error::Usage(format!("--price: {e}")))?
+        .clone();
     let report = run_compare(CompareOptions {
         sizes,
         modes,
-        profile,
+        profile: args.profile,
+        price,
     })
     .await?;
-    if let Some(path) = chart {
-        std::fs::write(path, chart::svg(&report)).map_err(Error::io("cannot write", path))?;
-    }
-    let text = match format {
+    let charts = match &args.chart_dir {
+        Some(dir) => chart::write_all(&report, dir)?,
+        None => Vec::new(),
+    };
+    let text = match args.format {
         CompareFormat::Table => render::table(&report),
-        CompareFormat::Markdown => render::markdown(&report),
+        CompareFormat::Markdown => render::markdown(&report, &charts),
+        CompareFormat::Csv => {
+            render::csv(&report).map_err(|e| Error::Machine(format!("cannot render CSV: {e}")))?
+        }
         CompareFormat::Json => render::json(&report)
             .map(|text| text + "\n")
             .map_err(|e| Error::Machine(format!("cannot render JSON: {e}")))?,
@@ -347,6 +454,7 @@ mod tests {
                 ToolSearchMode::Tools,
             ],
             profile: None,
+            ..CompareOptions::default()
         }
         .normalized()
         .unwrap();
@@ -358,9 +466,27 @@ mod tests {
         let empty = CompareOptions {
             sizes: vec![],
             modes: vec![ToolSearchMode::Direct],
-            profile: None,
+            ..CompareOptions::default()
         };
         assert_eq!(empty.normalized().unwrap_err(), CompareError::Empty);
+    }
+
+    #[test]
+    fn the_default_profile_is_the_newest_product_profile() {
+        let names = |list: &[&str]| list.iter().map(|s| s.to_string()).collect::<Vec<_>>();
+        let newest = newest_product(&names(&[
+            "openclaw-2026.9.6",
+            "spec",
+            "openclaw-2026.10.1",
+            "openclaw-2026.9.12",
+        ]));
+        assert_eq!(newest.as_deref(), Some("openclaw-2026.10.1"));
+        assert_eq!(newest_product(&names(&["spec", "openclaw-next"])), None);
+        assert!(
+            default_profile().starts_with("openclaw-"),
+            "{}",
+            default_profile()
+        );
     }
 
     #[test]

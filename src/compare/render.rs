@@ -1,21 +1,48 @@
-//! The comparison as a person reads it: a terminal table, a markdown table, or JSON.
+//! The comparison as a person reads it (terminal tables, markdown with the charts) or a program
+//! does (JSON, CSV). Tables put thousands separators in counts and give ratios and money to four
+//! significant figures; CSV and JSON carry the full values.
 
+use std::path::PathBuf;
+
+use super::price::PriceRow;
 use super::{CompareCell, CompareReport};
-use crate::output::bounded_table;
+use crate::output::{bounded_table, significant4, thousands};
 
-const HEADER: [&str; 12] = [
-    "tools",
-    "mode",
-    "1st bytes",
-    "1st tool-JSON",
-    "prompt chars",
-    "declared",
-    "1st tokens",
-    "1st ratio",
-    "requests",
-    "turn bytes",
-    "turn tokens",
-    "turn ratio",
+/// A table's columns: header and how a cell fills it.
+type Column = (&'static str, fn(&CompareCell) -> String);
+
+const FIRST: [Column; 8] = [
+    ("catalogue", |c| thousands(c.size)),
+    ("mode", mode_label),
+    ("1st bytes", |c| thousands(c.first.raw_bytes)),
+    ("1st tool-JSON", |c| thousands(c.first.tool_json_bytes)),
+    ("prompt chars", |c| thousands(c.first.system_prompt_chars)),
+    ("declared", |c| thousands(c.first.declared_tools)),
+    ("1st tokens", |c| thousands(c.first.tokens)),
+    ("1st ratio", |c| ratio_label(c.first_ratio)),
+];
+
+const TURN: [Column; 6] = [
+    ("catalogue", |c| thousands(c.size)),
+    ("mode", mode_label),
+    ("requests", requests_label),
+    ("turn bytes", |c| thousands(c.turn.raw_bytes)),
+    ("turn tokens", |c| thousands(c.turn.tokens)),
+    ("turn ratio", |c| ratio_label(c.turn_ratio)),
+];
+
+const COST: [Column; 8] = [
+    ("catalogue", |c| thousands(c.size)),
+    ("mode", mode_label),
+    ("cached", |c| thousands(c.cache.cached as usize)),
+    ("cache write", |c| thousands(c.cache.written as usize)),
+    ("uncached", |c| thousands(c.cache.uncached as usize)),
+    ("output", |c| {
+        c.output_tokens
+            .map_or("-".into(), |o| thousands(o as usize))
+    }),
+    ("$ / turn", |c| money(c.cost_per_turn)),
+    ("$ / 1k turns", |c| money(c.cost_per_1000_turns)),
 ];
 
 /// The mode column: the requested mode, and the effective one when it differs.
@@ -28,29 +55,19 @@ fn mode_label(cell: &CompareCell) -> String {
 }
 
 fn ratio_label(ratio: Option<f64>) -> String {
-    ratio.map_or_else(|| "-".to_string(), |r| format!("{r:.3}"))
+    ratio.map_or_else(|| "-".to_string(), significant4)
 }
 
-fn row(cell: &CompareCell) -> Vec<String> {
-    let turn_requests = if cell.reached_target {
+fn money(usd: Option<f64>) -> String {
+    usd.map_or_else(|| "-".to_string(), |u| format!("${}", significant4(u)))
+}
+
+fn requests_label(cell: &CompareCell) -> String {
+    if cell.reached_target {
         cell.requests.to_string()
     } else {
         format!("{} (target not reached)", cell.requests)
-    };
-    vec![
-        cell.size.to_string(),
-        mode_label(cell),
-        cell.first.raw_bytes.to_string(),
-        cell.first.tool_json_bytes.to_string(),
-        cell.first.system_prompt_chars.to_string(),
-        cell.first.declared_tools.to_string(),
-        cell.first.tokens.to_string(),
-        ratio_label(cell.first_ratio),
-        turn_requests,
-        cell.turn.raw_bytes.to_string(),
-        cell.turn.tokens.to_string(),
-        ratio_label(cell.turn_ratio),
-    ]
+    }
 }
 
 fn fallback_notes(report: &CompareReport) -> Vec<String> {
@@ -68,47 +85,95 @@ fn fallback_notes(report: &CompareReport) -> Vec<String> {
     notes
 }
 
-/// Columns of [`HEADER`] in the terminal's first table (the first request) and second (the
-/// whole turn); both start with the size and the mode. Twelve columns do not fit 100.
-const FIRST_COLUMNS: [usize; 8] = [0, 1, 2, 3, 4, 5, 6, 7];
-const TURN_COLUMNS: [usize; 6] = [0, 1, 8, 9, 10, 11];
+/// The price row in three short lines: which, its prices, its caching rule.
+pub fn price_lines(price: &PriceRow) -> [String; 3] {
+    let write = price
+        .cache_write
+        .map_or(String::new(), |w| format!(", cache write {w}"));
+    [
+        format!(
+            "price: {} ({} {}), read {}",
+            price.name, price.provider, price.model, price.read
+        ),
+        format!(
+            "USD per million tokens: input {}, cached input {}{write}, output {}",
+            price.input, price.cached_input, price.output
+        ),
+        format!("caching: {}", price.caching.describe()),
+    ]
+}
 
-/// Two terminal tables (the first request, the whole turn), then the fallback notes.
+/// What the cache figures cover (said under every human-readable report).
+const CACHE_SCOPE: &str = "cache: the requests of one turn, each against the one before; \
+                           a second turn is not run";
+
+/// Three terminal tables (first request, whole turn, cost), then what they were made with.
 pub fn table(report: &CompareReport) -> String {
-    let part = |columns: &[usize]| {
-        let pick = |cells: Vec<String>| -> Vec<String> {
-            columns.iter().map(|&c| cells[c].clone()).collect()
-        };
-        let mut table = bounded_table(pick(HEADER.iter().map(|h| h.to_string()).collect()));
+    let part = |columns: &[Column]| {
+        let mut table = bounded_table(columns.iter().map(|(h, _)| *h).collect::<Vec<_>>());
         for cell in &report.cells {
-            table.add_row(pick(row(cell)));
+            table.add_row(columns.iter().map(|(_, f)| f(cell)).collect::<Vec<_>>());
         }
         table
     };
     let mut out = format!(
-        "first request\n{}\nwhole turn\n{}\nprofile: {} · tokens: {}\n",
-        part(&FIRST_COLUMNS),
-        part(&TURN_COLUMNS),
-        report.profile,
-        report.tokenizer
+        "first request · profile {p}\n{}\nwhole turn · profile {p}\n{}\n\
+         cost · profile {p} · price {}\n{}\n",
+        part(&FIRST),
+        part(&TURN),
+        report.price.name,
+        part(&COST),
+        p = report.profile,
     );
+    out.push_str(&format!(
+        "target: {} · profile: {} · tokens: {}\n{}\n{CACHE_SCOPE}\n",
+        report.target.as_str(),
+        report.profile,
+        report.tokenizer,
+        price_lines(&report.price).join("\n")
+    ));
     for note in fallback_notes(report) {
         out.push_str(&format!("note: {note}\n"));
     }
     out
 }
 
-/// A GitHub-flavoured markdown table, then the fallback notes.
-pub fn markdown(report: &CompareReport) -> String {
-    let mut out = format!("| {} |\n", HEADER.join(" | "));
-    out.push_str(&format!("|{}\n", "---:|".repeat(HEADER.len())));
+fn markdown_table(report: &CompareReport, columns: &[Column]) -> String {
+    let headers: Vec<&str> = columns.iter().map(|(h, _)| *h).collect();
+    let mut out = format!("| {} |\n", headers.join(" | "));
+    out.push_str(&format!("|{}\n", "---:|".repeat(columns.len())));
     for cell in &report.cells {
-        out.push_str(&format!("| {} |\n", row(cell).join(" | ")));
+        let row: Vec<String> = columns.iter().map(|(_, f)| f(cell)).collect();
+        out.push_str(&format!("| {} |\n", row.join(" | ")));
     }
+    out
+}
+
+/// Three GitHub-flavoured markdown tables with what they were made with, the charts written
+/// (embedded by path), then the fallback notes.
+pub fn markdown(report: &CompareReport, charts: &[PathBuf]) -> String {
+    let p = &report.profile;
+    let mut out = format!(
+        "First request (profile `{p}`):\n\n{}\nWhole turn (profile `{p}`):\n\n{}\n\
+         Cost (profile `{p}`, price `{}`):\n\n{}\n",
+        markdown_table(report, &FIRST),
+        markdown_table(report, &TURN),
+        report.price.name,
+        markdown_table(report, &COST),
+    );
     out.push_str(&format!(
-        "\nProfile: `{}`. Tokens: {}.\n",
-        report.profile, report.tokenizer
+        "Target: {}. Profile: `{p}`. Tokens: {}.\n\n{}.\n\n{}.\n",
+        report.target.as_str(),
+        report.tokenizer,
+        capitalised(&price_lines(&report.price).join("; ")),
+        capitalised(CACHE_SCOPE)
     ));
+    for chart in charts {
+        let name = chart
+            .file_stem()
+            .map_or(String::new(), |s| s.to_string_lossy().replace('-', " "));
+        out.push_str(&format!("\n![{name}]({})\n", chart.display()));
+    }
     for note in fallback_notes(report) {
         out.push_str(&format!("\n- {note}"));
     }
@@ -118,15 +183,108 @@ pub fn markdown(report: &CompareReport) -> String {
     out
 }
 
+fn capitalised(text: &str) -> String {
+    let mut chars = text.chars();
+    chars.next().map_or(String::new(), |c| {
+        c.to_uppercase().collect::<String>() + chars.as_str()
+    })
+}
+
 /// Pretty JSON of the whole report.
 pub fn json(report: &CompareReport) -> Result<String, serde_json::Error> {
     serde_json::to_string_pretty(report)
 }
 
+/// The CSV header: one row per target × profile × mode × size.
+pub const CSV_HEADER: [&str; 25] = [
+    "target",
+    "profile",
+    "catalogue",
+    "mode",
+    "effective_mode",
+    "reached_target",
+    "requests",
+    "first_bytes",
+    "first_tool_json_bytes",
+    "first_prompt_chars",
+    "first_declared_tools",
+    "first_tokens",
+    "first_ratio",
+    "turn_bytes",
+    "turn_tokens",
+    "turn_ratio",
+    "input_tokens",
+    "cached_tokens",
+    "cache_write_tokens",
+    "uncached_tokens",
+    "output_tokens",
+    "price",
+    "caching_rule",
+    "cost_per_turn_usd",
+    "cost_per_1000_turns_usd",
+];
+
+/// A CSV field, quoted when it holds a comma, a quote or a line break (RFC 4180).
+fn csv_field(text: &str) -> String {
+    if text.contains([',', '"', '\n', '\r']) {
+        format!("\"{}\"", text.replace('"', "\"\""))
+    } else {
+        text.to_string()
+    }
+}
+
+fn optional<T: ToString>(value: Option<T>) -> String {
+    value.map_or(String::new(), |v| v.to_string())
+}
+
+fn csv_row(report: &CompareReport, c: &CompareCell) -> Vec<String> {
+    vec![
+        report.target.as_str().to_string(),
+        report.profile.clone(),
+        c.size.to_string(),
+        c.mode.as_str().to_string(),
+        c.effective_mode.clone(),
+        c.reached_target.to_string(),
+        c.requests.to_string(),
+        c.first.raw_bytes.to_string(),
+        c.first.tool_json_bytes.to_string(),
+        c.first.system_prompt_chars.to_string(),
+        c.first.declared_tools.to_string(),
+        c.first.tokens.to_string(),
+        optional(c.first_ratio),
+        c.turn.raw_bytes.to_string(),
+        c.turn.tokens.to_string(),
+        optional(c.turn_ratio),
+        c.cache.input.to_string(),
+        c.cache.cached.to_string(),
+        c.cache.written.to_string(),
+        c.cache.uncached.to_string(),
+        optional(c.output_tokens),
+        report.price.name.clone(),
+        report.price.caching.describe(),
+        optional(c.cost_per_turn),
+        optional(c.cost_per_1000_turns),
+    ]
+}
+
+/// CSV with a header row; ratios and money at full precision, empty when unknown.
+pub fn csv(report: &CompareReport) -> Result<String, std::fmt::Error> {
+    use std::fmt::Write as _;
+    let mut out = String::new();
+    writeln!(out, "{}", CSV_HEADER.join(","))?;
+    for cell in &report.cells {
+        let row: Vec<String> = csv_row(report, cell).iter().map(|f| csv_field(f)).collect();
+        writeln!(out, "{}", row.join(","))?;
+    }
+    Ok(out)
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::compare::cache::CacheSplit;
     use crate::compare::measure::PayloadSize;
+    use crate::compare::price::PriceTable;
     use crate::config::ToolSearchMode;
 
     fn report() -> CompareReport {
@@ -138,8 +296,10 @@ mod tests {
             tokens: 25,
         };
         CompareReport {
+            target: crate::scenario::TargetKind::Embedded,
             profile: "spec".into(),
             tokenizer: "o200k_base",
+            price: PriceTable::built_in().rows[0].clone(),
             sizes: vec![36],
             modes: vec![ToolSearchMode::Code],
             cells: vec![CompareCell {
@@ -153,20 +313,58 @@ mod tests {
                 turn: size + size,
                 first_ratio: Some(0.5),
                 turn_ratio: None,
+                prefixes: vec![],
+                cache: CacheSplit {
+                    input: 50,
+                    cached: 0,
+                    written: 0,
+                    uncached: 50,
+                },
+                output_tokens: Some(12),
+                cost_per_turn: Some(0.000_196),
+                cost_per_1000_turns: Some(0.196),
             }],
         }
     }
 
     #[test]
-    fn markdown_names_the_effective_mode_and_the_note() {
-        let md = markdown(&report());
+    fn markdown_names_the_profile_the_effective_mode_and_the_note() {
+        let md = markdown(&report(), &[PathBuf::from("charts/turn-tokens.svg")]);
+        assert!(md.starts_with("First request (profile `spec`):\n"), "{md}");
         assert!(
-            md.contains(
-                "| 36 | code (ran as tools) | 100 | 40 | 30 | 4 | 25 | 0.500 | 3 | 200 | 50 | - |"
-            ),
+            md.contains("| 36 | code (ran as tools) | 100 | 40 | 30 | 4 | 25 | 0.5000 |\n"),
+            "{md}"
+        );
+        assert!(
+            md.contains("| 36 | code (ran as tools) | 3 | 200 | 50 | - |\n"),
+            "{md}"
+        );
+        assert!(
+            md.contains("| 36 | code (ran as tools) | 0 | 0 | 50 | 12 | $0.0001960 | $0.1960 |\n"),
+            "{md}"
+        );
+        assert!(
+            md.contains("\n![turn tokens](charts/turn-tokens.svg)\n"),
             "{md}"
         );
         assert!(md.ends_with("- code: fell back\n"), "{md}");
+    }
+
+    #[test]
+    fn csv_has_one_row_per_cell_with_every_figure() {
+        let text = csv(&report()).unwrap();
+        let lines: Vec<&str> = text.lines().collect();
+        assert_eq!(lines.len(), 2);
+        assert_eq!(lines[0].split(',').count(), CSV_HEADER.len());
+        assert!(
+            lines[1].starts_with(
+                "embedded,spec,36,code,tools,true,3,100,40,30,4,25,0.5,200,50,,50,0,0,50,12,"
+            ),
+            "{}",
+            lines[1]
+        );
+        assert!(lines[1].ends_with(",0.000196,0.196"), "{}", lines[1]);
+        assert_eq!(csv_field("a,b \"c\""), "\"a,b \"\"c\"\"\"");
     }
 
     #[test]
@@ -174,5 +372,7 @@ mod tests {
         let text = json(&report()).unwrap();
         assert!(text.contains("\"effectiveMode\": \"tools\""), "{text}");
         assert!(text.contains("\"toolJsonBytes\": 40"), "{text}");
+        assert!(text.contains("\"costPer1000Turns\": 0.196"), "{text}");
+        assert!(text.contains("\"profile\": \"spec\""), "{text}");
     }
 }

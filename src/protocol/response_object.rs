@@ -8,7 +8,7 @@
 //! exact and lives here.
 
 use std::hash::{BuildHasher, RandomState};
-use std::sync::atomic::{AtomicU64, Ordering};
+use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 use std::sync::OnceLock;
 use std::time::{SystemTime, UNIX_EPOCH};
 
@@ -19,12 +19,15 @@ use super::usage::Usage;
 
 /// The per-process seed of [`fresh_id`].
 static SEED: OnceLock<u64> = OnceLock::new();
+/// How many ids [`fresh_id`] made (since the last [`restart_reproducible_ids`]).
+static COUNTER: AtomicU64 = AtomicU64::new(0);
+/// Set by [`reproducible_ids`]: the seed is fixed and the counter may be restarted.
+static REPRODUCIBLE: AtomicBool = AtomicBool::new(false);
 
 /// A fresh id `<prefix>_<16 hex digits>`, unique in this process and unpredictable across
 /// processes (a per-process random seed plus a counter, through a bijective mix) unless the
 /// command asked for [`reproducible_ids`]. Never derived from anything a caller sent.
 pub fn fresh_id(prefix: &str) -> String {
-    static COUNTER: AtomicU64 = AtomicU64::new(0);
     let seed = *SEED.get_or_init(|| RandomState::new().hash_one(std::process::id()));
     let n = COUNTER.fetch_add(1, Ordering::Relaxed);
     format!("{prefix}_{:016x}", mix(seed, n))
@@ -35,7 +38,24 @@ pub fn fresh_id(prefix: &str) -> String {
 /// digits take a varying number of tokens. Returns false (and changes nothing) when an id was
 /// already made.
 pub fn reproducible_ids() -> bool {
-    SEED.set(0).is_ok()
+    let fixed = SEED.set(0).is_ok();
+    if fixed {
+        REPRODUCIBLE.store(true, Ordering::Relaxed);
+    }
+    fixed
+}
+
+/// Starts the reproducible ids over from the first, so a unit measured after others (one
+/// `compare` cell) gets the ids it would get alone: its figures do not depend on its neighbours.
+/// Only for a command that measures one unit at a time, whose units share no gateway or
+/// provider (ids repeat across units). Returns false (and changes nothing) unless
+/// [`reproducible_ids`] fixed the seed.
+pub fn restart_reproducible_ids() -> bool {
+    let on = REPRODUCIBLE.load(Ordering::Relaxed);
+    if on {
+        COUNTER.store(0, Ordering::Relaxed);
+    }
+    on
 }
 
 /// splitmix64: distinct `n` give distinct outputs (an odd multiplier, then a bijective finaliser).

@@ -13,6 +13,18 @@ pub struct ResponseBody {
     pub status: Option<String>,
     #[serde(default)]
     pub output: Vec<OutputItem>,
+    /// `usage`, as far as the harness reads it (what the turn's provider requests billed).
+    #[serde(default)]
+    pub usage: Option<ReportedUsage>,
+}
+
+/// The token counts of a `usage` object; a missing count is `None`.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Deserialize)]
+pub struct ReportedUsage {
+    #[serde(default)]
+    pub input_tokens: Option<u64>,
+    #[serde(default)]
+    pub output_tokens: Option<u64>,
 }
 
 /// One item of `output`, tagged by `type`; kinds the harness does not read are `Other`.

@@ -8,7 +8,8 @@ async fn compare(sizes: &[usize], modes: &[ToolSearchMode]) -> CompareReport {
     let report = run_compare(CompareOptions {
         sizes: sizes.to_vec(),
         modes: modes.to_vec(),
-        profile: None,
+        profile: Some("spec".into()),
+        ..CompareOptions::default()
     })
     .await
     .expect("compare runs");
@@ -176,14 +177,53 @@ fn compare_cli(args: &[&str]) -> String {
     String::from_utf8(out.stdout).expect("utf-8")
 }
 
+/// Renders `svg` to PNG with `rsvg-convert` (Debian's librsvg2-bin) and checks the picture
+/// came out at the chart's size. Without the tool the check is skipped loudly, and fails in CI
+/// (`CI` set), where .ci/run installs it.
+fn renders_to_png(svg: &std::path::Path) {
+    let png = svg.with_extension("png");
+    let run = std::process::Command::new("rsvg-convert")
+        .arg("-o")
+        .arg(&png)
+        .arg(svg)
+        .output();
+    let out = match run {
+        Ok(out) => out,
+        Err(e) if std::env::var_os("CI").is_some() => {
+            panic!("rsvg-convert is needed in CI to render the charts: {e}")
+        }
+        Err(e) => {
+            eprintln!(
+                "SKIPPED: rendering {} to PNG: rsvg-convert: {e}",
+                svg.display()
+            );
+            return;
+        }
+    };
+    assert!(
+        out.status.success(),
+        "rsvg-convert {}: {}",
+        svg.display(),
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let bytes = std::fs::read(&png).expect("PNG written");
+    assert_eq!(&bytes[..8], b"\x89PNG\r\n\x1a\n", "{}", png.display());
+    // IHDR: width and height, big-endian, at bytes 16..24.
+    let width = u32::from_be_bytes(bytes[16..20].try_into().unwrap());
+    let height = u32::from_be_bytes(bytes[20..24].try_into().unwrap());
+    assert_eq!((width, height), (860, 500), "{}", png.display());
+}
+
 #[test]
-fn cli_writes_markdown_and_a_chart() {
+fn cli_writes_markdown_and_charts_that_render() {
     let dir = tempfile::tempdir().expect("temp dir");
-    let chart = dir.path().join("sizes.svg");
-    let chart_arg = chart.to_str().expect("utf-8 temp path");
+    let charts = dir.path().join("charts");
+    let chart_arg = charts.to_str().expect("utf-8 temp path");
     let stdout = compare_cli(&[
+        "--profile",
+        "spec",
         "--sizes",
-        "36",
+        "36,100",
         "--modes",
         "tools,direct",
         "--format",
@@ -192,17 +232,102 @@ fn cli_writes_markdown_and_a_chart() {
         chart_arg,
     ]);
     let lines: Vec<&str> = stdout.lines().collect();
+    assert_eq!(lines[0], "First request (profile `spec`):", "{stdout}");
     assert!(
-        lines[0].starts_with("| tools | mode | 1st bytes |"),
+        lines[2].starts_with("| catalogue | mode | 1st bytes |"),
         "{stdout}"
     );
-    assert!(lines[2].starts_with("| 36 | direct | "), "{stdout}");
-    assert!(lines[2].ends_with(" | 1.000 |"), "{stdout}");
-    assert!(lines[3].starts_with("| 36 | tools | "), "{stdout}");
-    let svg = std::fs::read_to_string(&chart).expect("chart written");
-    assert!(svg.starts_with("<svg "), "{svg}");
-    assert!(svg.contains(">catalogue size (fake plugin tools, log scale)<"));
-    assert_eq!(svg.matches("<polyline").count(), 2);
+    assert!(lines[4].starts_with("| 36 | direct | 22,"), "{stdout}");
+    assert!(lines[4].ends_with(" | 1.000 |"), "{stdout}");
+    assert!(lines[5].starts_with("| 36 | tools | "), "{stdout}");
+    assert!(stdout.contains("\nCost (profile `spec`, price `openai-gpt-4.1`):\n"));
+    for (name, title) in [
+        (
+            "first-request-bytes",
+            "First provider request, bytes · profile spec",
+        ),
+        ("turn-tokens", "Whole turn, input tokens · profile spec"),
+        (
+            "cost-per-1000-turns",
+            "Cost per 1,000 turns, USD (openai-gpt-4.1) · profile spec",
+        ),
+    ] {
+        let path = charts.join(format!("{name}.svg"));
+        let svg = std::fs::read_to_string(&path).expect("chart written");
+        assert!(svg.starts_with("<svg "), "{svg}");
+        assert!(svg.contains(&format!(">{title}<")), "{name}: {svg}");
+        assert!(svg.contains(">catalogue size (fake plugin tools, log scale)<"));
+        assert_eq!(svg.matches("<polyline").count(), 2, "{name}");
+        assert!(
+            stdout.contains(&format!("]({})", path.display())),
+            "the markdown embeds {name}: {stdout}"
+        );
+        renders_to_png(&path);
+    }
+}
+
+/// A cell's figures do not depend on the other cells of the run: `code` at 36 alone prints the
+/// same row as `code` at 36 among every mode and another size (but for the ratios, which need
+/// the direct lane of the same size). 1,118 turn tokens: the figure of issue 28's example.
+#[test]
+fn cli_a_cell_is_the_same_alone_and_among_others() {
+    let header: Vec<&str> = toolsearch_qa::compare::render::CSV_HEADER.to_vec();
+    let row = |args: &[&str]| -> Vec<String> {
+        let csv = compare_cli(&[&["--profile", "spec", "--format", "csv"], args].concat());
+        let line = csv
+            .lines()
+            .find(|l| l.starts_with("embedded,spec,36,code,"))
+            .unwrap_or_else(|| panic!("no code row at 36:\n{csv}"))
+            .to_string();
+        let fields: Vec<String> = line.split(',').map(str::to_string).collect();
+        fields
+            .into_iter()
+            .zip(&header)
+            .filter(|(_, h)| !h.ends_with("_ratio"))
+            .map(|(f, _)| f)
+            .collect()
+    };
+    let alone = row(&["--sizes", "36", "--modes", "code"]);
+    let turn_tokens = header.iter().position(|h| *h == "turn_tokens").unwrap();
+    assert_eq!(alone[turn_tokens - 1], "1118", "{alone:?}");
+    assert_eq!(alone, row(&["--sizes", "36,100"]));
+    assert_eq!(alone, row(&["--sizes", "100,36", "--modes", "tools,code"]));
+}
+
+#[test]
+fn cli_price_file_errors_name_file_line_and_field() {
+    let dir = tempfile::tempdir().expect("temp dir");
+    let file = dir.path().join("prices.toml");
+    std::fs::write(
+        &file,
+        "[[price]]\nname = \"mine\"\nprovider = \"p\"\nmodel = \"m\"\ninput = 1.0\n\
+         cached_input = 2.0\noutput = 3.0\nread = \"2026-12-01\"\nsource = \"me\"\n\
+         caching = { rule = \"prefix\", min_tokens = 1024, increment = 128 }\n",
+    )
+    .unwrap();
+    let out = bin()
+        .args(["compare", "--sizes", "36", "--price-file"])
+        .arg(&file)
+        .output()
+        .expect("runs");
+    assert_eq!(out.status.code(), Some(2));
+    assert_eq!(
+        String::from_utf8_lossy(&out.stderr),
+        format!(
+            "error: price file {}:6: price[0].cached_input: is above the uncached input price\n",
+            file.display()
+        )
+    );
+    let out = bin()
+        .args(["compare", "--sizes", "36", "--price", "nope"])
+        .output()
+        .expect("runs");
+    assert_eq!(out.status.code(), Some(2));
+    assert!(
+        String::from_utf8_lossy(&out.stderr).starts_with("error: --price: unknown price \"nope\""),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
 }
 
 /// Two runs print the same report, byte for byte (token counts included: the provider's ids
@@ -216,8 +341,27 @@ fn cli_prints_the_same_figures_every_run_in_tables_that_fit_the_terminal() {
     let table = run("table");
     let widest = table.lines().map(|l| l.chars().count()).max();
     assert!(widest <= Some(100), "{widest:?} columns:\n{table}");
-    assert!(table.starts_with("first request\n"), "{table}");
-    assert!(table.contains("\nwhole turn\n"), "{table}");
+    // The default profile is the newest captured product profile; every table names it.
+    let profile = toolsearch_qa::compare::default_profile();
+    assert!(profile.starts_with("openclaw-"), "{profile}");
+    assert!(
+        table.starts_with(&format!("first request · profile {profile}\n")),
+        "{table}"
+    );
+    assert!(
+        table.contains(&format!("\nwhole turn · profile {profile}\n")),
+        "{table}"
+    );
+    assert!(
+        table.contains(&format!(
+            "\ncost · profile {profile} · price openai-gpt-4.1\n"
+        )),
+        "{table}"
+    );
+    assert!(
+        first.contains(&format!("\"profile\": \"{profile}\"")),
+        "{first}"
+    );
 }
 
 #[test]
@@ -231,4 +375,53 @@ fn cli_rejects_an_unknown_mode_with_exit_two() {
         String::from_utf8_lossy(&out.stderr),
         "error: --modes: unknown mode \"magic\"; known: direct, code, tools, directory\n"
     );
+}
+
+/// One small cell worked through by hand: `tools` at 36 tools under the product profile
+/// (pinned, so a newer built-in profile does not move it) and the default price row, OpenAI's rule (a repeated prefix from 1,024 tokens, in
+/// 128-token steps) at $2 input, $0.50 cached input, $8 output per million tokens.
+#[test]
+fn cli_one_cell_cache_split_and_money_by_hand() {
+    let json = compare_cli(&[
+        "--profile",
+        "openclaw-2026.9.6",
+        "--sizes",
+        "36",
+        "--modes",
+        "tools",
+        "--format",
+        "json",
+    ]);
+    let report: serde_json::Value = serde_json::from_str(&json).expect("JSON");
+    assert_eq!(report["price"]["name"], "openai-gpt-4.1");
+    let cell = &report["cells"][0];
+    let prefixes = cell["prefixes"].as_array().expect("per-request prefixes");
+    let field = |i: usize, name: &str| prefixes[i][name].as_u64().expect(name);
+    // Three requests (search, call, answer); each repeats the whole prompt of the one before.
+    assert_eq!(prefixes.len(), 3);
+    assert_eq!(field(0, "shared"), 0);
+    assert_eq!(field(1, "shared"), field(0, "prompt"));
+    assert_eq!(field(2, "shared"), field(1, "prompt"));
+    let input: u64 = (0..3).map(|i| field(i, "input")).sum();
+    assert_eq!(Some(input), cell["turn"]["tokens"].as_u64());
+    // The measured figures of this cell (they repeat run to run), then the arithmetic by hand.
+    let prompts: Vec<u64> = (0..3).map(|i| field(i, "prompt")).collect();
+    let inputs: Vec<u64> = (0..3).map(|i| field(i, "input")).collect();
+    let output = cell["outputTokens"].as_u64().expect("output tokens");
+    assert_eq!(prompts, [13_488, 13_699, 13_946]);
+    assert_eq!(inputs, [13_511, 13_721, 13_966]);
+    assert_eq!(output, 53);
+    // Request 2 shares 13,488 tokens: 105 steps of 128 = 13,440 cached; request 3 shares
+    // 13,699: 107 steps = 13,696. The first request shares nothing.
+    let cached = 13_440 + 13_696;
+    assert_eq!(input, 41_198);
+    assert_eq!(cell["cache"]["cached"].as_u64(), Some(cached));
+    assert_eq!(cell["cache"]["written"].as_u64(), Some(0));
+    assert_eq!(cell["cache"]["uncached"].as_u64(), Some(input - cached));
+    let cost = cell["costPerTurn"].as_f64().expect("cost");
+    // 14,062 uncached x $2 + 27,136 cached x $0.50 + 53 output x $8, per million tokens:
+    // $0.028124 + $0.013568 + $0.000424.
+    assert!((cost - 0.042_116).abs() < 1e-12, "{cost}");
+    let per_1000 = cell["costPer1000Turns"].as_f64().expect("cost per 1,000");
+    assert!((per_1000 - 42.116).abs() < 1e-9, "{per_1000}");
 }
