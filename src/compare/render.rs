@@ -11,9 +11,13 @@ use crate::output::{bounded_table, significant4, thousands};
 /// A table's columns: header and how a cell fills it.
 type Column = (&'static str, fn(&CompareCell) -> String);
 
+/// Every table starts with the cell: its catalogue size and its mode.
+const CATALOGUE: Column = ("catalogue", |c| thousands(c.size));
+const MODE: Column = ("mode", mode_label);
+
 const FIRST: [Column; 8] = [
-    ("catalogue", |c| thousands(c.size)),
-    ("mode", mode_label),
+    CATALOGUE,
+    MODE,
     ("1st bytes", |c| thousands(c.first.raw_bytes)),
     ("1st tool-JSON", |c| thousands(c.first.tool_json_bytes)),
     ("prompt chars", |c| thousands(c.first.system_prompt_chars)),
@@ -23,8 +27,8 @@ const FIRST: [Column; 8] = [
 ];
 
 const TURN: [Column; 6] = [
-    ("catalogue", |c| thousands(c.size)),
-    ("mode", mode_label),
+    CATALOGUE,
+    MODE,
     ("requests", requests_label),
     ("turn bytes", |c| thousands(c.turn.raw_bytes)),
     ("turn tokens", |c| thousands(c.turn.tokens)),
@@ -32,8 +36,8 @@ const TURN: [Column; 6] = [
 ];
 
 const COST: [Column; 8] = [
-    ("catalogue", |c| thousands(c.size)),
-    ("mode", mode_label),
+    CATALOGUE,
+    MODE,
     ("cached", |c| thousands(c.cache.cached as usize)),
     ("cache write", |c| thousands(c.cache.written as usize)),
     ("uncached", |c| thousands(c.cache.uncached as usize)),

@@ -172,7 +172,10 @@ fn capturing_a_product_that_is_not_installed_says_how_to_install_it() {
         .unwrap();
     assert_eq!(output.status.code(), Some(3));
     let stderr = String::from_utf8_lossy(&output.stderr);
-    assert!(stderr.contains("OpenClaw 2026.9.6 is not installed"), "{stderr}");
+    assert!(
+        stderr.contains("OpenClaw 2026.9.6 is not installed"),
+        "{stderr}"
+    );
     assert!(
         stderr.contains("run scripts/install-openclaw.sh"),
         "{stderr}"

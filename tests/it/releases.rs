@@ -11,7 +11,13 @@ fn bin() -> Command {
 #[test]
 fn a_version_that_is_not_one_is_a_usage_error() {
     bin()
-        .args(["suite", "--target", "openclaw", "--openclaw-version", "latest"])
+        .args([
+            "suite",
+            "--target",
+            "openclaw",
+            "--openclaw-version",
+            "latest",
+        ])
         .assert()
         .code(2)
         .stdout(predicate::str::is_empty())
