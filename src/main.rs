@@ -149,6 +149,10 @@ struct AdoptArgs {
     /// Draft again a release that has an expectations file already.
     #[arg(long)]
     force: bool,
+    /// Only write the run record (data/releases/openclaw-X.run.json, what diff-releases reads)
+    /// of a release adopted already; nothing else is written.
+    #[arg(long, conflicts_with = "force")]
+    record_only: bool,
     /// The source tree to write into (default: the one the binary was built from).
     #[arg(long, value_name = "DIR")]
     root: Option<PathBuf>,
@@ -553,6 +557,7 @@ async fn run(command: Command, probe_secret: String) -> Result<u8, Error> {
                 node: args.openclaw_node.unwrap_or_default(),
                 root: args.root.unwrap_or_else(source_root),
                 force: args.force,
+                record_only: args.record_only,
             };
             toolsearch_qa::releases::adopt::command(&options, probe_secret, stdout).await
         }),

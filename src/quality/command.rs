@@ -123,7 +123,11 @@ pub async fn command(options: &QualityOptions, out: &mut dyn std::io::Write) -> 
         // core tools of its own (a query for one of those is measured if the product has it).
         let entries = user_catalog.unwrap_or_else(realistic_catalog);
         let report = super::openclaw::measure(install, &entries, &set).await?;
-        reports.push((report, baseline_of(RankedBy::Openclaw)?));
+        let baseline = match (&own_baseline, builtin_inputs) {
+            (None, true) => release_baseline(&install.version)?,
+            _ => baseline_of(RankedBy::Openclaw)?,
+        };
+        reports.push((report, baseline));
     }
     emit(out, &render_reports(&reports, options.format))?;
     let mut failed = false;
@@ -164,6 +168,27 @@ fn render_reports(reports: &[(QualityReport, Option<Baseline>)], format: Format)
             .map(|(report, baseline)| report.to_table(baseline.as_ref()))
             .collect::<Vec<_>>()
             .join("\n"),
+    }
+}
+
+/// The committed baseline of OpenClaw release `version`
+/// (`data/search-quality-baseline-openclaw-<v>.json` in the source tree); a release without one
+/// is said on stderr and gated on exact-name recall only.
+fn release_baseline(version: &str) -> Result<Option<Baseline>, Error> {
+    let name = format!("data/search-quality-baseline-openclaw-{version}.json");
+    let path = Path::new(env!("CARGO_MANIFEST_DIR")).join(&name);
+    match std::fs::read_to_string(&path) {
+        Ok(text) => Baseline::parse(&text)
+            .map(Some)
+            .map_err(|e| Error::Usage(format!("{name}: {e}"))),
+        Err(_) => {
+            crate::output::warn(&format!(
+                "note: openclaw {version} has no committed search baseline ({name}): only \
+                 exact-name recall gates; write one with `toolsearch-qa quality --target openclaw \
+                 --openclaw-version {version} --format json > {name}`"
+            ));
+            Ok(None)
+        }
     }
 }
 

@@ -31,6 +31,9 @@ pub struct AdoptOptions {
     pub root: PathBuf,
     /// Redraft a release that already has an expectations file.
     pub force: bool,
+    /// Only (re)write the run record (`data/releases/openclaw-<v>.run.json`) of a release that
+    /// is adopted already: its scenarios run against its committed data, nothing else is written.
+    pub record_only: bool,
 }
 
 /// One failing check, drafted as an accepted finding.
@@ -91,6 +94,9 @@ pub async fn command(
 ) -> Result<u8, Error> {
     let version = &options.version;
     let files = ReleaseFiles::of(&options.root, version);
+    if options.record_only {
+        return record_only(options, out).await;
+    }
     if files.expectations.exists() && !options.force {
         return Err(Error::Usage(format!(
             "openclaw {version} is adopted already ({} exists); pass --force to draft it again",
@@ -135,6 +141,16 @@ pub async fn command(
         "next: write each reason (the suite refuses a {TODO_REASON} reason, exit 2), rebuild, then\n  toolsearch-qa suite --target openclaw --openclaw-version {version}"
     );
     emit(out, &summary)?;
+    Ok(Exit::OK)
+}
+
+/// `adopt --record-only`: the run record of an adopted release, from a run of its scenarios.
+async fn record_only(options: &AdoptOptions, out: &mut dyn std::io::Write) -> Result<u8, Error> {
+    let version = &options.version;
+    let summary = run_suite(version, options.node, Snapshots::Off).await?;
+    let path = RunRecord::path(&options.root, &version.to_string());
+    RunRecord::from_summary(&summary).write(&path)?;
+    emit(out, &format!("{} written\n", path.display()))?;
     Ok(Exit::OK)
 }
 
