@@ -14,17 +14,27 @@ pub struct ResponseBody {
     #[serde(default)]
     pub output: Vec<OutputItem>,
     /// `usage`, as far as the harness reads it (what the turn's provider requests billed).
-    #[serde(default)]
+    #[serde(default, deserialize_with = "ReportedUsage::lenient")]
     pub usage: Option<ReportedUsage>,
 }
 
-/// The token counts of a `usage` object; a missing count is `None`.
-#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Deserialize)]
+/// The token counts of a `usage` object; a missing or unreadable count is `None`.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
 pub struct ReportedUsage {
-    #[serde(default)]
     pub input_tokens: Option<u64>,
-    #[serde(default)]
     pub output_tokens: Option<u64>,
+}
+
+impl ReportedUsage {
+    /// Reads whatever `usage` holds without failing the answer: someone else's gateway may
+    /// write it in another shape, and the answer is still an answer.
+    fn lenient<'de, D: serde::Deserializer<'de>>(d: D) -> Result<Option<ReportedUsage>, D::Error> {
+        let value = Value::deserialize(d)?;
+        Ok(value.as_object().map(|usage| ReportedUsage {
+            input_tokens: usage.get("input_tokens").and_then(Value::as_u64),
+            output_tokens: usage.get("output_tokens").and_then(Value::as_u64),
+        }))
+    }
 }
 
 /// One item of `output`, tagged by `type`; kinds the harness does not read are `Other`.
@@ -283,6 +293,27 @@ mod tests {
         assert_eq!(body.text(), "a\nb\nc");
         assert_eq!(body.tool_names(), ["pick"]);
         assert_eq!(body.output[0], OutputItem::Other);
+        assert_eq!(body.usage, None);
+    }
+
+    #[test]
+    fn usage_is_read_leniently() {
+        let usage = |usage: Value| {
+            serde_json::from_value::<ResponseBody>(json!({ "output": [], "usage": usage }))
+                .unwrap()
+                .usage
+        };
+        assert_eq!(
+            usage(json!({"input_tokens": 10, "output_tokens": 3, "total_tokens": 13})),
+            Some(ReportedUsage {
+                input_tokens: Some(10),
+                output_tokens: Some(3)
+            })
+        );
+        let odd = usage(json!({"input_tokens": -1, "output_tokens": "3"})).unwrap();
+        assert_eq!((odd.input_tokens, odd.output_tokens), (None, None));
+        assert_eq!(usage(json!("none")), None);
+        assert_eq!(usage(Value::Null), None);
     }
 
     #[test]
