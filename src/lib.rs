@@ -4,7 +4,8 @@
 //! [`engine`] Tool Search itself, [`sandbox`] code-mode executors, [`provider`] the mock
 //! OpenAI provider, [`gateway`] the embedded gateway, [`mcp_fixture`] the MCP servers both targets start, [`targets`] what the suite drives (the
 //! embedded gateway or a real OpenClaw), [`suite`] scenarios, lanes, claims and reports. The
-//! other commands sit beside the suite: [`compare`], [`quality`], [`load`], [`probes`]. [`server`]
+//! other commands sit beside the suite: [`compare`], [`quality`], [`load`], [`probes`],
+//! [`selftest`] (the seeded-regression matrix). [`server`]
 //! serves the gateway's and the provider's HTTP with read limits; [`signals`] ends a command on
 //! Ctrl-C with its processes and temp dirs cleaned up.
 
@@ -27,6 +28,7 @@ pub mod quality;
 pub mod releases;
 pub mod sandbox;
 pub mod scenario;
+pub mod selftest;
 pub mod server;
 pub mod signals;
 pub mod suite;

@@ -39,6 +39,17 @@ struct Cli {
 enum Command {
     /// Run scenarios: start the mock provider and the gateways, send each lane's turn, check the claims.
     Suite(SuiteArgs),
+    /// Prove the claims bite: run built-in scenarios on a gateway seeded with one known
+    /// regression each and report per seed whether its claim caught it (docs/selftest.md). Exit
+    /// 0 when every seed is caught, 1 when one is missed (or a scenario fails unseeded), 3 when a
+    /// lane cannot run.
+    Selftest {
+        /// Only these seeds (by name, or every seed of a claim id such as `C4`); repeatable.
+        #[arg(long = "seed", value_name = "NAME")]
+        seeds: Vec<String>,
+        #[arg(long, value_enum, default_value_t = Format::Table)]
+        format: Format,
+    },
     /// Run the hostile-code probes through a gateway's `tool_search_code` (one gateway start per
     /// target); one row per probe: contained, ESCAPED or inconclusive, with the evidence.
     Probes(ProbesArgs),
@@ -502,6 +513,9 @@ async fn run(command: Command, probe_secret: String) -> Result<u8, Error> {
             let code = toolsearch_qa::suite::command::run(&args.options(), &progress, stdout).await;
             progress.finish();
             code
+        }),
+        Command::Selftest { seeds, format } => Box::pin(async move {
+            toolsearch_qa::selftest::command(&seeds, format, stdout).await
         }),
         Command::Probes(args) => Box::pin(async move {
             toolsearch_qa::probes::command(

@@ -15,6 +15,7 @@ use super::client::{client_handoff, Handoff};
 use super::conversation::{Answer, Conversation, HandedBack, PendingTurn, TurnStart};
 use super::dispatch::{dispatch, Dispatched};
 use super::execute::{BridgedCall, CodeHandoff, GatewayRunner};
+use super::faults::Fault;
 use super::prompt::{turn_declarations, turn_input, turn_system_prompt};
 use super::session_log::SessionWriter;
 use super::upstream::{OutputItem, UpstreamError};
@@ -100,7 +101,7 @@ async fn run_turn_inner(
     start: TurnStart,
 ) -> Result<TurnOutcome, TurnError> {
     let surface = planned_surface(state, request.client_tools);
-    log_surface(log, &surface)?;
+    log_surface(log, &surface, state.seeded(Fault::SurfaceMiscount))?;
     for message in &start.messages {
         log.append(SessionRecord::Message(MessageRecord::text(
             role_of(message),
@@ -112,11 +113,9 @@ async fn run_turn_inner(
     }
 
     let declarations = turn_declarations(&state.profile, &surface, &request.required_tools);
-    let mut input = vec![json!({
-        "type": "message",
-        "role": "system",
-        "content": [{ "type": "input_text", "text": turn_system_prompt(&state.profile, &surface, &declarations) }]
-    })];
+    let prompt = turn_system_prompt(&state.profile, &surface, &declarations);
+    let prompt = seeded_prompt(state, &surface, prompt);
+    let mut input = vec![system_item(&prompt)];
     input.extend(conversation.history.iter().cloned());
     let turn_from = input.len();
     // A profile shapes a fresh turn's messages once; a resumed turn's items were shaped then.
@@ -126,16 +125,28 @@ async fn run_turn_inner(
         None => input.extend(turn_input(&state.profile, &items)),
     }
     let runner = GatewayRunner::new(state.policy.clone(), surface.eligible.clone())
+        .with_fault(state.fault)
         .with_guards(state.guards())
         .with_mcp(state.mcp.clone());
     let mut usage = Usage::default();
     let mut finished = None;
 
     for round in 1..=MAX_PROVIDER_ROUNDS {
+        if state.seeded(Fault::NonceInPrompt) {
+            input[0] = system_item(&format!("{prompt}\nrequest id: {}", nonce(round)));
+        }
+        let reordered: Vec<FunctionDeclaration>;
+        let tools = match round > 1 && state.seeded(Fault::ToolOrderVaries) {
+            true => {
+                reordered = declarations.iter().rev().cloned().collect();
+                &reordered
+            }
+            false => &declarations,
+        };
         let body = provider_body(
             &state.model,
             &input,
-            &declarations,
+            tools,
             request.max_output_tokens,
             state.provider.streams(),
         );
@@ -170,7 +181,11 @@ async fn run_turn_inner(
                         },
                     )))?;
                     input.push(json!({ "type": "function_call", "call_id": call_id, "name": name, "arguments": arguments }));
-                    if let Some(handoff) = client_handoff(&surface, &call_id, &name, &arguments) {
+                    let handoff = match state.seeded(Fault::ClientToolRun) {
+                        true => None,
+                        false => client_handoff(&surface, &call_id, &name, &arguments),
+                    };
+                    if let Some(handoff) = handoff {
                         log_handoff(log, &call_id, &handoff)?;
                         handed.items.push(handoff.item);
                         handed.calls.push(HandedBack {
@@ -191,8 +206,12 @@ async fn run_turn_inner(
                         &arguments,
                     )
                     .await;
-                    log_tool_result(log, &call_id, &name, &result)?;
-                    log_bridged(log, &call_id, runner.take_bridged())?;
+                    let unsourced = state.seeded(Fault::SourceUnrecorded);
+                    log_tool_result(log, &call_id, &name, &result, unsourced)?;
+                    let bridged = runner.take_bridged();
+                    if !state.seeded(Fault::BridgedRecordSkipped) {
+                        log_bridged(log, &call_id, bridged, unsourced)?;
+                    }
                     for code_handoff in runner.take_handoffs() {
                         log_code_handoff(log, &call_id, &code_handoff)?;
                         handed.push_code(&call_id, code_handoff);
@@ -228,8 +247,12 @@ async fn run_turn_inner(
         }
     }
     if let Some(run) = &surface.run {
+        let mut telemetry = run.telemetry();
+        if state.seeded(Fault::TelemetryMiscount) {
+            telemetry.search_count += 1;
+        }
         log.append(SessionRecord::Telemetry {
-            telemetry: run.telemetry().into(),
+            telemetry: telemetry.into(),
         })?;
     }
     let (text, client_calls) = finished.ok_or(TurnError::TooManyRounds)?;
@@ -258,6 +281,44 @@ impl HandedBackCalls {
             parent: Some(parent.to_string()),
         });
     }
+}
+
+/// The system prompt as the first input item.
+fn system_item(prompt: &str) -> Value {
+    json!({
+        "type": "message",
+        "role": "system",
+        "content": [{ "type": "input_text", "text": prompt }]
+    })
+}
+
+/// The system prompt with the seeded regression's change, if it has one: a catalogued tool's
+/// schema ([`Fault::SchemaInPrompt`]) or filler ([`Fault::PaddedPrompt`]) in a Tool Search turn.
+fn seeded_prompt(state: &GatewayState, surface: &Surface, prompt: String) -> String {
+    let Some(run) = &surface.run else {
+        return prompt;
+    };
+    if state.seeded(Fault::SchemaInPrompt) {
+        let entries = run.catalog().entries();
+        let fake = entries
+            .iter()
+            .find(|e| matches!(e.executor, crate::catalog::Executor::FakePlugin { .. }));
+        if let Some(entry) = fake.or(entries.first()) {
+            return format!("{prompt}\n{}: {}", entry.name, entry.parameters);
+        }
+    }
+    if state.seeded(Fault::PaddedPrompt) {
+        return format!("{prompt}\n{}", ".".repeat(256 * 1024));
+    }
+    prompt
+}
+
+/// A fresh id per request ([`Fault::NonceInPrompt`]).
+fn nonce(round: usize) -> String {
+    let nanos = std::time::SystemTime::now()
+        .duration_since(std::time::UNIX_EPOCH)
+        .map_or(0, |d| d.as_nanos());
+    format!("{nanos:x}-{round}")
 }
 
 /// The provider's usage for a round, or — when it reported none — the round counted here: the
@@ -306,20 +367,57 @@ fn planned_surface(state: &GatewayState, client_tools: Vec<ToolEntry>) -> Surfac
 
 fn plan(state: &GatewayState, client_tools: Vec<ToolEntry>) -> Surface {
     let mut tools = state.tools.clone();
+    if state.seeded(Fault::CatalogueDropsOne) {
+        tools.pop();
+    }
+    let direct = state.config.tool_search.mode == crate::config::ToolSearchMode::Direct;
+    if direct && state.seeded(Fault::DirectSchemaDrift) {
+        let fake = |t: &&mut ToolEntry| matches!(t.executor, crate::catalog::Executor::FakePlugin { .. });
+        if let Some(tool) = tools.iter_mut().find(fake) {
+            tool.description.push_str(" (changed)");
+        }
+    }
     tools.extend(client_tools);
     let settings = &state.config.tool_search;
-    Surface::plan(SurfacePlan {
-        requested: settings.mode,
+    let open = crate::catalog::ToolPolicy::default();
+    let mut requested = settings.mode;
+    if state.seeded(Fault::BridgeDropped) {
+        requested = crate::config::ToolSearchMode::Direct;
+    }
+    let surface = Surface::plan(SurfacePlan {
+        requested,
         tools,
-        policy: &state.config.policy,
+        policy: match state.seeded(Fault::DeniedSurfaces) {
+            true => &open,
+            false => &state.config.policy,
+        },
         limits: crate::engine::SearchLimits {
             default_limit: settings.search_default_limit,
             max_limit: settings.max_search_limit,
         },
-        code_runtime: state.code_runtime.clone(),
+        code_runtime: match state.seeded(Fault::NoSandboxFallback) {
+            true => Ok(()),
+            false => state.code_runtime.clone(),
+        },
         embedder: state.embedder.clone(),
         bridge: std::sync::Arc::new(state.profile.bridge().clone()),
-    })
+    });
+    match state.seeded(Fault::CatalogueToolDeclared) {
+        true => with_one_catalogued_declared(surface),
+        false => surface,
+    }
+}
+
+/// The [`Fault::CatalogueToolDeclared`] seed: the first catalogued tool declared as well.
+fn with_one_catalogued_declared(mut surface: Surface) -> Surface {
+    let Some(first) = surface.run.as_ref().and_then(|r| r.catalog().entries().first()) else {
+        return surface;
+    };
+    let mut visible = surface.visible.to_vec();
+    visible.push(first.clone());
+    visible.sort_by(|a, b| a.name.cmp(&b.name));
+    surface.visible = visible.into();
+    surface
 }
 
 /// A client tool handed back to the caller: not run here, so no result, only this record.
@@ -474,12 +572,13 @@ fn request_figures(
     }
 }
 
-fn log_surface(log: &SessionWriter, surface: &Surface) -> std::io::Result<()> {
+/// The `surface` record; `miscount` is the [`Fault::SurfaceMiscount`] seed.
+fn log_surface(log: &SessionWriter, surface: &Surface, miscount: bool) -> std::io::Result<()> {
     let telemetry = surface.run.as_ref().map(|r| r.telemetry());
     let declared = surface.declared_names();
     log.append(SessionRecord::Surface(SurfaceRecord {
         mode: Some(surface.mode),
-        declared_tool_count: Some(declared.len()),
+        declared_tool_count: Some(declared.len() + usize::from(miscount)),
         declared_tools: Some(declared),
         catalog_size: Some(telemetry.as_ref().map(|t| t.catalog_size).unwrap_or(0)),
         sources: telemetry.map(|t| t.sources),
@@ -488,18 +587,20 @@ fn log_surface(log: &SessionWriter, surface: &Surface) -> std::io::Result<()> {
     }))
 }
 
+/// A direct call's result; `unsourced` is the [`Fault::SourceUnrecorded`] seed.
 fn log_tool_result(
     log: &SessionWriter,
     call_id: &str,
     name: &str,
     result: &Dispatched,
+    unsourced: bool,
 ) -> std::io::Result<()> {
     log.append(SessionRecord::ToolResult(ToolResultRecord::Direct(
         DirectResult {
             tool_call_id: call_id.to_string(),
             tool_name: name.to_string(),
             is_error: result.is_error,
-            source: result.source,
+            source: result.source.filter(|_| !unsourced),
             output: result.output.clone(),
         },
     )))
@@ -522,11 +623,13 @@ fn synthetic_call(call_id: &str, entry: &ToolEntry, args: &Value, parent: &str) 
     })
 }
 
-/// The synthetic assistant toolCall + toolResult pair of each bridged call (spec §9).
+/// The synthetic assistant toolCall + toolResult pair of each bridged call (spec §9);
+/// `unsourced` is the [`Fault::SourceUnrecorded`] seed.
 fn log_bridged(
     log: &SessionWriter,
     parent: &str,
     bridged: Vec<BridgedCall>,
+    unsourced: bool,
 ) -> std::io::Result<()> {
     for call in bridged {
         let entry = call.entry;
@@ -541,7 +644,7 @@ fn log_bridged(
                 tool_name: entry.name,
                 parent_tool_call_id: parent.to_string(),
                 tool_id: Some(entry.id),
-                source: Some(entry.source),
+                source: Some(entry.source).filter(|_| !unsourced),
                 source_name: Some(entry.source_name),
                 is_error,
                 output,

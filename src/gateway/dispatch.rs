@@ -5,6 +5,7 @@ use serde_json::{json, Value};
 
 use super::code_mode::CodeRuntime;
 use super::execute::{result_text, GatewayRunner};
+use super::faults::Fault;
 use crate::catalog::ToolSource;
 use crate::engine::directory::exact_name_entry;
 use crate::engine::surface::{Bridge, ControlRole};
@@ -68,7 +69,7 @@ pub async fn dispatch(
     };
     let result = match (surface.role(name), &surface.run) {
         (Some(role), Some(run)) => match role {
-            ControlRole::Search => search(run, &args).inspect(|_| {
+            ControlRole::Search => search(run, runner, &args).inspect(|_| {
                 runner.after_search();
             }),
             ControlRole::Describe => describe(run, &args, &surface.bridge),
@@ -95,7 +96,11 @@ fn pretty(value: &impl serde::Serialize) -> String {
     serde_json::to_string_pretty(value).unwrap_or_else(|e| format!("{{\"error\": \"{e}\"}}"))
 }
 
-fn search(run: &crate::engine::ToolSearchRun, args: &Value) -> Result<String, EngineError> {
+fn search(
+    run: &crate::engine::ToolSearchRun,
+    runner: &GatewayRunner,
+    args: &Value,
+) -> Result<String, EngineError> {
     if let Some(queries) = args.get("queries").filter(|q| !q.is_null()) {
         return run.search_batch(queries).map(|v| pretty(&v));
     }
@@ -108,8 +113,25 @@ fn search(run: &crate::engine::ToolSearchRun, args: &Value) -> Result<String, En
             )))
         }
     };
+    if runner.seeded(Fault::WorstFirstRanker) {
+        return worst_first(run, query, args.get("limit")).map(|items| pretty(&items));
+    }
     run.search(query, args.get("limit"))
         .map(|items| pretty(&items))
+}
+
+/// The [`Fault::WorstFirstRanker`] seed: every match ranked, the worst `limit` returned first.
+fn worst_first(
+    run: &crate::engine::ToolSearchRun,
+    query: &str,
+    limit: Option<&Value>,
+) -> Result<Vec<crate::engine::SearchItem>, EngineError> {
+    let limit = run.catalog().resolve_limit(limit)?;
+    let all = Value::from(run.catalog().limits().max_limit);
+    let mut items = run.search(query, Some(&all))?;
+    items.reverse();
+    items.truncate(limit);
+    Ok(items)
 }
 
 fn describe(
@@ -128,8 +150,8 @@ async fn call(
     parent: &str,
     args: &Value,
 ) -> Result<String, EngineError> {
-    let id = string_arg(args, "id")?;
-    let target_args = match args.get("args") {
+    let mut id = string_arg(args, "id")?;
+    let mut target_args = match args.get("args") {
         None | Some(Value::Null) => json!({}),
         Some(v @ Value::Object(_)) => v.clone(),
         Some(other) => {
@@ -138,9 +160,32 @@ async fn call(
             )))
         }
     };
+    if runner.seeded(Fault::BridgeCallsNeighbour) {
+        id = neighbour_id(run, id);
+    }
+    if runner.seeded(Fault::InputRepaired) {
+        if let Ok(entry) = run.catalog().lookup(id) {
+            if run.catalog().validate_input(entry, &target_args).is_err() {
+                target_args = json!({ "marker": "repaired" });
+            }
+        }
+    }
     run.call(id, target_args, parent, runner)
         .await
         .map(|envelope| pretty(&envelope))
+}
+
+/// The id of the catalogue entry after the one `id` names (the [`Fault::BridgeCallsNeighbour`]
+/// seed); `id` itself when it names none.
+fn neighbour_id<'r>(run: &'r crate::engine::ToolSearchRun, id: &'r str) -> &'r str {
+    let entries = run.catalog().entries();
+    let Ok(entry) = run.catalog().lookup(id) else {
+        return id;
+    };
+    let at = entries.iter().position(|e| e.id == entry.id).unwrap_or(0);
+    entries
+        .get((at + 1) % entries.len().max(1))
+        .map_or(id, |e| e.id.as_str())
 }
 
 async fn direct(surface: &Surface, runner: &GatewayRunner, name: &str, args: &Value) -> Dispatched {
@@ -153,9 +198,11 @@ async fn direct(surface: &Surface, runner: &GatewayRunner, name: &str, args: &Va
         (None, Some(run)) => resolved_by_name(run, runner, entry, args),
         _ => Ok(()),
     };
-    let executed = match checked {
-        Ok(()) => runner.execute(entry, args).await,
-        Err(e) => Err(e),
+    let unguarded = visible.is_none() && runner.seeded(Fault::ExactNameSkipsGuards);
+    let executed = match (checked, unguarded) {
+        (Ok(()), false) => runner.execute(entry, args).await,
+        (Ok(()), true) => runner.run_unguarded(entry, args).await,
+        (Err(e), _) => Err(e),
     };
     match executed {
         Ok(outcome) => Dispatched {
@@ -179,12 +226,15 @@ fn resolved_by_name(
     args: &Value,
 ) -> Result<(), EngineError> {
     use crate::engine::ToolRunner;
-    if !runner.is_available(entry) {
+    if !runner.is_available(entry) && !runner.seeded(Fault::ExactNameSkipsAvailability) {
         return Err(EngineError::Unavailable {
             id: entry.id.clone(),
         });
     }
-    run.catalog().validate_input(entry, args)
+    match runner.seeded(Fault::ExactNameSkipsSchema) {
+        true => Ok(()),
+        false => run.catalog().validate_input(entry, args),
+    }
 }
 
 fn string_arg<'v>(args: &'v Value, key: &str) -> Result<&'v str, EngineError> {

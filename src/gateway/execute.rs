@@ -16,6 +16,7 @@ use std::sync::{Arc, Mutex};
 
 use serde_json::{json, Value};
 
+use super::faults::{seeded, Fault};
 use super::mcp::McpHub;
 use crate::catalog::fake::fake_tool_result;
 use crate::catalog::{glob_matches, Executor, ToolEntry, ToolPolicy};
@@ -57,6 +58,8 @@ pub struct GatewayRunner {
     handoffs: Arc<Mutex<Vec<CodeHandoff>>>,
     /// The MCP servers `Executor::Mcp` tools run on.
     mcp: Arc<McpHub>,
+    /// The gateway's seeded regression (`selftest` only).
+    fault: Option<Fault>,
 }
 
 /// What a call must pass after policy, and the registry's test knob.
@@ -78,7 +81,19 @@ impl GatewayRunner {
             bridged: Arc::default(),
             handoffs: Arc::default(),
             mcp: Arc::default(),
+            fault: None,
         }
+    }
+
+    /// The same runner with the gateway's seeded regression (see [`super::faults`]).
+    pub fn with_fault(mut self, fault: Option<Fault>) -> Self {
+        self.fault = fault;
+        self
+    }
+
+    /// Is `fault` the seeded regression?
+    pub fn seeded(&self, fault: Fault) -> bool {
+        seeded(self.fault, fault)
     }
 
     /// Runs `Executor::Mcp` tools on `hub`.
@@ -134,10 +149,19 @@ impl GatewayRunner {
         args: &Value,
     ) -> Result<CallOutcome, EngineError> {
         self.check_guards(entry, args)?;
+        self.run_unguarded(entry, args).await
+    }
+
+    /// Runs `entry` with no policy, approval or hook check: only for a caller that made them.
+    pub async fn run_unguarded(
+        &self,
+        entry: &ToolEntry,
+        args: &Value,
+    ) -> Result<CallOutcome, EngineError> {
         if let Executor::Mcp { server } = &entry.executor {
             return self.run_mcp(server, entry, args).await;
         }
-        run_executor(entry, args)
+        run_executor(entry, args, self.fault)
     }
 
     /// Policy, approval rules and `before_tool_call` hook rules, in that order.
@@ -148,6 +172,9 @@ impl GatewayRunner {
         };
         if !self.policy.allows(&entry.name, &entry.id) {
             return Err(blocked("denied by tool policy".into()));
+        }
+        if self.seeded(Fault::DenySwallowed) {
+            return Ok(());
         }
         self.guards
             .approvals
@@ -202,7 +229,8 @@ impl GatewayRunner {
 impl ToolRunner for GatewayRunner {
     fn is_available(&self, entry: &ToolEntry) -> bool {
         let withdrawn = self.withdrawn.lock().unwrap_or_else(|p| p.into_inner());
-        !withdrawn.contains(&entry.id)
+        let ignored = self.seeded(Fault::WithdrawIgnored);
+        (ignored || !withdrawn.contains(&entry.id))
             && self
                 .available
                 .iter()
@@ -216,12 +244,14 @@ impl ToolRunner for GatewayRunner {
         call_id: String,
     ) -> Pin<Box<dyn Future<Output = Result<CallOutcome, EngineError>> + Send + 'b>> {
         Box::pin(async move {
-            let outcome = match entry.executor {
-                Executor::Client => self.hand_off(entry, args.clone(), call_id.clone()),
-                _ => self.execute(entry, &args).await,
+            let hands_off =
+                entry.executor == Executor::Client && !self.seeded(Fault::ClientToolRun);
+            let outcome = match hands_off {
+                true => self.hand_off(entry, args.clone(), call_id.clone()),
+                false => self.execute(entry, &args).await,
             };
             // A hand-off has no result yet: the caller's output answers it in a later request.
-            let handed_off = entry.executor == Executor::Client && outcome.is_ok();
+            let handed_off = hands_off && outcome.is_ok();
             if !handed_off {
                 self.record(call_id, entry, args, &outcome);
             }
@@ -255,10 +285,18 @@ impl GatewayRunner {
     }
 }
 
-fn run_executor(entry: &ToolEntry, args: &Value) -> Result<CallOutcome, EngineError> {
+fn run_executor(
+    entry: &ToolEntry,
+    args: &Value,
+    fault: Option<Fault>,
+) -> Result<CallOutcome, EngineError> {
     match &entry.executor {
         Executor::FakePlugin { .. } => {
-            let (text, details) = fake_tool_result(&entry.name, args);
+            let name = match seeded(fault, Fault::WrongMarker) {
+                true => neighbour_name(&entry.name),
+                false => entry.name.clone(),
+            };
+            let (text, details) = fake_tool_result(&name, args);
             Ok(CallOutcome {
                 result: json!({ "content": [{ "type": "text", "text": text }], "details": details }),
             })
@@ -267,12 +305,8 @@ fn run_executor(entry: &ToolEntry, args: &Value) -> Result<CallOutcome, EngineEr
             name: entry.name.clone(),
             message: crate::catalog::fake::BROKEN_MESSAGE.to_string(),
         }),
-        Executor::CoreEcho => Ok(CallOutcome {
-            result: json!({
-                "content": [{ "type": "text", "text": format!("{} ok", entry.name) }],
-                "details": { "status": "ok", "tool": entry.name, "input": args },
-            }),
-        }),
+        Executor::Client if seeded(fault, Fault::ClientToolRun) => Ok(echo(entry, args)),
+        Executor::CoreEcho => Ok(echo(entry, args)),
         Executor::Mcp { server } => Err(EngineError::ExecutionFailed {
             name: entry.name.clone(),
             message: format!("MCP server {server} is run through the gateway's MCP hub"),
@@ -281,6 +315,27 @@ fn run_executor(entry: &ToolEntry, args: &Value) -> Result<CallOutcome, EngineEr
             name: entry.name.clone(),
             message: "client tools are run by the caller, never by the gateway".into(),
         }),
+    }
+}
+
+/// What a core tool stand-in answers.
+fn echo(entry: &ToolEntry, args: &Value) -> CallOutcome {
+    CallOutcome {
+        result: json!({
+            "content": [{ "type": "text", "text": format!("{} ok", entry.name) }],
+            "details": { "status": "ok", "tool": entry.name, "input": args },
+        }),
+    }
+}
+
+/// `fake_plugin_tool_18` for `fake_plugin_tool_17` (the [`Fault::WrongMarker`] seed).
+fn neighbour_name(name: &str) -> String {
+    match name.rsplit_once('_') {
+        Some((stem, n)) => match n.parse::<u32>() {
+            Ok(n) => format!("{stem}_{}", n + 1),
+            Err(_) => format!("{name}_neighbour"),
+        },
+        None => format!("{name}_neighbour"),
     }
 }
 

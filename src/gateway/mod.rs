@@ -8,6 +8,7 @@ pub mod code_mode;
 pub mod conversation;
 pub mod dispatch;
 pub mod execute;
+pub mod faults;
 pub mod http;
 pub mod mcp;
 pub mod prompt;
@@ -95,6 +96,8 @@ pub struct GatewayState {
     agents: Vec<String>,
     /// Conversations and turn locks per session key, bounded (see [`sessions`]).
     pub sessions: sessions::Sessions,
+    /// The seeded regression, only ever set by [`serve_seeded`] (see [`faults`]).
+    pub fault: Option<faults::Fault>,
 }
 
 impl GatewayState {
@@ -148,6 +151,7 @@ impl GatewayState {
             profile,
             agents,
             sessions: sessions::Sessions::default(),
+            fault: None,
         })
     }
 
@@ -166,6 +170,11 @@ impl GatewayState {
             before_tool_call: self.config.before_tool_call.clone(),
             withdraw_after_search: self.config.raw.catalog.withdraw_after_search.clone(),
         }
+    }
+
+    /// Is `fault` this gateway's seeded regression?
+    pub fn seeded(&self, fault: faults::Fault) -> bool {
+        faults::seeded(self.fault, fault)
     }
 
     pub fn knows_agent(&self, agent: &str) -> bool {
@@ -282,12 +291,34 @@ pub async fn serve_with_limits(
     addr: SocketAddr,
     limits: Limits,
 ) -> Result<RunningGateway, GatewayError> {
+    start(config, state_dir, addr, limits, None).await
+}
+
+/// [`serve`] with one seeded regression: for `selftest` only, which proves each claim catches
+/// the regression it exists for. Nothing a user configures reaches this.
+pub async fn serve_seeded(
+    config: LoadedConfig,
+    state_dir: PathBuf,
+    addr: SocketAddr,
+    fault: faults::Fault,
+) -> Result<RunningGateway, GatewayError> {
+    start(config, state_dir, addr, Limits::default(), Some(fault)).await
+}
+
+async fn start(
+    config: LoadedConfig,
+    state_dir: PathBuf,
+    addr: SocketAddr,
+    limits: Limits,
+    fault: Option<faults::Fault>,
+) -> Result<RunningGateway, GatewayError> {
     std::fs::create_dir_all(&state_dir).map_err(|source| GatewayError::StateDir {
         path: state_dir.clone(),
         source,
     })?;
     let hub = mcp::McpHub::connect(&config.raw.mcp.servers).await?;
     let mut state = GatewayState::new(config, state_dir)?;
+    state.fault = fault;
     state.attach_mcp(hub);
     let state = Arc::new(state);
     let listener = TcpListener::bind(addr)

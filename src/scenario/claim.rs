@@ -30,6 +30,7 @@ pub enum ClaimId {
     H1,
     L1,
     P1,
+    R1,
     T1,
 }
 
@@ -61,7 +62,7 @@ pub struct ClaimDef {
 
 impl ClaimId {
     /// Every claim, in report order.
-    pub const ALL: [ClaimId; 16] = [
+    pub const ALL: [ClaimId; 17] = [
         ClaimId::C1,
         ClaimId::C2,
         ClaimId::C3,
@@ -77,6 +78,7 @@ impl ClaimId {
         ClaimId::H1,
         ClaimId::L1,
         ClaimId::P1,
+        ClaimId::R1,
         ClaimId::T1,
     ];
 
@@ -120,6 +122,7 @@ impl ClaimId {
             ClaimId::H1 => "H1",
             ClaimId::L1 => "L1",
             ClaimId::P1 => "P1",
+            ClaimId::R1 => "R1",
             ClaimId::T1 => "T1",
         }
     }
@@ -211,6 +214,11 @@ impl ClaimId {
             ClaimId::P1 => def(
                 "every request of the turn starts with the same prompt and tools (cache prefix)",
                 EveryLane,
+                false,
+            ),
+            ClaimId::R1 => def(
+                "a natural-language search lists the target within its limit",
+                ToolSearchLanes,
                 false,
             ),
             ClaimId::T1 => ClaimDef {

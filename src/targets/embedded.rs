@@ -10,6 +10,7 @@ use super::{
 };
 use crate::config::{merge_overrides, ToolSearchSettings};
 use crate::error::Error;
+use crate::gateway::faults::Fault;
 use crate::gateway::RunningGateway;
 use crate::protocol::session::{session_id_for_key, session_log_path, SessionLog};
 use crate::scenario::{CatalogSpec, Lane, Scenario};
@@ -47,17 +48,7 @@ impl Target for EmbeddedTarget {
         &'a self,
         setup: &'a LaneSetup<'a>,
     ) -> BoxFuture<'a, Result<Box<dyn LaneGateway>, Error>> {
-        Box::pin(async move {
-            let config_path = setup.work_dir.join("gateway.json5");
-            let text = serde_json::to_string_pretty(&embedded_config(setup)?)
-                .map_err(|e| Error::Machine(format!("config: {e}")))?;
-            std::fs::write(&config_path, text).map_err(Error::io("cannot write", &config_path))?;
-            let loaded = crate::config::load_file(&config_path)?;
-            let state_dir = setup.work_dir.join("state");
-            let addr = ([127, 0, 0, 1], 0).into();
-            let gateway = crate::gateway::serve(loaded, state_dir.clone(), addr).await?;
-            Ok(Box::new(EmbeddedLane { gateway, state_dir }) as Box<dyn LaneGateway>)
-        })
+        Box::pin(start_lane(setup, None))
     }
 }
 
@@ -102,6 +93,47 @@ fn lane_under_profile(scenario: &Scenario, lane: &Lane) -> Result<Option<String>
             scenario.origin
         ))),
     }
+}
+
+/// The embedded gateway started with one seeded regression (see [`crate::gateway::faults`]):
+/// what `selftest` runs scenarios on to prove each claim catches its regression. It reports as
+/// the embedded target, so the claims judge it exactly as they judge the real one.
+pub struct SeededTarget(pub Fault);
+
+impl Target for SeededTarget {
+    fn kind(&self) -> TargetKind {
+        TargetKind::Embedded
+    }
+
+    fn plan(&self, scenario: &Scenario) -> Result<TargetPlan, Error> {
+        EmbeddedTarget.plan(scenario)
+    }
+
+    fn start<'a>(
+        &'a self,
+        setup: &'a LaneSetup<'a>,
+    ) -> BoxFuture<'a, Result<Box<dyn LaneGateway>, Error>> {
+        Box::pin(start_lane(setup, Some(self.0)))
+    }
+}
+
+/// Writes the lane's config and starts a gateway on it, seeded with `fault` when there is one.
+async fn start_lane(
+    setup: &LaneSetup<'_>,
+    fault: Option<Fault>,
+) -> Result<Box<dyn LaneGateway>, Error> {
+    let config_path = setup.work_dir.join("gateway.json5");
+    let text = serde_json::to_string_pretty(&embedded_config(setup)?)
+        .map_err(|e| Error::Machine(format!("config: {e}")))?;
+    std::fs::write(&config_path, text).map_err(Error::io("cannot write", &config_path))?;
+    let loaded = crate::config::load_file(&config_path)?;
+    let state_dir = setup.work_dir.join("state");
+    let addr = ([127, 0, 0, 1], 0).into();
+    let gateway = match fault {
+        None => crate::gateway::serve(loaded, state_dir.clone(), addr).await?,
+        Some(fault) => crate::gateway::serve_seeded(loaded, state_dir.clone(), addr, fault).await?,
+    };
+    Ok(Box::new(EmbeddedLane { gateway, state_dir }) as Box<dyn LaneGateway>)
 }
 
 /// The JSON5 (here: JSON) config the embedded gateway gets for a lane.

@@ -18,7 +18,7 @@ use crate::protocol::session::SessionLog;
 pub use crate::scenario::TargetKind;
 use crate::scenario::{Lane, Scenario};
 
-pub use embedded::EmbeddedTarget;
+pub use embedded::{EmbeddedTarget, SeededTarget};
 pub use openclaw::OpenClawTarget;
 
 pub type BoxFuture<'a, T> = Pin<Box<dyn Future<Output = T> + Send + 'a>>;

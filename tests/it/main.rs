@@ -34,6 +34,7 @@ mod sandbox_hostile;
 mod sandbox_pool;
 mod sdk_conformance;
 mod search_sources;
+mod selftest;
 mod signals;
 mod snapshots;
 mod streaming;

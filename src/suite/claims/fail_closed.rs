@@ -174,7 +174,7 @@ pub fn f1_checks(entry: &ToolEntry, o: &Observed<'_>) -> Vec<Check> {
 }
 
 /// `word` occurs in `text` with no identifier character on either side.
-fn contains_word(text: &str, word: &str) -> bool {
+pub fn contains_word(text: &str, word: &str) -> bool {
     let is_ident = |c: char| c.is_ascii_alphanumeric() || c == '_';
     text.match_indices(word).any(|(at, _)| {
         let before = text[..at].chars().next_back();

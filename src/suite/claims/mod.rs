@@ -6,7 +6,7 @@
 //! check function ([`check_of`]). Check functions are pure: they read an [`Observed`] lane (and
 //! its scenario) and return [`Check`]s; a [`Verdict`] keeps every failing check. Families live in
 //! their own modules: [`regression`] (C1–C6, spec §11), [`fail_closed`] (F1–F6 and T1, spec §10),
-//! [`handoff`] (H1, client tools).
+//! [`handoff`] (H1, client tools), [`ranking`] (R1).
 //!
 //! Adding a claim: a [`ClaimId`] variant with its `ALL` entry and `def` arm, its arm in
 //! [`check_of`] (the compiler points at both arms), and its check function in a family module.
@@ -16,6 +16,7 @@ pub mod fail_closed;
 #[cfg(test)]
 mod fixture;
 pub mod handoff;
+pub mod ranking;
 pub mod regression;
 
 use serde::Serialize;
@@ -76,6 +77,7 @@ pub fn check_of(claim: ClaimId) -> CheckFn {
         ClaimId::H1 => handoff::h1_handed_back,
         ClaimId::L1 => regression::l1_log_tells_the_surface,
         ClaimId::P1 => cache::p1_prefix_is_stable,
+        ClaimId::R1 => ranking::r1_target_ranked,
         ClaimId::T1 => fail_closed::t1_expected_figures,
     }
 }

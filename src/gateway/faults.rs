@@ -1,0 +1,79 @@
+//! Seeded regressions: one known bug the embedded gateway can be started with, so `selftest` can
+//! prove that each claim turns red on the regression it exists for (see docs/selftest.md).
+//!
+//! Only [`super::serve_seeded`] sets a fault; no config key, flag or environment variable reaches
+//! it, and a gateway started with [`super::serve`] has none. Off, each seam is one comparison of
+//! an `Option` that is `None`.
+
+use serde::Serialize;
+
+/// One seeded regression of the embedded gateway.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum Fault {
+    /// A fake plugin tool answers with its neighbour's success marker.
+    WrongMarker,
+    /// `tool_call` runs the catalogue's next tool instead of the one it names.
+    BridgeCallsNeighbour,
+    /// A Tool Search lane declares every tool directly and no bridge.
+    BridgeDropped,
+    /// Direct mode declares one fake tool with a changed description.
+    DirectSchemaDrift,
+    /// Tool Search's system prompt carries one catalogued tool's parameter schema.
+    SchemaInPrompt,
+    /// A Tool Search lane declares one catalogued tool besides its controls.
+    CatalogueToolDeclared,
+    /// Tool Search's system prompt carries 256 KiB of filler.
+    PaddedPrompt,
+    /// The session log's telemetry record counts one search too many.
+    TelemetryMiscount,
+    /// The session log's tool results leave out where the tool came from.
+    SourceUnrecorded,
+    /// The session log leaves out the synthetic records of bridged calls.
+    BridgedRecordSkipped,
+    /// The surface record counts one declared tool too many.
+    SurfaceMiscount,
+    /// `tools[]` is sent in reverse order from the turn's second request on.
+    ToolOrderVaries,
+    /// The system prompt carries a fresh id in every request.
+    NonceInPrompt,
+    /// The catalogue loses its last tool (by id) before the turn is planned.
+    CatalogueDropsOne,
+    /// A policy-denied tool stays in the surface (the policy is applied only when it runs).
+    DeniedSurfaces,
+    /// A tool withdrawn after search is still available to `tool_call`.
+    WithdrawIgnored,
+    /// Approval and `before_tool_call` denies are ignored.
+    DenySwallowed,
+    /// Code mode keeps `tool_search_code` when its sandbox cannot start.
+    NoSandboxFallback,
+    /// A code timeout is answered as a successful run.
+    TimeoutSwallowed,
+    /// `tool_call` replaces arguments its schema rejects with valid ones.
+    InputRepaired,
+    /// A client tool is run by the gateway instead of handed back.
+    ClientToolRun,
+    /// Directory mode's call by exact name skips the availability check.
+    ExactNameSkipsAvailability,
+    /// Directory mode's call by exact name skips the schema check.
+    ExactNameSkipsSchema,
+    /// Directory mode's call by exact name skips the approval and hook rules.
+    ExactNameSkipsGuards,
+    /// `tool_search` returns the worst matches first.
+    WorstFirstRanker,
+}
+
+impl Fault {
+    /// The name reports use (kebab-case, as serialised).
+    pub fn name(self) -> String {
+        serde_json::to_value(self)
+            .ok()
+            .and_then(|v| v.as_str().map(str::to_string))
+            .unwrap_or_default()
+    }
+}
+
+/// Is `fault` the gateway's seeded one?
+pub fn seeded(current: Option<Fault>, fault: Fault) -> bool {
+    current == Some(fault)
+}

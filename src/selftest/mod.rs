@@ -1,0 +1,239 @@
+//! `selftest`: the seeded-regression matrix that proves every claim bites. Each seed breaks the
+//! target on purpose in one known way ([`seeds`]), runs one built-in scenario through the suite
+//! library in-process, and is judged as cargo-mutants judges a mutant: **caught** (the run is red
+//! and the seed's own claim is among the failing verdicts), **missed** (green, or red only for
+//! other claims) or **unviable** (a lane could not run at all, so nothing was judged). Before
+//! any seed runs, every scenario the seeds use must pass unseeded, or a "caught" would mean
+//! nothing. Rendering lives in [`render`].
+
+pub mod render;
+pub mod seeds;
+
+use std::time::{Duration, Instant};
+
+use serde::Serialize;
+
+use crate::error::{Error, Exit};
+use crate::scenario::claim::ClaimId;
+use crate::scenario::{load_all, Scenario};
+use crate::suite::report::{ScenarioReport, SuiteReport};
+use crate::suite::run_suite;
+use crate::targets::{EmbeddedTarget, SeededTarget, Target};
+use seeds::{How, Seed};
+
+/// What became of one seed.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "kebab-case", tag = "result")]
+pub enum Outcome {
+    /// The run is red and the seed's claim fails; `checks` are its failing checks
+    /// (`lane: check`), `also` the other claims that failed.
+    Caught { checks: Vec<String>, also: Vec<ClaimId> },
+    /// The seed's claim held: the regression went through (`failed` lists the claims that did
+    /// fail, if any).
+    Missed { failed: Vec<ClaimId> },
+    /// A lane could not run, so no claim was judged.
+    Unviable { reason: String },
+}
+
+impl Outcome {
+    pub fn word(&self) -> &'static str {
+        match self {
+            Outcome::Caught { .. } => "caught",
+            Outcome::Missed { .. } => "missed",
+            Outcome::Unviable { .. } => "unviable",
+        }
+    }
+}
+
+/// One row of the matrix.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+pub struct Cell {
+    pub claim: ClaimId,
+    pub target: &'static str,
+    pub seed: String,
+    pub scenario: &'static str,
+    #[serde(flatten)]
+    pub outcome: Outcome,
+}
+
+/// The whole matrix.
+#[derive(Debug, Clone, Serialize)]
+pub struct Matrix {
+    /// The baseline passed and every seed was caught.
+    pub ok: bool,
+    /// What failed in the unseeded runs (`scenario: claim on lane`); their seeds did not run.
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub baseline_failures: Vec<String>,
+    pub cells: Vec<Cell>,
+    /// Wall time of the run (not part of the JSON: it differs every run).
+    #[serde(skip)]
+    pub elapsed: Duration,
+}
+
+impl Matrix {
+    /// `0` when every seed was caught; `1` when the baseline failed or a seed was missed; `3`
+    /// when a lane could not run.
+    pub fn exit_code(&self) -> u8 {
+        let has = |word| self.cells.iter().any(|c| c.outcome.word() == word);
+        if !self.baseline_failures.is_empty() {
+            Exit::FAILED
+        } else if has("unviable") {
+            Exit::INFRA
+        } else if has("missed") {
+            Exit::FAILED
+        } else {
+            Exit::OK
+        }
+    }
+}
+
+/// The seeds a run picks: all, or those whose name or claim is in `only`.
+pub fn pick(only: &[String]) -> Result<Vec<Seed>, Error> {
+    let all = seeds::EMBEDDED;
+    if only.is_empty() {
+        return Ok(all.to_vec());
+    }
+    let picked: Vec<Seed> = all
+        .iter()
+        .filter(|s| only.iter().any(|o| *o == s.name() || *o == s.claim.as_str()))
+        .copied()
+        .collect();
+    if picked.is_empty() {
+        let names: Vec<String> = all.iter().map(Seed::name).collect();
+        return Err(Error::Usage(format!(
+            "no seed is named {} (seeds: {}; or a claim id)",
+            only.join(", "),
+            names.join(", ")
+        )));
+    }
+    Ok(picked)
+}
+
+/// Runs the baseline (every scenario the seeds use, unseeded) and then every seed whose
+/// scenario passed it.
+pub async fn run(seeds: &[Seed]) -> Result<Matrix, Error> {
+    let started = Instant::now();
+    let known = load_all(&[])?;
+    let scenario = |id: &str| -> Result<Scenario, Error> {
+        known
+            .iter()
+            .find(|s| s.id == id)
+            .cloned()
+            .ok_or_else(|| Error::Usage(format!("seed scenario {id} is not built in")))
+    };
+    let mut used: Vec<&str> = seeds.iter().map(|s| s.scenario).collect();
+    used.sort_unstable();
+    used.dedup();
+    let mut baseline_failures = Vec::new();
+    let mut failed_scenarios = Vec::new();
+    for id in used {
+        let failures = baseline(&scenario(id)?).await?;
+        if !failures.is_empty() {
+            failed_scenarios.push(id);
+        }
+        baseline_failures.extend(failures.into_iter().map(|f| format!("{id}: {f}")));
+    }
+    let mut cells = Vec::new();
+    for seed in seeds {
+        let outcome = match (failed_scenarios.contains(&seed.scenario), seed.how) {
+            (true, _) => Outcome::Unviable {
+                reason: "its scenario fails unseeded".into(),
+            },
+            (false, How::Embedded(fault)) => judge(
+                seed.claim,
+                &run_on(&SeededTarget(fault), scenario(seed.scenario)?).await?,
+            ),
+        };
+        cells.push(Cell {
+            claim: seed.claim,
+            target: seed.target(),
+            seed: seed.name(),
+            scenario: seed.scenario,
+            outcome,
+        });
+    }
+    Ok(Matrix {
+        ok: baseline_failures.is_empty()
+            && cells
+                .iter()
+                .all(|c| matches!(c.outcome, Outcome::Caught { .. })),
+        baseline_failures,
+        cells,
+        elapsed: started.elapsed(),
+    })
+}
+
+/// One scenario on one target, claims only (snapshots are not what a seed must turn red).
+async fn run_on(target: &dyn Target, scenario: Scenario) -> Result<ScenarioReport, Error> {
+    let SuiteReport { mut scenarios, .. } = run_suite(target, &[scenario]).await?;
+    scenarios
+        .pop()
+        .ok_or_else(|| Error::Machine("the suite returned no scenario report".into()))
+}
+
+/// The claims that fail when the scenario runs unseeded on the embedded gateway (`claim on
+/// lane`); a lane that cannot run is an error.
+async fn baseline(scenario: &Scenario) -> Result<Vec<String>, Error> {
+    let report = run_on(&EmbeddedTarget, scenario.clone()).await?;
+    if let Some(e) = report.errors.first() {
+        return Err(Error::Machine(format!(
+            "selftest baseline: scenario {} lane {} did not run: {}",
+            scenario.id, e.lane, e.error
+        )));
+    }
+    Ok(report
+        .claims
+        .iter()
+        .filter(|v| !v.passes_gate())
+        .map(|v| format!("{} on {}", v.claim, v.lane))
+        .collect())
+}
+
+/// The outcome of a seeded run for the claim that must catch it.
+pub fn judge(claim: ClaimId, report: &ScenarioReport) -> Outcome {
+    if let Some(e) = report.errors.first() {
+        return Outcome::Unviable {
+            reason: format!("lane {}: {}", e.lane, crate::output::first_line(&e.error, 200)),
+        };
+    }
+    let failing: Vec<_> = report.claims.iter().filter(|v| !v.passes_gate()).collect();
+    let checks: Vec<String> = failing
+        .iter()
+        .filter(|v| v.claim == claim)
+        .flat_map(|v| v.failures.iter().map(|c| format!("{}: {}", v.lane, c.check)))
+        .collect();
+    let mut others: Vec<ClaimId> = failing
+        .iter()
+        .map(|v| v.claim)
+        .filter(|c| *c != claim)
+        .collect();
+    others.dedup();
+    match checks.is_empty() || report.ok {
+        true => Outcome::Missed { failed: others },
+        false => Outcome::Caught {
+            checks,
+            also: others,
+        },
+    }
+}
+
+/// The `selftest` command: runs the seeds `only` picks (all by default), prints the matrix in
+/// `format` and the wall time on stderr; the exit code of [`Matrix::exit_code`].
+pub async fn command(
+    only: &[String],
+    format: crate::output::Format,
+    out: &mut dyn std::io::Write,
+) -> Result<u8, Error> {
+    let matrix = run(&pick(only)?).await?;
+    let text = match format {
+        crate::output::Format::Table => matrix.to_table(),
+        crate::output::Format::Json => matrix.to_json() + "\n",
+    };
+    crate::output::emit(out, &text)?;
+    eprintln!(
+        "selftest: {} seeds in {:.1} s",
+        matrix.cells.len(),
+        matrix.elapsed.as_secs_f64()
+    );
+    Ok(matrix.exit_code())
+}

@@ -1,0 +1,65 @@
+//! The matrix as a table (at most 100 columns) and as JSON; both deterministic (the wall time
+//! goes to stderr, not here).
+
+use super::{Cell, Matrix, Outcome};
+use crate::output::{bounded_table, cut};
+
+/// The scenario as the table shows it: without the family prefix its id starts with.
+fn short(scenario: &str) -> &str {
+    ["fail-closed-", "tool-search-"]
+        .iter()
+        .find_map(|p| scenario.strip_prefix(p))
+        .unwrap_or(scenario)
+}
+
+/// What a cell's outcome says in one line: the first failing check of the claim and how many
+/// more, the claims that failed instead, or why nothing ran.
+fn detail(cell: &Cell) -> String {
+    match &cell.outcome {
+        Outcome::Caught { checks, .. } => match checks.len() {
+            0 | 1 => checks.join(""),
+            n => format!("{} (+{} more)", checks[0], n - 1),
+        },
+        Outcome::Missed { failed } if failed.is_empty() => "every claim held".into(),
+        Outcome::Missed { failed } => format!(
+            "only {} failed",
+            failed.iter().map(|c| c.as_str()).collect::<Vec<_>>().join(", ")
+        ),
+        Outcome::Unviable { reason } => cut(reason, 60),
+    }
+}
+
+impl Matrix {
+    /// claim × target × seed → outcome, with the check that caught it.
+    pub fn to_table(&self) -> String {
+        let mut table = bounded_table(vec!["claim", "target", "seed", "scenario", "outcome", "check"]);
+        for cell in &self.cells {
+            table.add_row(vec![
+                cell.claim.to_string(),
+                cell.target.to_string(),
+                cell.seed.clone(),
+                short(cell.scenario).to_string(),
+                cell.outcome.word().to_string(),
+                detail(cell),
+            ]);
+        }
+        let mut text = table.to_string();
+        text.push('\n');
+        for failure in &self.baseline_failures {
+            text.push_str(&format!("baseline failed: {failure}\n"));
+        }
+        let count = |word| self.cells.iter().filter(|c| c.outcome.word() == word).count();
+        text.push_str(&format!(
+            "{} seeds: {} caught, {} missed, {} unviable\n",
+            self.cells.len(),
+            count("caught"),
+            count("missed"),
+            count("unviable")
+        ));
+        text
+    }
+
+    pub fn to_json(&self) -> String {
+        serde_json::to_string_pretty(self).unwrap_or_default()
+    }
+}

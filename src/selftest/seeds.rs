@@ -1,0 +1,113 @@
+//! The seeded regressions: for every claim at least one per target, each with the scenario it
+//! runs and the claim that must turn red. A new claim without a seed here fails
+//! `every_claim_has_an_embedded_seed` (in this module's tests).
+
+use crate::gateway::faults::Fault;
+use crate::scenario::claim::ClaimId;
+
+/// One seeded regression: what is broken, where it runs, which claim must catch it.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Seed {
+    pub how: How,
+    /// The built-in scenario it runs.
+    pub scenario: &'static str,
+    /// The claim that must fail.
+    pub claim: ClaimId,
+}
+
+/// How a regression is seeded.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum How {
+    /// A fault the embedded gateway is started with.
+    Embedded(Fault),
+}
+
+impl Seed {
+    /// The seed's name in reports (the fault's kebab-case name).
+    pub fn name(&self) -> String {
+        match self.how {
+            How::Embedded(fault) => fault.name(),
+        }
+    }
+
+    /// The target it runs on, as reports name it.
+    pub fn target(&self) -> &'static str {
+        match self.how {
+            How::Embedded(_) => "embedded",
+        }
+    }
+}
+
+const REFERENCE: &str = "tool-search-gateway-e2e";
+
+const fn embedded(fault: Fault, scenario: &'static str, claim: ClaimId) -> Seed {
+    Seed {
+        how: How::Embedded(fault),
+        scenario,
+        claim,
+    }
+}
+
+/// Every seeded regression of the embedded gateway, in claim order.
+pub const EMBEDDED: &[Seed] = &[
+    embedded(Fault::WrongMarker, REFERENCE, ClaimId::C1),
+    embedded(Fault::BridgeCallsNeighbour, REFERENCE, ClaimId::C2),
+    embedded(Fault::BridgeDropped, REFERENCE, ClaimId::C2),
+    embedded(Fault::DirectSchemaDrift, REFERENCE, ClaimId::C3),
+    embedded(Fault::SchemaInPrompt, REFERENCE, ClaimId::C4),
+    embedded(Fault::CatalogueToolDeclared, REFERENCE, ClaimId::C4),
+    embedded(Fault::PaddedPrompt, REFERENCE, ClaimId::C5),
+    embedded(Fault::TelemetryMiscount, REFERENCE, ClaimId::C6),
+    embedded(Fault::BridgedRecordSkipped, REFERENCE, ClaimId::C6),
+    embedded(Fault::DeniedSurfaces, "fail-closed-f1-policy-denied", ClaimId::F1),
+    embedded(Fault::WithdrawIgnored, "fail-closed-f2-withdrawn", ClaimId::F2),
+    embedded(
+        Fault::ExactNameSkipsAvailability,
+        "fail-closed-f2-withdrawn",
+        ClaimId::F2,
+    ),
+    embedded(Fault::DenySwallowed, "fail-closed-f3-blocked", ClaimId::F3),
+    embedded(Fault::ExactNameSkipsGuards, "fail-closed-f3-blocked", ClaimId::F3),
+    embedded(
+        Fault::NoSandboxFallback,
+        "fail-closed-f4-sandbox-unavailable",
+        ClaimId::F4,
+    ),
+    embedded(Fault::TimeoutSwallowed, "fail-closed-f5-code-timeout", ClaimId::F5),
+    embedded(Fault::InputRepaired, "fail-closed-f6-denied-input", ClaimId::F6),
+    embedded(Fault::ExactNameSkipsSchema, "fail-closed-f6-denied-input", ClaimId::F6),
+    embedded(Fault::ClientToolRun, "tool-search-client-target", ClaimId::H1),
+    embedded(Fault::SourceUnrecorded, "tool-search-mcp-target", ClaimId::L1),
+    embedded(Fault::SurfaceMiscount, REFERENCE, ClaimId::L1),
+    embedded(Fault::ToolOrderVaries, REFERENCE, ClaimId::P1),
+    embedded(Fault::NonceInPrompt, REFERENCE, ClaimId::P1),
+    embedded(Fault::WorstFirstRanker, "tool-search-ranking", ClaimId::R1),
+    embedded(Fault::CatalogueDropsOne, REFERENCE, ClaimId::T1),
+];
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn every_claim_has_an_embedded_seed() {
+        let missing: Vec<ClaimId> = ClaimId::ALL
+            .into_iter()
+            .filter(|c| !EMBEDDED.iter().any(|s| s.claim == *c))
+            .collect();
+        assert_eq!(missing, Vec::<ClaimId>::new());
+    }
+
+    #[test]
+    fn every_seed_runs_a_built_in_scenario() {
+        let known = crate::scenario::load_all(&[]).unwrap();
+        for seed in EMBEDDED {
+            assert!(
+                known.iter().any(|s| s.id == seed.scenario),
+                "{} runs {}",
+                seed.name(),
+                seed.scenario
+            );
+        }
+    }
+}
