@@ -4,14 +4,6 @@
 use super::{Cell, Matrix, Outcome};
 use crate::output::{bounded_table, cut};
 
-/// The scenario as the table shows it: without the family prefix its id starts with.
-fn short(scenario: &str) -> &str {
-    ["fail-closed-", "tool-search-"]
-        .iter()
-        .find_map(|p| scenario.strip_prefix(p))
-        .unwrap_or(scenario)
-}
-
 /// What a cell's outcome says in one line: the first failing check of the claim and how many
 /// more, the claims that failed instead, or why nothing ran.
 fn detail(cell: &Cell) -> String {
@@ -30,15 +22,15 @@ fn detail(cell: &Cell) -> String {
 }
 
 impl Matrix {
-    /// claim × target × seed → outcome, with the check that caught it.
+    /// claim × target × seed → outcome, with the check that caught it (the scenario each seed
+    /// runs is in the JSON and in docs/selftest.md).
     pub fn to_table(&self) -> String {
-        let mut table = bounded_table(vec!["claim", "target", "seed", "scenario", "outcome", "check"]);
+        let mut table = bounded_table(vec!["claim", "target", "seed", "outcome", "how"]);
         for cell in &self.cells {
             table.add_row(vec![
                 cell.claim.to_string(),
                 cell.target.to_string(),
                 cell.seed.clone(),
-                short(cell.scenario).to_string(),
                 cell.outcome.word().to_string(),
                 detail(cell),
             ]);
