@@ -514,9 +514,9 @@ async fn run(command: Command, probe_secret: String) -> Result<u8, Error> {
             progress.finish();
             code
         }),
-        Command::Selftest { seeds, format } => Box::pin(async move {
-            toolsearch_qa::selftest::command(&seeds, format, stdout).await
-        }),
+        Command::Selftest { seeds, format } => {
+            Box::pin(async move { toolsearch_qa::selftest::command(&seeds, format, stdout).await })
+        }
         Command::Probes(args) => Box::pin(async move {
             toolsearch_qa::probes::command(
                 args.target,

@@ -372,7 +372,8 @@ fn plan(state: &GatewayState, client_tools: Vec<ToolEntry>) -> Surface {
     }
     let direct = state.config.tool_search.mode == crate::config::ToolSearchMode::Direct;
     if direct && state.seeded(Fault::DirectSchemaDrift) {
-        let fake = |t: &&mut ToolEntry| matches!(t.executor, crate::catalog::Executor::FakePlugin { .. });
+        let fake =
+            |t: &&mut ToolEntry| matches!(t.executor, crate::catalog::Executor::FakePlugin { .. });
         if let Some(tool) = tools.iter_mut().find(fake) {
             tool.description.push_str(" (changed)");
         }
@@ -410,7 +411,11 @@ fn plan(state: &GatewayState, client_tools: Vec<ToolEntry>) -> Surface {
 
 /// The [`Fault::CatalogueToolDeclared`] seed: the first catalogued tool declared as well.
 fn with_one_catalogued_declared(mut surface: Surface) -> Surface {
-    let Some(first) = surface.run.as_ref().and_then(|r| r.catalog().entries().first()) else {
+    let Some(first) = surface
+        .run
+        .as_ref()
+        .and_then(|r| r.catalog().entries().first())
+    else {
         return surface;
     };
     let mut visible = surface.visible.to_vec();

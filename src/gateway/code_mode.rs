@@ -63,7 +63,10 @@ impl CodeRuntime {
         let (value, logs) = match result {
             Ok(finished) => (finished.value, finished.logs),
             // The seeded regression answers a timed-out run as a successful one.
-            Err(e) if runner.seeded(Fault::TimeoutSwallowed) && e.to_string().contains("timed out") => {
+            Err(e)
+                if runner.seeded(Fault::TimeoutSwallowed)
+                    && e.to_string().contains("timed out") =>
+            {
                 (Value::Null, Vec::new())
             }
             Err(e) => {
@@ -73,7 +76,8 @@ impl CodeRuntime {
                 })
             }
         };
-        let output = json!({ "ok": true, "value": value, "logs": logs, "telemetry": run.telemetry() });
+        let output =
+            json!({ "ok": true, "value": value, "logs": logs, "telemetry": run.telemetry() });
         Ok(serde_json::to_string_pretty(&output).unwrap_or_default())
     }
 }

@@ -27,7 +27,10 @@ use seeds::{How, Seed};
 pub enum Outcome {
     /// The run is red and the seed's claim fails; `checks` are its failing checks
     /// (`lane: check`), `also` the other claims that failed.
-    Caught { checks: Vec<String>, also: Vec<ClaimId> },
+    Caught {
+        checks: Vec<String>,
+        also: Vec<ClaimId>,
+    },
     /// The seed's claim held: the regression went through (`failed` lists the claims that did
     /// fail, if any).
     Missed { failed: Vec<ClaimId> },
@@ -95,7 +98,10 @@ pub fn pick(only: &[String]) -> Result<Vec<Seed>, Error> {
     }
     let picked: Vec<Seed> = all
         .iter()
-        .filter(|s| only.iter().any(|o| *o == s.name() || *o == s.claim.as_str()))
+        .filter(|s| {
+            only.iter()
+                .any(|o| *o == s.name() || *o == s.claim.as_str())
+        })
         .copied()
         .collect();
     if picked.is_empty() {
@@ -193,14 +199,22 @@ async fn baseline(scenario: &Scenario) -> Result<Vec<String>, Error> {
 pub fn judge(claim: ClaimId, report: &ScenarioReport) -> Outcome {
     if let Some(e) = report.errors.first() {
         return Outcome::Unviable {
-            reason: format!("lane {}: {}", e.lane, crate::output::first_line(&e.error, 200)),
+            reason: format!(
+                "lane {}: {}",
+                e.lane,
+                crate::output::first_line(&e.error, 200)
+            ),
         };
     }
     let failing: Vec<_> = report.claims.iter().filter(|v| !v.passes_gate()).collect();
     let checks: Vec<String> = failing
         .iter()
         .filter(|v| v.claim == claim)
-        .flat_map(|v| v.failures.iter().map(|c| format!("{}: {}", v.lane, c.check)))
+        .flat_map(|v| {
+            v.failures
+                .iter()
+                .map(|c| format!("{}: {}", v.lane, c.check))
+        })
         .collect();
     let mut others: Vec<ClaimId> = failing
         .iter()

@@ -15,7 +15,11 @@ fn detail(cell: &Cell) -> String {
         Outcome::Missed { failed } if failed.is_empty() => "every claim held".into(),
         Outcome::Missed { failed } => format!(
             "only {} failed",
-            failed.iter().map(|c| c.as_str()).collect::<Vec<_>>().join(", ")
+            failed
+                .iter()
+                .map(|c| c.as_str())
+                .collect::<Vec<_>>()
+                .join(", ")
         ),
         Outcome::Unviable { reason } => cut(reason, 60),
     }
@@ -40,7 +44,12 @@ impl Matrix {
         for failure in &self.baseline_failures {
             text.push_str(&format!("baseline failed: {failure}\n"));
         }
-        let count = |word| self.cells.iter().filter(|c| c.outcome.word() == word).count();
+        let count = |word| {
+            self.cells
+                .iter()
+                .filter(|c| c.outcome.word() == word)
+                .count()
+        };
         text.push_str(&format!(
             "{} seeds: {} caught, {} missed, {} unviable\n",
             self.cells.len(),
