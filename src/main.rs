@@ -47,6 +47,12 @@ enum Command {
         /// Only these seeds (by name, or every seed of a claim id such as `C4`); repeatable.
         #[arg(long = "seed", value_name = "NAME")]
         seeds: Vec<String>,
+        /// The embedded gateway's seeds, a real OpenClaw's (what a user controls), or both.
+        #[arg(long, value_enum, default_value_t = TargetChoice::Embedded)]
+        target: TargetChoice,
+        /// The Node major a real OpenClaw runs on.
+        #[arg(long, value_enum, default_value_t = NodeMajor::default())]
+        openclaw_node: NodeMajor,
         #[arg(long, value_enum, default_value_t = Format::Table)]
         format: Format,
     },
@@ -514,9 +520,14 @@ async fn run(command: Command, probe_secret: String) -> Result<u8, Error> {
             progress.finish();
             code
         }),
-        Command::Selftest { seeds, format } => {
-            Box::pin(async move { toolsearch_qa::selftest::command(&seeds, format, stdout).await })
-        }
+        Command::Selftest {
+            seeds,
+            target,
+            openclaw_node,
+            format,
+        } => Box::pin(async move {
+            toolsearch_qa::selftest::command(&seeds, target, openclaw_node, format, stdout).await
+        }),
         Command::Probes(args) => Box::pin(async move {
             toolsearch_qa::probes::command(
                 args.target,

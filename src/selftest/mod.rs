@@ -6,6 +6,7 @@
 //! any seed runs, every scenario the seeds use must pass unseeded, or a "caught" would mean
 //! nothing. Rendering lives in [`render`].
 
+pub mod product;
 pub mod render;
 pub mod seeds;
 
@@ -18,7 +19,8 @@ use crate::scenario::claim::ClaimId;
 use crate::scenario::{load_all, Scenario};
 use crate::suite::report::{ScenarioReport, SuiteReport};
 use crate::suite::run_suite;
-use crate::targets::{EmbeddedTarget, SeededTarget, Target};
+use crate::targets::openclaw::NodeMajor;
+use crate::targets::{EmbeddedTarget, SeededTarget, Target, TargetChoice};
 use seeds::{How, Seed};
 
 /// What became of one seed.
@@ -36,6 +38,9 @@ pub enum Outcome {
     Missed { failed: Vec<ClaimId> },
     /// A lane could not run, so no claim was judged.
     Unviable { reason: String },
+    /// The target gives a user no way to cause this claim's regression (or the harness has no
+    /// seed for it yet: the reason says which).
+    NotSeedable { reason: String },
 }
 
 impl Outcome {
@@ -44,6 +49,7 @@ impl Outcome {
             Outcome::Caught { .. } => "caught",
             Outcome::Missed { .. } => "missed",
             Outcome::Unviable { .. } => "unviable",
+            Outcome::NotSeedable { .. } => "not seedable",
         }
     }
 }
@@ -90,9 +96,13 @@ impl Matrix {
     }
 }
 
-/// The seeds a run picks: all, or those whose name or claim is in `only`.
-pub fn pick(only: &[String]) -> Result<Vec<Seed>, Error> {
-    let all = seeds::EMBEDDED;
+/// The seeds a run picks on `targets`: all, or those whose name or claim is in `only`.
+pub fn pick(only: &[String], targets: TargetChoice) -> Result<Vec<Seed>, Error> {
+    let all: Vec<Seed> = match targets {
+        TargetChoice::Embedded => seeds::EMBEDDED.to_vec(),
+        TargetChoice::Openclaw => seeds::OPENCLAW.to_vec(),
+        TargetChoice::Both => [seeds::EMBEDDED, seeds::OPENCLAW].concat(),
+    };
     if only.is_empty() {
         return Ok(all.to_vec());
     }
@@ -116,8 +126,8 @@ pub fn pick(only: &[String]) -> Result<Vec<Seed>, Error> {
 }
 
 /// Runs the baseline (every scenario the seeds use, unseeded) and then every seed whose
-/// scenario passed it.
-pub async fn run(seeds: &[Seed]) -> Result<Matrix, Error> {
+/// scenario passed it; a real OpenClaw runs on Node `node`.
+pub async fn run(seeds: &[Seed], node: NodeMajor) -> Result<Matrix, Error> {
     let started = Instant::now();
     let known = load_all(&[])?;
     let scenario = |id: &str| -> Result<Scenario, Error> {
@@ -127,7 +137,11 @@ pub async fn run(seeds: &[Seed]) -> Result<Matrix, Error> {
             .cloned()
             .ok_or_else(|| Error::Usage(format!("seed scenario {id} is not built in")))
     };
-    let mut used: Vec<&str> = seeds.iter().map(|s| s.scenario).collect();
+    let embedded: Vec<&Seed> = seeds
+        .iter()
+        .filter(|s| matches!(s.how, How::Embedded(_)))
+        .collect();
+    let mut used: Vec<&str> = embedded.iter().map(|s| s.scenario).collect();
     used.sort_unstable();
     used.dedup();
     let mut baseline_failures = Vec::new();
@@ -139,6 +153,8 @@ pub async fn run(seeds: &[Seed]) -> Result<Matrix, Error> {
         }
         baseline_failures.extend(failures.into_iter().map(|f| format!("{id}: {f}")));
     }
+    let mut product = product_outcomes(&known, seeds, node).await?;
+    baseline_failures.extend(product.baseline_failures.drain(..));
     let mut cells = Vec::new();
     for seed in seeds {
         let outcome = match (failed_scenarios.contains(&seed.scenario), seed.how) {
@@ -149,6 +165,8 @@ pub async fn run(seeds: &[Seed]) -> Result<Matrix, Error> {
                 seed.claim,
                 &run_on(&SeededTarget(fault), scenario(seed.scenario)?).await?,
             ),
+            (false, How::Openclaw(user)) => product.outcome(seed.claim, seed.scenario, user),
+            (false, How::NotSeedable(why)) => Outcome::NotSeedable { reason: why.into() },
         };
         cells.push(Cell {
             claim: seed.claim,
@@ -160,12 +178,85 @@ pub async fn run(seeds: &[Seed]) -> Result<Matrix, Error> {
     }
     Ok(Matrix {
         ok: baseline_failures.is_empty()
-            && cells
-                .iter()
-                .all(|c| matches!(c.outcome, Outcome::Caught { .. })),
+            && cells.iter().all(|c| {
+                matches!(
+                    c.outcome,
+                    Outcome::Caught { .. } | Outcome::NotSeedable { .. }
+                )
+            }),
         baseline_failures,
         cells,
         elapsed: started.elapsed(),
+    })
+}
+
+/// The OpenClaw seeds' reports: every distinct (scenario, user seed) run once, on one gateway.
+struct ProductRuns {
+    runs: Vec<((&'static str, product::UserSeed), ScenarioReport)>,
+    baseline_failures: Vec<String>,
+}
+
+impl ProductRuns {
+    fn outcome(&self, claim: ClaimId, scenario: &str, user: product::UserSeed) -> Outcome {
+        match self
+            .runs
+            .iter()
+            .find(|((s, u), _)| *s == scenario && *u == user)
+        {
+            Some((_, report)) => judge(claim, report),
+            None => Outcome::Unviable {
+                reason: "the seed did not run".into(),
+            },
+        }
+    }
+}
+
+async fn product_outcomes(
+    known: &[Scenario],
+    seeds: &[Seed],
+    node: NodeMajor,
+) -> Result<ProductRuns, Error> {
+    let mut distinct: Vec<(Seed, product::UserSeed)> = Vec::new();
+    for seed in seeds {
+        if let How::Openclaw(user) = seed.how {
+            if !distinct
+                .iter()
+                .any(|(s, u)| s.scenario == seed.scenario && *u == user)
+            {
+                distinct.push((*seed, user));
+            }
+        }
+    }
+    if distinct.is_empty() {
+        return Ok(ProductRuns {
+            runs: Vec::new(),
+            baseline_failures: Vec::new(),
+        });
+    }
+    let (baseline, seeded) = product::run(known, &distinct, node).await?;
+    let mut baseline_failures = Vec::new();
+    for report in &baseline {
+        if let Some(e) = report.errors.first() {
+            return Err(Error::Machine(format!(
+                "selftest baseline on openclaw: scenario {} lane {} did not run: {}",
+                report.scenario, e.lane, e.error
+            )));
+        }
+        baseline_failures.extend(
+            report
+                .claims
+                .iter()
+                .filter(|v| !v.passes_gate())
+                .map(|v| format!("{} (openclaw): {} on {}", report.scenario, v.claim, v.lane)),
+        );
+    }
+    Ok(ProductRuns {
+        runs: distinct
+            .into_iter()
+            .map(|(s, u)| (s.scenario, u))
+            .zip(seeded)
+            .collect(),
+        baseline_failures,
     })
 }
 
@@ -235,10 +326,12 @@ pub fn judge(claim: ClaimId, report: &ScenarioReport) -> Outcome {
 /// `format` and the wall time on stderr; the exit code of [`Matrix::exit_code`].
 pub async fn command(
     only: &[String],
+    targets: TargetChoice,
+    node: NodeMajor,
     format: crate::output::Format,
     out: &mut dyn std::io::Write,
 ) -> Result<u8, Error> {
-    let matrix = run(&pick(only)?).await?;
+    let matrix = run(&pick(only, targets)?, node).await?;
     let text = match format {
         crate::output::Format::Table => matrix.to_table(),
         crate::output::Format::Json => matrix.to_json() + "\n",

@@ -21,7 +21,7 @@ fn detail(cell: &Cell) -> String {
                 .collect::<Vec<_>>()
                 .join(", ")
         ),
-        Outcome::Unviable { reason } => cut(reason, 60),
+        Outcome::Unviable { reason } | Outcome::NotSeedable { reason } => cut(reason, 90),
     }
 }
 
@@ -51,11 +51,12 @@ impl Matrix {
                 .count()
         };
         text.push_str(&format!(
-            "{} seeds: {} caught, {} missed, {} unviable\n",
+            "{} cells: {} caught, {} missed, {} unviable, {} not seedable\n",
             self.cells.len(),
             count("caught"),
             count("missed"),
-            count("unviable")
+            count("unviable"),
+            count("not seedable")
         ));
         text
     }

@@ -2,6 +2,7 @@
 //! runs and the claim that must turn red. A new claim without a seed here fails
 //! `every_claim_has_an_embedded_seed` (in this module's tests).
 
+use super::product::UserSeed;
 use crate::gateway::faults::Fault;
 use crate::scenario::claim::ClaimId;
 
@@ -20,6 +21,10 @@ pub struct Seed {
 pub enum How {
     /// A fault the embedded gateway is started with.
     Embedded(Fault),
+    /// A change a user makes on a real OpenClaw gateway (plugin, config, policy).
+    Openclaw(UserSeed),
+    /// No seed on a real OpenClaw gateway for this claim, and why.
+    NotSeedable(&'static str),
 }
 
 impl Seed {
@@ -27,6 +32,8 @@ impl Seed {
     pub fn name(&self) -> String {
         match self.how {
             How::Embedded(fault) => fault.name(),
+            How::Openclaw(user) => user.name().to_string(),
+            How::NotSeedable(_) => "-".to_string(),
         }
     }
 
@@ -34,9 +41,87 @@ impl Seed {
     pub fn target(&self) -> &'static str {
         match self.how {
             How::Embedded(_) => "embedded",
+            How::Openclaw(_) | How::NotSeedable(_) => "openclaw",
         }
     }
 }
+
+const fn openclaw(user: UserSeed, scenario: &'static str, claim: ClaimId) -> Seed {
+    Seed {
+        how: How::Openclaw(user),
+        scenario,
+        claim,
+    }
+}
+
+const fn not_seedable(claim: ClaimId, scenario: &'static str, why: &'static str) -> Seed {
+    Seed {
+        how: How::NotSeedable(why),
+        scenario,
+        claim,
+    }
+}
+
+/// Every claim on a real OpenClaw gateway: a seed a user can cause, or why there is none.
+pub const OPENCLAW: &[Seed] = &[
+    openclaw(UserSeed::TargetBroken, REFERENCE, ClaimId::C1),
+    openclaw(UserSeed::ToolSearchOff, REFERENCE, ClaimId::C2),
+    openclaw(UserSeed::SchemaInDescription, REFERENCE, ClaimId::C3),
+    openclaw(UserSeed::SchemaInDescription, REFERENCE, ClaimId::C4),
+    openclaw(UserSeed::ToolSearchOff, REFERENCE, ClaimId::C5),
+    openclaw(UserSeed::ToolSearchOff, REFERENCE, ClaimId::C6),
+    openclaw(
+        UserSeed::DenyForgotten,
+        "fail-closed-f1-policy-denied",
+        ClaimId::F1,
+    ),
+    not_seedable(
+        ClaimId::F2,
+        "fail-closed-f2-withdrawn",
+        "the product has no way to withdraw a tool between a search and its call",
+    ),
+    openclaw(
+        UserSeed::ApprovalForgotten,
+        "fail-closed-f3-blocked",
+        ClaimId::F3,
+    ),
+    not_seedable(
+        ClaimId::F4,
+        "fail-closed-f4-sandbox-unavailable",
+        "every Node the product supports has --permission; no setting disables the sandbox",
+    ),
+    not_seedable(
+        ClaimId::F5,
+        "fail-closed-f5-code-timeout",
+        "not seeded: a codeTimeoutMs past the scenario's 30 s busy loop would (30 s a run)",
+    ),
+    not_seedable(
+        ClaimId::F6,
+        "fail-closed-f6-denied-input",
+        "not seeded: the harness's fake schemas are fixed; no setting loosens one",
+    ),
+    not_seedable(
+        ClaimId::H1,
+        "tool-search-client-target",
+        "no setting makes the product run a client tool instead of handing it back",
+    ),
+    not_seedable(
+        ClaimId::L1,
+        REFERENCE,
+        "the session log is the product's own; no setting changes what it records",
+    ),
+    not_seedable(
+        ClaimId::P1,
+        REFERENCE,
+        "not seeded: needs a plugin that adds a tool between two requests of a turn",
+    ),
+    not_seedable(
+        ClaimId::R1,
+        "tool-search-ranking",
+        "the product's ranker has no setting; limits only cut its list",
+    ),
+    openclaw(UserSeed::CatalogueGrows, REFERENCE, ClaimId::T1),
+];
 
 const REFERENCE: &str = "tool-search-gateway-e2e";
 
@@ -131,9 +216,18 @@ mod tests {
     }
 
     #[test]
+    fn every_claim_has_an_openclaw_cell() {
+        let missing: Vec<ClaimId> = ClaimId::ALL
+            .into_iter()
+            .filter(|c| !OPENCLAW.iter().any(|s| s.claim == *c))
+            .collect();
+        assert_eq!(missing, Vec::<ClaimId>::new());
+    }
+
+    #[test]
     fn every_seed_runs_a_built_in_scenario() {
         let known = crate::scenario::load_all(&[]).unwrap();
-        for seed in EMBEDDED {
+        for seed in EMBEDDED.iter().chain(OPENCLAW) {
             assert!(
                 known.iter().any(|s| s.id == seed.scenario),
                 "{} runs {}",

@@ -3,10 +3,12 @@
 //! printed matrix is the one docs/selftest.md shows.
 
 use toolsearch_qa::selftest::{pick, run, Outcome};
+use toolsearch_qa::targets::TargetChoice;
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn every_embedded_seed_is_caught_by_its_claim() {
-    let matrix = run(&pick(&[]).unwrap()).await.unwrap();
+    let seeds = pick(&[], TargetChoice::Embedded).unwrap();
+    let matrix = run(&seeds, Default::default()).await.unwrap();
     println!("{}", matrix.to_table());
     eprintln!("selftest: {:.1} s", matrix.elapsed.as_secs_f64());
     assert_eq!(matrix.baseline_failures, Vec::<String>::new());

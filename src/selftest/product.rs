@@ -1,0 +1,168 @@
+//! Seeds on a real OpenClaw gateway, through what a user controls: the fake plugin's tools, the
+//! gateway config, the policy. Each seed is a change to a built-in scenario ([`UserSeed::apply`]);
+//! every seeded scenario and the unseeded baseline run in one gateway (one start, its config
+//! reloaded per lane), each seeded lane under its own name so no two share a session. The
+//! verdicts then get their lanes' names back and the product's accepted findings, exactly as
+//! `suite --target openclaw` judges them: a failure the product is known for is not a catch.
+
+use serde_json::json;
+
+use super::seeds::Seed;
+use crate::catalog::fake::fake_plugin_tools;
+use crate::error::Error;
+use crate::scenario::Scenario;
+use crate::suite::findings;
+use crate::suite::report::{ScenarioReport, SuiteReport};
+use crate::suite::{run_plans, ProviderSource, Quiet};
+use crate::targets::openclaw::NodeMajor;
+use crate::targets::{OpenClawTarget, Target};
+
+/// A regression a user can cause on the product.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum UserSeed {
+    /// Every fake tool's description carries the target's parameter schema text.
+    SchemaInDescription,
+    /// Tool Search is turned off on the `tools` lane.
+    ToolSearchOff,
+    /// The target tool fails when it runs (`catalog.broken`).
+    TargetBroken,
+    /// The plugin brings one tool more than the scenario expects.
+    CatalogueGrows,
+    /// The policy's deny rule is forgotten.
+    DenyForgotten,
+    /// The approval rule is forgotten.
+    ApprovalForgotten,
+}
+
+impl UserSeed {
+    pub fn name(self) -> &'static str {
+        match self {
+            UserSeed::SchemaInDescription => "schema-in-description",
+            UserSeed::ToolSearchOff => "tool-search-off",
+            UserSeed::TargetBroken => "target-broken",
+            UserSeed::CatalogueGrows => "catalogue-grows",
+            UserSeed::DenyForgotten => "deny-forgotten",
+            UserSeed::ApprovalForgotten => "approval-forgotten",
+        }
+    }
+
+    /// The lanes of the scenario the seed runs (the fewer, the cheaper).
+    pub fn lanes(self) -> &'static [&'static str] {
+        match self {
+            UserSeed::SchemaInDescription => &["direct", "tools"],
+            UserSeed::ToolSearchOff => &["direct", "tools"],
+            UserSeed::TargetBroken => &["direct"],
+            UserSeed::CatalogueGrows => &["direct"],
+            UserSeed::DenyForgotten => &["tools"],
+            UserSeed::ApprovalForgotten => &["direct-approval"],
+        }
+    }
+
+    /// The scenario as the user changed it.
+    pub fn apply(self, scenario: &mut Scenario) {
+        let catalog = &mut scenario.catalog;
+        match self {
+            UserSeed::SchemaInDescription => {
+                let fake = fake_plugin_tools(&catalog.plugin_id, catalog.size);
+                let marker = fake.first().and_then(|t| {
+                    t.parameters["properties"]["marker"]["description"]
+                        .as_str()
+                        .map(str::to_string)
+                });
+                catalog.description_template = Some(format!(
+                    "Tool {{n}}. marker: {}",
+                    marker.unwrap_or_default()
+                ));
+            }
+            UserSeed::ToolSearchOff => {
+                for lane in scenario.lanes.iter_mut().filter(|l| l.name == "tools") {
+                    lane.openclaw.tool_search = Some(json!(false));
+                }
+            }
+            UserSeed::TargetBroken => catalog.broken = vec![scenario.target_tool.clone()],
+            UserSeed::CatalogueGrows => catalog.size += 1,
+            UserSeed::DenyForgotten => scenario.policy.deny.clear(),
+            UserSeed::ApprovalForgotten => {
+                for lane in &mut scenario.lanes {
+                    lane.config = None;
+                    lane.openclaw.config = None;
+                }
+            }
+        }
+    }
+}
+
+/// A scenario narrowed to `lanes`.
+fn narrowed(scenario: &Scenario, lanes: &[&str]) -> Scenario {
+    let mut narrowed = scenario.clone();
+    narrowed.lanes.retain(|l| lanes.contains(&l.name.as_str()));
+    narrowed
+}
+
+/// The suffix the `n`-th seed's lanes run under.
+fn suffix(n: usize) -> String {
+    format!("-seed{n}")
+}
+
+/// Runs `seeds` (each with its [`UserSeed`]) and the baseline of their scenarios on one gateway;
+/// the baseline's reports first, then one per seed, each judged with the product's accepted
+/// findings.
+pub async fn run(
+    known: &[Scenario],
+    seeds: &[(Seed, UserSeed)],
+    node: NodeMajor,
+) -> Result<(Vec<ScenarioReport>, Vec<ScenarioReport>), Error> {
+    let target = OpenClawTarget::locate(node)?;
+    let find = |id: &str| {
+        known
+            .iter()
+            .find(|s| s.id == id)
+            .ok_or_else(|| Error::Usage(format!("seed scenario {id} is not built in")))
+    };
+    let mut baseline: Vec<Scenario> = Vec::new();
+    for (seed, user) in seeds {
+        let base = narrowed(find(seed.scenario)?, user.lanes());
+        match baseline.iter_mut().find(|b| b.id == base.id) {
+            Some(b) => {
+                let missing: Vec<_> = base
+                    .lanes
+                    .iter()
+                    .filter(|l| !b.lanes.iter().any(|m| m.name == l.name))
+                    .cloned()
+                    .collect();
+                b.lanes.extend(missing);
+            }
+            None => baseline.push(base),
+        }
+    }
+    let mut scenarios = baseline.clone();
+    for (n, (seed, user)) in seeds.iter().enumerate() {
+        let mut seeded = narrowed(find(seed.scenario)?, user.lanes());
+        user.apply(&mut seeded);
+        for lane in &mut seeded.lanes {
+            lane.name.push_str(&suffix(n + 1));
+        }
+        scenarios.push(seeded);
+    }
+    let plans = scenarios
+        .iter()
+        .map(|s| target.plan(s))
+        .collect::<Result<Vec<_>, Error>>()?;
+    let mut report = run_plans(&target, &plans, &ProviderSource::Mock, &Quiet).await;
+    report.product = target.product();
+    for (n, scenario) in report.scenarios.iter_mut().skip(baseline.len()).enumerate() {
+        let tail = suffix(n + 1);
+        for verdict in &mut scenario.claims {
+            if let Some(lane) = verdict.lane.strip_suffix(&tail) {
+                verdict.lane = lane.to_string();
+            }
+        }
+    }
+    let label = target.label().unwrap_or_default();
+    if let Some(expectations) = findings::built_in(&label, known)? {
+        report.apply_expectations(&expectations, known);
+    }
+    let SuiteReport { mut scenarios, .. } = report;
+    let seeded = scenarios.split_off(baseline.len());
+    Ok((scenarios, seeded))
+}
