@@ -216,7 +216,7 @@ fn check_reports_every_file_and_exits_2_when_one_does_not_load() {
     let reference = Path::new(env!("CARGO_MANIFEST_DIR")).join("scenarios");
     let (code, stdout, stderr) = run(&["check", reference.to_str().unwrap()], dir.path());
     assert_eq!(code, 0, "{stderr}");
-    assert_eq!(stdout.lines().count(), 9);
+    assert_eq!(stdout.lines().count(), 10);
 }
 
 #[test]
