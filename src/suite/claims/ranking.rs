@@ -21,7 +21,7 @@ fn listed(output: &str) -> Vec<String> {
 
 pub fn r1_target_ranked(input: &ClaimInput<'_>) -> Vec<Check> {
     let (tool, o) = (input.tool(), input.lane);
-    let search = &input.scenario.profile.bridge().search;
+    let search = &input.lane.bridge.search;
     let results: Vec<String> = o
         .tool_results()
         .filter(|r| r.tool_name() == search && !r.is_error())
