@@ -154,7 +154,7 @@ pub async fn run(seeds: &[Seed], node: NodeMajor) -> Result<Matrix, Error> {
         baseline_failures.extend(failures.into_iter().map(|f| format!("{id}: {f}")));
     }
     let mut product = product_outcomes(&known, seeds, node).await?;
-    baseline_failures.extend(product.baseline_failures.drain(..));
+    baseline_failures.append(&mut product.baseline_failures);
     let mut cells = Vec::new();
     for seed in seeds {
         let outcome = match (failed_scenarios.contains(&seed.scenario), seed.how) {
