@@ -65,10 +65,22 @@ const fn not_seedable(claim: ClaimId, scenario: &'static str, why: &'static str)
 /// Every claim on a real OpenClaw gateway: a seed a user can cause, or why there is none.
 pub const OPENCLAW: &[Seed] = &[
     openclaw(UserSeed::TargetBroken, REFERENCE, ClaimId::C1),
-    openclaw(UserSeed::ToolSearchOff, REFERENCE, ClaimId::C2),
-    openclaw(UserSeed::SchemaInDescription, REFERENCE, ClaimId::C3),
+    not_seedable(
+        ClaimId::C2,
+        REFERENCE,
+        "not seeded: Tool Search off in a lane's openclaw table re-plans the lane as direct",
+    ),
+    not_seedable(
+        ClaimId::C3,
+        REFERENCE,
+        "the fake plugin is written from the scenario's catalogue, which is what C3 expects",
+    ),
     openclaw(UserSeed::SchemaInDescription, REFERENCE, ClaimId::C4),
-    openclaw(UserSeed::ToolSearchOff, REFERENCE, ClaimId::C5),
+    not_seedable(
+        ClaimId::C5,
+        REFERENCE,
+        "not seeded: Tool Search off in a lane's openclaw table re-plans the lane as direct",
+    ),
     openclaw(UserSeed::ToolSearchOff, REFERENCE, ClaimId::C6),
     openclaw(
         UserSeed::DenyForgotten,
