@@ -166,8 +166,17 @@ pub struct Release {
     pub directory_heading: String,
     /// The modes the release has; a lane in a mode not listed is not applicable.
     pub modes: BTreeMap<ToolSearchMode, ModeFacts>,
+    /// The gateway logs a config hot reload it applied (`config hot reload applied`), so lanes
+    /// can share one gateway; `false` (2026.7 and older log none for `tools.*`): a gateway per
+    /// lane.
+    #[serde(default = "logged")]
+    pub hot_reload: bool,
     pub config: ConfigShape,
     pub transcript: TranscriptShape,
+}
+
+fn logged() -> bool {
+    true
 }
 
 /// Why a release's surface facts are not available.

@@ -114,11 +114,12 @@ impl OpenClawTarget {
             .ok()
             .and_then(|v| Release::find(&v).ok())
             .expect("data/releases/ holds at least one valid release (a unit test checks it)");
+        let share = release.release.hot_reload;
         OpenClawTarget {
             install,
             release,
             run: Arc::default(),
-            share: true,
+            share,
         }
     }
 

@@ -89,7 +89,10 @@ fn read_events(
         return read_sqlite(&sqlite, key);
     }
     if sessions_dir.is_dir() {
-        return read_jsonl_dir(&sessions_dir);
+        return match key {
+            Some(key) => read_jsonl_session(&sessions_dir, key),
+            None => read_jsonl_dir(&sessions_dir),
+        };
     }
     Err(OpenClawError::NoTranscript {
         agent_id: agent_id.to_string(),
@@ -164,11 +167,27 @@ fn event_text(
     }
 }
 
+/// The JSONL file of the session whose full key is `key`: `sessions.json` maps each key to its
+/// `sessionId`, whose events are `<sessionId>.jsonl` (2026.7 and older). A key it does not list
+/// has no events yet.
+fn read_jsonl_session(dir: &Path, key: &str) -> Result<Vec<TranscriptEvent>, OpenClawError> {
+    let index_path = dir.join("sessions.json");
+    let text =
+        std::fs::read_to_string(&index_path).map_err(OpenClawError::io("read", &index_path))?;
+    let index: Value = serde_json::from_str(&text).map_err(OpenClawError::json(&index_path))?;
+    match index[key]["sessionId"].as_str() {
+        Some(id) => read_jsonl_file(&dir.join(format!("{id}.jsonl"))),
+        None => Ok(Vec::new()),
+    }
+}
+
 fn read_jsonl_dir(dir: &Path) -> Result<Vec<TranscriptEvent>, OpenClawError> {
     let entries = std::fs::read_dir(dir).map_err(OpenClawError::io("list", dir))?;
     let mut files: Vec<PathBuf> = entries
         .filter_map(|entry| entry.ok().map(|e| e.path()))
         .filter(|path| path.extension().is_some_and(|ext| ext == "jsonl"))
+        // `<id>.trajectory.jsonl` files are the trajectory, not the transcript.
+        .filter(|path| !path.to_string_lossy().ends_with(".trajectory.jsonl"))
         .collect();
     files.sort();
     let mut events = Vec::new();
@@ -367,6 +386,34 @@ mod tests {
         assert!(read_session_transcript(dir.path(), "qa", "other")
             .unwrap()
             .is_empty());
+    }
+
+    #[test]
+    fn a_jsonl_session_is_found_by_its_key() {
+        let dir = tempfile::tempdir().unwrap();
+        let sessions = dir.path().join("agents").join("qa").join("sessions");
+        std::fs::create_dir_all(&sessions).unwrap();
+        std::fs::write(
+            sessions.join("sessions.json"),
+            r#"{"agent:qa:k": {"sessionId": "s1"}, "agent:qa:other": {"sessionId": "s2"}}"#,
+        )
+        .unwrap();
+        std::fs::write(sessions.join("s1.jsonl"), "{\"type\":\"a\"}\n").unwrap();
+        std::fs::write(sessions.join("s2.jsonl"), "{\"type\":\"b\"}\n").unwrap();
+        std::fs::write(sessions.join("s1.trajectory.jsonl"), "{\"type\":\"t\"}\n").unwrap();
+        let one = read_session_transcript(dir.path(), "qa", "k").unwrap();
+        assert_eq!(one, vec![serde_json::json!({"type": "a"})]);
+        assert!(read_session_transcript(dir.path(), "qa", "none")
+            .unwrap()
+            .is_empty());
+        let all = read_transcript(dir.path(), "qa").unwrap();
+        assert_eq!(
+            all,
+            vec![
+                serde_json::json!({"type": "a"}),
+                serde_json::json!({"type": "b"})
+            ]
+        );
     }
 
     #[test]
