@@ -96,6 +96,32 @@ pub fn fake_plugin_tools(plugin: &str, size: usize) -> Vec<ToolEntry> {
         .collect()
 }
 
+/// The fake plugin's tools as a catalogue configures them: every description from `template`
+/// when one is set (`{n}` the tool's number, `{name}` its name), else the three sentences.
+pub fn described_fake_tools(plugin: &str, size: usize, template: Option<&str>) -> Vec<ToolEntry> {
+    let mut tools = fake_plugin_tools(plugin, size);
+    if let Some(template) = template {
+        for tool in &mut tools {
+            tool.description = fill_template(template, tool);
+        }
+    }
+    tools
+}
+
+/// A description template filled for `tool`.
+fn fill_template(template: &str, tool: &ToolEntry) -> String {
+    let number = tool
+        .name
+        .rsplit('_')
+        .next()
+        .and_then(|n| n.parse::<usize>().ok())
+        .map(|n| n.to_string())
+        .unwrap_or_default();
+    template
+        .replace("{name}", &tool.name)
+        .replace("{n}", &number)
+}
+
 /// The error a broken fake tool fails with.
 pub const BROKEN_MESSAGE: &str = "this fake tool is broken on purpose by the scenario";
 

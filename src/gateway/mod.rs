@@ -26,7 +26,7 @@ use tokio::net::TcpListener;
 use tokio::sync::oneshot;
 use tokio::task::JoinHandle;
 
-use crate::catalog::fake::{core_tools, fake_plugin_tools};
+use crate::catalog::fake::{core_tools, described_fake_tools};
 use crate::catalog::ToolEntry;
 use crate::config::{LoadedConfig, Ranker, ToolSearchMode};
 use crate::engine::embed::Embedder;
@@ -208,12 +208,9 @@ pub fn catalog_tools(config: &LoadedConfig, profile: &Profile) -> Vec<ToolEntry>
     };
     if let Some(plugin) = &catalog.fake_plugin {
         tools.extend(
-            fake_plugin_tools(&plugin.id, plugin.size)
+            described_fake_tools(&plugin.id, plugin.size, plugin.description_template.as_deref())
                 .into_iter()
                 .map(|mut tool| {
-                    if let Some(template) = &plugin.description_template {
-                        tool.description = fill_template(template, &tool);
-                    }
                     if plugin.direct_only.contains(&tool.name) {
                         tool = tool.direct_only();
                     }
@@ -226,20 +223,6 @@ pub fn catalog_tools(config: &LoadedConfig, profile: &Profile) -> Vec<ToolEntry>
     }
     tools.sort_by(|a, b| a.id.cmp(&b.id));
     tools
-}
-
-/// A description template filled for one fake tool: `{name}` and `{n}` (its number).
-fn fill_template(template: &str, tool: &ToolEntry) -> String {
-    let number = tool
-        .name
-        .rsplit('_')
-        .next()
-        .and_then(|n| n.parse::<usize>().ok())
-        .map(|n| n.to_string())
-        .unwrap_or_default();
-    template
-        .replace("{name}", &tool.name)
-        .replace("{n}", &number)
 }
 
 /// A gateway serving on a loopback port until stopped (or dropped).

@@ -55,6 +55,24 @@ pub fn tool_names(name: &str) -> Vec<String> {
     tools.into_iter().map(|t| t.name.to_string()).collect()
 }
 
+/// The tools of the fixture server called `name` as it lists them: `(name, description, input
+/// schema)` (empty for an unknown or faulty one).
+pub fn tool_texts(name: &str) -> Vec<(String, String, Value)> {
+    let tools = match name {
+        "calendar" => calendar_tools(),
+        "qa" => qa_tools(),
+        _ => Vec::new(),
+    };
+    tools
+        .into_iter()
+        .map(|t| {
+            let description = t.description.as_deref().unwrap_or_default().to_string();
+            let schema = Value::Object((*t.input_schema).clone());
+            (t.name.to_string(), description, schema)
+        })
+        .collect()
+}
+
 /// One fixture MCP server.
 #[derive(Debug, Clone)]
 pub struct FixtureServer {

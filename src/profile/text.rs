@@ -94,6 +94,11 @@ const WORD: &str = "synthetic_";
 const TWO_BYTES: char = '·';
 const THREE_BYTES: char = '—';
 
+/// Is `text` synthetic filler (what [`filler`] writes for its size), not a product's words?
+pub fn is_filler(text: &str) -> bool {
+    !text.is_empty() && filler(Size::of(text)) == text
+}
+
 /// Visibly synthetic text of exactly `size` (when [`Size::is_possible`]): `lines` lines, each
 /// ending in a line break, or one line without a break when `lines` is 0.
 pub fn filler(size: Size) -> String {

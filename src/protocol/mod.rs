@@ -8,6 +8,7 @@
 //! side imports the other's internals: what both need — the headers, the session-log layout,
 //! the wire shapes — lives here.
 
+pub mod envelope;
 pub mod record;
 pub mod response_object;
 pub mod responses;

@@ -60,6 +60,12 @@ pub struct SurfaceRecord {
     pub unrecorded: Option<String>,
 }
 
+/// The surface note a translated transcript carries when its search and describe counts and its
+/// catalogue size come from the `tool_search_code` result alone: no other record of the log
+/// counts them, so a check of that result against the log would compare it with itself.
+pub const COUNTED_FROM_CODE_RESULT: &str =
+    "searches, describes and the catalogue size are known only from the tool_search_code result";
+
 /// Who wrote a message.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "lowercase")]

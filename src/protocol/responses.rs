@@ -234,11 +234,10 @@ struct RawParts<'a> {
     tools: Option<&'a serde_json::value::RawValue>,
 }
 
-/// The prefix of a request body as received (`raw`); empty parts when it is not JSON.
-pub fn request_prefix(raw: &str) -> RequestPrefix {
-    let Ok(parts) = serde_json::from_str::<RawParts<'_>>(raw) else {
-        return RequestPrefix::default();
-    };
+/// The prefix of a request body as received (`raw`); an error when the body is not a JSON
+/// object (a cache cannot hold a prefix nobody can read).
+pub fn request_prefix(raw: &str) -> Result<RequestPrefix, serde_json::Error> {
+    let parts = serde_json::from_str::<RawParts<'_>>(raw)?;
     let system_items = parts
         .input
         .unwrap_or_default()
@@ -253,10 +252,28 @@ pub fn request_prefix(raw: &str) -> RequestPrefix {
         })
         .map(|item| item.get().to_string())
         .collect();
-    RequestPrefix {
+    Ok(RequestPrefix {
         instructions: parts.instructions.map(|r| r.get().to_string()),
         system_items,
         tools: parts.tools.map(|r| r.get().to_string()),
+    })
+}
+
+/// Every `input` item of a request body as received (`raw`), byte for byte; an error when the
+/// body is not a JSON object. (An `input` that is a plain string is one item.)
+pub fn raw_input_items(raw: &str) -> Result<Vec<String>, serde_json::Error> {
+    #[derive(Deserialize)]
+    struct Input<'a> {
+        #[serde(borrow, default)]
+        input: Option<&'a serde_json::value::RawValue>,
+    }
+    let Input { input } = serde_json::from_str(raw)?;
+    let Some(input) = input else {
+        return Ok(Vec::new());
+    };
+    match serde_json::from_str::<Vec<&serde_json::value::RawValue>>(input.get()) {
+        Ok(items) => Ok(items.into_iter().map(|i| i.get().to_string()).collect()),
+        Err(_) => Ok(vec![input.get().to_string()]),
     }
 }
 
@@ -319,14 +336,23 @@ mod tests {
     #[test]
     fn the_prefix_is_the_bytes_as_sent() {
         let raw = r#"{"model":"m","input":[{"role":"system","content":"sys"},{"role":"user","content":"u"}],"tools":[ {"name":"a"} ]}"#;
-        let prefix = request_prefix(raw);
+        let prefix = request_prefix(raw).unwrap();
         assert_eq!(prefix.instructions, None);
         assert_eq!(
             prefix.system_items,
             [r#"{"role":"system","content":"sys"}"#]
         );
         assert_eq!(prefix.tools.as_deref(), Some(r#"[ {"name":"a"} ]"#));
-        assert_eq!(request_prefix("not json"), RequestPrefix::default());
+        assert!(request_prefix("not json").is_err());
+        assert_eq!(
+            raw_input_items(raw).unwrap(),
+            [
+                r#"{"role":"system","content":"sys"}"#,
+                r#"{"role":"user","content":"u"}"#
+            ]
+        );
+        assert_eq!(raw_input_items(r#"{"input":"hi"}"#).unwrap(), [r#""hi""#]);
+        assert!(raw_input_items("{").is_err());
     }
 
     #[test]

@@ -14,7 +14,6 @@
 //! `invalid-request`. Every error is `{"error": {"message", "type", "param", "code"}}`.
 
 pub mod declared;
-pub mod envelope;
 mod http;
 pub mod input;
 pub mod journal;

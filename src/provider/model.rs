@@ -380,7 +380,7 @@ fn mentions_word(text: &str, word: &str) -> bool {
 /// The id of the first object (depth ≤ 6) in a JSON tool output whose `name` is `target`. An
 /// output inside a well-formed untrusted-content envelope is read inside it.
 fn candidate_id(output: &str, target: &str) -> Option<String> {
-    let json = super::envelope::unwrap(output).unwrap_or(output);
+    let json = crate::protocol::envelope::unwrap(output).unwrap_or(output);
     let value: Value = serde_json::from_str(json).ok()?;
     find_candidate(&value, target, 0)
 }

@@ -113,6 +113,8 @@ pub(super) struct ScenarioFile {
     target_source: String,
     #[serde(default)]
     max_output_tokens: Option<u64>,
+    #[serde(default)]
+    follow_up: Option<String>,
     catalog: CatalogSpec,
     #[serde(default)]
     policy: ToolPolicy,
@@ -295,6 +297,7 @@ fn resolve(file: ScenarioFile, origin: &str) -> Checked<Scenario> {
         target_tool: file.target_tool,
         target_source,
         max_output_tokens: file.max_output_tokens,
+        follow_up: file.follow_up,
         catalog: file.catalog,
         policy: file.policy,
         script: file.script,

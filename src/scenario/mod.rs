@@ -65,6 +65,9 @@ pub struct Scenario {
     /// Where the target comes from; C6 checks the session log says so.
     pub target_source: ToolSource,
     pub max_output_tokens: Option<u64>,
+    /// A second user message sent in the same session after the turn (`follow_up`): P1 holds
+    /// its requests to the first turn's prompt-cache prefix.
+    pub follow_up: Option<String>,
     pub catalog: CatalogSpec,
     pub policy: ToolPolicy,
     /// An explicit model script for every lane (a lane's own `script` wins). Unset: the mock
@@ -111,6 +114,18 @@ pub struct CatalogSpec {
     /// name; the gateway catalogues them as `client:client:<name>` and never runs them.
     #[serde(default)]
     pub client: Vec<String>,
+}
+
+impl CatalogSpec {
+    /// The fake plugin's tools as this catalogue configures them (names, schemas and the
+    /// descriptions its `description_template` gives): what the gateway is given to serve.
+    pub fn fake_tools(&self) -> Vec<crate::catalog::ToolEntry> {
+        crate::catalog::fake::described_fake_tools(
+            &self.plugin_id,
+            self.size,
+            self.description_template.as_deref(),
+        )
+    }
 }
 
 fn yes() -> bool {

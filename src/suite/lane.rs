@@ -6,7 +6,7 @@ use std::time::{Duration, Instant};
 
 use serde_json::{json, Value};
 
-use super::observation::LaneObservation;
+use super::observation::{FollowUp, LaneObservation};
 use crate::error::{temp_dir, Error};
 use crate::protocol::{sse, ResponseBody, AGENT_HEADER, SESSION_HEADER};
 use crate::provider::Journal;
@@ -33,30 +33,78 @@ pub async fn run_lane(
     };
     let started = Instant::now();
     let gateway = target.start(&setup).await?;
-    let cursor = journal.cursor();
-    let sent = send_turn(
-        &gateway.base_url(),
-        scenario,
-        lane,
-        &key,
-        target.turn_timeout(),
-    )
-    .await;
-    let sent = sent.map_err(|e| match gateway.diagnostics() {
+    let url = gateway.base_url();
+    let with_log = |e: Error| match gateway.diagnostics() {
         d if d.is_empty() => e,
         log => Error::WithGatewayLog {
             error: Box::new(e),
             target: target.name(),
             log,
         },
-    });
+    };
+    let timeout = target.turn_timeout();
+    let cursor = journal.cursor();
+    let body = turn_body(scenario, &scenario.prompt, lane.stream);
+    let sent = post_turn(&url, &scenario.agent, &key, &body, timeout).await;
+    let sent = sent.map_err(with_log);
+    // The session log of the first turn; the follow-up turn, when the scenario has one, runs in
+    // the same session after it.
     let session = gateway.session_log(&scenario.agent, &key);
-    match &sent {
-        Ok((status, _)) if (200..300).contains(status) => gateway.stop().await,
-        _ => gateway.discard().await,
+    let requests = journal.since(cursor);
+    let follow_up = match (&sent, &scenario.follow_up) {
+        (Ok((status, _)), Some(text)) if is_success(*status) => {
+            let cursor = journal.cursor();
+            let body = turn_body(scenario, text, lane.stream);
+            let sent = post_turn(&url, &scenario.agent, &key, &body, timeout).await;
+            Some(sent.map_err(with_log).map(|answer| (answer, journal.since(cursor))))
+        }
+        _ => None,
+    };
+    let follow_up_ok = follow_up
+        .as_ref()
+        .is_none_or(|f| f.as_ref().is_ok_and(|((status, _), _)| is_success(*status)));
+    match matches!(&sent, Ok((status, _)) if is_success(*status)) && follow_up_ok {
+        true => gateway.stop().await,
+        false => gateway.discard().await,
     }
     let (status, body) = sent?;
-    if !(200..300).contains(&status) {
+    let response = answer_of(scenario, lane, status, body)?;
+    let follow_up = match follow_up {
+        Some(turn) => {
+            let ((status, body), requests) = turn?;
+            Some(FollowUp {
+                status,
+                response: answer_of(scenario, lane, status, body)?,
+                requests,
+            })
+        }
+        None => None,
+    };
+    Ok(LaneObservation {
+        lane: lane.name.clone(),
+        session_key: key,
+        status,
+        response,
+        requests,
+        follow_up,
+        session: session?,
+        elapsed: started.elapsed(),
+    })
+}
+
+fn is_success(status: u16) -> bool {
+    (200..300).contains(&status)
+}
+
+/// The gateway's answer to a turn as a Responses object; a status other than 2xx is the lane's
+/// error.
+fn answer_of(
+    scenario: &Scenario,
+    lane: &Lane,
+    status: u16,
+    body: Value,
+) -> Result<ResponseBody, Error> {
+    if !is_success(status) {
         return Err(Error::TurnFailed {
             scenario: scenario.id.clone(),
             lane: lane.name.clone(),
@@ -64,20 +112,11 @@ pub async fn run_lane(
             message: error_message(&body),
         });
     }
-    let response: ResponseBody = serde_json::from_value(body).map_err(|e| {
+    serde_json::from_value(body).map_err(|e| {
         Error::Http(format!(
             "scenario {} lane {}: the gateway's answer is not a Responses object: {e}",
             scenario.id, lane.name
         ))
-    })?;
-    Ok(LaneObservation {
-        lane: lane.name.clone(),
-        session_key: key,
-        status,
-        response,
-        requests: journal.since(cursor),
-        session: session?,
-        elapsed: started.elapsed(),
     })
 }
 
@@ -98,9 +137,10 @@ pub fn message_body(text: &str, stream: bool) -> Value {
     })
 }
 
-/// The reference turn: one user message, the scenario's client tools; `stream` as the lane says.
-pub fn turn_body(scenario: &Scenario, stream: bool) -> Value {
-    let mut body = message_body(&scenario.prompt, stream);
+/// A turn of the scenario: one user message saying `text`, the scenario's client tools; `stream`
+/// as the lane says.
+pub fn turn_body(scenario: &Scenario, text: &str, stream: bool) -> Value {
+    let mut body = message_body(text, stream);
     if let Some(max) = scenario.max_output_tokens {
         body["max_output_tokens"] = json!(max);
     }
@@ -124,7 +164,7 @@ pub async fn send_turn(
     session_key: &str,
     timeout: Duration,
 ) -> Result<(u16, Value), Error> {
-    let body = turn_body(scenario, lane.stream);
+    let body = turn_body(scenario, &scenario.prompt, lane.stream);
     post_turn(base_url, &scenario.agent, session_key, &body, timeout).await
 }
 

@@ -29,8 +29,28 @@ pub struct LaneObservation {
     pub response: ResponseBody,
     /// The provider requests the turn made, in order.
     pub requests: Vec<Arc<JournalRecord>>,
+    /// The scenario's second turn in the same session (`follow_up`), when it has one.
+    pub follow_up: Option<FollowUp>,
+    /// The session log after the first turn.
     pub session: SessionLog,
     pub elapsed: Duration,
+}
+
+/// The second turn of a lane's session: what P1 holds to the first turn's prefix.
+#[derive(Debug, Clone)]
+pub struct FollowUp {
+    pub status: u16,
+    pub response: ResponseBody,
+    /// The provider requests the second turn made, in order.
+    pub requests: Vec<Arc<JournalRecord>>,
+}
+
+impl LaneObservation {
+    /// Every provider request of the lane: the turn's, then the follow-up's.
+    pub fn all_requests(&self) -> impl Iterator<Item = &Arc<JournalRecord>> {
+        let follow_up = self.follow_up.iter().flat_map(|f| f.requests.iter());
+        self.requests.iter().chain(follow_up)
+    }
 }
 
 /// One observed lane with its scenario lane, the target it ran on and its figures: what a
@@ -119,6 +139,9 @@ pub struct SessionAnswers {
     /// Why the log cannot say how many schemas were up front, when its gateway says why.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub surface_note: Option<String>,
+    /// The surface record's notes (a fallback, where counts come from).
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub notes: Vec<String>,
 }
 
 impl LaneObservation {
@@ -174,6 +197,7 @@ pub fn session_answers(records: &[SessionRecord], bridge: &Bridge) -> SessionAns
                 answers.schemas_up_front = surface.declared_tool_count;
                 answers.catalog_size = surface.catalog_size;
                 answers.surface_note = surface.unrecorded.clone();
+                answers.notes = surface.notes.clone().unwrap_or_default();
             }
             SessionRecord::Telemetry { telemetry } => {
                 answers.searches = telemetry.search_count;

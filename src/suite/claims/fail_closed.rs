@@ -9,7 +9,7 @@
 use serde_json::Value;
 
 use super::{check, show, Check, ClaimInput};
-use crate::catalog::fake::{core_tools, fake_plugin_tools, FAKE_OK};
+use crate::catalog::fake::{core_tools, FAKE_OK};
 use crate::catalog::ToolEntry;
 use crate::config::ToolSearchMode;
 use crate::protocol::responses::{declared_tool_names, system_text};
@@ -80,7 +80,7 @@ fn error_reported(o: &Observed<'_>, needles: &[&str]) -> Check {
 
 /// The catalogue entry named `tool` in the scenario's catalogue, if it has one.
 fn catalogue_entry(scenario: &Scenario, tool: &str) -> Option<ToolEntry> {
-    let mut all = fake_plugin_tools(&scenario.catalog.plugin_id, scenario.catalog.size);
+    let mut all = scenario.catalog.fake_tools();
     all.extend(core_tools());
     all.into_iter().find(|t| t.name == tool)
 }

@@ -13,7 +13,7 @@ use crate::protocol::session::SessionLog;
 use crate::protocol::ResponseBody;
 use crate::provider::{JournalRecord, RequestKind};
 use crate::scenario::parse_scenario;
-use crate::suite::observation::{LaneObservation, Observed};
+use crate::suite::observation::{FollowUp, LaneObservation, Observed};
 use crate::targets::TargetKind;
 
 pub const TARGET: &str = "fake_plugin_tool_17";
@@ -25,17 +25,33 @@ pub struct LaneFixture {
     pub name: String,
     pub tool_search: String,
     pub requests: Vec<(Value, Option<String>)>,
+    /// Requests of a second turn in the same session (the scenario's `follow_up`).
+    pub follow_up: Vec<(Value, Option<String>)>,
+    /// Request bodies received as these bytes instead (by index into `requests`).
+    pub raw: Vec<(usize, String)>,
     pub records: Vec<Value>,
     pub answer: String,
 }
 
 impl LaneFixture {
     fn observation(&self) -> LaneObservation {
-        let requests = self
+        let raw_of = |i: usize| self.raw.iter().find(|(j, _)| *j == i).map(|(_, r)| r.clone());
+        let requests: Vec<Arc<JournalRecord>> = self
             .requests
             .iter()
             .enumerate()
-            .map(|(i, (body, planned))| Arc::new(journal_record(i as u64 + 1, body, planned)))
+            .map(|(i, (body, planned))| {
+                Arc::new(journal_record(i as u64 + 1, body, planned, raw_of(i)))
+            })
+            .collect();
+        let after = requests.len() as u64;
+        let follow_up_requests: Vec<Arc<JournalRecord>> = self
+            .follow_up
+            .iter()
+            .enumerate()
+            .map(|(i, (body, planned))| {
+                Arc::new(journal_record(after + i as u64 + 1, body, planned, None))
+            })
             .collect();
         let response: ResponseBody = serde_json::from_value(json!({ "output": [
             { "type": "message", "content": [{ "type": "output_text", "text": self.answer }] }
@@ -45,16 +61,27 @@ impl LaneFixture {
             lane: self.name.clone(),
             session_key: format!("k-{}", self.name),
             status: 200,
-            response,
             requests,
+            follow_up: (!follow_up_requests.is_empty()).then(|| FollowUp {
+                status: 200,
+                response: response.clone(),
+                requests: follow_up_requests,
+            }),
+            response,
             session: SessionLog::from_raw(self.records.clone(), "fixture").expect("records"),
             elapsed: Duration::ZERO,
         }
     }
 }
 
-fn journal_record(cursor: u64, body: &Value, planned: &Option<String>) -> JournalRecord {
-    let raw = body.to_string();
+/// A journaled request of `body`, received as `raw` when given (else the body's JSON text).
+fn journal_record(
+    cursor: u64,
+    body: &Value,
+    planned: &Option<String>,
+    raw: Option<String>,
+) -> JournalRecord {
+    let raw = raw.unwrap_or_else(|| body.to_string());
     JournalRecord {
         cursor,
         raw_byte_length: raw.len(),
@@ -74,7 +101,11 @@ fn journal_record(cursor: u64, body: &Value, planned: &Option<String>) -> Journa
 /// A scenario and its observed lanes.
 #[derive(Clone)]
 pub struct Fixture {
+    /// The target the lanes ran on (the embedded gateway unless a test says otherwise).
+    pub target: TargetKind,
     extra: String,
+    /// Lines added to the scenario's `[catalog]` table.
+    catalog: String,
     pub lanes: Vec<LaneFixture>,
 }
 
@@ -90,11 +121,15 @@ impl Fixture {
     /// One `tools` lane with nothing observed yet.
     pub fn tools_lane() -> Fixture {
         Fixture {
+            target: TargetKind::Embedded,
             extra: String::new(),
+            catalog: String::new(),
             lanes: vec![LaneFixture {
                 name: "tools".into(),
                 tool_search: "{ mode = 'tools' }".into(),
                 requests: Vec::new(),
+                follow_up: Vec::new(),
+                raw: Vec::new(),
                 records: Vec::new(),
                 answer: String::new(),
             }],
@@ -119,6 +154,8 @@ impl Fixture {
                 (direct_body.clone(), Some(TARGET.into())),
                 (direct_body, None),
             ],
+            follow_up: Vec::new(),
+            raw: Vec::new(),
             records: vec![
                 json!({ "type": "toolResult", "toolCallId": "call_1", "toolName": TARGET,
                 "isError": false, "source": "openclaw", "output": answer }),
@@ -133,6 +170,8 @@ impl Fixture {
                 (tools_body.clone(), Some("tool_call".into())),
                 (tools_body, None),
             ],
+            follow_up: Vec::new(),
+            raw: Vec::new(),
             records: vec![
                 json!({ "type": "toolResult", "toolCallId": "c2", "toolName": TARGET,
                 "parentToolCallId": "call_2", "source": "openclaw", "isError": false, "output": answer }),
@@ -140,7 +179,9 @@ impl Fixture {
             answer,
         };
         Fixture {
+            target: TargetKind::Embedded,
             extra: String::new(),
+            catalog: String::new(),
             lanes: vec![direct, tools],
         }
     }
@@ -148,6 +189,19 @@ impl Fixture {
     /// Appends scenario-level TOML (e.g. `[[claims]]` tables).
     pub fn scenario_extra(mut self, toml: &str) -> Fixture {
         self.extra.push_str(toml);
+        self
+    }
+
+    /// Sets the catalogue's `description_template`.
+    pub fn template(&mut self, template: &str) {
+        self.catalog
+            .push_str(&format!("description_template = '{template}'\n"));
+    }
+
+    /// Adds a catalogue field (a `[catalog]` line such as `mcp = ['qa']`).
+    pub fn catalog_line(mut self, line: &str) -> Fixture {
+        self.catalog.push_str(line);
+        self.catalog.push('\n');
         self
     }
 
@@ -178,8 +232,13 @@ impl Fixture {
     fn scenario_text(&self) -> String {
         let mut text = format!(
             "id='f'\ntitle='t'\nprompt='{PROMPT}'\ntarget_tool='{TARGET}'\n{}\n\
-             [catalog]\nplugin_id='tool-search-e2e-fixture'\nsize=36\ncore_tools=false\n",
-            self.extra
+             [catalog]\nplugin_id='tool-search-e2e-fixture'\nsize=36\n{}{}",
+            self.extra,
+            match self.catalog.contains("core_tools") {
+                true => "",
+                false => "core_tools=false\n",
+            },
+            self.catalog
         );
         for lane in &self.lanes {
             text.push_str(&format!(
@@ -190,7 +249,7 @@ impl Fixture {
         text
     }
 
-    /// Every verdict the scenario's claims give on these observations (embedded target).
+    /// Every verdict the scenario's claims give on these observations (on `target`).
     pub fn verdicts(&self) -> Vec<Verdict> {
         let scenario = parse_scenario(&self.scenario_text(), "fixture.toml").expect("scenario");
         let observations: Vec<LaneObservation> =
@@ -200,13 +259,7 @@ impl Fixture {
             .iter()
             .zip(&observations)
             .map(|(lane, o)| {
-                Observed::new(
-                    TargetKind::Embedded,
-                    lane,
-                    o,
-                    TARGET,
-                    scenario.profile.bridge(),
-                )
+                Observed::new(self.target, lane, o, TARGET, scenario.profile.bridge())
             })
             .collect();
         evaluate(&scenario, &observed)

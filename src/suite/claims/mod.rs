@@ -16,6 +16,7 @@ pub mod fail_closed;
 #[cfg(test)]
 mod fixture;
 pub mod handoff;
+pub mod known;
 pub mod ranking;
 pub mod regression;
 

@@ -13,18 +13,20 @@
 
 use serde_json::Value;
 
+use super::known::{known_tools, KnownTool};
 use super::{check, names, show, Check, ClaimInput};
-use crate::catalog::fake::{fake_plugin_tools, FAKE_OK};
+use crate::catalog::fake::FAKE_OK;
 use crate::catalog::ToolEntry;
 use crate::config::{Bridge, ToolSearchMode};
 use crate::protocol::responses::{declared_tool_names, request_prefix};
+use crate::protocol::record::COUNTED_FROM_CODE_RESULT;
 use crate::protocol::ToolResultRecord;
-use crate::scenario::Scenario;
+use crate::scenario::{LaneExpect, Scenario};
 use crate::suite::observation::{planned_wire_tool, LaneFigures, Observed};
 
-/// The scenario's fake plugin tools.
+/// The scenario's fake plugin tools, as its catalogue configures them.
 fn fake_tools(scenario: &Scenario) -> Vec<ToolEntry> {
-    fake_plugin_tools(&scenario.catalog.plugin_id, scenario.catalog.size)
+    scenario.catalog.fake_tools()
 }
 
 fn reached_target(scenario: &Scenario, figures: &LaneFigures) -> Vec<Check> {
@@ -94,20 +96,11 @@ pub fn c2_tool_search_calls_target(input: &ClaimInput<'_>) -> Vec<Check> {
         .iter()
         .filter_map(|r| planned_wire_tool(r))
         .collect();
-    // The bridge the lane really used (code mode may have fallen back to the tools).
-    let bridge = &o.bridge;
-    let code = bridge
-        .code
-        .as_ref()
-        .filter(|code| f.provider_declared_tool_names.contains(code));
-    let expected_path: Vec<String> = match code {
-        Some(code) => vec![code.clone()],
-        None => vec![bridge.search.clone(), bridge.call.clone()],
-    };
+    let path = BridgePath::of(input);
     checks.push(check(
         "bridge path",
-        wire == expected_path,
-        format!("planned on the wire {}", expected_path.join(" → ")),
+        path.matches(&wire),
+        format!("planned on the wire {}", path.describe()),
         if wire.is_empty() {
             "nothing".to_string()
         } else {
@@ -138,6 +131,54 @@ pub fn c2_tool_search_calls_target(input: &ClaimInput<'_>) -> Vec<Check> {
     checks
 }
 
+/// The path a Tool Search lane must take to its target, from the lane's configured mode (never
+/// from what the lane declared, so a code lane that fell back to the structured controls fails
+/// C2) — unless the scenario names F4 on the lane, whose point is that fallback. Bridge names are
+/// the profile's.
+enum BridgePath {
+    /// One code-mode call runs the whole search-and-call path.
+    Code(String),
+    /// A search, then any searches and describes, then one call.
+    Structured(Bridge),
+}
+
+impl BridgePath {
+    fn of(input: &ClaimInput<'_>) -> BridgePath {
+        let lane = &input.lane.lane.name;
+        let bridge = &input.lane.bridge;
+        let falls_back = input.scenario.claims.iter().any(|c| {
+            c.id == super::ClaimId::F4 && (c.lanes.is_empty() || c.lanes.contains(lane))
+        });
+        match (input.lane.lane.mode(), &bridge.code) {
+            (ToolSearchMode::Code, Some(code)) if !falls_back => BridgePath::Code(code.clone()),
+            _ => BridgePath::Structured(bridge.clone()),
+        }
+    }
+
+    fn matches(&self, wire: &[String]) -> bool {
+        match self {
+            BridgePath::Code(code) => wire == [code.as_str()],
+            BridgePath::Structured(b) => match wire {
+                [first, middle @ .., last] => {
+                    *first == b.search
+                        && *last == b.call
+                        && middle.iter().all(|t| *t == b.search || *t == b.describe)
+                }
+                _ => false,
+            },
+        }
+    }
+
+    fn describe(&self) -> String {
+        match self {
+            BridgePath::Code(code) => code.clone(),
+            BridgePath::Structured(b) => {
+                format!("{} → ({} | {})* → {}", b.search, b.search, b.describe, b.call)
+            }
+        }
+    }
+}
+
 /// Serialises a schema the way it travels (key order kept).
 fn schema_text(value: &Value) -> String {
     serde_json::to_string(value).unwrap_or_default()
@@ -159,13 +200,19 @@ pub fn c3_direct_declares_fake_schemas(input: &ClaimInput<'_>) -> Vec<Check> {
     for tool in &fake {
         match declared.iter().find(|d| d["name"] == tool.name.as_str()) {
             None => missing.push(tool.name.clone()),
-            Some(d)
-                if schema_text(&d["parameters"]) != schema_text(&tool.parameters)
-                    || d["description"] != tool.description.as_str() =>
-            {
-                differing.push(tool.name.clone())
+            Some(d) => {
+                let fields: Vec<&str> = [
+                    (schema_text(&d["parameters"]) != schema_text(&tool.parameters))
+                        .then_some("parameters"),
+                    (d["description"] != tool.description.as_str()).then_some("description"),
+                ]
+                .into_iter()
+                .flatten()
+                .collect();
+                if !fields.is_empty() {
+                    differing.push(format!("{} ({})", tool.name, fields.join(", ")));
+                }
             }
-            Some(_) => {}
         }
     }
     vec![
@@ -178,7 +225,7 @@ pub fn c3_direct_declares_fake_schemas(input: &ClaimInput<'_>) -> Vec<Check> {
         check(
             "fake schemas",
             differing.is_empty(),
-            "fake schemas byte-identical to the catalogue",
+            "fake schemas and descriptions byte-identical to the catalogue as configured",
             format!("differing {}", names(&differing)),
         ),
     ]
@@ -190,7 +237,6 @@ fn no_request() -> Check {
 
 pub fn c4_only_bridge_declared(input: &ClaimInput<'_>) -> Vec<Check> {
     let (scenario, o) = (input.scenario, input.lane);
-    let fake = fake_tools(scenario);
     if o.observation.requests.is_empty() {
         return vec![no_request()];
     }
@@ -207,53 +253,75 @@ pub fn c4_only_bridge_declared(input: &ClaimInput<'_>) -> Vec<Check> {
         ));
     }
     // What the gateway puts up front (instructions, system items, tools) in any request: never a
-    // catalogued tool's schema or full description. (Tool outputs the model asked for may name
-    // and describe them: that is the point of search.)
-    let up_front: Vec<String> = o
+    // deferred catalogued tool's schema or full description. (Tool outputs the model asked for
+    // may name and describe them: that is the point of search.)
+    let prefixes: Vec<Option<String>> = o
         .observation
         .requests
         .iter()
-        .map(|r| request_prefix(&r.raw).text())
+        .map(|r| request_prefix(&r.raw).ok().map(|p| p.text()))
         .collect();
-    let schema_marker = fake
-        .first()
-        .and_then(|t| t.parameters["properties"]["marker"]["description"].as_str())
-        .unwrap_or("");
-    let with_schema: Vec<usize> = positions(&up_front, |text| {
-        !schema_marker.is_empty() && text.contains(schema_marker)
-    });
-    checks.push(check(
-        "hidden schemas",
-        with_schema.is_empty(),
-        "no request puts a catalogued tool's schema up front",
-        format!("requests {with_schema:?} do"),
-    ));
-    let described: Vec<&str> = fake
-        .iter()
-        .filter(|t| {
-            let full = json_text(&t.description);
-            up_front.iter().any(|text| text.contains(&full))
-        })
-        .map(|t| t.name.as_str())
+    let unreadable: Vec<usize> = (1..=prefixes.len())
+        .filter(|i| prefixes[i - 1].is_none())
         .collect();
     checks.push(check(
-        "hidden descriptions",
-        described.is_empty(),
-        "no request puts a catalogued tool's full description up front",
-        format!("full descriptions of {}", names(&described)),
+        "readable",
+        unreadable.is_empty(),
+        "every request body is JSON",
+        format!("requests {unreadable:?} are not"),
     ));
+    let up_front: Vec<String> = prefixes.into_iter().flatten().collect();
+    checks.extend(hidden_checks(&known_tools(scenario, o.target), &expected, &up_front));
     checks
 }
 
-/// 1-based positions of the texts that match.
-fn positions(texts: &[String], matches: impl Fn(&str) -> bool) -> Vec<usize> {
-    texts
+/// C4's two hiding checks over what the requests put up front: no deferred known tool's schema,
+/// no deferred known tool's full description (texts a declared tool shares do not count).
+fn hidden_checks(known: &[KnownTool], declared: &[String], up_front: &[String]) -> Vec<Check> {
+    let (kept, deferred): (Vec<&KnownTool>, Vec<&KnownTool>) =
+        known.iter().partition(|t| declared.contains(&t.name));
+    let shared = |mark: &str| {
+        kept.iter().any(|k| {
+            k.description.contains(mark) || k.parameters.to_string().contains(mark)
+        })
+    };
+    let shows = |mark: &str| {
+        let escaped = json_text(mark);
+        up_front.iter().any(|t| t.contains(mark) || t.contains(&escaped))
+    };
+    let tag = |t: &KnownTool| format!("{} ({})", t.name, t.kind.as_str());
+    let with_schema: Vec<String> = deferred
         .iter()
-        .enumerate()
-        .filter(|(_, t)| matches(t))
-        .map(|(i, _)| i + 1)
-        .collect()
+        .filter(|t| t.schema_marks().iter().any(|m| !shared(m) && shows(m)))
+        .map(|t| tag(t))
+        .collect();
+    let described: Vec<String> = deferred
+        .iter()
+        .filter(|t| t.description_mark().is_some_and(|d| !shared(d) && shows(d)))
+        .map(|t| tag(t))
+        .collect();
+    let kinds = |list: &[&KnownTool]| {
+        let mut kinds: Vec<&str> = list.iter().map(|t| t.kind.as_str()).collect();
+        kinds.dedup();
+        kinds.join(", ")
+    };
+    let what = format!("{} deferred catalogued tools ({})", deferred.len(), kinds(&deferred));
+    vec![
+        check(
+            "hidden schemas",
+            with_schema.is_empty(),
+            format!("no request puts the schema of any of {what} up front"),
+            format!("schemas of {}", names(&with_schema)),
+        ),
+        check(
+            "hidden descriptions",
+            described.is_empty(),
+            format!("no request puts the full description of any of {what} up front"),
+            format!("full descriptions of {}", names(&described)),
+        ),
+    ]
 }
+
 
 /// The names a Tool Search lane must declare, sorted: the controls of its configured mode, the
 /// direct-only tools (the target's own and the scenario's), and in directory mode the client
@@ -308,21 +376,26 @@ pub fn c5_smaller(input: &ClaimInput<'_>) -> Vec<Check> {
 pub fn c6_session_log(input: &ClaimInput<'_>) -> Vec<Check> {
     let (scenario, o) = (input.scenario, input.lane);
     let s = &o.figures.session_log;
-    let e = o.lane.expect_for(o.target);
     let mut checks = Vec::new();
     for (label, want, got) in [
-        ("searches", e.searches, s.searches),
-        ("describes", e.describes, s.describes),
-        ("calls", e.calls, s.calls),
+        ("searches", expected_count(o, |e| e.searches), s.searches),
+        ("describes", expected_count(o, |e| e.describes), s.describes),
+        ("calls", expected_count(o, |e| e.calls), s.calls),
     ] {
-        if let Some(want) = want {
-            checks.push(check(
+        checks.push(match want {
+            Some(want) => check(
                 label,
                 got == want,
                 format!("{label} = {want}"),
                 format!("{label} = {got}"),
-            ));
-        }
+            ),
+            None => check(
+                label,
+                false,
+                format!("the lane's expect (or openclaw_expect) sets {label}"),
+                format!("no expected {label}: {label} = {got} is unchecked"),
+            ),
+        });
     }
     let target = &scenario.target_tool;
     checks.push(check(
@@ -358,15 +431,30 @@ pub fn c6_session_log(input: &ClaimInput<'_>) -> Vec<Check> {
     checks
 }
 
+/// An expected count of the lane on its target: the target's own figure, else the scenario's
+/// `expect` (the path's searches, describes and calls do not depend on the gateway).
+fn expected_count(o: &Observed<'_>, field: fn(&LaneExpect) -> Option<u64>) -> Option<u64> {
+    field(o.lane.expect_for(o.target)).or_else(|| field(&o.lane.expect))
+}
+
 /// In code mode, the `tool_search_code` result itself carries telemetry (spec §9): it must say
-/// `ok: true` and count exactly what the session log's telemetry record counts.
+/// `ok: true`, count the calls the session log records under it (its bridged results), and count
+/// the searches, describes and catalogue size the log's telemetry record counts. Where the log
+/// knows those only from that result (a translated transcript says so), the comparison would be
+/// with itself: a failing check says so instead.
 fn code_result_telemetry(o: &Observed<'_>, bridge: &Bridge) -> Vec<Check> {
     let s = &o.figures.session_log;
-    o.tool_results()
+    let results: Vec<&ToolResultRecord> = o.tool_results().collect();
+    let mut checks: Vec<Check> = results
+        .iter()
         .filter(|r| bridge.code.as_deref() == Some(r.tool_name()))
         .map(|r| {
             let output: Value = serde_json::from_str(&r.output_text()).unwrap_or(Value::Null);
             let t = &output["telemetry"];
+            let bridged = results
+                .iter()
+                .filter(|b| b.parent_tool_call_id() == Some(r.tool_call_id()))
+                .count();
             let seen = [
                 output["ok"].as_bool().map(u64::from),
                 t["searchCount"].as_u64(),
@@ -378,7 +466,7 @@ fn code_result_telemetry(o: &Observed<'_>, bridge: &Bridge) -> Vec<Check> {
                 Some(1),
                 Some(s.searches),
                 Some(s.describes),
-                Some(s.calls),
+                Some(bridged as u64),
                 s.catalog_size.map(|n| n as u64),
             ];
             let text = |v: [Option<u64>; 5]| {
@@ -394,11 +482,20 @@ fn code_result_telemetry(o: &Observed<'_>, bridge: &Bridge) -> Vec<Check> {
             check(
                 "code telemetry",
                 seen == want,
-                format!("tool_search_code result: {}", text(want)),
+                format!("tool_search_code result: {} (calls: its bridged results)", text(want)),
                 text(seen),
             )
         })
-        .collect()
+        .collect();
+    if !checks.is_empty() && s.notes.iter().any(|n| n == COUNTED_FROM_CODE_RESULT) {
+        checks.push(check(
+            "independent counts",
+            false,
+            "the session log counts the code run's searches and describes and the catalogue size apart from its result",
+            COUNTED_FROM_CODE_RESULT,
+        ));
+    }
+    checks
 }
 
 /// L1: the stricter question of spec §9 — from the session log alone, how many tool schemas did
@@ -489,10 +586,34 @@ mod tests {
         assert_eq!(
             failed,
             [
-                "planned on the wire tool_search → tool_call".to_string(),
+                "planned on the wire tool_search → (tool_search | tool_describe)* → tool_call"
+                    .to_string(),
                 format!("session log has a bridged {TARGET} result with parentToolCallId"),
             ]
         );
+    }
+
+    #[test]
+    fn c2_expects_the_configured_modes_path() {
+        // A scripted search → describe → call on the structured controls holds.
+        let mut f = Fixture::passing_reference();
+        let lane = f.lane("tools");
+        let body = lane.requests[0].0.clone();
+        lane.requests.insert(1, (body, Some("tool_describe".into())));
+        assert!(holds(&f, C2, "tools"), "{:?}", verdict(&f, C2, "tools"));
+        // A call that skips the search does not.
+        f.lane("tools").requests.remove(0);
+        assert_eq!(
+            fails(&f, C2, "tools"),
+            ["planned on the wire tool_search → (tool_search | tool_describe)* → tool_call"]
+        );
+        // A code lane that fell back to the structured controls fails C2 by itself …
+        let mut f = Fixture::passing_reference();
+        f.lane("tools").tool_search = "{ mode = 'code' }".into();
+        assert_eq!(fails(&f, C2, "tools"), ["planned on the wire tool_search_code"]);
+        // … unless the scenario says the fallback is the point (F4 on that lane).
+        let f = f.scenario_extra("[[claims]]\nid = 'F4'\n[[claims]]\nid = 'C2'\n");
+        assert!(holds(&f, C2, "tools"), "{:?}", verdict(&f, C2, "tools"));
     }
 
     #[test]
@@ -507,9 +628,34 @@ mod tests {
             failed,
             [
                 "all 36 fake tools declared",
-                "fake schemas byte-identical to the catalogue"
+                "fake schemas and descriptions byte-identical to the catalogue as configured"
             ]
         );
+        let v = verdict(&f, C3, "direct");
+        assert_eq!(
+            v.failures[1].actual,
+            "differing 1 name: fake_plugin_tool_02 (description)"
+        );
+    }
+
+    #[test]
+    fn c3_compares_with_the_catalogue_as_configured() {
+        // The gateway sent the template's descriptions: C3 holds.
+        let template = "Tool {n} of my plugin ({name}).";
+        let mut f = Fixture::passing_reference();
+        f.template(template);
+        let tools = crate::catalog::fake::described_fake_tools("tool-search-e2e-fixture", 36, Some(template));
+        let declarations: Vec<_> = tools.iter().map(|t| json!(t.function_declaration())).collect();
+        f.lane("direct").requests[0].0["tools"] = json!(declarations);
+        assert!(holds(&f, C3, "direct"), "{:?}", verdict(&f, C3, "direct"));
+        // The default descriptions are not what this catalogue configures.
+        let mut f = Fixture::passing_reference();
+        f.template(template);
+        let v = verdict(&f, C3, "direct");
+        assert_eq!(v.failures.len(), 1);
+        assert!(v.failures[0]
+            .actual
+            .starts_with("differing 36 names: fake_plugin_tool_01 (description), "));
     }
 
     #[test]
@@ -526,8 +672,8 @@ mod tests {
             failed,
             [
                 "request 2 declares exactly 3 names: tool_call, tool_describe, tool_search",
-                "no request puts a catalogued tool's schema up front",
-                "no request puts a catalogued tool's full description up front",
+                "no request puts the schema of any of 36 deferred catalogued tools (fake) up front",
+                "no request puts the full description of any of 36 deferred catalogued tools (fake) up front",
             ]
         );
         // A name in the prompt is no leak: the product's capability directory lists names.
@@ -547,7 +693,7 @@ mod tests {
             );
         assert_eq!(
             fails(&f, C4, "tools"),
-            ["no request puts a catalogued tool's full description up front"]
+            ["no request puts the full description of any of 36 deferred catalogued tools (fake) up front"]
         );
         // A full description in a tool output the model asked for is not up front.
         let mut f = Fixture::passing_reference();
@@ -556,6 +702,147 @@ mod tests {
         );
         assert!(holds(&f, C4, "tools"));
         assert_eq!(TARGET, fake[16].name);
+    }
+
+    #[test]
+    fn c4_looks_for_every_deferred_catalogued_tool_not_only_the_fake_ones() {
+        let f = Fixture::passing_reference()
+            .catalog_line("mcp = ['qa']\nclient = ['pick_file']\ncore_tools = true");
+        let leak = |text: String| {
+            let mut f = f.clone();
+            f.lane("tools").requests[1].0["input"]
+                .as_array_mut()
+                .unwrap()
+                .insert(0, json!({ "role": "system", "content": text }));
+            let v = verdict(&f, C4, "tools");
+            let hidden: Vec<String> = v
+                .failures
+                .iter()
+                .filter(|c| c.check.starts_with("hidden"))
+                .map(|c| format!("{}: {}", c.check, c.actual))
+                .collect();
+            hidden
+        };
+        assert!(leak("nothing of theirs".into()).is_empty());
+        let (_, _, mcp_schema) = crate::mcp_fixture::server::tool_texts("qa").remove(0);
+        assert_eq!(
+            leak(format!("schema: {mcp_schema}")),
+            ["hidden schemas: schemas of 1 name: mcp_qa_echo (MCP)"]
+        );
+        let client = crate::scenario::client_tool_declaration("pick_file");
+        assert_eq!(
+            leak(client["description"].as_str().unwrap().to_string()),
+            ["hidden descriptions: full descriptions of 1 name: pick_file (client)"]
+        );
+        let core = crate::catalog::fake::core_tools();
+        let exec = core.iter().find(|t| t.name == "exec").unwrap();
+        assert_eq!(
+            leak(exec.description.clone()),
+            ["hidden descriptions: full descriptions of 1 name: exec (core)"]
+        );
+        // With the always-declared core tool declared too, C4 holds and says what it looked for.
+        let mut f = f.clone();
+        for (body, _) in &mut f.lane("tools").requests {
+            body["tools"].as_array_mut().unwrap().push(json!({ "name": "session_status" }));
+        }
+        let v = verdict(&f, C4, "tools");
+        assert!(v.ok, "{v:?}");
+        assert!(
+            v.expected.contains("any of 44 deferred catalogued tools (fake, core, MCP, client)"),
+            "{}",
+            v.expected
+        );
+    }
+
+    /// The tools lane with a session log that counts one search and one call.
+    fn counted(expect: &str) -> Fixture {
+        let mut f = Fixture::passing_reference();
+        let lane = f.lane("tools");
+        lane.tool_search = format!("{{ mode = 'tools' }}\n{expect}");
+        lane.records.push(json!({ "type": "telemetry", "telemetry":
+            { "searchCount": 1, "describeCount": 0, "callCount": 1 } }));
+        f
+    }
+
+    fn c6_failures(f: &Fixture) -> Vec<(String, String)> {
+        let v = verdict(f, C6, "tools");
+        v.failures
+            .iter()
+            .map(|c| (c.check.clone(), c.actual.clone()))
+            .collect()
+    }
+
+    #[test]
+    fn c6_checks_counts_from_the_targets_figures_else_the_lanes_expect_and_fails_without() {
+        let f = counted("expect = { searches = 1, describes = 0, calls = 1 }");
+        assert!(c6_failures(&f).is_empty(), "{:?}", c6_failures(&f));
+        let f = counted("expect = { searches = 2, describes = 0, calls = 1 }");
+        assert_eq!(c6_failures(&f), [("searches".into(), "searches = 1".into())]);
+        // On OpenClaw without openclaw_expect, the lane's expect still counts…
+        let mut f = counted("expect = { searches = 2, describes = 0, calls = 1 }");
+        f.target = crate::targets::TargetKind::Openclaw;
+        assert_eq!(c6_failures(&f), [("searches".into(), "searches = 1".into())]);
+        // …and openclaw_expect wins where it sets a figure.
+        let mut f = counted(
+            "expect = { searches = 2, describes = 0, calls = 1 }\nopenclaw_expect = { searches = 1 }",
+        );
+        f.target = crate::targets::TargetKind::Openclaw;
+        assert!(c6_failures(&f).is_empty(), "{:?}", c6_failures(&f));
+        // A lane with no count to check fails, naming what it cannot check.
+        let f = counted("");
+        assert_eq!(
+            c6_failures(&f),
+            [
+                ("searches".into(), "no expected searches: searches = 1 is unchecked".into()),
+                ("describes".into(), "no expected describes: describes = 0 is unchecked".into()),
+                ("calls".into(), "no expected calls: calls = 1 is unchecked".into()),
+            ]
+        );
+    }
+
+    #[test]
+    fn c6_holds_a_code_result_to_the_bridged_results_under_it_and_says_when_it_cannot() {
+        let code_result = |calls: u64| {
+            let output = json!({ "ok": true, "telemetry":
+                { "searchCount": 1, "describeCount": 0, "callCount": calls, "catalogSize": 36 } });
+            json!({ "type": "toolResult", "toolCallId": "call_2", "toolName": "tool_search_code",
+                "isError": false, "source": "openclaw", "output": output.to_string() })
+        };
+        let mut f = counted("expect = { searches = 1, describes = 0, calls = 1 }");
+        f.lane("tools").tool_search =
+            "{ mode = 'code' }\nexpect = { searches = 1, describes = 0, calls = 1 }".into();
+        f.lane("tools").requests[0].0["tools"] = json!([{ "name": "tool_search_code" }]);
+        f.lane("tools").records.insert(
+            0,
+            json!({ "type": "surface", "mode": "code", "declaredTools": null, "declaredToolCount": 1,
+                "catalogSize": 36, "sources": null, "notes": null }),
+        );
+        f.lane("tools").records.push(code_result(1));
+        assert!(c6_failures(&f).is_empty(), "{:?}", c6_failures(&f));
+        // A result that claims two calls where the log has one bridged result under it.
+        let mut two = f.clone();
+        let records = &mut two.lane("tools").records;
+        let last = records.len() - 1;
+        records[last] = code_result(2);
+        let failed = c6_failures(&two);
+        assert_eq!(failed.len(), 1);
+        assert_eq!(
+            failed[0],
+            (
+                "code telemetry".to_string(),
+                "ok true, searches 1, describes 0, calls 2, catalogSize 36".to_string()
+            )
+        );
+        // A log that knows the counts only from that result cannot check them: said, not passed.
+        f.lane("tools").records[0]["notes"] =
+            json!([crate::protocol::record::COUNTED_FROM_CODE_RESULT]);
+        assert_eq!(
+            c6_failures(&f),
+            [(
+                "independent counts".to_string(),
+                crate::protocol::record::COUNTED_FROM_CODE_RESULT.to_string()
+            )]
+        );
     }
 
     #[test]

@@ -39,8 +39,7 @@ pub fn lane_snapshots(
     let (provider, session) = match style {
         SnapshotStyle::AsWritten => {
             let requests: Vec<Value> = observation
-                .requests
-                .iter()
+                .all_requests()
                 .map(|r| r.body.clone())
                 .collect();
             (
@@ -53,8 +52,7 @@ pub fn lane_snapshots(
         SnapshotStyle::Outline => (
             Value::Array(
                 observation
-                    .requests
-                    .iter()
+                    .all_requests()
                     .map(|r| outline::request(&redactor.apply_json(&r.body)))
                     .collect(),
             ),

@@ -172,7 +172,7 @@ fn leaf_paths(value: &Value, prefix: &str) -> Vec<String> {
     }
 }
 
-/// The MCP target under the product's name, in the scenario and in its prompt's directive.
+/// The MCP target under the product's name, in the scenario and in its prompts' directives.
 fn name_mcp_target(scenario: &mut Scenario) -> Result<(), Error> {
     let tool = scenario.target_tool.clone();
     let Some(server) = crate::mcp_fixture::server_of_tool(&scenario.catalog.mcp, &tool) else {
@@ -182,9 +182,9 @@ fn name_mcp_target(scenario: &mut Scenario) -> Result<(), Error> {
         )));
     };
     let product_name = mcp_tool_name(server, &tool);
-    scenario.prompt = scenario
-        .prompt
-        .replace(&format!("target={tool}"), &format!("target={product_name}"));
+    let rename = |text: &str| text.replace(&format!("target={tool}"), &format!("target={product_name}"));
+    scenario.prompt = rename(&scenario.prompt);
+    scenario.follow_up = scenario.follow_up.as_deref().map(rename);
     scenario.target_tool = product_name;
     Ok(())
 }

@@ -6,11 +6,16 @@
 //! details `{status: "ok", tool, input}`.
 //!
 //! The plugin also registers a `before_tool_call` hook — the product's own way to gate a call —
-//! driven by its config (`plugins.entries.<id>.config`): `approvals` rules ask for an approval
-//! that nobody grants (the product denies an unresolved approval when it times out) and
-//! `beforeToolCall` rules block. A rule is the embedded gateway's (`{tool?, argsPattern?,
-//! action, reason?}`, the first match decides); control tools are never gated, so a rule
-//! applies to the call that reaches the target, directly or through Tool Search.
+//! driven by its config (`plugins.entries.<id>.config`): an `approvals` rule that denies asks
+//! for an approval (`requireApproval`, the rule's reason as the approver's description), and a
+//! `beforeToolCall` rule that denies blocks (`block: true`, `blockReason`: the product's
+//! documented block, whose reason reaches the model). A `/v1/responses` caller has no approval
+//! route, so the product refuses an approval-gated call at once ("Plugin approval unavailable
+//! (no approval route)"): an approval lane tests "no approval route → fail closed", and the
+//! rule's reason never reaches the model (the accepted findings say so). A rule is the embedded
+//! gateway's (`{tool?, argsPattern?, action, reason?}`, the first match decides); control tools
+//! are never gated, so a rule applies to the call that reaches the target, directly or through
+//! Tool Search.
 
 use std::collections::BTreeSet;
 use std::path::{Path, PathBuf};

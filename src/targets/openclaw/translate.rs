@@ -1,16 +1,18 @@
 //! A real OpenClaw transcript, translated into the project's session records
 //! ([`crate::protocol::record`]). Only what the transcript says is carried over: what it does
-//! not record (how many schemas the model saw up front, the source of a direct call) stays
-//! `None`, so the claims report it as missing rather than guessing it.
+//! not record (how many schemas the model saw up front, the source of a direct call of an
+//! OpenClaw tool) stays `None`, so the claims report it as missing rather than guessing it.
+//! Results the product wraps in its untrusted-content envelope (an MCP tool's) are read inside it.
 
 use serde_json::Value;
 
 use super::transcript::CompiledTools;
 use crate::catalog::ToolSource;
 use crate::config::{TOOL_CALL, TOOL_DESCRIBE, TOOL_SEARCH, TOOL_SEARCH_CODE};
+use crate::protocol::envelope;
 use crate::protocol::record::{
     BridgedResult, ClientToolCallRecord, DirectResult, MessageRecord, Role, SessionRecord,
-    SurfaceRecord, TelemetryCounts, ToolCallRecord, ToolResultRecord,
+    SurfaceRecord, TelemetryCounts, ToolCallRecord, ToolResultRecord, COUNTED_FROM_CODE_RESULT,
 };
 
 /// Text of a content array (`[{type: "text", text}]`) or a plain string.
@@ -41,6 +43,22 @@ fn arguments_text(value: &Value) -> String {
 
 fn source(value: &Value) -> Option<ToolSource> {
     serde_json::from_value(value.clone()).ok()
+}
+
+/// A control tool's result text as JSON: the text itself, or the content of the product's
+/// untrusted-content envelope (it wraps what an MCP tool answered); `Null` when neither parses.
+fn result_json(output: &str) -> Value {
+    serde_json::from_str(output)
+        .or_else(|_| serde_json::from_str(envelope::unwrap(output).unwrap_or_default()))
+        .unwrap_or(Value::Null)
+}
+
+/// The source a direct call's result names: the product records an MCP tool's server and tool
+/// in the result's `details` (`{mcpServer, mcpTool}`); an OpenClaw or client tool's result says
+/// nothing about where it came from.
+fn direct_source(details: &Value) -> Option<ToolSource> {
+    let named = |key: &str| details[key].as_str().is_some_and(|s| !s.is_empty());
+    (named("mcpServer") && named("mcpTool")).then_some(ToolSource::Mcp)
 }
 
 /// What the product writes as the result of a client tool it hands back to the caller: not a
@@ -174,7 +192,7 @@ pub fn translate_transcript(
             Some("toolResult") => {
                 let name = text(&message["toolName"]);
                 let output = content_text(&message["content"]);
-                let parsed: Value = serde_json::from_str(&output).unwrap_or(Value::Null);
+                let parsed = result_json(&output);
                 match name.as_str() {
                     TOOL_SEARCH => counts.searches += 1,
                     TOOL_DESCRIBE => counts.describes += 1,
@@ -193,7 +211,7 @@ pub fn translate_transcript(
                         tool_call_id: text(&message["toolCallId"]),
                         tool_name: name,
                         is_error: message["isError"].as_bool().unwrap_or(false),
-                        source: None,
+                        source: direct_source(&message["details"]),
                         output,
                     },
                 )));
@@ -253,6 +271,9 @@ pub fn translate_transcript(
         0,
         SessionRecord::Surface(SurfaceRecord {
             catalog_size: code_telemetry.as_ref().and_then(|t| t.catalog_size),
+            notes: code_telemetry
+                .as_ref()
+                .map(|_| vec![COUNTED_FROM_CODE_RESULT.to_string()]),
             ..surface_of(compiled)
         }),
     );
@@ -359,6 +380,63 @@ mod tests {
             ),
             (false, Some("c1"))
         );
+    }
+
+    /// The product's `tool_call` result for an MCP tool, as the committed snapshot
+    /// `tool-search-mcp-target__tools__session` holds it: the JSON inside the untrusted-content
+    /// envelope.
+    fn wrapped_mcp_result() -> String {
+        let inner = json!({"tool": {"id": "mcp:qa:qa__mcp_qa_echo", "name": "qa__mcp_qa_echo", "source": "mcp"},
+            "result": {"content": [{"type": "text", "text": "FAKE_PLUGIN_OK qa__mcp_qa_echo {}"}],
+            "details": {"mcpServer": "qa", "mcpTool": "mcp_qa_echo"}}});
+        format!(
+            "SECURITY NOTICE: The following content is from an EXTERNAL, UNTRUSTED source.\n\n\n\
+             <<<EXTERNAL_UNTRUSTED_CONTENT id=\"5f0e\">>>\nSource: API\n---\n{}\n\
+             <<<END_EXTERNAL_UNTRUSTED_CONTENT id=\"5f0e\">>>",
+            serde_json::to_string_pretty(&inner).unwrap()
+        )
+    }
+
+    #[test]
+    fn an_mcp_tool_call_result_is_read_inside_its_envelope() {
+        let mcp = json!({"mcpServer": "qa", "mcpTool": "mcp_qa_echo"});
+        let events = [
+            json!({"type": "message", "message": {"role": "assistant", "content": [
+                {"type": "toolCall", "id": "c1", "name": "tool_call", "arguments": {"id": "mcp:qa:qa__mcp_qa_echo", "args": {}}}]}}),
+            json!({"type": "message", "message": {"role": "custom", "customType": "openclaw.nested-tool.v1",
+                "details": {"toolCallId": "n1", "toolName": "qa__mcp_qa_echo", "parentToolCallId": "c1",
+                "isError": false, "result": {"content": [], "details": mcp}}}}),
+            json!({"type": "message", "message": {"role": "toolResult", "toolName": "tool_call", "toolCallId": "c1",
+                "isError": false, "content": [{"type": "text", "text": wrapped_mcp_result()}]}}),
+        ];
+        let records = translate_transcript(&events, None);
+        let bridged = records
+            .iter()
+            .filter_map(SessionRecord::as_tool_result)
+            .find(|r| r.parent_tool_call_id().is_some())
+            .expect("the bridged result");
+        assert_eq!(bridged.source(), Some(ToolSource::Mcp));
+        // Something that only looks wrapped stays unread.
+        let forged = wrapped_mcp_result().replace("END_EXTERNAL_UNTRUSTED_CONTENT id=\"5f0e", "END_EXTERNAL_UNTRUSTED_CONTENT id=\"0000");
+        let mut events = events;
+        events[2]["message"]["content"][0]["text"] = json!(forged);
+        let records = translate_transcript(&events, None);
+        let bridged = records.iter().filter_map(SessionRecord::as_tool_result).find(|r| r.parent_tool_call_id().is_some());
+        assert_eq!(bridged.and_then(ToolResultRecord::source), None);
+    }
+
+    #[test]
+    fn a_direct_mcp_call_is_sourced_by_its_details_and_an_openclaw_one_is_not() {
+        let result = |details: Value| {
+            let events = [json!({"type": "message", "message": {"role": "toolResult", "toolName": "t",
+                "toolCallId": "c1", "isError": false, "details": details,
+                "content": [{"type": "text", "text": "FAKE_PLUGIN_OK t"}]}})];
+            let records = translate_transcript(&events, None);
+            records.iter().find_map(|r| r.as_tool_result().map(ToolResultRecord::source)).flatten()
+        };
+        assert_eq!(result(json!({"mcpServer": "qa", "mcpTool": "mcp_qa_echo"})), Some(ToolSource::Mcp));
+        assert_eq!(result(json!({"status": "ok", "tool": "t", "input": {}})), None);
+        assert_eq!(result(json!({"mcpServer": "qa"})), None);
     }
 
     #[test]

@@ -3,9 +3,10 @@
 //! `<<<EXTERNAL_UNTRUSTED_CONTENT id="…">>>`, metadata lines, `---`, the content, and
 //! `<<<END_EXTERNAL_UNTRUSTED_CONTENT id="…">>>` with the same id.
 //!
-//! The scripted model reads the content inside, and only a well-formed envelope: exactly one
-//! start and one end marker, the same id on both, the `---` line before the content. Anything
-//! else is not unwrapped, so a result that only looks wrapped is read as the plain text it is.
+//! The scripted model reads the content inside, and so does the transcript translation (an MCP
+//! tool's `tool_call` result is wrapped): only a well-formed envelope, exactly one start and one
+//! end marker, the same id on both, the `---` line before the content. Anything else is not
+//! unwrapped, so a result that only looks wrapped is read as the plain text it is.
 
 const START: &str = "<<<EXTERNAL_UNTRUSTED_CONTENT id=\"";
 const END: &str = "<<<END_EXTERNAL_UNTRUSTED_CONTENT id=\"";
