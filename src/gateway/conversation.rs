@@ -1,7 +1,8 @@
 //! A session's conversation as the gateway keeps it, and how a request continues it.
 //!
-//! The gateway is stateful per session key: it keeps the finished turns (the caller's messages
-//! and the final answers), the id of the last response, and — when a turn ended by handing a
+//! The gateway is stateful per session key: it keeps the finished turns as the provider saw them
+//! (the messages as the profile shaped them, every call and output, the final answers — so the
+//! next turn's requests repeat their bytes and a prompt cache holds), the id of the last response, and — when a turn ended by handing a
 //! client tool back — that unfinished turn with its pending calls. A request's `input` holds new
 //! items; the one exception is the client-tool loop's "full history" form:
 //!

@@ -298,7 +298,7 @@ struct CallEnvelope {
 /// The `{tool, result}` envelope in a tool output, read inside an untrusted-content wrapper;
 /// `None` when the output is not one.
 fn call_envelope(output: &str) -> Option<CallEnvelope> {
-    let json = super::envelope::unwrap(output).unwrap_or(output);
+    let json = crate::protocol::envelope::unwrap(output).unwrap_or(output);
     let value: Value = serde_json::from_str(json).ok()?;
     let (tool, result) = (value.get("tool")?, value.get("result")?);
     let tool = match tool {

@@ -18,7 +18,9 @@ use super::{check, names, show, Check, ClaimInput};
 use crate::catalog::fake::FAKE_OK;
 use crate::catalog::ToolEntry;
 use crate::config::{Bridge, ToolSearchMode};
-use crate::protocol::responses::{declared_tool_names, request_prefix};
+use crate::protocol::responses::{
+    declared_tool_names, directory_lines, request_prefix, system_text,
+};
 use crate::protocol::record::COUNTED_FROM_CODE_RESULT;
 use crate::protocol::ToolResultRecord;
 use crate::scenario::{LaneExpect, Scenario};
@@ -270,14 +272,46 @@ pub fn c4_only_bridge_declared(input: &ClaimInput<'_>) -> Vec<Check> {
         "every request body is JSON",
         format!("requests {unreadable:?} are not"),
     ));
-    let up_front: Vec<String> = prefixes.into_iter().flatten().collect();
+    let directories: Vec<Vec<String>> = o
+        .observation
+        .requests
+        .iter()
+        .map(|r| {
+            let text = system_text(&r.body);
+            let lines = directory_lines(&text).unwrap_or_default();
+            lines.into_iter().map(str::to_string).collect()
+        })
+        .collect();
+    let up_front: Vec<UpFront> = prefixes
+        .into_iter()
+        .zip(directories)
+        .filter_map(|(text, directory)| text.map(|text| UpFront { text, directory }))
+        .collect();
     checks.extend(hidden_checks(&known_tools(scenario, o.target), &expected, &up_front));
     checks
 }
 
+/// What one request put before the conversation: the raw text, and the lines of its capability
+/// directory (where a description cut short may happen to be whole: the directory's business).
+struct UpFront {
+    text: String,
+    directory: Vec<String>,
+}
+
+impl UpFront {
+    /// Whether `mark` shows up front outside the directory's lines (as raw JSON, or escaped
+    /// inside a string).
+    fn shows(&self, mark: &str) -> bool {
+        let escaped = json_text(mark);
+        let anywhere = self.text.matches(mark).count().max(self.text.matches(&escaped).count());
+        let listed: usize = self.directory.iter().map(|l| l.matches(mark).count()).sum();
+        anywhere > listed
+    }
+}
+
 /// C4's two hiding checks over what the requests put up front: no deferred known tool's schema,
 /// no deferred known tool's full description (texts a declared tool shares do not count).
-fn hidden_checks(known: &[KnownTool], declared: &[String], up_front: &[String]) -> Vec<Check> {
+fn hidden_checks(known: &[KnownTool], declared: &[String], up_front: &[UpFront]) -> Vec<Check> {
     let (kept, deferred): (Vec<&KnownTool>, Vec<&KnownTool>) =
         known.iter().partition(|t| declared.contains(&t.name));
     let shared = |mark: &str| {
@@ -285,10 +319,7 @@ fn hidden_checks(known: &[KnownTool], declared: &[String], up_front: &[String]) 
             k.description.contains(mark) || k.parameters.to_string().contains(mark)
         })
     };
-    let shows = |mark: &str| {
-        let escaped = json_text(mark);
-        up_front.iter().any(|t| t.contains(mark) || t.contains(&escaped))
-    };
+    let shows = |mark: &str| up_front.iter().any(|u| u.shows(mark));
     let tag = |t: &KnownTool| format!("{} ({})", t.name, t.kind.as_str());
     let with_schema: Vec<String> = deferred
         .iter()
@@ -738,6 +769,14 @@ mod tests {
         let exec = core.iter().find(|t| t.name == "exec").unwrap();
         assert_eq!(
             leak(exec.description.clone()),
+            ["hidden descriptions: full descriptions of 1 name: exec (core)"]
+        );
+        // A short description that is whole in its directory line is the directory's business…
+        let directory = format!("### Deferred Tool Schemas\n- exec (core): {}\n", exec.description);
+        assert!(leak(directory.clone()).is_empty());
+        // …but not when it shows up front anywhere else too.
+        assert_eq!(
+            leak(format!("{directory}\n## Tools\n{}", exec.description)),
             ["hidden descriptions: full descriptions of 1 name: exec (core)"]
         );
         // With the always-declared core tool declared too, C4 holds and says what it looked for.
