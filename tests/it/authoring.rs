@@ -224,14 +224,15 @@ fn default_claims_without_their_lane_are_not_applicable_in_every_format() {
     let dir = tempfile::tempdir().unwrap();
     let text = format!(
         "{HEAD}target_tool = \"fake_plugin_tool_0900\"\n\n[catalog]\nplugin_id = \"p\"\nsize = 1000\n\
-         core_tools = false\n\n[[lanes]]\nname = \"tools\"\ntool_search = {{ mode = \"tools\" }}\n"
+         core_tools = false\n\n[[lanes]]\nname = \"tools\"\ntool_search = {{ mode = \"tools\" }}\n\
+         expect = {{ searches = 1, describes = 0, calls = 1 }}\n"
     );
     std::fs::write(dir.path().join("big.toml"), text).unwrap();
     let suite = suite_here("big", &["--junit", "junit.xml"]);
     let (code, stdout, stderr) = run(&suite, dir.path());
     assert_eq!(code, 0, "{stderr}\n{stdout}");
     assert!(
-        stdout.ends_with("5 passed, 0 failed, 3 not applicable\n"),
+        stdout.ends_with("6 passed, 0 failed, 3 not applicable\n"),
         "{stdout}"
     );
     let na: Vec<&str> = stdout.lines().filter(|l| l.contains("N/A")).collect();
