@@ -239,7 +239,9 @@ async fn run_turn_inner(
         if let (false, Some(text)) = (called, answer) {
             // The turn as the provider saw it (the profile's shaping, every call and output),
             // so the next turn's requests start with this one's bytes: a prompt cache holds.
-            conversation.history.extend(input[turn_from..].iter().cloned());
+            conversation
+                .history
+                .extend(input[turn_from..].iter().cloned());
             if !text.is_empty() {
                 conversation.history.push(json!({ "type": "message", "role": "assistant", "content": [{ "type": "output_text", "text": text }] }));
             }

@@ -208,17 +208,21 @@ pub fn catalog_tools(config: &LoadedConfig, profile: &Profile) -> Vec<ToolEntry>
     };
     if let Some(plugin) = &catalog.fake_plugin {
         tools.extend(
-            described_fake_tools(&plugin.id, plugin.size, plugin.description_template.as_deref())
-                .into_iter()
-                .map(|mut tool| {
-                    if plugin.direct_only.contains(&tool.name) {
-                        tool = tool.direct_only();
-                    }
-                    if plugin.broken.contains(&tool.name) {
-                        tool = crate::catalog::fake::broken(tool);
-                    }
-                    tool
-                }),
+            described_fake_tools(
+                &plugin.id,
+                plugin.size,
+                plugin.description_template.as_deref(),
+            )
+            .into_iter()
+            .map(|mut tool| {
+                if plugin.direct_only.contains(&tool.name) {
+                    tool = tool.direct_only();
+                }
+                if plugin.broken.contains(&tool.name) {
+                    tool = crate::catalog::fake::broken(tool);
+                }
+                tool
+            }),
         );
     }
     tools.sort_by(|a, b| a.id.cmp(&b.id));

@@ -56,7 +56,10 @@ pub async fn run_lane(
             let cursor = journal.cursor();
             let body = turn_body(scenario, text, lane.stream);
             let sent = post_turn(&url, &scenario.agent, &key, &body, timeout).await;
-            Some(sent.map_err(with_log).map(|answer| (answer, journal.since(cursor))))
+            Some(
+                sent.map_err(with_log)
+                    .map(|answer| (answer, journal.since(cursor))),
+            )
         }
         _ => None,
     };

@@ -55,7 +55,10 @@ pub fn p1_prefix_is_stable(input: &ClaimInput<'_>) -> Vec<Check> {
         .as_ref()
         .map_or(&[], |f| f.requests.as_slice());
     let unreadable = |requests: &[Arc<JournalRecord>]| -> Vec<usize> {
-        let bad = requests.iter().enumerate().filter(|(_, r)| read(r).is_none());
+        let bad = requests
+            .iter()
+            .enumerate()
+            .filter(|(_, r)| read(r).is_none());
         bad.map(|(i, _)| i + 1).collect()
     };
     let (bad, bad_follow_up) = (unreadable(&observation.requests), unreadable(follow_up));
@@ -65,9 +68,18 @@ pub fn p1_prefix_is_stable(input: &ClaimInput<'_>) -> Vec<Check> {
         "every request body is JSON with a readable prefix",
         format!("requests {bad:?} and follow-up requests {bad_follow_up:?} are not"),
     )];
-    let reads: Vec<Read> = observation.requests.iter().filter_map(|r| read(r)).collect();
+    let reads: Vec<Read> = observation
+        .requests
+        .iter()
+        .filter_map(|r| read(r))
+        .collect();
     let Some((first, rest)) = reads.split_first() else {
-        checks.push(check("requests", false, "at least one readable provider request", "none"));
+        checks.push(check(
+            "requests",
+            false,
+            "at least one readable provider request",
+            "none",
+        ));
         return checks;
     };
     let n = observation.requests.len();
@@ -164,7 +176,9 @@ mod tests {
     #[test]
     fn p1_fails_on_a_body_that_is_not_json() {
         let mut f = Fixture::passing_reference();
-        f.lane("tools").raw.push((1, "{\"model\": \"m\", \"tools\": [".to_string()));
+        f.lane("tools")
+            .raw
+            .push((1, "{\"model\": \"m\", \"tools\": [".to_string()));
         let v = verdict(&f, ClaimId::P1, "tools");
         assert!(!v.ok);
         assert_eq!(v.failures[0].check, "readable");
@@ -187,6 +201,15 @@ mod tests {
         f
     }
 
+    /// P1's failing checks on the tools lane: `(check, actual)`.
+    fn failed_p1(f: &Fixture) -> Vec<(String, String)> {
+        let v = verdict(f, ClaimId::P1, "tools");
+        let failed = v.failures.iter();
+        failed
+            .map(|c| (c.check.clone(), c.actual.clone()))
+            .collect()
+    }
+
     #[test]
     fn p1_holds_the_follow_up_turn_to_the_first_turns_prefix() {
         let f = with_follow_up();
@@ -195,35 +218,39 @@ mod tests {
         assert_eq!(v.checks, 7);
         // A directory re-picked per turn: the second turn's prompt differs.
         let mut f = with_follow_up();
-        f.lane("tools").follow_up[1].0["input"][0] = json!({ "role": "system", "content": "re-picked" });
-        let v = verdict(&f, ClaimId::P1, "tools");
-        let failed: Vec<(&str, &str)> = v
-            .failures
-            .iter()
-            .map(|c| (c.check.as_str(), c.actual.as_str()))
-            .collect();
+        f.lane("tools").follow_up[1].0["input"][0] =
+            json!({ "role": "system", "content": "re-picked" });
         assert_eq!(
-            failed,
+            failed_p1(&f),
             [
-                ("follow-up prompt prefix", "follow-up requests [2] differ"),
-                ("follow-up history", "follow-up requests [2] do not"),
+                (
+                    "follow-up prompt prefix".into(),
+                    "follow-up requests [2] differ".into()
+                ),
+                (
+                    "follow-up history".into(),
+                    "follow-up requests [2] do not".into()
+                ),
             ]
         );
         // Tools reordered in the second turn, and the first turn's message rewritten.
         let mut f = with_follow_up();
-        f.lane("tools").follow_up[0].0["tools"].as_array_mut().unwrap().reverse();
+        f.lane("tools").follow_up[0].0["tools"]
+            .as_array_mut()
+            .unwrap()
+            .reverse();
         f.lane("tools").follow_up[1].0["input"][0]["content"][0]["text"] = json!("rewritten");
-        let v = verdict(&f, ClaimId::P1, "tools");
-        let failed: Vec<(&str, &str)> = v
-            .failures
-            .iter()
-            .map(|c| (c.check.as_str(), c.actual.as_str()))
-            .collect();
         assert_eq!(
-            failed,
+            failed_p1(&f),
             [
-                ("follow-up tools prefix", "follow-up requests [1] differ"),
-                ("follow-up history", "follow-up requests [2] do not"),
+                (
+                    "follow-up tools prefix".into(),
+                    "follow-up requests [1] differ".into()
+                ),
+                (
+                    "follow-up history".into(),
+                    "follow-up requests [2] do not".into()
+                ),
             ]
         );
         // A follow-up the scenario asks for that never reached the provider.

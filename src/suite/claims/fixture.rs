@@ -35,7 +35,12 @@ pub struct LaneFixture {
 
 impl LaneFixture {
     fn observation(&self) -> LaneObservation {
-        let raw_of = |i: usize| self.raw.iter().find(|(j, _)| *j == i).map(|(_, r)| r.clone());
+        let raw_of = |i: usize| {
+            self.raw
+                .iter()
+                .find(|(j, _)| *j == i)
+                .map(|(_, r)| r.clone())
+        };
         let requests: Vec<Arc<JournalRecord>> = self
             .requests
             .iter()
@@ -258,9 +263,7 @@ impl Fixture {
             .lanes
             .iter()
             .zip(&observations)
-            .map(|(lane, o)| {
-                Observed::new(self.target, lane, o, TARGET, scenario.profile.bridge())
-            })
+            .map(|(lane, o)| Observed::new(self.target, lane, o, TARGET, scenario.profile.bridge()))
             .collect();
         evaluate(&scenario, &observed)
     }

@@ -63,7 +63,9 @@ impl KnownTool {
     pub fn schema_marks(&self) -> Vec<String> {
         let mut marks = vec![self.parameters.to_string()];
         if let Some(properties) = self.parameters["properties"].as_object() {
-            let described = properties.values().filter_map(|p| p["description"].as_str());
+            let described = properties
+                .values()
+                .filter_map(|p| p["description"].as_str());
             marks.extend(described.map(str::to_string));
         }
         marks.retain(|m| m.len() >= MIN_MARK && !is_filler(m));
@@ -156,7 +158,9 @@ mod tests {
 
     #[test]
     fn filler_is_no_mark() {
-        let filler = crate::profile::text::filler(crate::profile::Size::of("some forty characters of a description."));
+        let filler = crate::profile::text::filler(crate::profile::Size::of(
+            "some forty characters of a description.",
+        ));
         let t = KnownTool::new(Kind::Core, "x", &filler, &serde_json::json!({}));
         assert_eq!(t.description_mark(), None);
         assert!(t.schema_marks().is_empty());

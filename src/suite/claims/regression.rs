@@ -18,10 +18,10 @@ use super::{check, names, show, Check, ClaimInput};
 use crate::catalog::fake::FAKE_OK;
 use crate::catalog::ToolEntry;
 use crate::config::{Bridge, ToolSearchMode};
+use crate::protocol::record::COUNTED_FROM_CODE_RESULT;
 use crate::protocol::responses::{
     declared_tool_names, directory_lines, request_prefix, system_text,
 };
-use crate::protocol::record::COUNTED_FROM_CODE_RESULT;
 use crate::protocol::ToolResultRecord;
 use crate::scenario::{LaneExpect, Scenario};
 use crate::suite::observation::{planned_wire_tool, LaneFigures, Observed};
@@ -148,9 +148,10 @@ impl BridgePath {
     fn of(input: &ClaimInput<'_>) -> BridgePath {
         let lane = &input.lane.lane.name;
         let bridge = &input.lane.bridge;
-        let falls_back = input.scenario.claims.iter().any(|c| {
-            c.id == super::ClaimId::F4 && (c.lanes.is_empty() || c.lanes.contains(lane))
-        });
+        let falls_back =
+            input.scenario.claims.iter().any(|c| {
+                c.id == super::ClaimId::F4 && (c.lanes.is_empty() || c.lanes.contains(lane))
+            });
         match (input.lane.lane.mode(), &bridge.code) {
             (ToolSearchMode::Code, Some(code)) if !falls_back => BridgePath::Code(code.clone()),
             _ => BridgePath::Structured(bridge.clone()),
@@ -175,7 +176,10 @@ impl BridgePath {
         match self {
             BridgePath::Code(code) => code.clone(),
             BridgePath::Structured(b) => {
-                format!("{} → ({} | {})* → {}", b.search, b.search, b.describe, b.call)
+                format!(
+                    "{} → ({} | {})* → {}",
+                    b.search, b.search, b.describe, b.call
+                )
             }
         }
     }
@@ -287,7 +291,11 @@ pub fn c4_only_bridge_declared(input: &ClaimInput<'_>) -> Vec<Check> {
         .zip(directories)
         .filter_map(|(text, directory)| text.map(|text| UpFront { text, directory }))
         .collect();
-    checks.extend(hidden_checks(&known_tools(scenario, o.target), &expected, &up_front));
+    checks.extend(hidden_checks(
+        &known_tools(scenario, o.target),
+        &expected,
+        &up_front,
+    ));
     checks
 }
 
@@ -303,7 +311,11 @@ impl UpFront {
     /// inside a string).
     fn shows(&self, mark: &str) -> bool {
         let escaped = json_text(mark);
-        let anywhere = self.text.matches(mark).count().max(self.text.matches(&escaped).count());
+        let anywhere = self
+            .text
+            .matches(mark)
+            .count()
+            .max(self.text.matches(&escaped).count());
         let listed: usize = self.directory.iter().map(|l| l.matches(mark).count()).sum();
         anywhere > listed
     }
@@ -315,9 +327,8 @@ fn hidden_checks(known: &[KnownTool], declared: &[String], up_front: &[UpFront])
     let (kept, deferred): (Vec<&KnownTool>, Vec<&KnownTool>) =
         known.iter().partition(|t| declared.contains(&t.name));
     let shared = |mark: &str| {
-        kept.iter().any(|k| {
-            k.description.contains(mark) || k.parameters.to_string().contains(mark)
-        })
+        kept.iter()
+            .any(|k| k.description.contains(mark) || k.parameters.to_string().contains(mark))
     };
     let shows = |mark: &str| up_front.iter().any(|u| u.shows(mark));
     let tag = |t: &KnownTool| format!("{} ({})", t.name, t.kind.as_str());
@@ -336,7 +347,11 @@ fn hidden_checks(known: &[KnownTool], declared: &[String], up_front: &[UpFront])
         kinds.dedup();
         kinds.join(", ")
     };
-    let what = format!("{} deferred catalogued tools ({})", deferred.len(), kinds(&deferred));
+    let what = format!(
+        "{} deferred catalogued tools ({})",
+        deferred.len(),
+        kinds(&deferred)
+    );
     vec![
         check(
             "hidden schemas",
@@ -352,7 +367,6 @@ fn hidden_checks(known: &[KnownTool], declared: &[String], up_front: &[UpFront])
         ),
     ]
 }
-
 
 /// The names a Tool Search lane must declare, sorted: the controls of its configured mode, the
 /// direct-only tools (the target's own and the scenario's), and in directory mode the client
@@ -513,7 +527,10 @@ fn code_result_telemetry(o: &Observed<'_>, bridge: &Bridge) -> Vec<Check> {
             check(
                 "code telemetry",
                 seen == want,
-                format!("tool_search_code result: {} (calls: its bridged results)", text(want)),
+                format!(
+                    "tool_search_code result: {} (calls: its bridged results)",
+                    text(want)
+                ),
                 text(seen),
             )
         })
@@ -630,7 +647,8 @@ mod tests {
         let mut f = Fixture::passing_reference();
         let lane = f.lane("tools");
         let body = lane.requests[0].0.clone();
-        lane.requests.insert(1, (body, Some("tool_describe".into())));
+        lane.requests
+            .insert(1, (body, Some("tool_describe".into())));
         assert!(holds(&f, C2, "tools"), "{:?}", verdict(&f, C2, "tools"));
         // A call that skips the search does not.
         f.lane("tools").requests.remove(0);
@@ -641,7 +659,10 @@ mod tests {
         // A code lane that fell back to the structured controls fails C2 by itself …
         let mut f = Fixture::passing_reference();
         f.lane("tools").tool_search = "{ mode = 'code' }".into();
-        assert_eq!(fails(&f, C2, "tools"), ["planned on the wire tool_search_code"]);
+        assert_eq!(
+            fails(&f, C2, "tools"),
+            ["planned on the wire tool_search_code"]
+        );
         // … unless the scenario says the fallback is the point (F4 on that lane).
         let f = f.scenario_extra("[[claims]]\nid = 'F4'\n[[claims]]\nid = 'C2'\n");
         assert!(holds(&f, C2, "tools"), "{:?}", verdict(&f, C2, "tools"));
@@ -675,8 +696,15 @@ mod tests {
         let template = "Tool {n} of my plugin ({name}).";
         let mut f = Fixture::passing_reference();
         f.template(template);
-        let tools = crate::catalog::fake::described_fake_tools("tool-search-e2e-fixture", 36, Some(template));
-        let declarations: Vec<_> = tools.iter().map(|t| json!(t.function_declaration())).collect();
+        let tools = crate::catalog::fake::described_fake_tools(
+            "tool-search-e2e-fixture",
+            36,
+            Some(template),
+        );
+        let declarations: Vec<_> = tools
+            .iter()
+            .map(|t| json!(t.function_declaration()))
+            .collect();
         f.lane("direct").requests[0].0["tools"] = json!(declarations);
         assert!(holds(&f, C3, "direct"), "{:?}", verdict(&f, C3, "direct"));
         // The default descriptions are not what this catalogue configures.
@@ -772,7 +800,10 @@ mod tests {
             ["hidden descriptions: full descriptions of 1 name: exec (core)"]
         );
         // A short description that is whole in its directory line is the directory's business…
-        let directory = format!("### Deferred Tool Schemas\n- exec (core): {}\n", exec.description);
+        let directory = format!(
+            "### Deferred Tool Schemas\n- exec (core): {}\n",
+            exec.description
+        );
         assert!(leak(directory.clone()).is_empty());
         // …but not when it shows up front anywhere else too.
         assert_eq!(
@@ -782,12 +813,16 @@ mod tests {
         // With the always-declared core tool declared too, C4 holds and says what it looked for.
         let mut f = f.clone();
         for (body, _) in &mut f.lane("tools").requests {
-            body["tools"].as_array_mut().unwrap().push(json!({ "name": "session_status" }));
+            body["tools"]
+                .as_array_mut()
+                .unwrap()
+                .push(json!({ "name": "session_status" }));
         }
         let v = verdict(&f, C4, "tools");
         assert!(v.ok, "{v:?}");
         assert!(
-            v.expected.contains("any of 44 deferred catalogued tools (fake, core, MCP, client)"),
+            v.expected
+                .contains("any of 44 deferred catalogued tools (fake, core, MCP, client)"),
             "{}",
             v.expected
         );
@@ -816,11 +851,17 @@ mod tests {
         let f = counted("expect = { searches = 1, describes = 0, calls = 1 }");
         assert!(c6_failures(&f).is_empty(), "{:?}", c6_failures(&f));
         let f = counted("expect = { searches = 2, describes = 0, calls = 1 }");
-        assert_eq!(c6_failures(&f), [("searches".into(), "searches = 1".into())]);
+        assert_eq!(
+            c6_failures(&f),
+            [("searches".into(), "searches = 1".into())]
+        );
         // On OpenClaw without openclaw_expect, the lane's expect still counts…
         let mut f = counted("expect = { searches = 2, describes = 0, calls = 1 }");
         f.target = crate::targets::TargetKind::Openclaw;
-        assert_eq!(c6_failures(&f), [("searches".into(), "searches = 1".into())]);
+        assert_eq!(
+            c6_failures(&f),
+            [("searches".into(), "searches = 1".into())]
+        );
         // …and openclaw_expect wins where it sets a figure.
         let mut f = counted(
             "expect = { searches = 2, describes = 0, calls = 1 }\nopenclaw_expect = { searches = 1 }",
@@ -832,9 +873,18 @@ mod tests {
         assert_eq!(
             c6_failures(&f),
             [
-                ("searches".into(), "no expected searches: searches = 1 is unchecked".into()),
-                ("describes".into(), "no expected describes: describes = 0 is unchecked".into()),
-                ("calls".into(), "no expected calls: calls = 1 is unchecked".into()),
+                (
+                    "searches".into(),
+                    "no expected searches: searches = 1 is unchecked".into()
+                ),
+                (
+                    "describes".into(),
+                    "no expected describes: describes = 0 is unchecked".into()
+                ),
+                (
+                    "calls".into(),
+                    "no expected calls: calls = 1 is unchecked".into()
+                ),
             ]
         );
     }

@@ -38,10 +38,7 @@ pub fn lane_snapshots(
     let redactor = Redactor::new(extra);
     let (provider, session) = match style {
         SnapshotStyle::AsWritten => {
-            let requests: Vec<Value> = observation
-                .all_requests()
-                .map(|r| r.body.clone())
-                .collect();
+            let requests: Vec<Value> = observation.all_requests().map(|r| r.body.clone()).collect();
             (
                 Value::Array(requests),
                 Value::Array(observation.session.raw.clone()),

@@ -182,9 +182,9 @@ fn name_mcp_target(scenario: &mut Scenario) -> Result<(), Error> {
         )));
     };
     let product_name = mcp_tool_name(server, &tool);
-    let rename = |text: &str| text.replace(&format!("target={tool}"), &format!("target={product_name}"));
-    scenario.prompt = rename(&scenario.prompt);
-    scenario.follow_up = scenario.follow_up.as_deref().map(rename);
+    let (from, to) = (format!("target={tool}"), format!("target={product_name}"));
+    scenario.prompt = scenario.prompt.replace(&from, &to);
+    scenario.follow_up = scenario.follow_up.take().map(|t| t.replace(&from, &to));
     scenario.target_tool = product_name;
     Ok(())
 }

@@ -417,25 +417,42 @@ mod tests {
             .expect("the bridged result");
         assert_eq!(bridged.source(), Some(ToolSource::Mcp));
         // Something that only looks wrapped stays unread.
-        let forged = wrapped_mcp_result().replace("END_EXTERNAL_UNTRUSTED_CONTENT id=\"5f0e", "END_EXTERNAL_UNTRUSTED_CONTENT id=\"0000");
+        let forged = wrapped_mcp_result().replace(
+            "END_EXTERNAL_UNTRUSTED_CONTENT id=\"5f0e",
+            "END_EXTERNAL_UNTRUSTED_CONTENT id=\"0000",
+        );
         let mut events = events;
         events[2]["message"]["content"][0]["text"] = json!(forged);
         let records = translate_transcript(&events, None);
-        let bridged = records.iter().filter_map(SessionRecord::as_tool_result).find(|r| r.parent_tool_call_id().is_some());
+        let bridged = records
+            .iter()
+            .filter_map(SessionRecord::as_tool_result)
+            .find(|r| r.parent_tool_call_id().is_some());
         assert_eq!(bridged.and_then(ToolResultRecord::source), None);
     }
 
     #[test]
     fn a_direct_mcp_call_is_sourced_by_its_details_and_an_openclaw_one_is_not() {
         let result = |details: Value| {
-            let events = [json!({"type": "message", "message": {"role": "toolResult", "toolName": "t",
+            let events = [
+                json!({"type": "message", "message": {"role": "toolResult", "toolName": "t",
                 "toolCallId": "c1", "isError": false, "details": details,
-                "content": [{"type": "text", "text": "FAKE_PLUGIN_OK t"}]}})];
+                "content": [{"type": "text", "text": "FAKE_PLUGIN_OK t"}]}}),
+            ];
             let records = translate_transcript(&events, None);
-            records.iter().find_map(|r| r.as_tool_result().map(ToolResultRecord::source)).flatten()
+            records
+                .iter()
+                .find_map(|r| r.as_tool_result().map(ToolResultRecord::source))
+                .flatten()
         };
-        assert_eq!(result(json!({"mcpServer": "qa", "mcpTool": "mcp_qa_echo"})), Some(ToolSource::Mcp));
-        assert_eq!(result(json!({"status": "ok", "tool": "t", "input": {}})), None);
+        assert_eq!(
+            result(json!({"mcpServer": "qa", "mcpTool": "mcp_qa_echo"})),
+            Some(ToolSource::Mcp)
+        );
+        assert_eq!(
+            result(json!({"status": "ok", "tool": "t", "input": {}})),
+            None
+        );
         assert_eq!(result(json!({"mcpServer": "qa"})), None);
     }
 
