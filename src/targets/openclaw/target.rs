@@ -33,7 +33,7 @@ use super::{
 
 /// How often a gateway start that the product itself aborts is tried.
 const START_ATTEMPTS: usize = 2;
-use crate::catalog::fake::{broken, fake_plugin_tools};
+use crate::catalog::fake::{broken, described_fake_tools};
 use crate::error::{temp_dir, Error};
 use crate::protocol::session::SessionLog;
 use crate::scenario::{CatalogSpec, Lane, Scenario, REFERENCE_SCENARIO};
@@ -302,7 +302,9 @@ impl OpenClawTarget {
         let dir = temp_dir("tsqa-openclaw-")?;
         let root = dir.path().to_path_buf();
         let catalog = &setup.scenario.catalog;
-        let tools: Vec<_> = fake_plugin_tools(&catalog.plugin_id, catalog.size)
+        // The scenario's description template, as the embedded gateway writes it.
+        let template = catalog.description_template.as_deref();
+        let tools: Vec<_> = described_fake_tools(&catalog.plugin_id, catalog.size, template)
             .into_iter()
             .map(|t| match catalog.broken.contains(&t.name) {
                 true => broken(t),
