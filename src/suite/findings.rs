@@ -397,6 +397,22 @@ mod tests {
     }
 
     #[test]
+    fn a_todo_reason_is_refused_until_written() {
+        let drafted = ONE.replace("the product does not record it", TODO_REASON);
+        let err = Expectations::parse(&drafted, "e.toml", &reference()).unwrap_err();
+        assert_eq!(err.exit_code(), crate::error::Exit::USAGE);
+        assert!(
+            err.to_string().starts_with(
+                "expectations file e.toml: line 1: finding[0].reason: TODO: write why"
+            ),
+            "{err}"
+        );
+        let escape = "[[probe]]\nprobe = \"import_error_constructor\"\nreason = \"TODO\"\n";
+        let err = Expectations::parse(escape, "e.toml", &reference()).unwrap_err();
+        assert!(err.to_string().contains("probe[0].reason: TODO"), "{err}");
+    }
+
+    #[test]
     fn unknown_names_are_errors_with_file_line_and_field() {
         let bad_lane = ONE.replace("lane = \"direct\"", "lane = \"nope\"");
         let err = Expectations::parse(&bad_lane, "e.toml", &reference())
