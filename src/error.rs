@@ -40,7 +40,7 @@ impl Exit {
         (Exit::OK, "every claim holds (and every snapshot matches)"),
         (
             Exit::FAILED,
-            "a claim failed, a snapshot changed or is missing",
+            "a claim failed, a snapshot changed, is missing or waits for review",
         ),
         (Exit::USAGE, "usage, scenario or config error"),
         (

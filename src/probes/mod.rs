@@ -264,8 +264,10 @@ impl ProbeReport {
         }
     }
 
-    /// Applies the accepted escapes of `expectations` (for the run's Node major): an escape that
-    /// is accepted no longer fails the run; an accepted escape that did not happen does.
+    /// Applies the accepted escapes of `expectations` (for the run's Node major): an escape whose
+    /// evidence is exactly the accepted one no longer fails the run; another escape under the
+    /// same name does (its evidence names the accepted one), and an accepted escape that did not
+    /// happen fails it as stale.
     pub fn apply_expectations(&mut self, expectations: &Expectations) {
         let node = self
             .node
@@ -279,17 +281,24 @@ impl ProbeReport {
             let Some(verdict) = self.probes.iter_mut().find(|p| p.name == entry.probe) else {
                 continue;
             };
-            if verdict.outcome == ProbeOutcome::Escaped {
-                verdict.accepted = Some(entry.reason.clone());
-            } else {
-                self.stale_escapes.push(StaleEscape {
+            let at = format!("{}:{}", expectations.origin, entry.line);
+            match verdict.outcome {
+                ProbeOutcome::Escaped if verdict.evidence == entry.observed => {
+                    verdict.accepted = Some(entry.reason.clone());
+                }
+                ProbeOutcome::Escaped => {
+                    verdict.evidence = format!(
+                        "{}; not the accepted escape ({at} says {:?})",
+                        verdict.evidence, entry.observed
+                    );
+                }
+                outcome => self.stale_escapes.push(StaleEscape {
                     probe: entry.probe.clone(),
-                    outcome: verdict.outcome,
+                    outcome,
                     why: format!(
-                        "accepted as an escape ({}:{}) but {} now: fixed upstream? remove the entry",
-                        expectations.origin, entry.line, verdict.outcome
+                        "accepted as an escape ({at}) but {outcome} now: fixed upstream? remove the entry"
                     ),
-                });
+                }),
             }
         }
         self.accepted = self.probes.iter().filter(|p| p.accepted.is_some()).count();
@@ -738,13 +747,15 @@ mod tests {
         (v.outcome, v.evidence)
     }
 
-    fn report_of(outcomes: &[(&str, ProbeOutcome)]) -> ProbeReport {
-        let probes = outcomes
+    /// A report on Node 24 of probes judged from what each returned (and how many connections
+    /// the canary saw).
+    fn report_of(returned: &[(&str, &str, usize)]) -> ProbeReport {
+        let probes = returned
             .iter()
-            .map(|(name, outcome)| {
-                let mut v = judge(probe(name).unwrap(), &observed(None), &[]);
-                v.outcome = *outcome;
-                v
+            .map(|(name, value, connections)| {
+                let mut seen = observed(ok_value(json!(value)));
+                seen.canary_connections = *connections;
+                judge(probe(name).unwrap(), &seen, &[])
             })
             .collect();
         let mut report = ProbeReport::new("openclaw", 0, probes);
@@ -752,15 +763,18 @@ mod tests {
         report
     }
 
+    const ACCEPTED: &str = "[[probe]]\nprobe = \"import_error_constructor\"\nnode = [24, 26]\n\
+        observed = 'returned \"object\"'\nreason = \"r1\"\n\
+        [[probe]]\nprobe = \"escape_then_connect_canary\"\nnode = [24]\n\
+        observed = 'the canary saw 1 connection(s); returned \"connected\"'\nreason = \"r2\"\n";
+
     #[test]
     fn accepted_escapes_pass_and_stale_or_other_majors_fail() {
         let scenarios = load_all(&[]).unwrap();
-        let text = "[[probe]]\nprobe = \"import_error_constructor\"\nnode = [24, 26]\nreason = \"r1\"\n\
-                    [[probe]]\nprobe = \"escape_then_connect_canary\"\nnode = [24]\nreason = \"r2\"\n";
-        let expectations = Expectations::parse(text, "e.toml", &scenarios).unwrap();
+        let expectations = Expectations::parse(ACCEPTED, "e.toml", &scenarios).unwrap();
         let escaped = [
-            ("import_error_constructor", ProbeOutcome::Escaped),
-            ("escape_then_connect_canary", ProbeOutcome::Escaped),
+            ("import_error_constructor", "object", 0),
+            ("escape_then_connect_canary", "connected", 1),
         ];
         let mut report = report_of(&escaped);
         report.apply_expectations(&expectations);
@@ -774,8 +788,8 @@ mod tests {
         assert_eq!(on_26.accepted, 1);
         // An accepted escape that is contained now fails the run as stale.
         let mut fixed = report_of(&[
-            ("import_error_constructor", ProbeOutcome::Contained),
-            ("escape_then_connect_canary", ProbeOutcome::Escaped),
+            ("import_error_constructor", "undefined", 0),
+            ("escape_then_connect_canary", "connected", 1),
         ]);
         fixed.apply_expectations(&expectations);
         assert!(!fixed.ok);
@@ -786,6 +800,22 @@ mod tests {
                 .ends_with("1 accepted escape(s) no longer escape"),
             "{}",
             fixed.summary()
+        );
+    }
+
+    /// An escape is accepted by its exact evidence: the same probe escaping worse (the import
+    /// itself succeeding) is not covered by the entry for `"object"`.
+    #[test]
+    fn a_different_escape_under_an_accepted_name_fails() {
+        let scenarios = load_all(&[]).unwrap();
+        let expectations = Expectations::parse(ACCEPTED, "e.toml", &scenarios).unwrap();
+        let mut worse = report_of(&[("import_error_constructor", "imported", 0)]);
+        worse.apply_expectations(&expectations);
+        assert!(!worse.ok, "{}", worse.to_table());
+        assert_eq!(worse.accepted, 0);
+        assert_eq!(
+            worse.probes[0].evidence,
+            "returned \"imported\"; not the accepted escape (e.toml:1 says \"returned \\\"object\\\"\")"
         );
     }
 

@@ -9,10 +9,10 @@ use super::findings::{self, Expectations};
 use super::report::both::{side_by_side_json, side_by_side_with};
 use super::report::junit::junit_xml;
 use super::report::table::Detail;
-use super::report::SuiteReport;
-use super::select::{narrow, Shard};
+use super::report::{run_verdict, SuiteReport};
+use super::select::{empty_selection, narrow, Shard};
 use super::{plan_all, run_plans, ProviderSource, Reporter};
-use crate::error::{Error, Exit};
+use crate::error::Error;
 use crate::output::{emit, warn, Format};
 use crate::scenario::Scenario;
 use crate::scenario::{load_all, select};
@@ -65,11 +65,19 @@ pub async fn run(
     out: &mut dyn Write,
 ) -> Result<u8, Error> {
     let known = load_all(&options.scenario_dirs)?;
-    let mut scenarios = narrow(
-        select(known.clone(), &options.scenarios)?,
-        options.filter.as_deref(),
-        options.shard,
-    );
+    let chosen = select(known.clone(), &options.scenarios)?;
+    let count = chosen.len();
+    let filtered = narrow(chosen, options.filter.as_deref(), None);
+    let filtered_count = filtered.len();
+    let mut scenarios = narrow(filtered, None, options.shard);
+    if scenarios.is_empty() {
+        return Err(Error::Usage(empty_selection(
+            count,
+            filtered_count,
+            options.filter.as_deref(),
+            options.shard,
+        )));
+    }
     if let Snapshots::Compare(dir) = &options.snapshots {
         if !dir.is_dir() {
             return Err(Error::Usage(format!(
@@ -86,15 +94,21 @@ pub async fn run(
             scenario.profile = profile.clone();
         }
     }
+    // The expectations file given is read (and must be right) whatever the target.
+    let given = options
+        .expectations
+        .as_deref()
+        .map(|path| Expectations::read(path, &known))
+        .transpose()?;
     let targets = options
         .target
         .targets(options.openclaw_node, options.openclaw_version.as_ref())?;
-    // Every expectations file is read (and must be right) and every scenario is planned on every
-    // target before any gateway starts: a scenario a target cannot run (and does not say so) is
-    // a usage error now, not a failure halfway through.
+    // Every expectations file is read and every scenario is planned on every target before any
+    // gateway starts: a scenario a target cannot run (and does not say so) is a usage error
+    // now, not a failure halfway through.
     let expectations = targets
         .iter()
-        .map(|t| expectations_for(t.as_ref(), options.expectations.as_deref(), &known))
+        .map(|t| expectations_for(t.as_ref(), given.as_ref(), &known))
         .collect::<Result<Vec<_>, Error>>()?;
     let plans = targets
         .iter()
@@ -112,9 +126,9 @@ pub async fn run(
             }
             _ => &options.snapshots,
         };
-        check_snapshots(&mut report, snapshots, target.label().as_deref())?;
+        record_snapshots(&mut report, snapshots, target.label().as_deref())?;
         if let Some(expectations) = expectations {
-            report.apply_expectations(expectations, &scenarios);
+            report.record_findings(expectations, &scenarios);
         }
         reports.push(report);
     }
@@ -139,13 +153,7 @@ pub async fn run(
         options.junit.as_deref(),
         options.report_dir.as_deref(),
     )?;
-    Ok(if reports.iter().any(SuiteReport::has_errors) {
-        Exit::INFRA
-    } else if reports.iter().all(|r| r.ok) {
-        Exit::OK
-    } else {
-        Exit::FAILED
-    })
+    Ok(run_verdict(&reports).exit_code())
 }
 
 /// What a run of a release without data says (it runs, and fails on every failing check).
@@ -174,25 +182,26 @@ fn error_lines(report: &SuiteReport) -> Vec<String> {
     lines
 }
 
-/// The accepted findings of `target`: the file given, else the committed one for its label; none
-/// for the embedded gateway (our own gateway has no accepted deviations).
+/// The accepted findings of `target`: the file given (already read and checked), else the
+/// committed one for its label; none for the embedded gateway (our own gateway has no accepted
+/// deviations: a file given is checked, and applies to the real product only).
 fn expectations_for(
     target: &dyn Target,
-    file: Option<&Path>,
+    given: Option<&Expectations>,
     known: &[Scenario],
 ) -> Result<Option<Expectations>, Error> {
     let Some(label) = target.label() else {
         return Ok(None);
     };
-    match file {
-        Some(path) => Expectations::read(path, known).map(Some),
+    match given {
+        Some(expectations) => Ok(Some(expectations.clone())),
         None => findings::built_in(&label, known),
     }
 }
 
 /// Compares the report's snapshots: the embedded gateway's in the snapshot folder itself, a
 /// real product's in its own subfolder (`snapshots/openclaw-2026.9.6/`).
-fn check_snapshots(
+fn record_snapshots(
     report: &mut SuiteReport,
     snapshots: &Snapshots,
     label: Option<&str>,
@@ -212,7 +221,7 @@ fn check_snapshots(
         base.display()
     );
     report
-        .check_snapshots(&dir, update, &update_command)
+        .record_snapshots(&dir, update, &update_command)
         .map_err(Error::io("snapshots in", &dir))
 }
 

@@ -2,12 +2,13 @@
 //!
 //! A real product deviates from the spec in known ways (OpenClaw 2026.9.6 does not record how
 //! many schemas the model saw up front). Each known deviation is written down once, per target
-//! and product version (`expectations/openclaw-2026.9.6.toml`), with the exact value observed and
-//! a one-line reason — like Web Platform Tests' expectation metadata or pytest's strict xfail. A
-//! run then:
-//! - passes a failing check that is accepted with exactly the observed value;
-//! - fails a check whose accepted value no longer matches (prints accepted and got);
-//! - fails on an accepted finding that no longer reproduces ("fixed upstream: remove the entry").
+//! and product version (`expectations/openclaw-2026.9.6.toml`), with the check's exact expected
+//! and observed texts and a one-line reason — like Web Platform Tests' expectation metadata or
+//! pytest's strict xfail. A run then:
+//! - passes a failing check that is accepted with exactly its expected and observed texts;
+//! - fails a check whose accepted texts no longer match (prints accepted and got);
+//! - fails on an accepted finding that no longer reproduces ("fixed upstream: remove the entry");
+//! - leaves the entries of a lane that could not run unjudged (neither passed nor stale).
 //!
 //! The same file accepts probe escapes (`[[probe]]`), optionally per Node major.
 
@@ -50,6 +51,9 @@ pub struct AcceptedFinding {
     pub lane: String,
     pub claim: ClaimId,
     pub check: String,
+    /// The exact `expected` text of the failing check: an entry covers that expectation only,
+    /// so a changed expectation is never covered by an old entry.
+    pub expected: String,
     /// The exact `got` text of the failing check.
     pub observed: String,
     pub reason: String,
@@ -65,6 +69,9 @@ pub struct AcceptedFinding {
 #[serde(rename_all = "camelCase")]
 pub struct AcceptedEscape {
     pub probe: String,
+    /// The probe's exact evidence when it escaped (`returned "object"`): a different escape
+    /// under the same name is not covered.
+    pub observed: String,
     pub reason: String,
     #[serde(skip_serializing_if = "Vec::is_empty")]
     pub node: Vec<u32>,
@@ -104,6 +111,7 @@ struct FindingFile {
     lane: String,
     claim: String,
     check: String,
+    expected: String,
     observed: String,
     reason: String,
     #[serde(default)]
@@ -114,6 +122,7 @@ struct FindingFile {
 #[serde(deny_unknown_fields)]
 struct EscapeFile {
     probe: String,
+    observed: String,
     reason: String,
     #[serde(default)]
     node: Vec<u32>,
@@ -192,6 +201,7 @@ impl Expectations {
                 lane: f.lane,
                 claim,
                 check: f.check,
+                expected: f.expected,
                 observed: f.observed,
                 reason: f.reason,
                 node: f.node,
@@ -221,6 +231,7 @@ impl Expectations {
             }
             expectations.probes.push(AcceptedEscape {
                 probe: p.probe,
+                observed: p.observed,
                 reason: p.reason,
                 node: p.node,
                 line,
@@ -246,6 +257,23 @@ pub struct Acceptance {
     pub findings: Vec<AcceptedFinding>,
 }
 
+/// A finding of a lane that could not run: neither matched nor stale (its entry stays).
+#[derive(Debug, Clone, PartialEq, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct UnjudgedFinding {
+    pub finding: AcceptedFinding,
+    pub why: String,
+}
+
+/// What became of one scenario's accepted findings that no failing check matched.
+#[derive(Debug, Clone, Default, PartialEq)]
+pub struct Unmatched {
+    /// Entries whose check holds now or was not evaluated: each fails the run.
+    pub stale: Vec<StaleFinding>,
+    /// Entries of lanes that could not run (`errored`): not judged.
+    pub unjudged: Vec<UnjudgedFinding>,
+}
+
 /// A finding that was accepted but did not show in this run.
 #[derive(Debug, Clone, PartialEq, Serialize)]
 #[serde(rename_all = "camelCase")]
@@ -257,13 +285,15 @@ pub struct StaleFinding {
 
 /// Applies `expectations` to one scenario's verdicts (on Node major `node`): a failing check
 /// with an accepted entry whose observed value matches is accepted; one whose value differs gets
-/// the accepted value in its `got`. Returns the entries of this scenario that matched nothing.
+/// the accepted value in its `got`. Returns the entries of this scenario that matched nothing:
+/// stale, or unjudged when their lane is one of `errored` (lanes that could not run).
 pub fn apply(
     expectations: &Expectations,
     scenario: &Scenario,
     node: Option<u32>,
+    errored: &[&str],
     verdicts: &mut [Verdict],
-) -> Vec<StaleFinding> {
+) -> Unmatched {
     let entries: Vec<&AcceptedFinding> = expectations
         .findings
         .iter()
@@ -277,20 +307,26 @@ pub fn apply(
             let entry = entries.iter().position(|f| {
                 f.lane == verdict.lane && f.claim == verdict.claim && f.check == failure.check
             });
-            match entry {
-                Some(i) if entries[i].observed == failure.actual => {
-                    used[i] = true;
-                    matched.push(entries[i].clone());
-                }
-                Some(i) => {
-                    used[i] = true;
-                    all_accepted = false;
-                    failure.actual = format!(
-                        "{}; the accepted finding ({}:{}) says {:?}",
-                        failure.actual, expectations.origin, entries[i].line, entries[i].observed
-                    );
-                }
-                None => all_accepted = false,
+            let Some(i) = entry else {
+                all_accepted = false;
+                continue;
+            };
+            used[i] = true;
+            let (accepted, at) = (entries[i], (&expectations.origin, entries[i].line));
+            if accepted.expected != failure.expected {
+                all_accepted = false;
+                failure.expected = format!(
+                    "{}; the accepted finding ({}:{}) was accepted against expected {:?}",
+                    failure.expected, at.0, at.1, accepted.expected
+                );
+            } else if accepted.observed != failure.actual {
+                all_accepted = false;
+                failure.actual = format!(
+                    "{}; the accepted finding ({}:{}) says {:?}",
+                    failure.actual, at.0, at.1, accepted.observed
+                );
+            } else {
+                matched.push(accepted.clone());
             }
         }
         if !matched.is_empty() {
@@ -300,16 +336,27 @@ pub fn apply(
             });
         }
     }
-    entries
-        .into_iter()
-        .zip(used)
-        .filter(|(_, used)| !used)
-        .filter(|(f, _)| scenario.lanes.iter().any(|l| l.name == f.lane))
-        .map(|(f, _)| StaleFinding {
-            finding: f.clone(),
-            why: stale_reason(f, verdicts),
-        })
-        .collect()
+    let mut unmatched = Unmatched::default();
+    for (f, _) in entries.into_iter().zip(used).filter(|(_, used)| !used) {
+        if !scenario.lanes.iter().any(|l| l.name == f.lane) {
+            continue;
+        }
+        if errored.contains(&f.lane.as_str()) {
+            unmatched.unjudged.push(UnjudgedFinding {
+                finding: f.clone(),
+                why: format!(
+                    "lane {} could not run, so this entry was not judged (keep it)",
+                    f.lane
+                ),
+            });
+        } else {
+            unmatched.stale.push(StaleFinding {
+                finding: f.clone(),
+                why: stale_reason(f, verdicts),
+            });
+        }
+    }
+    unmatched
 }
 
 fn stale_reason(finding: &AcceptedFinding, verdicts: &[Verdict]) -> String {
@@ -339,7 +386,7 @@ mod tests {
     }
 
     const ONE: &str = "[[finding]]\nscenario = \"tool-search-gateway-e2e\"\nlane = \"direct\"\n\
-        claim = \"L1\"\ncheck = \"schemas up front\"\nobserved = \"not recorded\"\n\
+        claim = \"L1\"\ncheck = \"schemas up front\"\nexpected = \"schemas up front = 79\"\nobserved = \"not recorded\"\n\
         reason = \"the product does not record it\"\n";
 
     fn verdict(actual: &str) -> Verdict {
@@ -357,8 +404,8 @@ mod tests {
     fn an_exactly_matching_failure_is_accepted_and_nothing_is_stale() {
         let e = Expectations::parse(ONE, "e.toml", &reference()).unwrap();
         let mut verdicts = vec![verdict("not recorded")];
-        let stale = apply(&e, &reference()[0], Some(24), &mut verdicts);
-        assert!(stale.is_empty());
+        let unmatched = apply(&e, &reference()[0], Some(24), &[], &mut verdicts);
+        assert_eq!(unmatched, Unmatched::default());
         assert!(verdicts[0].acceptance.as_ref().unwrap().accepted);
     }
 
@@ -366,7 +413,7 @@ mod tests {
     fn a_different_value_fails_and_names_the_accepted_one() {
         let e = Expectations::parse(ONE, "e.toml", &reference()).unwrap();
         let mut verdicts = vec![verdict("schemas up front = 3")];
-        apply(&e, &reference()[0], None, &mut verdicts);
+        apply(&e, &reference()[0], None, &[], &mut verdicts);
         assert!(verdicts[0].acceptance.is_none());
         assert_eq!(
             verdicts[0].failures[0].actual,
@@ -382,9 +429,43 @@ mod tests {
             "direct",
             vec![check("schemas up front", true, "a", "a")],
         )];
-        let stale = apply(&e, &reference()[0], None, &mut verdicts);
-        assert_eq!(stale.len(), 1);
-        assert!(stale[0].why.contains("fixed upstream"), "{}", stale[0].why);
+        let unmatched = apply(&e, &reference()[0], None, &[], &mut verdicts);
+        assert_eq!(unmatched.stale.len(), 1);
+        assert!(unmatched.unjudged.is_empty());
+        let why = &unmatched.stale[0].why;
+        assert!(why.contains("fixed upstream"), "{why}");
+    }
+
+    /// A lane that could not run leaves its entries unjudged: never "remove the entry".
+    #[test]
+    fn a_finding_of_a_lane_that_errored_is_unjudged_not_stale() {
+        let e = Expectations::parse(ONE, "e.toml", &reference()).unwrap();
+        let unmatched = apply(&e, &reference()[0], None, &["direct"], &mut []);
+        assert!(unmatched.stale.is_empty(), "{unmatched:?}");
+        assert_eq!(unmatched.unjudged.len(), 1);
+        let why = &unmatched.unjudged[0].why;
+        assert_eq!(why, "lane direct could not run, so this entry was not judged (keep it)");
+    }
+
+    /// An entry covers the expectation it was accepted against: when the check expects
+    /// something else now, the same observed value fails and names both expectations.
+    #[test]
+    fn a_changed_expectation_is_not_covered_by_an_old_entry() {
+        let e = Expectations::parse(ONE, "e.toml", &reference()).unwrap();
+        let mut verdicts = vec![Verdict::new(
+            ClaimId::L1,
+            "direct",
+            vec![check("schemas up front", false, "schemas up front = 80", "not recorded")],
+        )];
+        let unmatched = apply(&e, &reference()[0], None, &[], &mut verdicts);
+        assert!(verdicts[0].acceptance.is_none());
+        assert!(!verdicts[0].passes_gate());
+        assert_eq!(unmatched, Unmatched::default());
+        assert_eq!(
+            verdicts[0].failures[0].expected,
+            "schemas up front = 80; the accepted finding (e.toml:1) was accepted against \
+             expected \"schemas up front = 79\""
+        );
     }
 
     #[test]
@@ -392,7 +473,10 @@ mod tests {
         let text = format!("{ONE}node = [26]\n");
         let e = Expectations::parse(&text, "e.toml", &reference()).unwrap();
         let mut verdicts = vec![verdict("not recorded")];
-        assert!(apply(&e, &reference()[0], Some(24), &mut verdicts).is_empty());
+        assert_eq!(
+            apply(&e, &reference()[0], Some(24), &[], &mut verdicts),
+            Unmatched::default()
+        );
         assert!(verdicts[0].acceptance.is_none());
     }
 

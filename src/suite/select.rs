@@ -60,6 +60,31 @@ pub fn narrow(
     scenarios
 }
 
+/// Why a selection came out empty (the run would judge nothing: a usage error). `chosen` is how
+/// many scenarios `--scenario` left, `filtered` how many of them `filter` kept.
+pub fn empty_selection(
+    chosen: usize,
+    filtered: usize,
+    filter: Option<&str>,
+    shard: Option<Shard>,
+) -> String {
+    let plural = |n: usize| if n == 1 { "" } else { "s" };
+    match (filter, shard) {
+        (Some(text), _) if filtered == 0 => format!(
+            "no scenario id contains {text:?} (--filter; {chosen} scenario{} to choose from): \
+             nothing would be checked",
+            plural(chosen)
+        ),
+        (_, Some(s)) if s.count > filtered => format!(
+            "shard {s} is empty: {filtered} scenario{} cannot fill {} shards (use N <= {filtered}): \
+             nothing would be checked",
+            plural(filtered),
+            s.count
+        ),
+        _ => "no scenario selected: nothing would be checked".to_string(),
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -88,6 +113,21 @@ mod tests {
     fn filter_keeps_matching_ids_in_order() {
         let narrowed = narrow(load_all(&[]).unwrap(), Some("fail-closed-f1"), None);
         assert_eq!(ids(&narrowed), ["fail-closed-f1-policy-denied"]);
+    }
+
+    #[test]
+    fn an_empty_selection_says_why() {
+        assert_eq!(
+            empty_selection(11, 0, Some("nomatch"), None),
+            "no scenario id contains \"nomatch\" (--filter; 11 scenarios to choose from): \
+             nothing would be checked"
+        );
+        let twelve = Some(Shard { index: 12, count: 12 });
+        assert_eq!(
+            empty_selection(11, 11, None, twelve),
+            "shard 12/12 is empty: 11 scenarios cannot fill 12 shards (use N <= 11): \
+             nothing would be checked"
+        );
     }
 
     #[test]

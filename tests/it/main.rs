@@ -39,3 +39,4 @@ mod signals;
 mod snapshots;
 mod streaming;
 mod upstream_surface;
+mod verdict;

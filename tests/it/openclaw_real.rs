@@ -608,7 +608,7 @@ async fn real_reference_scenario_passes_the_gate_with_deterministic_snapshots() 
         .join("snapshots")
         .join(&label);
     report
-        .check_snapshots(
+        .record_snapshots(
             &dir,
             false,
             "toolsearch-qa suite --target openclaw --update-snapshots",
@@ -632,10 +632,13 @@ async fn real_reference_scenario_passes_the_gate_with_deterministic_snapshots() 
         "snapshots differ:\n{}",
         changed.join("\n")
     );
-    report.apply_expectations(&expectations, &scenarios);
-    assert!(report.ok, "the gate fails:\n{}", report.to_table());
-    let counts = report.counts();
-    assert_eq!((counts.failed, counts.accepted, counts.stale), (0, 4, 0));
+    report.record_findings(&expectations, &scenarios);
+    let verdict = report.verdict();
+    assert!(verdict.passed(), "the gate fails:\n{}", report.to_table());
+    assert_eq!(
+        (verdict.claims.failed, verdict.claims.accepted, verdict.findings.stale),
+        (0, 4, 0)
+    );
 }
 
 /// Breaking the product on purpose fails the gate: the reference scenario with its target tool
@@ -660,9 +663,9 @@ async fn real_product_with_a_broken_target_tool_fails_the_gate() {
         .expect("every lane ran");
     report.product = target.product();
     let expectations = built_in(&target.label().unwrap(), &known).unwrap().unwrap();
-    report.apply_expectations(&expectations, &broken);
+    report.record_findings(&expectations, &broken);
     assert!(
-        !report.ok,
+        !report.verdict().passed(),
         "a broken product passed:\n{}",
         report.to_table()
     );

@@ -1,7 +1,8 @@
 //! The product profile's fidelity against the real product: the reference scenario on both
 //! targets, per lane the embedded gateway's first request within ±2% of OpenClaw's bytes and the
 //! same declared tools. Needs the install left by `scripts/install-openclaw.sh` and
-//! `TOOLSEARCH_QA_OPENCLAW=1` (CI sets both); without them it prints a skip line and returns.
+//! `TOOLSEARCH_QA_OPENCLAW=1` (CI sets both); without the variable it prints a skip line and
+//! returns, with it and no install it fails (as `openclaw_real.rs` does).
 
 use toolsearch_qa::profile::OPENCLAW;
 use toolsearch_qa::scenario::{load_all, select};
@@ -20,10 +21,7 @@ fn real_target() -> Option<OpenClawTarget> {
     }
     match OpenClawTarget::locate(crate::openclaw_real::node_major()) {
         Ok(target) => Some(target),
-        Err(e) => {
-            eprintln!("skip: {e}");
-            None
-        }
+        Err(e) => panic!("TOOLSEARCH_QA_OPENCLAW=1 but {e}"),
     }
 }
 

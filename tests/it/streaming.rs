@@ -102,7 +102,7 @@ async fn streaming_lanes_give_the_same_claims_and_snapshots() {
         lane.stream = true;
     }
     let streamed = run_suite(&EmbeddedTarget, &streaming).await.unwrap();
-    assert!(plain.ok && streamed.ok);
+    assert!(plain.verdict().passed() && streamed.verdict().passed());
     let verdicts = |r: &SuiteReport| {
         r.scenarios[0]
             .claims

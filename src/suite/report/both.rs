@@ -4,7 +4,7 @@
 use serde_json::json;
 
 use super::table::{new_table, Detail};
-use super::{count_line, ScenarioReport, SuiteReport};
+use super::{count_line, run_verdict, ScenarioReport, SuiteReport};
 use crate::suite::claims::{Verdict, NO_LANE};
 use crate::suite::observation::LaneFigures;
 
@@ -237,18 +237,25 @@ fn failures_section(report: &SuiteReport, shown: Detail) -> String {
     }
 }
 
-/// The same comparison as JSON: `{ok, targets: {<target>: <suite report>}}`.
+/// The same comparison as JSON: `{ok, outcome, verdict, targets: {<target>: <summary>}}`, the
+/// verdict over every target and each target's own summary.
 pub fn side_by_side_json(reports: &[SuiteReport]) -> String {
     let targets: serde_json::Map<String, serde_json::Value> = reports
         .iter()
         .map(|r| {
             (
                 r.target.as_str().to_string(),
-                serde_json::to_value(r).unwrap_or_default(),
+                serde_json::from_str(&r.to_json()).unwrap_or_default(),
             )
         })
         .collect();
-    let value = json!({ "ok": reports.iter().all(|r| r.ok), "targets": targets });
+    let verdict = run_verdict(reports);
+    let value = json!({
+        "ok": verdict.passed(),
+        "outcome": verdict.outcome(),
+        "verdict": verdict,
+        "targets": targets,
+    });
     serde_json::to_string_pretty(&value).unwrap_or_default()
 }
 

@@ -1,10 +1,12 @@
 //! JUnit XML for CI systems: one test suite per target × scenario, one test case per lane ×
-//! claim. A failing claim carries what was expected and what was seen, for every failing check;
-//! an accepted or not-applicable one is `<skipped>` with its reason.
+//! claim and one per snapshot compared. A failing claim carries what was expected and what was
+//! seen, for every failing check; an accepted or not-applicable one is `<skipped>` with its
+//! reason; a changed, missing or pending snapshot is a failure with its diff. Accepted findings
+//! that no longer reproduce are failures, those of a lane that could not run are skipped.
 
 use quick_junit::{NonSuccessKind, Report, TestCase, TestCaseStatus, TestSuite};
 
-use super::SuiteReport;
+use super::{ScenarioReport, SnapshotState, SnapshotStatus, SuiteReport};
 use crate::suite::claims::Verdict;
 
 /// Renders the reports of one run (one per target) as JUnit XML.
@@ -24,9 +26,10 @@ pub fn junit_xml(reports: &[SuiteReport]) -> Result<String, quick_junit::Seriali
                 suite.add_test_case(case);
             }
             super::not_run::junit_cases(scenario, &mut suite);
+            snapshot_cases(scenario, &mut suite);
             junit.add_test_suite(suite);
         }
-        if !report.stale_findings.is_empty() {
+        if !report.stale_findings.is_empty() || !report.unjudged_findings.is_empty() {
             let mut suite = TestSuite::new(format!("{}/accepted-findings", report.target.as_str()));
             for stale in &report.stale_findings {
                 let f = &stale.finding;
@@ -41,10 +44,51 @@ pub fn junit_xml(reports: &[SuiteReport]) -> Result<String, quick_junit::Seriali
                 case.set_classname(format!("{}.{}", f.scenario, f.lane));
                 suite.add_test_case(case);
             }
+            for unjudged in &report.unjudged_findings {
+                let f = &unjudged.finding;
+                let mut status = TestCaseStatus::skipped();
+                status
+                    .set_message(unjudged.why.clone())
+                    .set_type("unjudged-finding");
+                let mut case = TestCase::new(
+                    format!("{} {} {:?} still reproduces", f.claim, f.lane, f.check),
+                    status,
+                );
+                case.set_classname(format!("{}.{}", f.scenario, f.lane));
+                suite.add_test_case(case);
+            }
             junit.add_test_suite(suite);
         }
     }
     junit.to_string()
+}
+
+/// One test case per snapshot compared (classname `<scenario>.snapshots`): passes when the
+/// same as committed, fails when changed, missing or pending review.
+fn snapshot_cases(scenario: &ScenarioReport, suite: &mut TestSuite) {
+    for snapshot in &scenario.snapshots {
+        let mut case = TestCase::new(format!("snapshot {}", snapshot.name), snapshot_status(snapshot));
+        case.set_classname(format!("{}.snapshots", scenario.scenario));
+        suite.add_test_case(case);
+    }
+}
+
+fn snapshot_status(snapshot: &SnapshotStatus) -> TestCaseStatus {
+    let message = match snapshot.status {
+        SnapshotState::Same => return TestCaseStatus::success(),
+        SnapshotState::Changed => "snapshot changed".to_string(),
+        SnapshotState::Missing => format!(
+            "snapshot missing: write it with `{}`",
+            snapshot.write_with.as_deref().unwrap_or("toolsearch-qa suite --update-snapshots")
+        ),
+        SnapshotState::Pending => "snapshot pending review: a .snap.new was written".to_string(),
+    };
+    let mut status = TestCaseStatus::non_success(NonSuccessKind::Failure);
+    status.set_message(message).set_type("snapshot");
+    if let Some(diff) = &snapshot.diff {
+        status.set_description(diff.clone());
+    }
+    status
 }
 
 fn status(verdict: &Verdict) -> TestCaseStatus {

@@ -1,14 +1,17 @@
-//! The Markdown report: figures and claims per scenario, for a CI summary page.
+//! The Markdown report: figures, claims and snapshots per scenario, for a CI summary page. Its
+//! result and count line render the run's verdict ([`SuiteReport::verdict`]).
 
 use super::table::{detail, planned, result, Detail};
-use super::SuiteReport;
+use super::{ScenarioReport, SnapshotState, SuiteReport};
 
 impl SuiteReport {
     pub fn to_markdown(&self) -> String {
+        let verdict = self.verdict();
         let mut out = format!(
-            "# toolsearch-qa report\n\nTarget: `{}` · result: **{}**\n",
+            "# toolsearch-qa report\n\nTarget: `{}` · result: **{}** · {}\n",
             self.target.as_str(),
-            if self.ok { "PASS" } else { "FAIL" }
+            verdict.outcome().word(),
+            verdict.count_line().trim_end()
         );
         for s in &self.scenarios {
             let profile = s
@@ -53,6 +56,7 @@ impl SuiteReport {
                     detail.replace('|', "\\|").replace('\n', " ")
                 ));
             }
+            out.push_str(&snapshot_rows(s));
             let not_run = super::not_run::lines(s, self.target);
             if !not_run.is_empty() {
                 out.push('\n');
@@ -90,7 +94,36 @@ impl SuiteReport {
                     stale.why.replace('|', "\\|")
                 ));
             }
+            for unjudged in &self.unjudged_findings {
+                let f = &unjudged.finding;
+                out.push_str(&format!(
+                    "| {} | {} | {} | {} | **not judged** | {} |\n",
+                    f.scenario,
+                    f.lane,
+                    f.claim,
+                    f.check,
+                    unjudged.why.replace('|', "\\|")
+                ));
+            }
         }
         out
     }
+}
+
+/// One row per snapshot compared: same, or (in bold) changed, missing or pending review.
+fn snapshot_rows(s: &ScenarioReport) -> String {
+    if s.snapshots.is_empty() {
+        return String::new();
+    }
+    let mut out = String::from("\n| snapshot | status |\n|---|---|\n");
+    for snapshot in &s.snapshots {
+        let status = match snapshot.status {
+            SnapshotState::Same => "same".to_string(),
+            SnapshotState::Changed => "**changed**".to_string(),
+            SnapshotState::Missing => "**missing**".to_string(),
+            SnapshotState::Pending => "**pending review** (.snap.new written)".to_string(),
+        };
+        out.push_str(&format!("| {} | {status} |\n", snapshot.name));
+    }
+    out
 }

@@ -11,16 +11,18 @@ pub mod not_run;
 pub mod outline;
 pub mod snapshot;
 pub mod table;
+pub mod verdict;
 
 use serde::ser::SerializeMap;
 use serde::{Serialize, Serializer};
 
 use super::claims::Verdict;
-use super::findings::{apply, Expectations, StaleFinding};
+use super::findings::{apply, Expectations, StaleFinding, UnjudgedFinding};
 use super::observation::{LaneFigures, Observed};
 use crate::scenario::Scenario;
 use crate::targets::{NotApplicable, Product, TargetKind};
 pub use not_run::LaneError;
+pub use verdict::{count_line, run_verdict, Outcome, RunVerdict};
 
 /// Lane name → value, serialised as a JSON object in lane order.
 #[derive(Debug, Clone, PartialEq)]
@@ -50,15 +52,16 @@ impl<T: Serialize> Serialize for LaneMap<T> {
     }
 }
 
-/// All scenarios of one run on one target.
+/// All scenarios of one run on one target: what was observed and judged, as data. Its verdict
+/// is computed from it, never stored ([`SuiteReport::verdict`]).
 #[derive(Debug, Clone, Serialize)]
 #[serde(rename_all = "camelCase")]
 pub struct SuiteReport {
-    pub ok: bool,
     pub target: TargetKind,
     /// The product's version and the Node it ran on (real targets only).
     #[serde(skip_serializing_if = "Option::is_none")]
     pub product: Option<Product>,
+    #[serde(serialize_with = "scenarios_with_ok")]
     pub scenarios: Vec<ScenarioReport>,
     /// Where the accepted findings came from, when the target has any.
     #[serde(skip_serializing_if = "Option::is_none")]
@@ -66,13 +69,42 @@ pub struct SuiteReport {
     /// Accepted findings that did not show in this run (each fails the run).
     #[serde(skip_serializing_if = "Vec::is_empty")]
     pub stale_findings: Vec<StaleFinding>,
+    /// Accepted findings of lanes that could not run: neither matched nor stale.
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub unjudged_findings: Vec<UnjudgedFinding>,
+}
+
+/// The scenarios, each with its `ok` (derived, never stored) first.
+fn scenarios_with_ok<S: Serializer>(
+    scenarios: &[ScenarioReport],
+    serializer: S,
+) -> Result<S::Ok, S::Error> {
+    #[derive(Serialize)]
+    struct WithOk<'a> {
+        ok: bool,
+        #[serde(flatten)]
+        scenario: &'a ScenarioReport,
+    }
+    serializer.collect_seq(scenarios.iter().map(|scenario| WithOk {
+        ok: scenario.passes(),
+        scenario,
+    }))
+}
+
+/// The JSON summary of one target: `ok`, the verdict's counts and outcome, then the report.
+#[derive(Serialize)]
+struct Summary<'a> {
+    ok: bool,
+    outcome: Outcome,
+    verdict: RunVerdict,
+    #[serde(flatten)]
+    report: &'a SuiteReport,
 }
 
 /// One scenario: figures per lane, reductions against the direct lane, verdicts.
 #[derive(Debug, Clone, Serialize)]
 #[serde(rename_all = "camelCase")]
 pub struct ScenarioReport {
-    pub ok: bool,
     pub scenario: String,
     pub target_tool: String,
     /// The profile the embedded gateway showed (`null` on a real product, which shows its own).
@@ -117,8 +149,9 @@ pub enum SnapshotState {
     Same,
     Changed,
     Missing,
-    /// A `.snap.new` was written for review.
-    Written,
+    /// Changed or missing, and a `.snap.new` was written for review (`--update-snapshots`):
+    /// the run fails until it is accepted.
+    Pending,
 }
 
 /// direct − lane for the figures the reference run reduces, plus the byte ratio.
@@ -188,7 +221,6 @@ impl ScenarioReport {
             })
             .collect();
         ScenarioReport {
-            ok: claims.iter().all(Verdict::passes_gate),
             scenario: scenario.id.clone(),
             target_tool: scenario.target_tool.clone(),
             profile: observed
@@ -206,9 +238,8 @@ impl ScenarioReport {
         }
     }
 
-    /// The report with the lanes that could not run; any makes the scenario not ok.
+    /// The report with the lanes that could not run.
     pub fn with_errors(mut self, errors: Vec<LaneError>) -> Self {
-        self.ok &= errors.is_empty();
         self.errors = errors;
         self
     }
@@ -217,6 +248,14 @@ impl ScenarioReport {
     pub fn with_not_applicable(mut self, lanes: Vec<NotApplicable>) -> Self {
         self.not_applicable = lanes;
         self
+    }
+
+    /// Every claim holds or fails exactly as accepted, every lane ran and every snapshot is
+    /// the same as committed (the scenario's share of the run's verdict).
+    pub fn passes(&self) -> bool {
+        self.claims.iter().all(Verdict::passes_gate)
+            && self.errors.is_empty()
+            && self.snapshots.iter().all(|s| s.status == SnapshotState::Same)
     }
 
     /// The first-request ratio of a lane against direct (1 for direct itself).
@@ -228,34 +267,31 @@ impl ScenarioReport {
 impl SuiteReport {
     pub fn new(target: TargetKind, scenarios: Vec<ScenarioReport>) -> Self {
         SuiteReport {
-            ok: scenarios.iter().all(|s| s.ok),
             target,
             product: None,
             scenarios,
             expectations: None,
             stale_findings: Vec::new(),
+            unjudged_findings: Vec::new(),
         }
     }
 
-    /// Applies accepted findings to every scenario of the run (`scenarios` are the ones that
-    /// ran): accepted failures stop failing, and findings that no longer reproduce fail the run.
-    pub fn apply_expectations(&mut self, expectations: &Expectations, scenarios: &[Scenario]) {
+    /// Records what becomes of the accepted findings in every scenario of the run (`scenarios`
+    /// are the ones that ran): failing checks they match exactly are accepted, entries that
+    /// match nothing are stale, and entries of a lane that could not run are unjudged. Judges
+    /// nothing itself: [`SuiteReport::verdict`] does.
+    pub fn record_findings(&mut self, expectations: &Expectations, scenarios: &[Scenario]) {
         let node = self.product.as_ref().and_then(Product::node_major);
         for report in &mut self.scenarios {
             let Some(scenario) = scenarios.iter().find(|s| s.id == report.scenario) else {
                 continue;
             };
-            self.stale_findings
-                .extend(apply(expectations, scenario, node, &mut report.claims));
-            report.ok = report.claims.iter().all(Verdict::passes_gate)
-                && report.errors.is_empty()
-                && report
-                    .snapshots
-                    .iter()
-                    .all(|s| s.status != SnapshotState::Changed);
+            let errored: Vec<&str> = report.errors.iter().map(|e| e.lane.as_str()).collect();
+            let outcome = apply(expectations, scenario, node, &errored, &mut report.claims);
+            self.stale_findings.extend(outcome.stale);
+            self.unjudged_findings.extend(outcome.unjudged);
         }
         self.expectations = Some(expectations.origin.clone());
-        self.refresh_ok();
     }
 
     /// Did any lane fail to start or answer?
@@ -263,14 +299,10 @@ impl SuiteReport {
         self.scenarios.iter().any(|s| !s.errors.is_empty())
     }
 
-    fn refresh_ok(&mut self) {
-        self.ok = self.scenarios.iter().all(|s| s.ok) && self.stale_findings.is_empty();
-    }
-
-    /// Compares every lane snapshot with `dir`; with `update`, writes `.snap.new` files for the
-    /// changed and missing ones. A changed or missing snapshot fails the scenario; a missing one
-    /// says how to write it: `update_command` followed by `--scenario <id>`.
-    pub fn check_snapshots(
+    /// Compares every lane snapshot with `dir` and records how each came out; with `update`,
+    /// writes `.snap.new` files for the changed and missing ones (pending review). A missing
+    /// one says how to write it: `update_command` followed by `--scenario <id>`.
+    pub fn record_snapshots(
         &mut self,
         dir: &std::path::Path,
         update: bool,
@@ -288,8 +320,11 @@ impl SuiteReport {
                 }
                 let (status, diff) = match check {
                     SnapshotCheck::Same => (SnapshotState::Same, None),
-                    _ if pending => (SnapshotState::Written, None),
+                    SnapshotCheck::Missing { .. } if pending => (SnapshotState::Pending, None),
                     SnapshotCheck::Missing { .. } => (SnapshotState::Missing, None),
+                    SnapshotCheck::Changed { diff, .. } if pending => {
+                        (SnapshotState::Pending, Some(diff))
+                    }
                     SnapshotCheck::Changed { diff, .. } => (SnapshotState::Changed, Some(diff)),
                 };
                 statuses.push(SnapshotStatus {
@@ -299,77 +334,20 @@ impl SuiteReport {
                     write_with: (status == SnapshotState::Missing).then(|| write_with.clone()),
                 });
             }
-            if statuses
-                .iter()
-                .any(|s| matches!(s.status, SnapshotState::Changed | SnapshotState::Missing))
-            {
-                scenario.ok = false;
-            }
             scenario.snapshots = statuses;
         }
-        self.refresh_ok();
         Ok(())
     }
 
+    /// The JSON summary: `ok`, `outcome`, the verdict's counts, then the report.
     pub fn to_json(&self) -> String {
-        serde_json::to_string_pretty(self).unwrap_or_default()
+        let verdict = self.verdict();
+        let summary = Summary {
+            ok: verdict.passed(),
+            outcome: verdict.outcome(),
+            verdict,
+            report: self,
+        };
+        serde_json::to_string_pretty(&summary).unwrap_or_default()
     }
-
-    /// Claims that passed, failed, failed exactly as accepted and were not applicable; accepted
-    /// findings that did not reproduce.
-    pub fn counts(&self) -> Counts {
-        let claims = self.scenarios.iter().flat_map(|s| &s.claims);
-        Counts {
-            passed: claims
-                .clone()
-                .filter(|c| c.ok && !c.is_not_applicable())
-                .count(),
-            failed: claims.clone().filter(|c| !c.passes_gate()).count(),
-            accepted: claims.clone().filter(|c| c.is_accepted()).count(),
-            not_applicable: claims.filter(|c| c.is_not_applicable()).count(),
-            stale: self.stale_findings.len(),
-        }
-    }
-}
-
-/// How the claims of a run came out.
-#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
-pub struct Counts {
-    pub passed: usize,
-    pub failed: usize,
-    pub accepted: usize,
-    /// Claims the scenario lacks a lane for (never a failure).
-    pub not_applicable: usize,
-    pub stale: usize,
-}
-
-/// `N passed, M failed` over several reports, plus the accepted findings, the claims that are
-/// not applicable and the stale findings when there are any.
-pub fn count_line(reports: &[SuiteReport]) -> String {
-    let c = reports
-        .iter()
-        .map(SuiteReport::counts)
-        .fold(Counts::default(), |a, b| Counts {
-            passed: a.passed + b.passed,
-            failed: a.failed + b.failed,
-            accepted: a.accepted + b.accepted,
-            not_applicable: a.not_applicable + b.not_applicable,
-            stale: a.stale + b.stale,
-        });
-    let mut line = format!("{} passed, {} failed", c.passed, c.failed);
-    if c.accepted > 0 {
-        line.push_str(&format!(", {} accepted", c.accepted));
-    }
-    if c.not_applicable > 0 {
-        line.push_str(&format!(", {} not applicable", c.not_applicable));
-    }
-    if c.stale > 0 {
-        line.push_str(&format!(
-            ", {} accepted finding{} no longer reproduce{}",
-            c.stale,
-            if c.stale == 1 { "" } else { "s" },
-            if c.stale == 1 { "s" } else { "" }
-        ));
-    }
-    line + "\n"
 }

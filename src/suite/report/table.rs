@@ -197,9 +197,14 @@ pub(super) fn snapshot_lines(s: &ScenarioReport) -> String {
                     .as_deref()
                     .unwrap_or("toolsearch-qa suite --update-snapshots")
             )),
-            SnapshotState::Written => out.push_str(&format!(
-                "snapshot {}: .snap.new written for review\n",
-                snapshot.name
+            SnapshotState::Pending => out.push_str(&format!(
+                "snapshot {} {}: .snap.new written, pending review (`cargo insta review`)\n{}",
+                snapshot.name,
+                match snapshot.diff {
+                    Some(_) => "changed",
+                    None => "is new",
+                },
+                snapshot.diff.as_deref().unwrap_or_default()
             )),
         }
     }
@@ -311,6 +316,20 @@ impl SuiteReport {
             }
             out.push_str(&format!(
                 "accepted findings that no longer reproduce\n{table}\n"
+            ));
+        }
+        if !self.unjudged_findings.is_empty() {
+            let mut table = new_table(vec!["scenario / lane", "claim / check", "why"]);
+            for unjudged in &self.unjudged_findings {
+                let f = &unjudged.finding;
+                table.add_row(vec![
+                    format!("{}\n{}", f.scenario, f.lane),
+                    format!("{} {}", f.claim, f.check),
+                    unjudged.why.clone(),
+                ]);
+            }
+            out.push_str(&format!(
+                "accepted findings not judged (their lane could not run)\n{table}\n"
             ));
         }
         out
