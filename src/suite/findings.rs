@@ -52,8 +52,10 @@ pub struct AcceptedFinding {
     pub claim: ClaimId,
     pub check: String,
     /// The exact `expected` text of the failing check: an entry covers that expectation only,
-    /// so a changed expectation is never covered by an old entry.
-    pub expected: String,
+    /// so a changed expectation is never covered by an old entry. (An entry without it, as
+    /// written before the field existed, matches whatever the check expects: add it.)
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub expected: Option<String>,
     /// The exact `got` text of the failing check.
     pub observed: String,
     pub reason: String,
@@ -111,7 +113,8 @@ struct FindingFile {
     lane: String,
     claim: String,
     check: String,
-    expected: String,
+    #[serde(default)]
+    expected: Option<String>,
     observed: String,
     reason: String,
     #[serde(default)]
@@ -313,11 +316,11 @@ pub fn apply(
             };
             used[i] = true;
             let (accepted, at) = (entries[i], (&expectations.origin, entries[i].line));
-            if accepted.expected != failure.expected {
+            if let Some(expected) = accepted.expected.as_ref().filter(|e| **e != failure.expected) {
                 all_accepted = false;
                 failure.expected = format!(
-                    "{}; the accepted finding ({}:{}) was accepted against expected {:?}",
-                    failure.expected, at.0, at.1, accepted.expected
+                    "{}; the accepted finding ({}:{}) was accepted against expected {expected:?}",
+                    failure.expected, at.0, at.1
                 );
             } else if accepted.observed != failure.actual {
                 all_accepted = false;
@@ -444,7 +447,10 @@ mod tests {
         assert!(unmatched.stale.is_empty(), "{unmatched:?}");
         assert_eq!(unmatched.unjudged.len(), 1);
         let why = &unmatched.unjudged[0].why;
-        assert_eq!(why, "lane direct could not run, so this entry was not judged (keep it)");
+        assert_eq!(
+            why,
+            "lane direct could not run, so this entry was not judged (keep it)"
+        );
     }
 
     /// An entry covers the expectation it was accepted against: when the check expects
@@ -455,7 +461,12 @@ mod tests {
         let mut verdicts = vec![Verdict::new(
             ClaimId::L1,
             "direct",
-            vec![check("schemas up front", false, "schemas up front = 80", "not recorded")],
+            vec![check(
+                "schemas up front",
+                false,
+                "schemas up front = 80",
+                "not recorded",
+            )],
         )];
         let unmatched = apply(&e, &reference()[0], None, &[], &mut verdicts);
         assert!(verdicts[0].acceptance.is_none());

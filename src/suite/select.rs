@@ -122,7 +122,10 @@ mod tests {
             "no scenario id contains \"nomatch\" (--filter; 11 scenarios to choose from): \
              nothing would be checked"
         );
-        let twelve = Some(Shard { index: 12, count: 12 });
+        let twelve = Some(Shard {
+            index: 12,
+            count: 12,
+        });
         assert_eq!(
             empty_selection(11, 11, None, twelve),
             "shard 12/12 is empty: 11 scenarios cannot fill 12 shards (use N <= 11): \

@@ -95,7 +95,10 @@ fn junit_has_one_case_per_scenario_lane_and_claim_and_the_report_dir_is_written(
             .partition(|c| c.1 == format!("{REFERENCE}.snapshots"));
     // One passing case per snapshot compared (four lanes, provider and session each).
     assert_eq!(snapshot_cases.len(), 8, "{snapshot_cases:?}");
-    assert!(snapshot_cases.iter().all(|c| c.2.is_none()), "{snapshot_cases:?}");
+    assert!(
+        snapshot_cases.iter().all(|c| c.2.is_none()),
+        "{snapshot_cases:?}"
+    );
     let summary: Value =
         serde_json::from_str(&std::fs::read_to_string(reports.join("summary.json")).unwrap())
             .unwrap();

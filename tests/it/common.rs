@@ -77,3 +77,28 @@ pub fn files_below(dir: &std::path::Path) -> Vec<std::path::PathBuf> {
     }
     found
 }
+
+/// Set by CI (`.ci/run`): a node-backend test may not skip because the jail cannot run.
+pub const REQUIRE_JAIL: &str = "TOOLSEARCH_QA_REQUIRE_JAIL";
+
+/// Whether the node backend (the jailed node sandbox) can run here; `false` with the reason
+/// printed, so the caller skips — unless [`REQUIRE_JAIL`] is set, where it fails the test.
+pub fn node_jail_available(test: &str) -> bool {
+    let required = std::env::var_os(REQUIRE_JAIL).is_some();
+    jail_usable(test, None, required)
+}
+
+/// [`node_jail_available`] for the node at `node` (the one on `PATH` when `None`).
+pub fn jail_usable(test: &str, node: Option<std::path::PathBuf>, required: bool) -> bool {
+    use toolsearch_qa::sandbox::{backend, SandboxKind};
+    match backend(SandboxKind::Node, node).probe() {
+        Ok(()) => true,
+        Err(why) if required => {
+            panic!("{test}: {REQUIRE_JAIL} is set but the node backend cannot run here: {why}")
+        }
+        Err(why) => {
+            eprintln!("SKIPPED {test}: the node backend cannot run here: {why}");
+            false
+        }
+    }
+}

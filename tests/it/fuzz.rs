@@ -38,6 +38,41 @@ fn runner() -> TestRunner {
     })
 }
 
+/// How many cases of a property got past parsing to its assertions, of how many ran: a property
+/// that returns early on a parse error checks nothing when the junk never parses, so each such
+/// property reports its share and requires at least half.
+#[derive(Default)]
+struct Reach {
+    ran: std::sync::atomic::AtomicUsize,
+    reached: std::sync::atomic::AtomicUsize,
+}
+
+impl Reach {
+    /// Counts one case; `parsed` is whether it reached the assertions.
+    fn count(&self, parsed: bool) {
+        use std::sync::atomic::Ordering::Relaxed;
+        self.ran.fetch_add(1, Relaxed);
+        if parsed {
+            self.reached.fetch_add(1, Relaxed);
+        }
+    }
+
+    /// Prints the share and fails when it is below half.
+    fn require_half(&self, property: &str) {
+        use std::sync::atomic::Ordering::Relaxed;
+        let (reached, ran) = (self.reached.load(Relaxed), self.ran.load(Relaxed));
+        let share = reached as f64 / ran.max(1) as f64;
+        eprintln!(
+            "{property}: {reached} of {ran} cases reached the assertions ({:.0}%)",
+            share * 100.0
+        );
+        assert!(
+            ran > 0 && reached * 2 >= ran,
+            "{property}: only {reached} of {ran} cases parsed; the property checked too little"
+        );
+    }
+}
+
 /// Bound on one case: past it the case is a hang, and fails. (The HTTP cases are bounded by
 /// their client's timeouts; the loaders run on a thread of their own.)
 const HANG: Duration = Duration::from_secs(20);
@@ -280,9 +315,46 @@ fn fuzz_raw_bytes_on_the_gateway_socket_never_stop_it() {
 
 // ---- the scenario loader ----------------------------------------------------------------------
 
+/// A name a file, folder or session key is built from: mostly a plain one, sometimes junk
+/// (`../../X`, non-ASCII, separators), so the inputs that load carry hostile names too.
+fn name_text() -> impl Strategy<Value = String> {
+    prop_oneof![19 => "[a-z][a-z0-9-]{0,20}", 1 => junk_text()]
+}
+
+/// A scenario file: three times in four a valid one whose names (id, agent, lanes) and sizes
+/// vary, so most cases reach the property's assertions; else the real fields with junk in them.
+fn scenario_text() -> impl Strategy<Value = String> {
+    prop_oneof![3 => named_scenario(), 1 => junk_scenario()]
+}
+
+/// A valid scenario but for its names, which are [`name_text`].
+fn named_scenario() -> impl Strategy<Value = String> {
+    (
+        name_text(),
+        name_text(),
+        prop::collection::vec(name_text(), 1..3),
+        3usize..=64,
+    )
+        .prop_map(|(id, agent, lanes, size)| {
+            let lanes: Vec<Value> = lanes
+                .iter()
+                .map(|name| json!({ "name": name, "tool_search": { "mode": "tools" } }))
+                .collect();
+            let file = json!({
+                "id": id, "title": "t", "agent": agent,
+                "prompt": "tool search qa check target=fake_plugin_tool_03",
+                "target_tool": "fake_plugin_tool_03",
+                "catalog": { "plugin_id": "p", "size": size },
+                "claims": [{ "id": "P1" }],
+                "lanes": lanes,
+            });
+            toml::to_string(&file).unwrap_or_else(|_| file.to_string())
+        })
+}
+
 /// A scenario file: mostly the real fields (some valid, some junk), as TOML text, sometimes cut
 /// or spliced.
-fn scenario_text() -> impl Strategy<Value = String> {
+fn junk_scenario() -> impl Strategy<Value = String> {
     const TOP: &[&str] = &[
         "id",
         "title",
@@ -369,11 +441,13 @@ fn is_one_component(name: &str) -> bool {
 
 #[test]
 fn fuzz_scenario_files_load_or_fail_and_never_name_a_file_outside_its_folder() {
+    let reach = Reach::default();
     runner()
         .run(&scenario_text(), |text| {
             let parsed = bounded("the scenario loader", move || {
                 toolsearch_qa::scenario::parse_scenario(&text, "fuzz.toml")
             })?;
+            reach.count(parsed.is_ok());
             let Ok(scenario) = parsed else {
                 return Ok(());
             };
@@ -398,13 +472,30 @@ fn fuzz_scenario_files_load_or_fail_and_never_name_a_file_outside_its_folder() {
             Ok(())
         })
         .unwrap();
+    reach.require_half("scenario files");
 }
 
 // ---- the gateway-config loader ----------------------------------------------------------------
 
+/// A gateway config: three times in four a valid one whose agent ids and catalogue size vary
+/// (so most cases reach the property's assertions), else the real structure with junk in it.
+fn config_text() -> impl Strategy<Value = String> {
+    prop_oneof![3 => named_config(), 1 => junk_config()]
+}
+
+/// A valid gateway config but for its agent ids, which are [`name_text`].
+fn named_config() -> impl Strategy<Value = String> {
+    (prop::collection::vec(name_text(), 1..3), 1usize..=64).prop_map(|(agents, size)| {
+        let mut config = tools_config(json!({ "baseUrl": "http://127.0.0.1:9/v1" }));
+        config["agents"]["list"] = agents.iter().map(|id| json!({ "id": id })).collect();
+        config["catalog"]["fakePlugin"]["size"] = json!(size);
+        config.to_string()
+    })
+}
+
 /// A gateway config: the real structure with junk in it, as JSON5 text (comments, single quotes,
 /// deep nesting sometimes).
-fn config_text() -> impl Strategy<Value = String> {
+fn junk_config() -> impl Strategy<Value = String> {
     const TOP: &[&str] = &["models", "agents", "tools", "catalog", "hooks", "gateway"];
     const PROVIDER: &[&str] = &["baseUrl", "apiKey", "api", "stream", "timeoutMs"];
     const CATALOG: &[&str] = &[
@@ -445,11 +536,13 @@ fn config_text() -> impl Strategy<Value = String> {
 
 #[test]
 fn fuzz_gateway_configs_load_or_fail_and_never_name_a_dir_outside_the_state_dir() {
+    let reach = Reach::default();
     runner()
         .run(&config_text(), |text| {
             let parsed = bounded("the config loader", move || {
                 toolsearch_qa::config::parse(&text, "fuzz.json5")
             })?;
+            reach.count(parsed.is_ok());
             let Ok(config) = parsed else {
                 return Ok(());
             };
@@ -467,4 +560,5 @@ fn fuzz_gateway_configs_load_or_fail_and_never_name_a_dir_outside_the_state_dir(
             Ok(())
         })
         .unwrap();
+    reach.require_half("gateway configs");
 }

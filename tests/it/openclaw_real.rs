@@ -636,7 +636,11 @@ async fn real_reference_scenario_passes_the_gate_with_deterministic_snapshots() 
     let verdict = report.verdict();
     assert!(verdict.passed(), "the gate fails:\n{}", report.to_table());
     assert_eq!(
-        (verdict.claims.failed, verdict.claims.accepted, verdict.findings.stale),
+        (
+            verdict.claims.failed,
+            verdict.claims.accepted,
+            verdict.findings.stale
+        ),
         (0, 4, 0)
     );
 }

@@ -4,7 +4,7 @@
 //! gateway). Each case runs `toolsearch-qa gateway` with code mode on the node backend as a
 //! child process, waits until its children are up, stops the gateway, and waits for every
 //! process below it to be gone. Skipped, with the reason printed, when the node backend
-//! cannot run here.
+//! cannot run here (a failure instead when `TOOLSEARCH_QA_REQUIRE_JAIL` is set, as in CI).
 
 use std::collections::HashSet;
 use std::io::{BufRead, BufReader};
@@ -14,19 +14,12 @@ use std::time::{Duration, Instant};
 use serde_json::json;
 use toolsearch_qa::load::process::{command_line, descendants};
 use toolsearch_qa::provider::{MockProvider, ProviderOptions, ScriptedTurn};
-use toolsearch_qa::sandbox::{backend, SandboxKind};
 
 /// The longest the checks wait for processes to appear or to go (a liveness bound, not a timing).
 const PATIENCE: Duration = Duration::from_secs(20);
 
 fn node_available() -> bool {
-    match backend(SandboxKind::Node, None).probe() {
-        Ok(()) => true,
-        Err(why) => {
-            eprintln!("skipping: the node backend cannot run here: {why}");
-            false
-        }
-    }
+    crate::common::node_jail_available("sandbox_pool")
 }
 
 fn alive(pids: &HashSet<u32>) -> Vec<u32> {

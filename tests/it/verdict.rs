@@ -147,7 +147,13 @@ fn update_snapshots_fails_while_a_snapshot_waits_for_review() {
     let pending = |dir: &Path| {
         std::fs::read_dir(dir)
             .unwrap()
-            .filter(|e| e.as_ref().unwrap().path().to_string_lossy().ends_with(".snap.new"))
+            .filter(|e| {
+                e.as_ref()
+                    .unwrap()
+                    .path()
+                    .to_string_lossy()
+                    .ends_with(".snap.new")
+            })
             .count()
     };
     assert_eq!(pending(snapshots.path()), 0);
@@ -210,9 +216,17 @@ fn a_malformed_expectations_file_is_a_usage_error_on_the_embedded_target() {
         .arg(&file)
         .output()
         .unwrap();
-    assert_eq!(out.status.code(), Some(i32::from(Exit::USAGE)), "{}", stderr_of(&out));
+    assert_eq!(
+        out.status.code(),
+        Some(i32::from(Exit::USAGE)),
+        "{}",
+        stderr_of(&out)
+    );
     assert!(
-        stderr_of(&out).starts_with(&format!("error: expectations file {}: line 1: ", file.display())),
+        stderr_of(&out).starts_with(&format!(
+            "error: expectations file {}: line 1: ",
+            file.display()
+        )),
         "{}",
         stderr_of(&out)
     );
@@ -241,10 +255,17 @@ async fn findings_of_a_lane_that_errored_are_unjudged() {
     report.record_findings(&expectations, &scenarios);
     let verdict = report.verdict();
     assert_eq!(
-        (verdict.findings.stale, verdict.findings.unjudged, verdict.lane_errors),
+        (
+            verdict.findings.stale,
+            verdict.findings.unjudged,
+            verdict.lane_errors
+        ),
         (0, 1, 4)
     );
-    assert_eq!((verdict.outcome(), verdict.exit_code()), (Outcome::Errored, Exit::INFRA));
+    assert_eq!(
+        (verdict.outcome(), verdict.exit_code()),
+        (Outcome::Errored, Exit::INFRA)
+    );
     let table = report.to_table();
     assert!(table.contains("accepted findings not judged"), "{table}");
     assert!(!table.contains("remove the entry"), "{table}");
@@ -255,7 +276,7 @@ async fn findings_of_a_lane_that_errored_are_unjudged() {
         "{table}"
     );
     assert!(report.to_markdown().contains("**not judged**"));
-    assert_eq!(report.to_json().contains("\"unjudgedFindings\""), true);
+    assert!(report.to_json().contains("\"unjudgedFindings\""));
 }
 
 /// The hole behind "a missing product snapshot passes": applying accepted findings after the
@@ -268,7 +289,11 @@ async fn accepted_findings_never_hide_a_missing_snapshot() {
     let mut report = run_suite(&EmbeddedTarget, &scenarios).await.unwrap();
     let empty = tempfile::tempdir().unwrap();
     report
-        .record_snapshots(empty.path(), false, "toolsearch-qa suite --update-snapshots")
+        .record_snapshots(
+            empty.path(),
+            false,
+            "toolsearch-qa suite --update-snapshots",
+        )
         .unwrap();
     let none = Expectations::parse("", "e.toml", &known).unwrap();
     report.record_findings(&none, &scenarios);
@@ -276,5 +301,40 @@ async fn accepted_findings_never_hide_a_missing_snapshot() {
     assert_eq!(verdict.snapshots.missing, 8);
     assert_eq!(verdict.outcome(), Outcome::Failed);
     let summary: Value = serde_json::from_str(&report.to_json()).unwrap();
-    assert_eq!((summary["ok"].clone(), summary["scenarios"][0]["ok"].clone()), (false.into(), false.into()));
+    assert_eq!(
+        (summary["ok"].clone(), summary["scenarios"][0]["ok"].clone()),
+        (false.into(), false.into())
+    );
+}
+
+/// Under `TOOLSEARCH_QA_REQUIRE_JAIL` (CI) a node-backend test that cannot get its jail fails
+/// instead of skipping: here with a node that does not exist.
+#[test]
+fn a_missing_jail_fails_when_ci_requires_it() {
+    let nowhere = Some(PathBuf::from("/nonexistent/toolsearch-qa/node"));
+    assert!(!crate::common::jail_usable("t", nowhere.clone(), false));
+    let required = std::panic::catch_unwind(|| crate::common::jail_usable("t", nowhere, true));
+    assert!(
+        required.is_err(),
+        "a missing jail passed under the CI variable"
+    );
+}
+
+/// Snapshots do not depend on `TMPDIR`: the reference run under another temp root compares
+/// equal with the committed snapshots (the product profile carries `/tmp/...` paths of its
+/// capture; the lanes' own dirs are below the new root).
+#[test]
+fn the_reference_run_matches_its_snapshots_under_another_tmpdir() {
+    let root = tempfile::Builder::new()
+        .prefix("tsqa-tmpdir-")
+        .tempdir_in("/tmp")
+        .unwrap();
+    let out = bin()
+        .args(["suite", "--scenario", REFERENCE])
+        .env("TMPDIR", root.path())
+        .output()
+        .unwrap();
+    let stdout = String::from_utf8_lossy(&out.stdout);
+    assert_eq!(out.status.code(), Some(0), "{stdout}{}", stderr_of(&out));
+    assert!(stdout.ends_with("\n27 passed, 0 failed\n"), "{stdout}");
 }

@@ -67,7 +67,10 @@ pub fn junit_xml(reports: &[SuiteReport]) -> Result<String, quick_junit::Seriali
 /// same as committed, fails when changed, missing or pending review.
 fn snapshot_cases(scenario: &ScenarioReport, suite: &mut TestSuite) {
     for snapshot in &scenario.snapshots {
-        let mut case = TestCase::new(format!("snapshot {}", snapshot.name), snapshot_status(snapshot));
+        let mut case = TestCase::new(
+            format!("snapshot {}", snapshot.name),
+            snapshot_status(snapshot),
+        );
         case.set_classname(format!("{}.snapshots", scenario.scenario));
         suite.add_test_case(case);
     }
@@ -79,7 +82,10 @@ fn snapshot_status(snapshot: &SnapshotStatus) -> TestCaseStatus {
         SnapshotState::Changed => "snapshot changed".to_string(),
         SnapshotState::Missing => format!(
             "snapshot missing: write it with `{}`",
-            snapshot.write_with.as_deref().unwrap_or("toolsearch-qa suite --update-snapshots")
+            snapshot
+                .write_with
+                .as_deref()
+                .unwrap_or("toolsearch-qa suite --update-snapshots")
         ),
         SnapshotState::Pending => "snapshot pending review: a .snap.new was written".to_string(),
     };

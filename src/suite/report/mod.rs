@@ -255,7 +255,10 @@ impl ScenarioReport {
     pub fn passes(&self) -> bool {
         self.claims.iter().all(Verdict::passes_gate)
             && self.errors.is_empty()
-            && self.snapshots.iter().all(|s| s.status == SnapshotState::Same)
+            && self
+                .snapshots
+                .iter()
+                .all(|s| s.status == SnapshotState::Same)
     }
 
     /// The first-request ratio of a lane against direct (1 for direct itself).

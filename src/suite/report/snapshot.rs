@@ -102,28 +102,48 @@ fn pretty(value: &Value) -> String {
 
 fn patterns() -> &'static [(Regex, &'static str)] {
     static PATTERNS: OnceLock<Vec<(Regex, &'static str)>> = OnceLock::new();
-    PATTERNS.get_or_init(|| {
-        let temp = regex::escape(std::env::temp_dir().to_string_lossy().trim_end_matches('/'));
-        [
-            (r#""ts": \d+"#.to_string(), r#""ts": "[ts]""#),
-            (
-                r#""(created_at|createdAt|timestamp)": \d+"#.to_string(),
-                r#""$1": "[ts]""#,
-            ),
-            (
-                r"(127\.0\.0\.1|localhost|\[::1\]):\d+".to_string(),
-                "$1:[port]",
-            ),
-            (format!(r"{temp}/[A-Za-z0-9._-]+"), "[tmp]"),
-            (
-                r"\b(resp|msg|fc|call)_[0-9a-f]{16,}\b".to_string(),
-                "${1}_[id]",
-            ),
-        ]
-        .into_iter()
-        .filter_map(|(p, r)| Regex::new(&p).ok().map(|re| (re, r)))
-        .collect()
-    })
+    PATTERNS.get_or_init(|| patterns_for(&std::env::temp_dir()))
+}
+
+/// The temp roots a snapshot may hold a path below: this machine's (`TMPDIR`, whatever it is)
+/// and `/tmp`, which the committed product profile and the product's own fixed paths carry
+/// whatever `TMPDIR` says — so a run under another `TMPDIR` redacts to the same text.
+fn temp_roots(temp: &Path) -> Vec<String> {
+    let mut roots = vec![temp.to_string_lossy().trim_end_matches('/').to_string()];
+    if !roots.contains(&"/tmp".to_string()) {
+        roots.push("/tmp".to_string());
+    }
+    // The longer root first, so `/tmp/x/lane` is redacted whole, not as `[tmp]/lane`.
+    roots.sort_by_key(|r| std::cmp::Reverse(r.len()));
+    roots.retain(|r| !r.is_empty());
+    roots
+}
+
+fn patterns_for(temp: &Path) -> Vec<(Regex, &'static str)> {
+    let temps = temp_roots(temp)
+        .iter()
+        .map(|root| regex::escape(root))
+        .collect::<Vec<_>>()
+        .join("|");
+    [
+        (r#""ts": \d+"#.to_string(), r#""ts": "[ts]""#),
+        (
+            r#""(created_at|createdAt|timestamp)": \d+"#.to_string(),
+            r#""$1": "[ts]""#,
+        ),
+        (
+            r"(127\.0\.0\.1|localhost|\[::1\]):\d+".to_string(),
+            "$1:[port]",
+        ),
+        (format!(r"(?:{temps})/[A-Za-z0-9._-]+"), "[tmp]"),
+        (
+            r"\b(resp|msg|fc|call)_[0-9a-f]{16,}\b".to_string(),
+            "${1}_[id]",
+        ),
+    ]
+    .into_iter()
+    .filter_map(|(p, r)| Regex::new(&p).ok().map(|re| (re, r)))
+    .collect()
 }
 
 /// Redacts ports, temp paths, timestamps and random (long hex) ids.
@@ -205,6 +225,29 @@ mod tests {
             redact("call_1 fc_2 FAKE_PLUGIN_OK"),
             "call_1 fc_2 FAKE_PLUGIN_OK"
         );
+    }
+
+    /// Under another `TMPDIR` the same paths redact to the same text: the machine's temp root
+    /// and the `/tmp` paths a committed profile carries.
+    #[test]
+    fn temp_paths_redact_the_same_whatever_tmpdir_is() {
+        let redact_with = |temp: &str, text: &str| {
+            patterns_for(Path::new(temp))
+                .iter()
+                .fold(text.to_string(), |acc, (re, with)| {
+                    re.replace_all(&acc, *with).into_owned()
+                })
+        };
+        let profile = "## /tmp/tsqa-direct-jMZ1Hc/state/workspace/AGENTS.md";
+        for temp in ["/tmp", "/tmp/x", "/tmp/x/", "/var/folders/ab/T"] {
+            assert_eq!(
+                redact_with(temp, profile),
+                "## [tmp]/state/workspace/AGENTS.md",
+                "TMPDIR={temp}"
+            );
+            let lane = format!("{}/tsqa-code-1/state", temp.trim_end_matches('/'));
+            assert_eq!(redact_with(temp, &lane), "[tmp]/state", "TMPDIR={temp}");
+        }
     }
 
     #[test]

@@ -172,7 +172,11 @@ impl RunVerdict {
         let s = &self.snapshots;
         add(s.changed, "snapshot changed", "snapshots changed");
         add(s.missing, "snapshot missing", "snapshots missing");
-        add(s.pending, "snapshot pending review", "snapshots pending review");
+        add(
+            s.pending,
+            "snapshot pending review",
+            "snapshots pending review",
+        );
         let f = &self.findings;
         add(
             f.stale,
@@ -263,7 +267,10 @@ mod tests {
         ];
         for edit in failing {
             let v = with(edit);
-            assert_eq!((v.outcome(), v.exit_code()), (Outcome::Failed, Exit::FAILED));
+            assert_eq!(
+                (v.outcome(), v.exit_code()),
+                (Outcome::Failed, Exit::FAILED)
+            );
         }
         for edit in [
             |v: &mut RunVerdict| v.claims.accepted = 2,
@@ -278,7 +285,10 @@ mod tests {
         });
         assert_eq!(errored.exit_code(), Exit::INFRA);
         let empty = RunVerdict::default();
-        assert_eq!((empty.outcome(), empty.exit_code()), (Outcome::Empty, Exit::USAGE));
+        assert_eq!(
+            (empty.outcome(), empty.exit_code()),
+            (Outcome::Empty, Exit::USAGE)
+        );
     }
 
     #[test]
