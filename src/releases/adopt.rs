@@ -43,6 +43,7 @@ pub struct Draft {
     pub lane: String,
     pub claim: String,
     pub check: String,
+    pub expected: String,
     pub observed: String,
 }
 
@@ -50,6 +51,8 @@ pub struct Draft {
 #[derive(Debug, Clone, PartialEq, Eq, PartialOrd, Ord)]
 pub struct EscapeDraft {
     pub probe: String,
+    /// The probe's evidence, exactly (an entry accepts that escape only).
+    pub observed: String,
     pub node: u32,
 }
 
@@ -244,6 +247,7 @@ pub fn failing_checks(summary: &Value) -> Vec<Draft> {
                     lane: verdict["lane"].as_str().unwrap_or_default().to_string(),
                     claim: verdict["claim"].as_str().unwrap_or_default().to_string(),
                     check: failure["check"].as_str().unwrap_or_default().to_string(),
+                    expected: failure["expected"].as_str().unwrap_or_default().to_string(),
                     observed: failure["actual"].as_str().unwrap_or_default().to_string(),
                 });
             }
@@ -304,6 +308,7 @@ async fn run_probes(
         .filter(|p| p["outcome"] == "escaped")
         .map(|p| EscapeDraft {
             probe: p["name"].as_str().unwrap_or_default().to_string(),
+            observed: p["evidence"].as_str().unwrap_or_default().to_string(),
             node,
         })
         .collect();
@@ -367,11 +372,13 @@ pub fn expectations_text(
     for d in drafts {
         let _ = write!(
             text,
-            "\n[[finding]]\nscenario = {}\nlane = {}\nclaim = {}\ncheck = {}\nobserved = {}\nreason = {}\n",
+            "\n[[finding]]\nscenario = {}\nlane = {}\nclaim = {}\ncheck = {}\nexpected = {}\n\
+             observed = {}\nreason = {}\n",
             quote(&d.scenario),
             quote(&d.lane),
             quote(&d.claim),
             quote(&d.check),
+            quote(&d.expected),
             quote(&d.observed),
             quote(TODO_REASON)
         );
@@ -379,8 +386,9 @@ pub fn expectations_text(
     for e in escapes {
         let _ = write!(
             text,
-            "\n[[probe]]\nprobe = {}\nnode = [{}]\nreason = {}\n",
+            "\n[[probe]]\nprobe = {}\nobserved = {}\nnode = [{}]\nreason = {}\n",
             quote(&e.probe),
+            quote(&e.observed),
             e.node,
             quote(TODO_REASON)
         );
@@ -416,12 +424,14 @@ mod tests {
                 lane: "direct".into(),
                 claim: "L1".into(),
                 check: "schemas up front".into(),
+                expected: "a".into(),
                 observed: "not \"recorded\"".into(),
             }]
         );
         let version: Version = "2026.9.5".parse().unwrap();
         let escapes = [EscapeDraft {
             probe: "import_error_constructor".into(),
+            observed: "returned \"object\"".into(),
             node: 26,
         }];
         let text = expectations_text(&version, 26, &drafts, &escapes);
