@@ -313,7 +313,7 @@ pub fn judge(claim: ClaimId, report: &ScenarioReport) -> Outcome {
         .filter(|c| *c != claim)
         .collect();
     others.dedup();
-    match checks.is_empty() || report.ok {
+    match checks.is_empty() || report.passes() {
         true => Outcome::Missed { failed: others },
         false => Outcome::Caught {
             checks,

@@ -161,7 +161,7 @@ pub async fn run(
     }
     let label = target.label().unwrap_or_default();
     if let Some(expectations) = findings::built_in(&label, known)? {
-        report.apply_expectations(&expectations, known);
+        report.record_findings(&expectations, known);
     }
     let SuiteReport { mut scenarios, .. } = report;
     let seeded = scenarios.split_off(baseline.len());
