@@ -316,7 +316,11 @@ pub fn apply(
             };
             used[i] = true;
             let (accepted, at) = (entries[i], (&expectations.origin, entries[i].line));
-            if let Some(expected) = accepted.expected.as_ref().filter(|e| **e != failure.expected) {
+            if let Some(expected) = accepted
+                .expected
+                .as_ref()
+                .filter(|e| **e != failure.expected)
+            {
                 all_accepted = false;
                 failure.expected = format!(
                     "{}; the accepted finding ({}:{}) was accepted against expected {expected:?}",
