@@ -506,7 +506,7 @@ mod tests {
             ),
             "{err}"
         );
-        let escape = "[[probe]]\nprobe = \"import_error_constructor\"\nreason = \"TODO\"\n";
+        let escape = "[[probe]]\nprobe = \"import_error_constructor\"\nobserved = \"x\"\nreason = \"TODO\"\n";
         let err = Expectations::parse(escape, "e.toml", &reference()).unwrap_err();
         assert!(err.to_string().contains("probe[0].reason: TODO"), "{err}");
     }
