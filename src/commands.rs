@@ -6,11 +6,12 @@ use std::io::Write;
 use std::net::SocketAddr;
 use std::path::{Path, PathBuf};
 
+use crate::catalog::fake::size_problem;
 use crate::error::{temp_dir, Error, Exit};
 use crate::output::{emit, warn};
 use crate::provider::{MockProvider, ProviderOptions, ScriptedTurn};
-use crate::scenario::load::toml_files;
-use crate::scenario::template::{new_scenario as template, SIZES};
+use crate::scenario::load::{id_problem, toml_files};
+use crate::scenario::template::new_scenario as template;
 use crate::scenario::{load_all, load_file, Scenario, ScriptStep};
 use crate::signals::Signals;
 
@@ -70,12 +71,7 @@ pub fn check(
             }
             Err(error) => {
                 bad += 1;
-                let mut text = format!("error: {error}\n");
-                if let Some(excerpt) = error.excerpt().filter(|_| excerpts) {
-                    text.push_str(excerpt);
-                    text.push('\n');
-                }
-                emit(err, &text)?;
+                emit(err, &error.report(excerpts))?;
             }
         }
     }
@@ -111,21 +107,11 @@ fn unique(
 /// `new-scenario`: writes `<dir>/<id>.toml` — every lane mode with exact expectations, passing
 /// as written — and prints the next two commands.
 pub fn new_scenario(id: &str, dir: &Path, size: usize, out: &mut dyn Write) -> Result<u8, Error> {
-    let slug = !id.is_empty()
-        && id
-            .chars()
-            .all(|c| c.is_ascii_lowercase() || c.is_ascii_digit() || c == '-' || c == '_');
-    if !slug {
-        return Err(Error::Usage(format!(
-            "new-scenario: {id:?} is not a scenario id (lowercase letters, digits, `-` and `_`)"
-        )));
+    if let Some(problem) = id_problem(id) {
+        return Err(Error::Usage(format!("new-scenario: scenario id {problem}")));
     }
-    if !SIZES.contains(&size) {
-        return Err(Error::Usage(format!(
-            "new-scenario: --size {size}: expected {} to {}",
-            SIZES.start(),
-            SIZES.end()
-        )));
+    if let Some(problem) = size_problem(size as u64) {
+        return Err(Error::Usage(format!("new-scenario: --size: {problem}")));
     }
     if load_all(&[])?.iter().any(|s| s.id == id) {
         return Err(Error::Usage(format!(

@@ -150,12 +150,12 @@ impl Error {
         }
     }
 
-    /// More than the one-line message, for a reader at a terminal: the offending line of a
-    /// scenario file with a caret under the column.
-    pub fn excerpt(&self) -> Option<&str> {
+    /// The error as written to stderr: `error: …` lines (one per problem of a scenario file),
+    /// each followed by its excerpt when `excerpts` (stderr is a terminal).
+    pub fn report(&self, excerpts: bool) -> String {
         match self {
-            Error::Scenario(e) => e.excerpt(),
-            _ => None,
+            Error::Scenario(e) => e.report(excerpts),
+            other => format!("error: {other}\n"),
         }
     }
 

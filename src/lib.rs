@@ -31,5 +31,6 @@ pub mod scenario;
 pub mod selftest;
 pub mod server;
 pub mod signals;
+pub mod snapshot_review;
 pub mod suite;
 pub mod targets;

@@ -80,6 +80,22 @@ enum Command {
         #[arg(long, default_value_t = 36)]
         size: usize,
     },
+    /// Settle the pending snapshots (`.snap.new`) that `suite --update-snapshots` wrote: `review`
+    /// prints each as a unified diff against its committed `.snap` (a new one as all additions),
+    /// `accept` renames each over its `.snap`, `reject` deletes it. Insta's files, so `cargo
+    /// insta review` settles them too; this needs nothing installed. Exit 0; 2 when the directory
+    /// does not exist or the scenario has no snapshot there.
+    Snapshots {
+        /// review, accept or reject.
+        #[arg(value_enum)]
+        action: SnapshotAction,
+        /// Only this scenario's snapshots (`<ID>__<lane>__provider|session`).
+        #[arg(long, value_name = "ID")]
+        scenario: Option<String>,
+        /// Where the snapshots are, subfolders included (default: as `suite`'s).
+        #[arg(long, value_name = "DIR")]
+        snapshot_dir: Option<PathBuf>,
+    },
     /// List the scenarios (built in and from --scenario-dir).
     List {
         /// Also load every *.toml scenario in this directory (repeatable).
@@ -148,6 +164,27 @@ enum Command {
     /// both (data/releases/openclaw-<v>.run.json, expectations/) or, with --live, from a run of
     /// each.
     DiffReleases(DiffArgs),
+}
+
+#[derive(Clone, Copy, ValueEnum)]
+enum SnapshotAction {
+    /// Print each pending snapshot as a unified diff against its committed one.
+    Review,
+    /// Rename each pending `.snap.new` over its `.snap`.
+    Accept,
+    /// Delete each pending `.snap.new`.
+    Reject,
+}
+
+impl From<SnapshotAction> for toolsearch_qa::snapshot_review::Action {
+    fn from(action: SnapshotAction) -> Self {
+        use toolsearch_qa::snapshot_review::Action;
+        match action {
+            SnapshotAction::Review => Action::Review,
+            SnapshotAction::Accept => Action::Accept,
+            SnapshotAction::Reject => Action::Reject,
+        }
+    }
 }
 
 #[derive(clap::Args)]
@@ -387,7 +424,8 @@ struct SuiteArgs {
     /// from, whatever the working directory).
     #[arg(long, value_name = "DIR")]
     snapshot_dir: Option<PathBuf>,
-    /// Write `.snap.new` files for changed or missing snapshots (review with `cargo insta review`).
+    /// Write `.snap.new` files for changed or missing snapshots (settle them with `toolsearch-qa
+    /// snapshots review|accept|reject`, or `cargo insta review`).
     #[arg(long)]
     update_snapshots: bool,
     /// Do not compare snapshots (the only way a scenario without snapshots passes).
@@ -474,10 +512,7 @@ fn main() -> ExitCode {
     match result {
         Ok(code) => ExitCode::from(code),
         Err(error) => {
-            warn(&format!("error: {error}"));
-            if let Some(excerpt) = error.excerpt().filter(|_| std::io::stderr().is_terminal()) {
-                warn(excerpt);
-            }
+            warn(error.report(std::io::stderr().is_terminal()).trim_end());
             ExitCode::from(error.exit_code())
         }
     }
@@ -547,6 +582,18 @@ async fn run(command: Command, probe_secret: String) -> Result<u8, Error> {
             let stderr = &mut std::io::stderr();
             let excerpts = std::io::stderr().is_terminal();
             toolsearch_qa::commands::check(&files, excerpts, stdout, stderr)
+        }),
+        Command::Snapshots {
+            action,
+            scenario,
+            snapshot_dir,
+        } => Box::pin(async move {
+            toolsearch_qa::snapshot_review::command(
+                action.into(),
+                &snapshot_dir.unwrap_or_else(default_snapshot_dir),
+                scenario.as_deref(),
+                stdout,
+            )
         }),
         Command::NewScenario { id, dir, size } => {
             Box::pin(async move { toolsearch_qa::commands::new_scenario(&id, &dir, size, stdout) })

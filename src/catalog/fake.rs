@@ -18,12 +18,15 @@ pub const FAKE_OK: &str = "FAKE_PLUGIN_OK";
 /// a size must be bounded before anything is allocated: 100,000 tools is a 55 MB direct request.
 pub const MAX_FAKE_TOOLS: usize = 100_000;
 
+/// What a fake plugin's size may be, in words (every check of a size says this).
+pub const SIZE_RULE: &str = "a whole number from 1 to 100,000";
+
 /// Why `size` is not a fake plugin size (at least 1, at most [`MAX_FAKE_TOOLS`]), if it is not.
 pub fn size_problem(size: u64) -> Option<String> {
     match size {
-        0 => Some("expected at least 1".into()),
+        0 => Some(format!("expected {SIZE_RULE}, got 0")),
         n if n > MAX_FAKE_TOOLS as u64 => Some(format!(
-            "{n} is more than the {MAX_FAKE_TOOLS} fake tools this build can hold"
+            "expected {SIZE_RULE}, got {n} (every tool is held in memory several times)"
         )),
         _ => None,
     }
@@ -242,6 +245,19 @@ pub fn core_tools() -> Vec<ToolEntry> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn the_size_rule_says_the_bounds_size_problem_checks() {
+        assert_eq!(SIZE_RULE, "a whole number from 1 to 100,000");
+        assert_eq!(MAX_FAKE_TOOLS, 100_000);
+        assert_eq!(size_problem(1), None);
+        assert_eq!(size_problem(100_000), None);
+        assert_eq!(
+            size_problem(0).unwrap(),
+            "expected a whole number from 1 to 100,000, got 0"
+        );
+        assert!(size_problem(100_001).is_some());
+    }
 
     #[test]
     fn names_are_zero_padded_and_sorted() {

@@ -12,15 +12,18 @@ use serde::Deserialize;
 use serde_json::Value;
 use thiserror::Error;
 
-use super::names::{closest, not_in_catalogue, suggestion, unknown_tool};
+use super::names::{
+    closest, not_in_catalogue, suggestion, unknown_script_tool, unknown_tool, unmatched_deny,
+};
 use super::place::{Field, Place, Places};
+use super::wording::plain;
 use super::{
     CatalogSpec, ClaimId, ClaimSpec, Lane, LaneExpect, LaneOnOpenclaw, OnOpenclaw, Scenario,
     ScriptStep, REFERENCE_SCENARIO,
 };
 use crate::catalog::fake::{fake_tool_name, plugin_id_problem, size_problem};
 use crate::catalog::{ToolPolicy, ToolSource};
-use crate::config::ToolSearchSettings;
+use crate::config::{Bridge, ToolSearchSettings};
 use crate::profile::{self, built_in_names, Profile, ProfileError};
 use crate::protocol::session::agent_id_problem;
 
@@ -31,9 +34,10 @@ pub enum ScenarioError {
         path: PathBuf,
         source: std::io::Error,
     },
-    /// A file that does not load.
-    #[error("{0}")]
-    Invalid(Box<Invalid>),
+    /// A file that does not load: every problem found, in file order (at least one). Shown as
+    /// one line each, the lines after the first starting `error: ` as the first's caller writes.
+    #[error("{}", lines(.0))]
+    Invalid(Vec<Invalid>),
     #[error("unknown scenario {id:?}; known: {}", .known.join(", "))]
     Unknown { id: String, known: Vec<String> },
     #[error("scenario id {id:?} is defined twice: {first} and {second}")]
@@ -49,10 +53,40 @@ impl ScenarioError {
     /// message, so logs and scripts get one line per error).
     pub fn excerpt(&self) -> Option<&str> {
         match self {
-            ScenarioError::Invalid(invalid) => invalid.excerpt.as_deref(),
+            ScenarioError::Invalid(invalid) => invalid.first()?.excerpt.as_deref(),
             _ => None,
         }
     }
+
+    /// Every problem of a file that does not load (empty for other errors).
+    pub fn problems(&self) -> &[Invalid] {
+        match self {
+            ScenarioError::Invalid(invalid) => invalid,
+            _ => &[],
+        }
+    }
+
+    /// The error as written to stderr: `error: ` and one line per problem, each followed by its
+    /// excerpt when `excerpts` (a terminal).
+    pub fn report(&self, excerpts: bool) -> String {
+        let excerpt = |e: Option<&str>| match e.filter(|_| excerpts) {
+            Some(e) => format!("{e}\n"),
+            None => String::new(),
+        };
+        match self {
+            ScenarioError::Invalid(invalid) => invalid
+                .iter()
+                .map(|i| format!("error: {i}\n{}", excerpt(i.excerpt.as_deref())))
+                .collect(),
+            other => format!("error: {other}\n"),
+        }
+    }
+}
+
+/// The problems' lines, joined as `error: ` would start each.
+fn lines(invalid: &[Invalid]) -> String {
+    let lines: Vec<String> = invalid.iter().map(ToString::to_string).collect();
+    lines.join("\nerror: ")
 }
 
 /// What is wrong with a scenario file, and where.
@@ -181,26 +215,31 @@ const BUILT_IN: &[(&str, &str)] = include!(concat!(env!("OUT_DIR"), "/builtin_sc
 /// Parses one scenario text; `origin` names it in errors.
 pub fn parse_scenario(text: &str, origin: &str) -> Result<Scenario, ScenarioError> {
     let places = Places::new(text);
-    let invalid = |place: Option<Place>, field: String, message: String| {
-        ScenarioError::Invalid(Box::new(Invalid {
-            origin: origin.to_string(),
-            place,
-            field,
-            message,
-            excerpt: place.and_then(|p| places.excerpt(p)),
-        }))
+    let invalid = |place: Option<Place>, field: String, message: String| Invalid {
+        origin: origin.to_string(),
+        place,
+        field,
+        message,
+        excerpt: place.and_then(|p| places.excerpt(p)),
     };
     let file: ScenarioFile = toml::from_str(text).map_err(|e| {
         let offset = e.span().map(|s| s.start);
         let field = offset.map(|o| places.field_at(o)).unwrap_or_default();
-        invalid(
+        ScenarioError::Invalid(vec![invalid(
             offset.map(|o| places.place(o)),
             places.describe(&field),
-            one_line(e.message()),
-        )
+            plain(&one_line(e.message()), &field),
+        )])
     })?;
-    resolve(file, origin)
-        .map_err(|p| invalid(places.of(&p.field), places.describe(&p.field), p.message))
+    resolve(file, origin).map_err(|problems| {
+        let mut found: Vec<Invalid> = problems
+            .into_iter()
+            .map(|p| invalid(places.of(&p.field), places.describe(&p.field), p.message))
+            .collect();
+        // File order; a problem without a place (nothing written to point at) first.
+        found.sort_by_key(|i| i.place.map(|p| (p.line, p.column)));
+        ScenarioError::Invalid(found)
+    })
 }
 
 /// A multi-line message as one line.
@@ -215,24 +254,33 @@ fn one_line(message: &str) -> String {
 
 /// A scenario given as JSON (same fields as the TOML file), for scenarios built in code.
 pub fn scenario_from_json(value: Value, origin: &str) -> Result<Scenario, ScenarioError> {
-    let invalid = |field: String, message: String| {
-        ScenarioError::Invalid(Box::new(Invalid {
-            origin: origin.to_string(),
-            place: None,
-            field,
-            message,
-            excerpt: None,
-        }))
+    let invalid = |field: String, message: String| Invalid {
+        origin: origin.to_string(),
+        place: None,
+        field,
+        message,
+        excerpt: None,
     };
-    let file: ScenarioFile =
-        serde_json::from_value(value).map_err(|e| invalid(String::new(), e.to_string()))?;
-    resolve(file, origin).map_err(|p| invalid(p.field.to_string(), p.message))
+    let file: ScenarioFile = serde_json::from_value(value)
+        .map_err(|e| ScenarioError::Invalid(vec![invalid(String::new(), e.to_string())]))?;
+    resolve(file, origin).map_err(|problems| {
+        let found = problems.into_iter();
+        ScenarioError::Invalid(
+            found
+                .map(|p| invalid(p.field.to_string(), p.message))
+                .collect(),
+        )
+    })
 }
 
-/// Checks every value of a file and types it.
-fn resolve(file: ScenarioFile, origin: &str) -> Checked<Scenario> {
+/// Checks every value of a file and types it, collecting every problem (as a compiler does) so
+/// a file with three mistakes takes one round. A check that depends on another part (a tool
+/// name on the catalogue, a claim on the lanes) runs only when that part is sound, so one
+/// mistake is reported once, not again through everything that depends on it.
+fn resolve(file: ScenarioFile, origin: &str) -> Result<Scenario, Vec<Problem>> {
+    let mut problems: Vec<Problem> = Vec::new();
     if file.lanes.is_empty() && file.pending.is_none() {
-        return Err(problem(
+        problems.push(problem(
             Field::of("lanes"),
             "must list at least one lane (or say why not with `pending`)",
         ));
@@ -243,50 +291,76 @@ fn resolve(file: ScenarioFile, origin: &str) -> Checked<Scenario> {
         .as_ref()
         .is_some_and(|r| r.trim().is_empty())
     {
-        return Err(problem(
+        problems.push(problem(
             Field::of("openclaw").key("not_applicable"),
             "say why the product cannot run this scenario",
         ));
     }
-    if let Some(message) = file_part_problem(&file.id, MAX_ID_BYTES) {
-        return Err(problem(Field::of("id"), message));
+    if let Some(message) = id_problem(&file.id) {
+        problems.push(problem(Field::of("id"), message));
     }
     if let Some(message) = agent_id_problem(&file.agent) {
-        return Err(problem(Field::of("agent"), message));
+        problems.push(problem(Field::of("agent"), message));
     }
-    check_catalog(&file.catalog)?;
+    let catalog_ok = keep(&mut problems, check_catalog(&file.catalog)).is_some();
     let target_source = match file.target_source.as_str() {
-        "openclaw" => ToolSource::Openclaw,
-        "mcp" => ToolSource::Mcp,
-        "client" => ToolSource::Client,
+        "openclaw" => Some(ToolSource::Openclaw),
+        "mcp" => Some(ToolSource::Mcp),
+        "client" => Some(ToolSource::Client),
         other => {
-            return Err(problem(
+            problems.push(problem(
                 Field::of("target_source"),
                 format!("expected openclaw, mcp or client, got {other:?}"),
-            ))
+            ));
+            None
         }
     };
-    if let Some(message) = not_in_catalogue(&file.target_tool, target_source, &file.catalog) {
-        return Err(problem(Field::of("target_tool"), message));
+    if let Some(source) = target_source.filter(|_| catalog_ok) {
+        if let Some(message) = not_in_catalogue(&file.target_tool, source, &file.catalog) {
+            problems.push(problem(Field::of("target_tool"), message));
+        }
     }
     let mut lanes: Vec<Lane> = Vec::new();
+    let mut lanes_ok = true;
     for (i, lane) in file.lanes.into_iter().enumerate() {
         let field = Field::of("lanes").index(i);
-        lanes.push(resolve_lane(&lanes, field, lane)?);
+        match keep(&mut problems, resolve_lane(&lanes, field, lane)) {
+            Some(lane) => lanes.push(lane),
+            None => lanes_ok = false,
+        }
     }
     if let Some(script) = &file.script {
-        check_script(Field::of("script"), script)?;
+        keep(&mut problems, check_script(Field::of("script"), script));
     }
-    let claims = file
-        .claims
-        .into_iter()
-        .enumerate()
-        .map(|(i, claim)| resolve_claim(&lanes, &file.catalog, Field::of("claims").index(i), claim))
-        .collect::<Checked<Vec<_>>>()?;
+    let mut claims = Vec::new();
+    for (i, claim) in file.claims.into_iter().enumerate() {
+        if !(catalog_ok && lanes_ok) {
+            break;
+        }
+        let field = Field::of("claims").index(i);
+        claims.extend(keep(
+            &mut problems,
+            resolve_claim(&lanes, &file.catalog, field, claim),
+        ));
+    }
     let profile = match &file.profile {
-        Some(reference) => resolve_profile(reference, origin)
-            .map_err(|e| problem(Field::of("profile"), e.to_string()))?,
-        None => Profile::spec(),
+        Some(reference) => keep(
+            &mut problems,
+            resolve_profile(reference, origin)
+                .map_err(|e| problem(Field::of("profile"), e.to_string())),
+        ),
+        None => Some(Profile::spec()),
+    };
+    if let Some(profile) = profile.as_ref().filter(|_| catalog_ok) {
+        let names = Names {
+            catalog: &file.catalog,
+            bridge: profile.bridge(),
+        };
+        names.check(&file.policy, file.script.as_deref(), &lanes, &mut problems);
+    }
+    let (Some(target_source), Some(profile), true) = (target_source, profile, problems.is_empty())
+    else {
+        return Err(problems);
     };
     Ok(Scenario {
         id: file.id,
@@ -390,6 +464,12 @@ pub const MAX_ID_BYTES: usize = 100;
 /// Longest lane name: it is part of snapshot file names, temp dir names and the session key.
 pub const MAX_LANE_NAME_BYTES: usize = 64;
 
+/// Why `id` cannot be a scenario id, if it cannot (the one rule: the loader's and
+/// `new-scenario`'s).
+pub fn id_problem(id: &str) -> Option<String> {
+    file_part_problem(id, MAX_ID_BYTES)
+}
+
 /// Why `name` (a scenario id or lane name) cannot be part of a file name, if it cannot: snapshot
 /// files are `<id>__<lane>__provider.snap`, so both are ASCII letters, digits, `.`, `-` and `_`,
 /// starting with a letter or digit, without `__` (which separates them), at most `max` bytes.
@@ -476,6 +556,64 @@ fn check_on_openclaw(field: Field, on: &LaneOnOpenclaw) -> Checked<()> {
             "expected a table of gateway config keys",
         )),
         _ => Ok(()),
+    }
+}
+
+/// The ok value of a check, or `None` with its problem kept.
+fn keep<T>(problems: &mut Vec<Problem>, checked: Checked<T>) -> Option<T> {
+    checked.map_err(|p| problems.push(p)).ok()
+}
+
+/// The names a file gives that must be tools: every script step's (the scenario's and each
+/// lane's) must be one some lane declares, every deny pattern (`[policy]`, a lane's
+/// `config.tools.deny`) must match a tool. Both are load errors with the closest names: a
+/// misspelled call would only show at run time as a script running out, and a pattern that
+/// denies nothing would let F1 pass with nothing denied.
+struct Names<'a> {
+    catalog: &'a CatalogSpec,
+    bridge: &'a Bridge,
+}
+
+impl Names<'_> {
+    fn check(
+        &self,
+        policy: &ToolPolicy,
+        script: Option<&[ScriptStep]>,
+        lanes: &[Lane],
+        problems: &mut Vec<Problem>,
+    ) {
+        self.patterns(Field::of("policy").key("deny"), &policy.deny, problems);
+        if let Some(script) = script {
+            self.steps(Field::of("script"), script, problems);
+        }
+        for (i, lane) in lanes.iter().enumerate() {
+            let field = Field::of("lanes").index(i);
+            if let Some(script) = &lane.script {
+                self.steps(field.clone().key("script"), script, problems);
+            }
+            let deny = lane.config.as_ref().and_then(|c| c.pointer("/tools/deny"));
+            let deny: Vec<String> = deny
+                .and_then(|d| serde_json::from_value(d.clone()).ok())
+                .unwrap_or_default();
+            self.patterns(field.key("config.tools.deny"), &deny, problems);
+        }
+    }
+
+    fn steps(&self, field: Field, script: &[ScriptStep], problems: &mut Vec<Problem>) {
+        for (i, step) in script.iter().enumerate() {
+            let Some(tool) = &step.tool else { continue };
+            if let Some(message) = unknown_script_tool(tool, self.catalog, self.bridge) {
+                problems.push(problem(field.clone().index(i).key("tool"), message));
+            }
+        }
+    }
+
+    fn patterns(&self, field: Field, deny: &[String], problems: &mut Vec<Problem>) {
+        for (i, pattern) in deny.iter().enumerate() {
+            if let Some(message) = unmatched_deny(pattern, self.catalog, self.bridge) {
+                problems.push(problem(field.clone().index(i), message));
+            }
+        }
     }
 }
 

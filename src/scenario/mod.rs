@@ -13,6 +13,7 @@ pub mod load;
 pub mod names;
 pub mod place;
 pub mod template;
+pub mod wording;
 
 use serde::{Deserialize, Serialize};
 use serde_json::{json, Value};

@@ -3,7 +3,9 @@
 //! to `fake_plugin_tool_0900`) is a load error with the closest names, not a run that fails.
 
 use crate::catalog::fake::{core_tools, fake_tool_name};
-use crate::catalog::ToolSource;
+use crate::catalog::policy::matches;
+use crate::catalog::{entry_id, ToolSource};
+use crate::config::{Bridge, ControlRole};
 
 use super::CatalogSpec;
 
@@ -100,6 +102,87 @@ pub fn unknown_tool(name: &str, catalog: &CatalogSpec) -> Option<String> {
     Some(format!(
         "{name:?} is not a tool of this catalogue{}",
         suggestion(&closest(name, all.iter().map(|(n, _)| n.as_str())))
+    ))
+}
+
+/// The bridge tools a surface with these names may declare (the code tool only where it has one).
+fn bridge_names(bridge: &Bridge) -> Vec<&str> {
+    [
+        ControlRole::Search,
+        ControlRole::Describe,
+        ControlRole::Call,
+        ControlRole::Code,
+    ]
+    .into_iter()
+    .filter_map(|role| bridge.name(role))
+    .collect()
+}
+
+/// Why a script step cannot call `name`, if it cannot: a model calls what some lane declares —
+/// a tool of the catalogue (a denied one too: calling it is how F1 is checked) or a bridge tool.
+pub fn unknown_script_tool(name: &str, catalog: &CatalogSpec, bridge: &Bridge) -> Option<String> {
+    let all = catalogue(catalog);
+    let bridges = bridge_names(bridge);
+    if all.iter().any(|(n, _)| n == name) || bridges.contains(&name) {
+        return None;
+    }
+    let known = all
+        .iter()
+        .map(|(n, _)| n.as_str())
+        .chain(bridges.iter().copied());
+    Some(format!(
+        "{name:?} is neither a tool of this catalogue nor a bridge tool ({}), so no lane \
+         declares it{}",
+        bridges.join(", "),
+        suggestion(&closest(name, known))
+    ))
+}
+
+/// Every tool a policy pattern can name, as `(name, id)`: the catalogue's tools and the
+/// bridge tools (policy treats them as core tools), with the ids the gateway gives them.
+fn policy_targets(catalog: &CatalogSpec, bridge: &Bridge) -> Vec<(String, String)> {
+    let openclaw = |source_name: &str, name: String| {
+        let id = entry_id(ToolSource::Openclaw, source_name, &name);
+        (name, id)
+    };
+    let mut targets: Vec<(String, String)> = (1..=catalog.size)
+        .map(|i| openclaw(&catalog.plugin_id, fake_tool_name(i, catalog.size)))
+        .collect();
+    let core = catalog.core_tools.then(core_tools).unwrap_or_default();
+    targets.extend(core.into_iter().map(|t| openclaw("core", t.name)));
+    targets.extend(
+        bridge_names(bridge)
+            .into_iter()
+            .map(|b| openclaw("core", b.to_string())),
+    );
+    for server in &catalog.mcp {
+        targets.extend(crate::mcp_fixture::tool_names(server).into_iter().map(|t| {
+            let id = entry_id(ToolSource::Mcp, server, &t);
+            (t, id)
+        }));
+    }
+    targets.extend(catalog.client.iter().map(|c| {
+        let id = entry_id(ToolSource::Client, "client", c);
+        (c.clone(), id)
+    }));
+    targets
+}
+
+/// Why a deny `pattern` is a mistake, if it is: it matches no tool of the catalogue and no
+/// bridge tool, by name or by id (`openclaw:<plugin_id>:<name>`, `openclaw:core:<name>`,
+/// `mcp:<server>:<name>`, `client:client:<name>`), so a claim about a denied tool would pass
+/// with nothing denied.
+pub fn unmatched_deny(pattern: &str, catalog: &CatalogSpec, bridge: &Bridge) -> Option<String> {
+    let targets = policy_targets(catalog, bridge);
+    if targets
+        .iter()
+        .any(|(name, id)| matches(pattern, name) || matches(pattern, id))
+    {
+        return None;
+    }
+    Some(format!(
+        "{pattern:?} matches no tool of this catalogue (by name or id), so it denies nothing{}",
+        suggestion(&closest(pattern, targets.iter().map(|(n, _)| n.as_str())))
     ))
 }
 

@@ -5,11 +5,9 @@
 
 use crate::catalog::fake::fake_tool_name;
 
-/// The smallest and largest catalogue a new scenario may ask for.
-pub const SIZES: std::ops::RangeInclusive<usize> = 2..=10_000;
-
 /// A new scenario `id` with a fake plugin of `size` tools, targeting the middle one.
 pub fn new_scenario(id: &str, size: usize) -> String {
+    let plugin_id = plugin_id(id);
     let target = fake_tool_name(size.div_ceil(2), size);
     let other = fake_tool_name(1, size);
     format!(
@@ -30,7 +28,7 @@ prompt = "tool search qa check target={target}"
 target_tool = "{target}"
 
 [catalog]
-plugin_id = "{id}-plugin"
+plugin_id = "{plugin_id}"
 size = {size}
 # No core tools: every declared tool below is a fake one or a control tool.
 core_tools = false
@@ -83,6 +81,14 @@ expect = {{ declared_tools = 3, provider_requests = 3, searches = 1, describes =
     )
 }
 
+/// The fake plugin's id for scenario `id`: `<id>-plugin`, in the lower case and at most the 64
+/// bytes a plugin id allows (a scenario id may be longer and mixed-case).
+fn plugin_id(id: &str) -> String {
+    let mut stem = id.to_ascii_lowercase();
+    stem.truncate(64 - "-plugin".len());
+    format!("{stem}-plugin")
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -90,7 +96,7 @@ mod tests {
 
     #[test]
     fn the_template_loads_at_every_width() {
-        for size in [2, 36, 1000, 10_000] {
+        for size in [1, 2, 36, 1000, 100_000] {
             let scenario = parse_scenario(&new_scenario("mine", size), "mine.toml").unwrap();
             assert_eq!(scenario.catalog.size, size);
             let lanes: Vec<&str> = scenario.lanes.iter().map(|l| l.name.as_str()).collect();

@@ -136,7 +136,39 @@ fn malformed() -> Vec<(String, &'static str)> {
         (
             ok("config = { tools = { toolSerch = true } }\n"),
             ":17:22: lane \"tools\": config.tools.toolSerch: unknown field `toolSerch`, expected one of \
-             `toolSearch`, `allow`, `deny`, `alsoAllow`, `approvals`",
+             `toolSearch`, `allow`, `deny`, `alsoAllow`, `approvals`; did you mean `toolSearch`?",
+        ),
+        (
+            format!("{HEAD}target_tol = \"fake_plugin_tool_0900\"\n{catalog}{lanes}"),
+            ":4:1: target_tol: unknown field `target_tol`, expected one of `id`, `title`, \
+             `objective`, `agent`, `prompt`, `target_tool`, `target_source`, `max_output_tokens`, \
+             `catalog`, `policy`, `script`, `claims`, `pending`, `profile`, `openclaw`, `lanes`; \
+             did you mean `target_tool`?",
+        ),
+        (
+            format!("{HEAD}{target}\n[catalog]\nplugin_id = \"p\"\nsize = -5\n{lanes}"),
+            ":8:8: catalog.size: invalid value: integer `-5`, expected a whole number from 1 to \
+             100,000",
+        ),
+        (
+            format!("{HEAD}{target}\n[catalog]\nplugin_id = \"p\"\nsize = 0\n{lanes}"),
+            ":8:1: catalog.size: expected a whole number from 1 to 100,000, got 0",
+        ),
+        (
+            ok("script = [{ tool = \"tool_serch\", arguments = { query = \"x\" } }]\n"),
+            ":17:13: lane \"tools\": script[0].tool: \"tool_serch\" is neither a tool of this \
+             catalogue nor a bridge tool (tool_search, tool_describe, tool_call, \
+             tool_search_code), so no lane declares it; did you mean tool_search?",
+        ),
+        (
+            ok("\n[policy]\ndeny = [\"fake_plugin_tool_900\"]\n"),
+            ":19:9: policy.deny[0]: \"fake_plugin_tool_900\" matches no tool of this catalogue (by \
+             name or id), so it denies nothing; did you mean fake_plugin_tool_0900?",
+        ),
+        (
+            ok("config = { tools = { deny = [\"mcp_*\"] } }\n"),
+            ":17:31: lane \"tools\": config.tools.deny[0]: \"mcp_*\" matches no tool of this \
+             catalogue (by name or id), so it denies nothing",
         ),
         (
             format!("{HEAD}{target}\n[catalog]\nsize = 1000\n{lanes}"),
@@ -404,4 +436,208 @@ fn the_control_tools_count_as_the_docs_say() {
             "docs/scenarios.md lacks:\n{script}"
         );
     }
+}
+
+#[test]
+fn check_reports_every_problem_of_a_file_in_file_order() {
+    let dir = tempfile::tempdir().unwrap();
+    let text = format!(
+        "{HEAD}target_tool = \"fake_plugin_tool_900\"\n\n[catalog]\nplugin_id = \"p\"\nsize = 1000\n\n\
+         [policy]\ndeny = [\"fake_plugin_tool_1001\"]\n\n[[lanes]]\nname = \"tools\"\n\
+         tool_search = {{ mode = \"tools\" }}\nscript = [{{ tool = \"tool_serch\" }}]\n"
+    );
+    std::fs::write(dir.path().join("three.toml"), text).unwrap();
+    let (code, stdout, stderr) = run(&["check", "three.toml"], dir.path());
+    assert_eq!(code, 2);
+    assert_eq!(stdout, "");
+    let lines: Vec<&str> = stderr.lines().collect();
+    assert_eq!(
+        lines,
+        [
+            "error: three.toml:4:1: target_tool: \"fake_plugin_tool_900\" is not an openclaw tool \
+             of this catalogue (fake tools fake_plugin_tool_0001 … fake_plugin_tool_1000 and the \
+             core tools); did you mean fake_plugin_tool_0900?",
+            "error: three.toml:10:9: policy.deny[0]: \"fake_plugin_tool_1001\" matches no tool of \
+             this catalogue (by name or id), so it denies nothing; did you mean \
+             fake_plugin_tool_1000?",
+            "error: three.toml:15:13: lane \"tools\": script[0].tool: \"tool_serch\" is neither a \
+             tool of this catalogue nor a bridge tool (tool_search, tool_describe, tool_call, \
+             tool_search_code), so no lane declares it; did you mean tool_search?",
+        ]
+    );
+    // `suite` and `list` stop on the same three lines.
+    let (code, _, stderr) = run(&["list", "--scenario-dir", "."], dir.path());
+    assert_eq!(code, 2);
+    assert_eq!(stderr.lines().count(), 3, "{stderr}");
+}
+
+#[test]
+fn new_scenario_takes_the_loader_s_ids_and_sizes() {
+    let dir = tempfile::tempdir().unwrap();
+    let (code, _, stderr) = run(&["new-scenario", "My.Check_1", "--size", "1"], dir.path());
+    assert_eq!(code, 0, "{stderr}");
+    let (code, stdout, stderr) = run(&["check", "My.Check_1.toml"], dir.path());
+    assert_eq!(code, 0, "{stderr}");
+    assert_eq!(
+        stdout,
+        "ok My.Check_1.toml (scenario My.Check_1: lanes direct, code, tools, directory)\n"
+    );
+    for (args, want) in [
+        (
+            ["new-scenario", "a__b", "--size", "3"],
+            "error: new-scenario: scenario id \"a__b\" cannot name files: start with a letter or \
+             digit, use only A-Z, a-z, 0-9, '.', '-' and '_' (never \"__\"), at most 100 \
+             characters\n",
+        ),
+        (
+            ["new-scenario", "ok", "--size", "0"],
+            "error: new-scenario: --size: expected a whole number from 1 to 100,000, got 0\n",
+        ),
+        (
+            ["new-scenario", "ok", "--size", "100001"],
+            "error: new-scenario: --size: expected a whole number from 1 to 100,000, got 100001 \
+             (every tool is held in memory several times)\n",
+        ),
+    ] {
+        let (code, _, stderr) = run(&args, dir.path());
+        assert_eq!(code, 2, "{args:?}");
+        assert_eq!(stderr, want);
+    }
+}
+
+/// An insta snapshot file with `body`.
+fn snap_file(body: &str) -> String {
+    format!("---\nsource: tests/it/snapshots.rs\nexpression: content\n---\n{body}\n")
+}
+
+#[test]
+fn snapshots_review_accept_and_reject_without_insta() {
+    let dir = tempfile::tempdir().unwrap();
+    let snaps = dir.path().join("snaps");
+    std::fs::create_dir_all(snaps.join("openclaw-2026.9.6")).unwrap();
+    let write = |name: &str, body: &str| std::fs::write(snaps.join(name), snap_file(body)).unwrap();
+    write("s__direct__provider.snap", "a\nb");
+    write("s__direct__provider.snap.new", "a\nc");
+    write("openclaw-2026.9.6/s__tools__session.snap.new", "new");
+    write("t__direct__provider.snap.new", "t");
+    let (code, stdout, stderr) = run(
+        &[
+            "snapshots",
+            "review",
+            "--snapshot-dir",
+            "snaps",
+            "--scenario",
+            "s",
+        ],
+        dir.path(),
+    );
+    assert_eq!(code, 0, "{stderr}");
+    assert_eq!(
+        stdout,
+        "--- new snapshot\n+++ snaps/openclaw-2026.9.6/s__tools__session.snap.new (pending)\n\
+         @@ -0,0 +1 @@\n+new\n\
+         --- snaps/s__direct__provider.snap (committed)\n+++ snaps/s__direct__provider.snap.new \
+         (pending)\n@@ -1,2 +1,2 @@\n a\n-b\n+c\n\
+         2 pending snapshots of s in snaps: toolsearch-qa snapshots accept --snapshot-dir snaps \
+         --scenario s (or reject)\n"
+    );
+    let (code, stdout, _) = run(
+        &[
+            "snapshots",
+            "accept",
+            "--snapshot-dir",
+            "snaps",
+            "--scenario",
+            "s",
+        ],
+        dir.path(),
+    );
+    assert_eq!(code, 0);
+    assert_eq!(
+        stdout,
+        "accepted snaps/openclaw-2026.9.6/s__tools__session.snap\n\
+         accepted snaps/s__direct__provider.snap\naccepted 2 snapshots of s\n"
+    );
+    let read = |name: &str| std::fs::read_to_string(snaps.join(name)).unwrap();
+    assert_eq!(read("s__direct__provider.snap"), snap_file("a\nc"));
+    assert_eq!(
+        read("openclaw-2026.9.6/s__tools__session.snap"),
+        snap_file("new")
+    );
+    assert!(!snaps.join("s__direct__provider.snap.new").exists());
+    // The other scenario's pending file was left alone; reject deletes it.
+    let (code, stdout, _) = run(
+        &["snapshots", "reject", "--snapshot-dir", "snaps"],
+        dir.path(),
+    );
+    assert_eq!(code, 0);
+    assert_eq!(
+        stdout,
+        "rejected snaps/t__direct__provider.snap.new\nrejected 1 snapshot\n"
+    );
+    assert!(!snaps.join("t__direct__provider.snap.new").exists());
+    let (code, stdout, _) = run(
+        &["snapshots", "review", "--snapshot-dir", "snaps"],
+        dir.path(),
+    );
+    assert_eq!(
+        (code, stdout.as_str()),
+        (0, "no pending snapshots in snaps\n")
+    );
+    // A wrong place or scenario is said, never settled silently.
+    let (code, _, stderr) = run(
+        &[
+            "snapshots",
+            "accept",
+            "--snapshot-dir",
+            "snaps",
+            "--scenario",
+            "u",
+        ],
+        dir.path(),
+    );
+    assert_eq!(code, 2);
+    assert_eq!(
+        stderr,
+        "error: no snapshot of scenario u in snaps (neither pending nor committed)\n"
+    );
+    let (code, _, _) = run(
+        &["snapshots", "review", "--snapshot-dir", "nowhere"],
+        dir.path(),
+    );
+    assert_eq!(code, 2);
+}
+
+#[test]
+fn a_new_scenario_s_snapshots_are_written_accepted_and_then_hold() {
+    let dir = tempfile::tempdir().unwrap();
+    let (code, _, stderr) = run(&["new-scenario", "mine", "--size", "3"], dir.path());
+    assert_eq!(code, 0, "{stderr}");
+    let suite = |extra: &[&str]| {
+        let mut args = vec!["suite", "--scenario-dir", ".", "--scenario", "mine"];
+        args.extend(["--snapshot-dir", "snaps"]);
+        args.extend_from_slice(extra);
+        run(&args, dir.path())
+    };
+    suite(&["--update-snapshots"]);
+    let pending = std::fs::read_dir(dir.path().join("snaps")).unwrap().count();
+    assert_eq!(pending, 8, "two per lane");
+    let (code, stdout, stderr) = run(
+        &[
+            "snapshots",
+            "accept",
+            "--snapshot-dir",
+            "snaps",
+            "--scenario",
+            "mine",
+        ],
+        dir.path(),
+    );
+    assert_eq!(code, 0, "{stderr}");
+    assert!(
+        stdout.ends_with("accepted 8 snapshots of mine\n"),
+        "{stdout}"
+    );
+    let (code, stdout, stderr) = suite(&[]);
+    assert_eq!(code, 0, "{stderr}\n{stdout}");
 }
