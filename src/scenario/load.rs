@@ -58,14 +58,6 @@ impl ScenarioError {
         }
     }
 
-    /// Every problem of a file that does not load (empty for other errors).
-    pub fn problems(&self) -> &[Invalid] {
-        match self {
-            ScenarioError::Invalid(invalid) => invalid,
-            _ => &[],
-        }
-    }
-
     /// The error as written to stderr: `error: ` and one line per problem, each followed by its
     /// excerpt when `excerpts` (a terminal).
     pub fn report(&self, excerpts: bool) -> String {
