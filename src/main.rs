@@ -61,7 +61,7 @@ enum Command {
     Probes(ProbesArgs),
     /// Check scenario files without running them: every field, tool name, lane and claim, as
     /// `suite` would load them. Exit 0 when every file loads, 2 when one does not (one error line
-    /// each on stderr): a pre-commit check.
+    /// per problem on stderr, every problem of a file): a pre-commit check.
     Check {
         /// Scenario files, or directories whose *.toml files to check.
         #[arg(value_name = "FILE", required = true)]
