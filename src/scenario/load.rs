@@ -226,7 +226,10 @@ pub fn parse_scenario(text: &str, origin: &str) -> Result<Scenario, ScenarioErro
     resolve(file, origin).map_err(|problems| {
         let mut found: Vec<Invalid> = problems
             .into_iter()
-            .map(|p| invalid(places.of(&p.field), places.describe(&p.field), p.message))
+            .map(|p| {
+                let message = plain(&p.message, &p.field);
+                invalid(places.of(&p.field), places.describe(&p.field), message)
+            })
             .collect();
         // File order; a problem without a place (nothing written to point at) first.
         found.sort_by_key(|i| i.place.map(|p| (p.line, p.column)));

@@ -167,7 +167,7 @@ fn malformed() -> Vec<(String, &'static str)> {
         ),
         (
             ok("config = { tools = { deny = [\"mcp_*\"] } }\n"),
-            ":17:31: lane \"tools\": config.tools.deny[0]: \"mcp_*\" matches no tool of this \
+            ":17:30: lane \"tools\": config.tools.deny[0]: \"mcp_*\" matches no tool of this \
              catalogue (by name or id), so it denies nothing",
         ),
         (
@@ -443,7 +443,7 @@ fn check_reports_every_problem_of_a_file_in_file_order() {
     let dir = tempfile::tempdir().unwrap();
     let text = format!(
         "{HEAD}target_tool = \"fake_plugin_tool_900\"\n\n[catalog]\nplugin_id = \"p\"\nsize = 1000\n\n\
-         [policy]\ndeny = [\"fake_plugin_tool_1001\"]\n\n[[lanes]]\nname = \"tools\"\n\
+         [policy]\ndeny = [\"fake_plugin_tool_2000\"]\n\n[[lanes]]\nname = \"tools\"\n\
          tool_search = {{ mode = \"tools\" }}\nscript = [{{ tool = \"tool_serch\" }}]\n"
     );
     std::fs::write(dir.path().join("three.toml"), text).unwrap();
@@ -457,10 +457,10 @@ fn check_reports_every_problem_of_a_file_in_file_order() {
             "error: three.toml:4:1: target_tool: \"fake_plugin_tool_900\" is not an openclaw tool \
              of this catalogue (fake tools fake_plugin_tool_0001 … fake_plugin_tool_1000 and the \
              core tools); did you mean fake_plugin_tool_0900?",
-            "error: three.toml:10:9: policy.deny[0]: \"fake_plugin_tool_1001\" matches no tool of \
+            "error: three.toml:11:9: policy.deny[0]: \"fake_plugin_tool_2000\" matches no tool of \
              this catalogue (by name or id), so it denies nothing; did you mean \
              fake_plugin_tool_1000?",
-            "error: three.toml:15:13: lane \"tools\": script[0].tool: \"tool_serch\" is neither a \
+            "error: three.toml:16:13: lane \"tools\": script[0].tool: \"tool_serch\" is neither a \
              tool of this catalogue nor a bridge tool (tool_search, tool_describe, tool_call, \
              tool_search_code), so no lane declares it; did you mean tool_search?",
         ]
@@ -611,7 +611,7 @@ fn snapshots_review_accept_and_reject_without_insta() {
 #[test]
 fn a_new_scenario_s_snapshots_are_written_accepted_and_then_hold() {
     let dir = tempfile::tempdir().unwrap();
-    let (code, _, stderr) = run(&["new-scenario", "mine", "--size", "3"], dir.path());
+    let (code, _, stderr) = run(&["new-scenario", "mine"], dir.path());
     assert_eq!(code, 0, "{stderr}");
     let suite = |extra: &[&str]| {
         let mut args = vec!["suite", "--scenario-dir", ".", "--scenario", "mine"];
