@@ -861,7 +861,8 @@ mod tests {
         assert_eq!(
             error("", "config = { tools = { toolSerch = true } }\n"),
             "s.toml:17:22: lane \"tools\": config.tools.toolSerch: unknown field `toolSerch`, \
-             expected one of `toolSearch`, `allow`, `deny`, `alsoAllow`, `approvals`"
+             expected one of `toolSearch`, `allow`, `deny`, `alsoAllow`, `approvals`; did you mean \
+             `toolSearch`?"
         );
         assert_eq!(
             error(

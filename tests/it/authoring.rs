@@ -142,7 +142,7 @@ fn malformed() -> Vec<(String, &'static str)> {
             format!("{HEAD}target_tol = \"fake_plugin_tool_0900\"\n{catalog}{lanes}"),
             ":4:1: target_tol: unknown field `target_tol`, expected one of `id`, `title`, \
              `objective`, `agent`, `prompt`, `target_tool`, `target_source`, `max_output_tokens`, \
-             `catalog`, `policy`, `script`, `claims`, `pending`, `profile`, `openclaw`, `lanes`; \
+             `follow_up`, `catalog`, `policy`, `script`, `claims`, `pending`, `profile`, `openclaw`, `lanes`; \
              did you mean `target_tool`?",
         ),
         (
