@@ -126,7 +126,7 @@ fn a_huge_catalogue_size_is_a_usage_error_not_a_panic_or_an_oom() {
         assert_eq!(code, Some(2), "{size}: {err}");
         assert!(
             err.contains(&format!(
-                "catalog.size: {size} is more than the 100000 fake tools"
+                "catalog.size: expected a whole number from 1 to 100,000, got {size}"
             )),
             "{err}"
         );
@@ -134,7 +134,7 @@ fn a_huge_catalogue_size_is_a_usage_error_not_a_panic_or_an_oom() {
         assert_eq!(code, Some(2), "{size}: {err}");
         assert!(
             err.contains(&format!(
-                "--sizes: {size} is more than the 100000 fake tools"
+                "--sizes: expected a whole number from 1 to 100,000, got {size}"
             )),
             "{err}"
         );
@@ -232,12 +232,12 @@ const ONE_LANE_CLAIMS: &str = "[[claims]]\nid = \"C4\"\n[[claims]]\nid = \"C6\"\
 
 #[test]
 fn a_scenario_without_committed_snapshots_fails_with_the_command_that_writes_them() {
+    // C6 needs the lane's counts to check (a lane without them fails C6).
+    let no_snaps = scenario("no-snaps", ONE_LANE_CLAIMS, "", "tools")
+        + "expect = { searches = 1, describes = 0, calls = 1 }\n";
     let snaps = tempfile::tempdir().unwrap();
     let dir = snaps.path().to_str().unwrap();
-    let (code, out, err, _) = suite_on(
-        &scenario("no-snaps", ONE_LANE_CLAIMS, "", "tools"),
-        &["--snapshot-dir", dir],
-    );
+    let (code, out, err, _) = suite_on(&no_snaps, &["--snapshot-dir", dir]);
     assert_eq!(code, Some(1), "{out}{err}");
     let want = format!(
         "snapshot no-snaps__tools__provider is missing: write it with `toolsearch-qa suite \
@@ -245,10 +245,7 @@ fn a_scenario_without_committed_snapshots_fails_with_the_command_that_writes_the
     );
     assert!(out.contains(&want), "{out}");
     // With --no-snapshots it passes: that is the only way to skip the gate.
-    let (code, out, err, _) = suite_on(
-        &scenario("no-snaps", ONE_LANE_CLAIMS, "", "tools"),
-        &["--no-snapshots"],
-    );
+    let (code, out, err, _) = suite_on(&no_snaps, &["--no-snapshots"]);
     assert_eq!(code, Some(0), "{out}{err}");
     assert!(!out.contains("FAIL"), "{out}");
 }
