@@ -192,14 +192,8 @@ struct AdoptArgs {
     /// The release to adopt (installed by scripts/install-openclaw.sh --version X).
     #[arg(long, value_name = "X", env = "TOOLSEARCH_QA_OPENCLAW_VERSION")]
     openclaw_version: Version,
-    /// The Node major it runs on (default 24).
-    #[arg(
-        long,
-        value_enum,
-        value_name = "24|26",
-        env = "TOOLSEARCH_QA_OPENCLAW_NODE"
-    )]
-    openclaw_node: Option<NodeMajor>,
+    #[command(flatten)]
+    node_major: NodeMajorArg,
     /// Draft again a release that has an expectations file already.
     #[arg(long)]
     force: bool,
@@ -220,17 +214,12 @@ struct DiffArgs {
     /// The later release.
     #[arg(value_name = "B")]
     after: Version,
-    /// Run every built-in scenario on both (installed) instead of reading their committed runs.
+    /// Run every built-in scenario on both (installed, on the Node major of --openclaw-node)
+    /// instead of reading their committed runs; without --live, --openclaw-node is not used.
     #[arg(long)]
     live: bool,
-    /// With --live: the Node major both run on (default 24).
-    #[arg(
-        long,
-        value_enum,
-        value_name = "24|26",
-        env = "TOOLSEARCH_QA_OPENCLAW_NODE"
-    )]
-    openclaw_node: Option<NodeMajor>,
+    #[command(flatten)]
+    node_major: NodeMajorArg,
     #[arg(long, value_enum, default_value_t = toolsearch_qa::releases::diff::DiffFormat::Table)]
     format: toolsearch_qa::releases::diff::DiffFormat,
 }
@@ -365,6 +354,13 @@ struct NodeArg {
     /// --version X; default: the newest release the repository has data for).
     #[arg(long, value_name = "X", env = "TOOLSEARCH_QA_OPENCLAW_VERSION")]
     openclaw_version: Option<Version>,
+    #[command(flatten)]
+    node_major: NodeMajorArg,
+}
+
+/// `--openclaw-node`: the Node major a real OpenClaw gateway runs on, on every command that starts one.
+#[derive(clap::Args)]
+struct NodeMajorArg {
     /// The Node major a real OpenClaw gateway runs on (installed by
     /// scripts/install-openclaw.sh; default 24).
     #[arg(
@@ -380,7 +376,7 @@ impl NodeArg {
     fn pick(&self) -> Pick {
         Pick {
             version: self.openclaw_version.clone(),
-            node: self.openclaw_node.unwrap_or_default(),
+            node: self.node_major.openclaw_node.unwrap_or_default(),
         }
     }
 }
@@ -479,7 +475,7 @@ impl SuiteArgs {
             expectations: self.expectations,
             verbose: self.verbose,
             profile: self.profile,
-            openclaw_node: self.node.openclaw_node.unwrap_or_default(),
+            openclaw_node: self.node.node_major.openclaw_node.unwrap_or_default(),
             openclaw_version: self.node.openclaw_version,
         }
     }
@@ -618,7 +614,7 @@ async fn run(command: Command, probe_secret: String) -> Result<u8, Error> {
                 with_text: args.with_text,
                 bound_size: args.bound_size,
                 profile: args.profile,
-                openclaw_node: args.node.openclaw_node.unwrap_or_default(),
+                openclaw_node: args.node.node_major.openclaw_node.unwrap_or_default(),
                 openclaw_version: args.node.openclaw_version,
             };
             toolsearch_qa::capture::command(&options, stdout).await
@@ -626,7 +622,7 @@ async fn run(command: Command, probe_secret: String) -> Result<u8, Error> {
         Command::Adopt(args) => Box::pin(async move {
             let options = toolsearch_qa::releases::adopt::AdoptOptions {
                 version: args.openclaw_version,
-                node: args.openclaw_node.unwrap_or_default(),
+                node: args.node_major.openclaw_node.unwrap_or_default(),
                 root: args.root.unwrap_or_else(source_root),
                 force: args.force,
                 record_only: args.record_only,
@@ -637,7 +633,8 @@ async fn run(command: Command, probe_secret: String) -> Result<u8, Error> {
             toolsearch_qa::releases::diff_command(
                 &args.before,
                 &args.after,
-                args.live.then(|| args.openclaw_node.unwrap_or_default()),
+                args.live
+                    .then(|| args.node_major.openclaw_node.unwrap_or_default()),
                 &source_root(),
                 args.format,
                 stdout,
@@ -656,7 +653,7 @@ async fn run(command: Command, probe_secret: String) -> Result<u8, Error> {
             let options = toolsearch_qa::quality::QualityOptions {
                 format: args.format,
                 target: args.target,
-                openclaw_node: args.node.openclaw_node.unwrap_or_default(),
+                openclaw_node: args.node.node_major.openclaw_node.unwrap_or_default(),
                 openclaw_version: args.node.openclaw_version,
                 ranker: match args.ranker {
                     RankerArg::Lexical => toolsearch_qa::engine::Ranker::Lexical,
