@@ -96,6 +96,11 @@ enum Command {
         #[arg(long, value_name = "DIR")]
         snapshot_dir: Option<PathBuf>,
     },
+    /// Work with the report directories that `suite --report-dir` wrote (docs/ci.md, "Fan-out").
+    Report {
+        #[command(subcommand)]
+        action: ReportAction,
+    },
     /// List the scenarios (built in and from --scenario-dir).
     List {
         /// Also load every *.toml scenario in this directory (repeatable).
@@ -381,6 +386,32 @@ impl NodeArg {
     }
 }
 
+#[derive(Subcommand)]
+enum ReportAction {
+    /// One verdict from a CI matrix's jobs: reads each DIR's summary.json (release × Node major
+    /// × --shard K/N), puts every run's shards back together in their unsharded order and prints
+    /// what one `suite` run would have: the table or JSON, the count line, and with --junit and
+    /// --report-dir one JUnit file and one summary.json + report.md. Exit code as that run's
+    /// (0, 1, 3); 2 when a shard is missing, repeated or from another selection.
+    Merge {
+        /// The jobs' report directories (each with the summary.json `suite --report-dir` wrote).
+        #[arg(value_name = "DIR", required = true)]
+        dirs: Vec<PathBuf>,
+        /// Output on stdout, as `suite --format`.
+        #[arg(long, value_enum, default_value_t = Format::Table)]
+        format: Format,
+        /// Tables show long values whole, as `suite --verbose`.
+        #[arg(long)]
+        verbose: bool,
+        /// Also write the merged JUnit XML here.
+        #[arg(long, value_name = "FILE")]
+        junit: Option<PathBuf>,
+        /// Also write the merged summary.json and report.md into this directory.
+        #[arg(long, value_name = "DIR")]
+        report_dir: Option<PathBuf>,
+    },
+}
+
 #[derive(clap::Args)]
 struct SuiteArgs {
     /// Scenario id to run (repeatable; default: every scenario).
@@ -590,6 +621,25 @@ async fn run(command: Command, probe_secret: String) -> Result<u8, Error> {
                 scenario.as_deref(),
                 stdout,
             )
+        }),
+        Command::Report {
+            action:
+                ReportAction::Merge {
+                    dirs,
+                    format,
+                    verbose,
+                    junit,
+                    report_dir,
+                },
+        } => Box::pin(async move {
+            let options = toolsearch_qa::suite::merge::MergeOptions {
+                dirs,
+                format,
+                verbose,
+                junit,
+                report_dir,
+            };
+            toolsearch_qa::suite::merge::run(&options, stdout)
         }),
         Command::NewScenario { id, dir, size } => {
             Box::pin(async move { toolsearch_qa::commands::new_scenario(&id, &dir, size, stdout) })

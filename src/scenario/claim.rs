@@ -279,3 +279,12 @@ impl Serialize for ClaimId {
         serializer.serialize_str(self.as_str())
     }
 }
+
+/// Read back from a report (`report merge`): the id as serialised.
+impl<'de> serde::Deserialize<'de> for ClaimId {
+    fn deserialize<D: serde::Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
+        let name = String::deserialize(deserializer)?;
+        ClaimId::from_name(&name)
+            .ok_or_else(|| serde::de::Error::custom(format!("unknown claim id {name:?}")))
+    }
+}

@@ -33,7 +33,7 @@ pub use load::{
 pub const REFERENCE_SCENARIO: &str = "tool-search-gateway-e2e";
 
 /// Which gateway a lane runs on; exact expectations are per target.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize, Deserialize)]
 #[serde(rename_all = "lowercase")]
 pub enum TargetKind {
     /// The project's own gateway, in-process.

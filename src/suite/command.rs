@@ -6,10 +6,9 @@ use std::io::Write;
 use std::path::{Path, PathBuf};
 
 use super::findings::{self, Expectations};
-use super::report::both::{side_by_side_json, side_by_side_with};
 use super::report::junit::junit_xml;
 use super::report::table::Detail;
-use super::report::{run_verdict, SuiteReport};
+use super::report::{render_json, render_markdown, render_table, run_verdict, Selection, SuiteReport};
 use super::select::{empty_selection, narrow, Shard};
 use super::{plan_all, run_plans, ProviderSource, Reporter};
 use crate::error::Error;
@@ -69,6 +68,10 @@ pub async fn run(
     let count = chosen.len();
     let filtered = narrow(chosen, options.filter.as_deref(), None);
     let filtered_count = filtered.len();
+    let selection = Selection {
+        scenarios: filtered.iter().map(|s| s.id.clone()).collect(),
+        shard: options.shard,
+    };
     let mut scenarios = narrow(filtered, None, options.shard);
     if scenarios.is_empty() {
         return Err(Error::Usage(empty_selection(
@@ -118,6 +121,7 @@ pub async fn run(
     for ((target, expectations), plans) in targets.iter().zip(&expectations).zip(&plans) {
         let mut report = run_plans(target.as_ref(), plans, &options.provider, reporter).await;
         report.product = target.product();
+        report.selection = selection.clone();
         let snapshots = match (target.label(), expectations) {
             // A release never adopted: its claims are reported, nothing is accepted or compared.
             (Some(label), None) => {
@@ -132,28 +136,38 @@ pub async fn run(
         }
         reports.push(report);
     }
-    let shown = match options.verbose {
-        true => Detail::Full,
-        false => Detail::Cut,
-    };
-    let text = match (options.format, reports.as_slice()) {
-        (Format::Table, [one]) => one.to_table_with(shown),
-        (Format::Json, [one]) => one.to_json() + "\n",
-        (Format::Table, all) => side_by_side_with(all, shown),
-        (Format::Json, all) => side_by_side_json(all) + "\n",
-    };
-    emit(out, &text)?;
-    for report in &reports {
-        for line in error_lines(report) {
-            eprintln!("{line}");
-        }
-    }
+    render(&reports, options.format, options.verbose, out)?;
     write_reports(
         &reports,
         options.junit.as_deref(),
         options.report_dir.as_deref(),
     )?;
     Ok(run_verdict(&reports).exit_code())
+}
+
+/// Prints the run's reports to `out` as `format` says (long values whole with `verbose`), and
+/// one `error:` line on stderr per lane that could not run.
+pub fn render(
+    reports: &[SuiteReport],
+    format: Format,
+    verbose: bool,
+    out: &mut dyn Write,
+) -> Result<(), Error> {
+    let shown = match verbose {
+        true => Detail::Full,
+        false => Detail::Cut,
+    };
+    let text = match format {
+        Format::Table => render_table(reports, shown),
+        Format::Json => render_json(reports) + "\n",
+    };
+    emit(out, &text)?;
+    for report in reports {
+        for line in error_lines(report) {
+            eprintln!("{line}");
+        }
+    }
+    Ok(())
 }
 
 /// What a run of a release without data says (it runs, and fails on every failing check).
@@ -257,16 +271,6 @@ fn write_junit(reports: &[SuiteReport], path: &Path) -> Result<(), Error> {
 
 fn write_report_dir(reports: &[SuiteReport], dir: &Path) -> Result<(), Error> {
     std::fs::create_dir_all(dir).map_err(Error::io("cannot create", dir))?;
-    let (summary, markdown) = match reports {
-        [one] => (one.to_json(), one.to_markdown()),
-        all => (
-            side_by_side_json(all),
-            all.iter()
-                .map(SuiteReport::to_markdown)
-                .collect::<Vec<_>>()
-                .join("\n"),
-        ),
-    };
-    write_file(&dir.join("summary.json"), summary + "\n")?;
-    write_file(&dir.join("report.md"), markdown)
+    write_file(&dir.join("summary.json"), render_json(reports) + "\n")?;
+    write_file(&dir.join("report.md"), render_markdown(reports))
 }

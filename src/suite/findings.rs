@@ -44,7 +44,7 @@ pub struct Expectations {
 }
 
 /// One failing check the product is known to fail, exactly so.
-#[derive(Debug, Clone, PartialEq, Serialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 #[serde(rename_all = "camelCase")]
 pub struct AcceptedFinding {
     pub scenario: String,
@@ -54,13 +54,13 @@ pub struct AcceptedFinding {
     /// The exact `expected` text of the failing check: an entry covers that expectation only,
     /// so a changed expectation is never covered by an old entry. (An entry without it, as
     /// written before the field existed, matches whatever the check expects: add it.)
-    #[serde(skip_serializing_if = "Option::is_none")]
+    #[serde(default, skip_serializing_if = "Option::is_none")]
     pub expected: Option<String>,
     /// The exact `got` text of the failing check.
     pub observed: String,
     pub reason: String,
     /// Node majors it applies to (empty: every one).
-    #[serde(skip_serializing_if = "Vec::is_empty")]
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub node: Vec<u32>,
     #[serde(skip)]
     pub line: usize,
@@ -75,7 +75,7 @@ pub struct AcceptedEscape {
     /// under the same name is not covered.
     pub observed: String,
     pub reason: String,
-    #[serde(skip_serializing_if = "Vec::is_empty")]
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub node: Vec<u32>,
     #[serde(skip)]
     pub line: usize,
@@ -251,7 +251,7 @@ impl Expectations {
 }
 
 /// How a claim came out once accepted findings are applied.
-#[derive(Debug, Clone, PartialEq, Serialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 #[serde(rename_all = "camelCase")]
 pub struct Acceptance {
     /// Every failing check of the verdict is an accepted finding, with exactly the observed value.
@@ -261,7 +261,7 @@ pub struct Acceptance {
 }
 
 /// A finding of a lane that could not run: neither matched nor stale (its entry stays).
-#[derive(Debug, Clone, PartialEq, Serialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 #[serde(rename_all = "camelCase")]
 pub struct UnjudgedFinding {
     pub finding: AcceptedFinding,
@@ -278,7 +278,7 @@ pub struct Unmatched {
 }
 
 /// A finding that was accepted but did not show in this run.
-#[derive(Debug, Clone, PartialEq, Serialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 #[serde(rename_all = "camelCase")]
 pub struct StaleFinding {
     pub finding: AcceptedFinding,

@@ -14,6 +14,7 @@ pub mod claims;
 pub mod command;
 pub mod findings;
 pub mod lane;
+pub mod merge;
 pub mod observation;
 pub mod report;
 pub mod select;

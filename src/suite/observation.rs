@@ -6,7 +6,7 @@
 use std::sync::Arc;
 use std::time::Duration;
 
-use serde::Serialize;
+use serde::{Deserialize, Serialize};
 
 use crate::catalog::ToolSource;
 use crate::config::Bridge;
@@ -96,7 +96,7 @@ impl<'a> Observed<'a> {
 }
 
 /// The per-lane figures of the reference run, plus the session-log answers.
-#[derive(Debug, Clone, PartialEq, Serialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 #[serde(rename_all = "camelCase")]
 pub struct LaneFigures {
     pub status: u16,
@@ -115,7 +115,7 @@ pub struct LaneFigures {
 }
 
 /// The capability directory (`### Deferred Tool Schemas`) as the model saw it.
-#[derive(Debug, Clone, PartialEq, Serialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 #[serde(rename_all = "camelCase")]
 pub struct DirectoryFigures {
     /// Tool lines (`- name (owner): …`).
@@ -125,7 +125,7 @@ pub struct DirectoryFigures {
 }
 
 /// The four questions of spec §9, answered from the session log.
-#[derive(Debug, Clone, Default, PartialEq, Serialize)]
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
 #[serde(rename_all = "camelCase")]
 pub struct SessionAnswers {
     pub schemas_up_front: Option<usize>,
@@ -137,10 +137,10 @@ pub struct SessionAnswers {
     pub final_tool_source: Option<ToolSource>,
     pub bridged_calls: usize,
     /// Why the log cannot say how many schemas were up front, when its gateway says why.
-    #[serde(skip_serializing_if = "Option::is_none")]
+    #[serde(default, skip_serializing_if = "Option::is_none")]
     pub surface_note: Option<String>,
     /// The surface record's notes (a fallback, where counts come from).
-    #[serde(skip_serializing_if = "Vec::is_empty")]
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub notes: Vec<String>,
 }
 

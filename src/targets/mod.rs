@@ -58,7 +58,7 @@ pub fn mcp_servers(setup: &LaneSetup<'_>) -> Result<serde_json::Value, Error> {
 pub const TURN_TIMEOUT: Duration = Duration::from_secs(120);
 
 /// A real product a target runs: its version and the Node it runs on.
-#[derive(Debug, Clone, PartialEq, Eq, serde::Serialize)]
+#[derive(Debug, Clone, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
 #[serde(rename_all = "camelCase")]
 pub struct Product {
     pub version: String,
@@ -104,7 +104,7 @@ pub struct TargetPlan {
 }
 
 /// A lane a target cannot run, and why (from the scenario file: never a silent skip).
-#[derive(Debug, Clone, PartialEq, Eq, serde::Serialize)]
+#[derive(Debug, Clone, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
 pub struct NotApplicable {
     pub lane: String,
     pub reason: String,

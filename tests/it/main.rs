@@ -29,6 +29,7 @@ mod profile_fidelity;
 mod provider;
 mod quality;
 mod reference_scenario;
+mod report_merge;
 mod releases;
 mod sandbox_hostile;
 mod sandbox_pool;

@@ -20,7 +20,7 @@ pub mod known;
 pub mod ranking;
 pub mod regression;
 
-use serde::Serialize;
+use serde::{Deserialize, Serialize};
 
 use super::findings::Acceptance;
 use super::observation::Observed;
@@ -95,7 +95,7 @@ fn applies_to(claim: ClaimId, lane: &Observed<'_>) -> bool {
 
 /// One check of a claim: its name (stable: accepted findings name it), what was expected, what
 /// was seen.
-#[derive(Debug, Clone, PartialEq, Serialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct Check {
     pub check: String,
     #[serde(skip)]
@@ -139,7 +139,7 @@ pub fn names<S: AsRef<str>>(list: &[S]) -> String {
 }
 
 /// One claim on one lane, with what was expected and what was seen.
-#[derive(Debug, Clone, PartialEq, Serialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct Verdict {
     pub claim: ClaimId,
     pub title: String,
@@ -152,14 +152,14 @@ pub struct Verdict {
     /// How many checks the claim made.
     pub checks: usize,
     /// Every failing check (empty when the claim holds).
-    #[serde(skip_serializing_if = "Vec::is_empty")]
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub failures: Vec<Check>,
     /// The accepted findings its failing checks match, when any do.
-    #[serde(skip_serializing_if = "Option::is_none")]
+    #[serde(default, skip_serializing_if = "Option::is_none")]
     pub acceptance: Option<Acceptance>,
     /// Why the claim could not be checked: the lane it needs is not in the scenario (see
     /// [`ClaimId::missing_lane`]). Not applicable is never a failure.
-    #[serde(rename = "notApplicable", skip_serializing_if = "Option::is_none")]
+    #[serde(rename = "notApplicable", default, skip_serializing_if = "Option::is_none")]
     pub not_applicable: Option<String>,
 }
 

@@ -14,12 +14,13 @@ pub mod table;
 pub mod verdict;
 
 use serde::ser::SerializeMap;
-use serde::{Serialize, Serializer};
+use serde::{Deserialize, Deserializer, Serialize, Serializer};
 
 use super::claims::Verdict;
 use super::findings::{apply, Expectations, StaleFinding, UnjudgedFinding};
 use super::observation::{LaneFigures, Observed};
 use crate::scenario::Scenario;
+use crate::suite::select::Shard;
 use crate::targets::{NotApplicable, Product, TargetKind};
 pub use not_run::LaneError;
 pub use verdict::{count_line, run_verdict, Outcome, RunVerdict};
@@ -52,26 +53,59 @@ impl<T: Serialize> Serialize for LaneMap<T> {
     }
 }
 
+/// Read back in lane order (`report merge` reads `summary.json`).
+impl<'de, T: Deserialize<'de>> Deserialize<'de> for LaneMap<T> {
+    fn deserialize<D: Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
+        struct InOrder<T>(std::marker::PhantomData<T>);
+        impl<'de, T: Deserialize<'de>> serde::de::Visitor<'de> for InOrder<T> {
+            type Value = LaneMap<T>;
+            fn expecting(&self, f: &mut std::fmt::Formatter) -> std::fmt::Result {
+                f.write_str("an object of lane name to value")
+            }
+            fn visit_map<A: serde::de::MapAccess<'de>>(self, mut map: A) -> Result<LaneMap<T>, A::Error> {
+                let mut lanes = Vec::new();
+                while let Some(entry) = map.next_entry()? {
+                    lanes.push(entry);
+                }
+                Ok(LaneMap(lanes))
+            }
+        }
+        deserializer.deserialize_map(InOrder(std::marker::PhantomData))
+    }
+}
+
 /// All scenarios of one run on one target: what was observed and judged, as data. Its verdict
 /// is computed from it, never stored ([`SuiteReport::verdict`]).
-#[derive(Debug, Clone, Serialize)]
+#[derive(Debug, Clone, Serialize, Deserialize)]
 #[serde(rename_all = "camelCase")]
 pub struct SuiteReport {
     pub target: TargetKind,
     /// The product's version and the Node it ran on (real targets only).
-    #[serde(skip_serializing_if = "Option::is_none")]
+    #[serde(default, skip_serializing_if = "Option::is_none")]
     pub product: Option<Product>,
     #[serde(serialize_with = "scenarios_with_ok")]
     pub scenarios: Vec<ScenarioReport>,
     /// Where the accepted findings came from, when the target has any.
-    #[serde(skip_serializing_if = "Option::is_none")]
+    #[serde(default, skip_serializing_if = "Option::is_none")]
     pub expectations: Option<String>,
     /// Accepted findings that did not show in this run (each fails the run).
-    #[serde(skip_serializing_if = "Vec::is_empty")]
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub stale_findings: Vec<StaleFinding>,
     /// Accepted findings of lanes that could not run: neither matched nor stale.
-    #[serde(skip_serializing_if = "Vec::is_empty")]
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub unjudged_findings: Vec<UnjudgedFinding>,
+    /// What the run was asked to cover (`report merge` checks that a CI matrix's shards add up to it).
+    #[serde(default)]
+    pub selection: Selection,
+}
+
+/// The scenarios a run was asked for before `--shard`, in run order, and the shard it ran.
+#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct Selection {
+    pub scenarios: Vec<String>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub shard: Option<Shard>,
 }
 
 /// The scenarios, each with its `ok` (derived, never stored) first.
@@ -102,7 +136,7 @@ struct Summary<'a> {
 }
 
 /// One scenario: figures per lane, reductions against the direct lane, verdicts.
-#[derive(Debug, Clone, Serialize)]
+#[derive(Debug, Clone, Serialize, Deserialize)]
 #[serde(rename_all = "camelCase")]
 pub struct ScenarioReport {
     pub scenario: String,
@@ -117,33 +151,33 @@ pub struct ScenarioReport {
     /// Wall time per lane in milliseconds (not deterministic; left out of snapshots).
     pub lane_millis: LaneMap<u64>,
     /// Snapshot comparison per lane snapshot (empty when snapshots were not checked).
-    #[serde(skip_serializing_if = "Vec::is_empty")]
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub snapshots: Vec<SnapshotStatus>,
     /// The redacted snapshot contents `(name, content)` of this run.
     #[serde(skip)]
     pub snapshot_contents: Vec<(String, String)>,
     /// Lanes the target cannot run, with the scenario's reason (never run, never a failure).
-    #[serde(skip_serializing_if = "Vec::is_empty")]
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub not_applicable: Vec<NotApplicable>,
     /// Lanes that could not start or answer (infrastructure errors: the run exits 3).
-    #[serde(skip_serializing_if = "Vec::is_empty")]
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub errors: Vec<LaneError>,
 }
 
 /// How one snapshot compared with the committed file.
-#[derive(Debug, Clone, Serialize)]
+#[derive(Debug, Clone, Serialize, Deserialize)]
 pub struct SnapshotStatus {
     pub name: String,
     pub status: SnapshotState,
-    #[serde(skip_serializing_if = "Option::is_none")]
+    #[serde(default, skip_serializing_if = "Option::is_none")]
     pub diff: Option<String>,
     /// For a missing snapshot: the command that writes it for review.
-    #[serde(rename = "writeWith", skip_serializing_if = "Option::is_none")]
+    #[serde(rename = "writeWith", default, skip_serializing_if = "Option::is_none")]
     pub write_with: Option<String>,
 }
 
 /// The outcome of one snapshot comparison.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "lowercase")]
 pub enum SnapshotState {
     Same,
@@ -155,7 +189,7 @@ pub enum SnapshotState {
 }
 
 /// direct − lane for the figures the reference run reduces, plus the byte ratio.
-#[derive(Debug, Clone, PartialEq, Serialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 #[serde(rename_all = "camelCase")]
 pub struct Reduction {
     pub raw_bytes: i64,
@@ -276,6 +310,7 @@ impl SuiteReport {
             expectations: None,
             stale_findings: Vec::new(),
             unjudged_findings: Vec::new(),
+            selection: Selection::default(),
         }
     }
 
@@ -344,13 +379,78 @@ impl SuiteReport {
 
     /// The JSON summary: `ok`, `outcome`, the verdict's counts, then the report.
     pub fn to_json(&self) -> String {
+        serde_json::to_string_pretty(&self.summary()).unwrap_or_default()
+    }
+
+    fn summary(&self) -> Summary<'_> {
         let verdict = self.verdict();
-        let summary = Summary {
+        Summary {
             ok: verdict.passed(),
             outcome: verdict.outcome(),
             verdict,
             report: self,
-        };
-        serde_json::to_string_pretty(&summary).unwrap_or_default()
+        }
     }
+}
+
+/// Several runs of the same target (releases or Node majors of a CI matrix, put together by
+/// `report merge`): the verdict over all, then each run's summary.
+#[derive(Serialize)]
+struct Runs<'a> {
+    ok: bool,
+    outcome: Outcome,
+    verdict: RunVerdict,
+    runs: Vec<Summary<'a>>,
+}
+
+/// Whether every report is of another target (then they read side by side, one column each).
+fn distinct_targets(reports: &[SuiteReport]) -> bool {
+    let mut kinds: Vec<TargetKind> = reports.iter().map(|r| r.target).collect();
+    kinds.sort();
+    kinds.dedup();
+    kinds.len() == reports.len()
+}
+
+/// The table of a run's reports: one target's, several targets side by side, or (several runs
+/// of one target) each run's table, then the count line over all.
+pub fn render_table(reports: &[SuiteReport], shown: table::Detail) -> String {
+    match reports {
+        [one] => one.to_table_with(shown),
+        all if distinct_targets(all) => both::side_by_side_with(all, shown),
+        all => {
+            let mut out = String::new();
+            for report in all {
+                out.push_str(&report.to_table_with(shown));
+                out.push('\n');
+            }
+            out + &count_line(all)
+        }
+    }
+}
+
+/// `summary.json` of a run's reports, in the same three shapes as [`render_table`].
+pub fn render_json(reports: &[SuiteReport]) -> String {
+    match reports {
+        [one] => one.to_json(),
+        all if distinct_targets(all) => both::side_by_side_json(all),
+        all => {
+            let verdict = run_verdict(all);
+            let runs = Runs {
+                ok: verdict.passed(),
+                outcome: verdict.outcome(),
+                verdict,
+                runs: all.iter().map(SuiteReport::summary).collect(),
+            };
+            serde_json::to_string_pretty(&runs).unwrap_or_default()
+        }
+    }
+}
+
+/// `report.md` of a run's reports: each report's Markdown, one after another.
+pub fn render_markdown(reports: &[SuiteReport]) -> String {
+    reports
+        .iter()
+        .map(SuiteReport::to_markdown)
+        .collect::<Vec<_>>()
+        .join("\n")
 }

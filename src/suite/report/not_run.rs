@@ -3,14 +3,14 @@
 //! with the error). Neither is a claim verdict, and neither is ever left out of a report.
 
 use quick_junit::{NonSuccessKind, TestCase, TestCaseStatus, TestSuite};
-use serde::Serialize;
+use serde::{Deserialize, Serialize};
 
 use super::ScenarioReport;
 use crate::error::Error;
 use crate::targets::TargetKind;
 
 /// A lane that could not start or answer, and why.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 pub struct LaneError {
     pub lane: String,
     pub error: String,
