@@ -8,7 +8,9 @@ use std::path::{Path, PathBuf};
 use super::findings::{self, Expectations};
 use super::report::junit::junit_xml;
 use super::report::table::Detail;
-use super::report::{render_json, render_markdown, render_table, run_verdict, Selection, SuiteReport};
+use super::report::{
+    render_json, render_markdown, render_table, run_verdict, Selection, SuiteReport,
+};
 use super::select::{empty_selection, narrow, Shard};
 use super::{plan_all, run_plans, ProviderSource, Reporter};
 use crate::error::Error;

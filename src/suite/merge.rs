@@ -256,7 +256,11 @@ fn put_in_selection_order(
     selection: &[String],
 ) -> Result<(), Error> {
     let position = |id: &str| selection.iter().position(|s| s == id);
-    let mut ids: Vec<&str> = report.scenarios.iter().map(|s| s.scenario.as_str()).collect();
+    let mut ids: Vec<&str> = report
+        .scenarios
+        .iter()
+        .map(|s| s.scenario.as_str())
+        .collect();
     ids.sort_unstable();
     if let Some(twice) = ids.windows(2).find(|w| w[0] == w[1]) {
         return Err(Error::Usage(format!(

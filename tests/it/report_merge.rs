@@ -127,9 +127,16 @@ fn shards_merged_are_the_unsharded_run_and_a_missing_or_red_shard_is_never_green
     let merged = merge(root, "merged", &[&shards[2], &shards[0], &shards[1]]);
     assert_eq!(merged.code, Some(0), "{}", merged.stderr);
     assert_eq!(merged.stdout, whole.stdout);
-    assert!(whole.stdout.ends_with(" passed, 0 failed\n"), "{}", whole.stdout);
+    assert!(
+        whole.stdout.ends_with(" passed, 0 failed\n"),
+        "{}",
+        whole.stdout
+    );
     assert_eq!(merged.file("report.md"), whole.file("report.md"));
-    assert_eq!(without_times(&merged.junit()), without_times(&whole.junit()));
+    assert_eq!(
+        without_times(&merged.junit()),
+        without_times(&whole.junit())
+    );
     assert_eq!(
         without_times(&merged.file("summary.json")),
         without_times(&whole.file("summary.json"))
@@ -148,21 +155,39 @@ fn shards_merged_are_the_unsharded_run_and_a_missing_or_red_shard_is_never_green
     );
     assert!(!partial.junit.exists() && !partial.dir.exists());
     // So is a shard given twice, and the whole run mixed with its shards.
-    let twice = merge(root, "twice", &[&shards[0], &shards[1], &shards[1], &shards[2]]);
+    let twice = merge(
+        root,
+        "twice",
+        &[&shards[0], &shards[1], &shards[1], &shards[2]],
+    );
     assert_eq!(twice.code, Some(2));
-    assert!(twice.stderr.contains("shard 2/3 is there twice"), "{}", twice.stderr);
+    assert!(
+        twice.stderr.contains("shard 2/3 is there twice"),
+        "{}",
+        twice.stderr
+    );
     let mixed = merge(root, "mixed", &[&whole, &shards[0]]);
     assert_eq!(mixed.code, Some(2));
     assert!(
-        mixed.stderr.contains("run embedded is in the directories more than once"),
+        mixed
+            .stderr
+            .contains("run embedded is in the directories more than once"),
         "{}",
         mixed.stderr
     );
     // Shards of another selection are not shards of this run.
-    let other = suite(root, "other", &["--scenario", "fail-closed-f1-policy-denied"]);
+    let other = suite(
+        root,
+        "other",
+        &["--scenario", "fail-closed-f1-policy-denied"],
+    );
     let foreign = merge(root, "foreign", &[&shards[0], &other]);
     assert_eq!(foreign.code, Some(2));
-    assert!(foreign.stderr.contains("ran different selections"), "{}", foreign.stderr);
+    assert!(
+        foreign.stderr.contains("ran different selections"),
+        "{}",
+        foreign.stderr
+    );
 
     // A red shard (its snapshots missing) makes the merge red in every report.
     let empty = root.join("no-snapshots");
@@ -186,7 +211,10 @@ fn shards_merged_are_the_unsharded_run_and_a_missing_or_red_shard_is_never_green
     assert_eq!(summary["ok"], false);
     assert_eq!(summary["outcome"], "failed");
     let junit = merged_red.junit();
-    let root_element = junit.lines().find(|l| l.starts_with("<testsuites")).unwrap();
+    let root_element = junit
+        .lines()
+        .find(|l| l.starts_with("<testsuites"))
+        .unwrap();
     assert!(!root_element.contains(" failures=\"0\""), "{root_element}");
     assert!(
         merged_red.file("report.md").contains("result: **FAIL**"),

@@ -159,7 +159,11 @@ pub struct Verdict {
     pub acceptance: Option<Acceptance>,
     /// Why the claim could not be checked: the lane it needs is not in the scenario (see
     /// [`ClaimId::missing_lane`]). Not applicable is never a failure.
-    #[serde(rename = "notApplicable", default, skip_serializing_if = "Option::is_none")]
+    #[serde(
+        rename = "notApplicable",
+        default,
+        skip_serializing_if = "Option::is_none"
+    )]
     pub not_applicable: Option<String>,
 }
 

@@ -62,7 +62,10 @@ impl<'de, T: Deserialize<'de>> Deserialize<'de> for LaneMap<T> {
             fn expecting(&self, f: &mut std::fmt::Formatter) -> std::fmt::Result {
                 f.write_str("an object of lane name to value")
             }
-            fn visit_map<A: serde::de::MapAccess<'de>>(self, mut map: A) -> Result<LaneMap<T>, A::Error> {
+            fn visit_map<A: serde::de::MapAccess<'de>>(
+                self,
+                mut map: A,
+            ) -> Result<LaneMap<T>, A::Error> {
                 let mut lanes = Vec::new();
                 while let Some(entry) = map.next_entry()? {
                     lanes.push(entry);
