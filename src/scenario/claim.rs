@@ -21,6 +21,8 @@ pub enum ClaimId {
     C4,
     C5,
     C6,
+    D1,
+    N1,
     F1,
     F2,
     F3,
@@ -62,13 +64,15 @@ pub struct ClaimDef {
 
 impl ClaimId {
     /// Every claim, in report order.
-    pub const ALL: [ClaimId; 17] = [
+    pub const ALL: [ClaimId; 19] = [
         ClaimId::C1,
         ClaimId::C2,
         ClaimId::C3,
         ClaimId::C4,
         ClaimId::C5,
         ClaimId::C6,
+        ClaimId::D1,
+        ClaimId::N1,
         ClaimId::F1,
         ClaimId::F2,
         ClaimId::F3,
@@ -82,16 +86,19 @@ impl ClaimId {
         ClaimId::T1,
     ];
 
-    /// The claims a scenario without `claims` gets: the six regression claims, the stricter
+    /// The claims a scenario without `claims` gets: the six regression claims, the directory's
+    /// presence (D1) and the negative paths (N1) upstream's reference asserts, the stricter
     /// session-log question (L1) and prompt-cache prefix stability (P1). T1 comes on top, on
     /// every lane that sets exact expectations.
-    pub const DEFAULT: [ClaimId; 8] = [
+    pub const DEFAULT: [ClaimId; 10] = [
         ClaimId::C1,
         ClaimId::C2,
         ClaimId::C3,
         ClaimId::C4,
         ClaimId::C5,
         ClaimId::C6,
+        ClaimId::D1,
+        ClaimId::N1,
         ClaimId::L1,
         ClaimId::P1,
     ];
@@ -113,6 +120,8 @@ impl ClaimId {
             ClaimId::C4 => "C4",
             ClaimId::C5 => "C5",
             ClaimId::C6 => "C6",
+            ClaimId::D1 => "D1",
+            ClaimId::N1 => "N1",
             ClaimId::F1 => "F1",
             ClaimId::F2 => "F2",
             ClaimId::F3 => "F3",
@@ -168,6 +177,16 @@ impl ClaimId {
             },
             ClaimId::C6 => def(
                 "session log shows the expected counts and bridged-call telemetry",
+                EveryLane,
+                false,
+            ),
+            ClaimId::D1 => def(
+                "the capability directory lists the target under Tool Search, and is absent when off",
+                EveryLane,
+                false,
+            ),
+            ClaimId::N1 => def(
+                "Tool Search never calls the target directly; a direct lane never uses the bridge",
                 EveryLane,
                 false,
             ),

@@ -12,6 +12,7 @@
 
 pub mod claims;
 pub mod command;
+pub mod evidence;
 pub mod findings;
 pub mod lane;
 pub mod merge;
@@ -170,11 +171,13 @@ pub async fn run_scenario(
         }
     }
     let bridge = crate::targets::bridge(target.kind(), scenario);
+    let directory = target.directory(scenario);
     let observed: Vec<Observed<'_>> = observations
         .iter()
         .map(|(lane, observation)| {
             let tool = &scenario.target_tool;
-            Observed::new(target.kind(), lane, observation, tool, &bridge)
+            let surface = (&bridge, directory.as_ref());
+            Observed::new(target.kind(), lane, observation, tool, surface)
         })
         .collect();
     let mut verdicts = evaluate(scenario, &observed);

@@ -17,7 +17,7 @@ use crate::protocol::session::SessionLog;
 use crate::protocol::{ResponseBody, SessionRecord, ToolResultRecord};
 use crate::provider::JournalRecord;
 use crate::scenario::Lane;
-use crate::targets::TargetKind;
+use crate::targets::{DirectorySurface, TargetKind};
 
 /// Everything observed of one lane.
 #[derive(Debug, Clone)]
@@ -63,6 +63,8 @@ pub struct Observed<'a> {
     pub figures: LaneFigures,
     /// The names of the bridge tools on the surface the lane ran on ([`crate::targets::bridge`]).
     pub bridge: Bridge,
+    /// The capability directory the surface renders ([`crate::targets::Target::directory`]).
+    pub directory: Option<DirectorySurface>,
 }
 
 impl<'a> Observed<'a> {
@@ -71,14 +73,16 @@ impl<'a> Observed<'a> {
         lane: &'a Lane,
         observation: &'a LaneObservation,
         target_tool: &str,
-        bridge: &Bridge,
+        surface: (&Bridge, Option<&DirectorySurface>),
     ) -> Self {
+        let (bridge, directory) = surface;
         Observed {
             target,
             lane,
             observation,
             figures: observation.figures(target_tool, bridge),
             bridge: bridge.clone(),
+            directory: directory.cloned(),
         }
     }
 

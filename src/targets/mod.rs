@@ -13,6 +13,7 @@ use std::path::PathBuf;
 use std::pin::Pin;
 use std::time::Duration;
 
+use crate::config::ToolSearchMode;
 use crate::error::Error;
 use crate::protocol::session::SessionLog;
 pub use crate::scenario::TargetKind;
@@ -161,6 +162,11 @@ pub trait Target: Send + Sync {
     fn session_key(&self, _scenario: &Scenario, lane: &Lane) -> String {
         format!("tool-search-gateway-{}", lane.name)
     }
+    /// The capability directory this target's surface shows the model (D1 checks it): the
+    /// embedded gateway's comes from the scenario's profile.
+    fn directory(&self, scenario: &Scenario) -> Option<DirectorySurface> {
+        DirectorySurface::of_profile(&scenario.profile)
+    }
     fn start<'a>(
         &'a self,
         setup: &'a LaneSetup<'a>,
@@ -201,6 +207,44 @@ pub fn direct_only_tools(target: TargetKind, scenario: &Scenario) -> Vec<String>
     own.into_iter()
         .chain(catalog.direct_only.iter().cloned())
         .collect()
+}
+
+/// A surface's capability directory: the heading it sits under in the system prompt and the
+/// modes whose prompt has it. Read from the profile (embedded) or the release's data (OpenClaw),
+/// never assumed, so D1 looks for what the surface says it renders.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct DirectorySurface {
+    pub heading: String,
+    pub modes: Vec<ToolSearchMode>,
+}
+
+impl DirectorySurface {
+    /// The directory a profile renders: the spec's (the engine's heading, directory mode only)
+    /// or a captured one's (its `[directory]` modes, under the heading of its directory section).
+    pub fn of_profile(profile: &crate::profile::Profile) -> Option<DirectorySurface> {
+        use crate::profile::model::ListKind;
+        let Some(captured) = profile.captured() else {
+            return Some(DirectorySurface {
+                heading: crate::engine::directory::DIRECTORY_HEADING.to_string(),
+                modes: vec![ToolSearchMode::Directory],
+            });
+        };
+        let modes = captured.directory.modes.clone();
+        let heading = modes.iter().find_map(|mode| {
+            captured
+                .prompt
+                .of(*mode)
+                .iter()
+                .find(|s| s.list == Some(ListKind::Directory))
+                .and_then(|s| s.heading.clone())
+        })?;
+        Some(DirectorySurface { heading, modes })
+    }
+
+    /// Whether a lane in `mode` is shown the directory.
+    pub fn shown_in(&self, mode: ToolSearchMode) -> bool {
+        mode.is_tool_search() && self.modes.contains(&mode)
+    }
 }
 
 /// The names of the bridge tools a lane of `scenario` meets on `target`: the embedded gateway's

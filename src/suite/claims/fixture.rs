@@ -14,7 +14,7 @@ use crate::protocol::ResponseBody;
 use crate::provider::{JournalRecord, RequestKind};
 use crate::scenario::parse_scenario;
 use crate::suite::observation::{FollowUp, LaneObservation, Observed};
-use crate::targets::TargetKind;
+use crate::targets::{DirectorySurface, TargetKind};
 
 pub const TARGET: &str = "fake_plugin_tool_17";
 const PROMPT: &str = "tool search qa check target=fake_plugin_tool_17";
@@ -112,6 +112,8 @@ pub struct Fixture {
     /// Lines added to the scenario's `[catalog]` table.
     catalog: String,
     pub lanes: Vec<LaneFixture>,
+    /// The scenario's `target_tool` in place of [`TARGET`].
+    target_tool: Option<String>,
 }
 
 fn user_input() -> Value {
@@ -129,6 +131,7 @@ impl Fixture {
             target: TargetKind::Embedded,
             extra: String::new(),
             catalog: String::new(),
+            target_tool: None,
             lanes: vec![LaneFixture {
                 name: "tools".into(),
                 tool_search: "{ mode = 'tools' }".into(),
@@ -187,6 +190,7 @@ impl Fixture {
             target: TargetKind::Embedded,
             extra: String::new(),
             catalog: String::new(),
+            target_tool: None,
             lanes: vec![direct, tools],
         }
     }
@@ -195,6 +199,16 @@ impl Fixture {
     pub fn scenario_extra(mut self, toml: &str) -> Fixture {
         self.extra.push_str(toml);
         self
+    }
+
+    /// Makes `name` the scenario's target (the lanes' records still name [`TARGET`]).
+    pub fn with_target(mut self, name: &str) -> Fixture {
+        self.target_tool = Some(name.to_string());
+        self
+    }
+
+    fn target_tool(&self) -> &str {
+        self.target_tool.as_deref().unwrap_or(TARGET)
     }
 
     /// Sets the catalogue's `description_template`.
@@ -236,8 +250,9 @@ impl Fixture {
 
     fn scenario_text(&self) -> String {
         let mut text = format!(
-            "id='f'\ntitle='t'\nprompt='{PROMPT}'\ntarget_tool='{TARGET}'\n{}\n\
+            "id='f'\ntitle='t'\nprompt='{PROMPT}'\ntarget_tool='{}'\n{}\n\
              [catalog]\nplugin_id='tool-search-e2e-fixture'\nsize=36\n{}{}",
+            self.target_tool(),
             self.extra,
             match self.catalog.contains("core_tools") {
                 true => "",
@@ -259,11 +274,18 @@ impl Fixture {
         let scenario = parse_scenario(&self.scenario_text(), "fixture.toml").expect("scenario");
         let observations: Vec<LaneObservation> =
             self.lanes.iter().map(LaneFixture::observation).collect();
+        let directory = match self.target {
+            TargetKind::Embedded => DirectorySurface::of_profile(&scenario.profile),
+            TargetKind::Openclaw => DirectorySurface::of_profile(
+                &crate::profile::resolve(crate::profile::OPENCLAW).expect("the product profile"),
+            ),
+        };
+        let surface = (scenario.profile.bridge(), directory.as_ref());
         let observed: Vec<Observed<'_>> = scenario
             .lanes
             .iter()
             .zip(&observations)
-            .map(|(lane, o)| Observed::new(self.target, lane, o, TARGET, scenario.profile.bridge()))
+            .map(|(lane, o)| Observed::new(self.target, lane, o, self.target_tool(), surface))
             .collect();
         evaluate(&scenario, &observed)
     }
@@ -281,4 +303,11 @@ pub fn verdict(fixture: &Fixture, claim: ClaimId, lane: &str) -> Verdict {
 /// Does `claim` hold on `lane`?
 pub fn holds(fixture: &Fixture, claim: ClaimId, lane: &str) -> bool {
     verdict(fixture, claim, lane).ok
+}
+
+/// What `claim` expected in each check that failed on `lane` (it must fail).
+pub fn fails(fixture: &Fixture, claim: ClaimId, lane: &str) -> Vec<String> {
+    let v = verdict(fixture, claim, lane);
+    assert!(!v.ok, "{claim} on {lane} should fail");
+    v.failures.iter().map(|c| c.expected.clone()).collect()
 }

@@ -6,22 +6,26 @@
 //! check function ([`check_of`]). Check functions are pure: they read an [`Observed`] lane (and
 //! its scenario) and return [`Check`]s; a [`Verdict`] keeps every failing check. Families live in
 //! their own modules: [`regression`] (C1–C6, spec §11), [`fail_closed`] (F1–F6 and T1, spec §10),
-//! [`handoff`] (H1, client tools), [`ranking`] (R1).
+//! [`handoff`] (H1, client tools), [`ranking`] (R1), [`directory`] (D1) and [`negative`] (N1),
+//! the two upstream reference assertions C1–C6 leave out.
 //!
 //! Adding a claim: a [`ClaimId`] variant with its `ALL` entry and `def` arm, its arm in
 //! [`check_of`] (the compiler points at both arms), and its check function in a family module.
 
 pub mod cache;
+pub mod directory;
 pub mod fail_closed;
 #[cfg(test)]
 mod fixture;
 pub mod handoff;
 pub mod known;
+pub mod negative;
 pub mod ranking;
 pub mod regression;
 
 use serde::{Deserialize, Serialize};
 
+use super::evidence::evidence;
 use super::findings::Acceptance;
 use super::observation::Observed;
 pub use crate::scenario::claim::{Applies, ClaimDef, ClaimId};
@@ -69,6 +73,8 @@ pub fn check_of(claim: ClaimId) -> CheckFn {
         ClaimId::C4 => regression::c4_only_bridge_declared,
         ClaimId::C5 => regression::c5_smaller,
         ClaimId::C6 => regression::c6_session_log,
+        ClaimId::D1 => directory::d1_directory_presence,
+        ClaimId::N1 => negative::n1_one_path,
         ClaimId::F1 => fail_closed::f1_denied_never_surfaces,
         ClaimId::F2 => fail_closed::f2_withdrawn,
         ClaimId::F3 => fail_closed::f3_blocked,
@@ -104,6 +110,8 @@ pub struct Check {
     pub actual: String,
 }
 
+/// One check; what it expected and saw are evidence, redacted and bounded
+/// ([`crate::suite::evidence`]) before any report can show them.
 pub fn check(
     name: impl Into<String>,
     ok: bool,
@@ -113,8 +121,8 @@ pub fn check(
     Check {
         check: name.into(),
         ok,
-        expected: expected.into(),
-        actual: actual.into(),
+        expected: evidence(&expected.into()),
+        actual: evidence(&actual.into()),
     }
 }
 

@@ -582,15 +582,9 @@ pub fn l1_log_tells_the_surface(input: &ClaimInput<'_>) -> Vec<Check> {
 
 #[cfg(test)]
 mod tests {
-    use super::super::fixture::{holds, verdict, Fixture, TARGET};
+    use super::super::fixture::{fails, holds, verdict, Fixture, TARGET};
     use super::super::ClaimId::{self, *};
     use serde_json::json;
-
-    fn fails(fixture: &Fixture, claim: ClaimId, lane: &str) -> Vec<String> {
-        let v = verdict(fixture, claim, lane);
-        assert!(!v.ok, "{claim} on {lane} should fail");
-        v.failures.iter().map(|c| c.expected.clone()).collect()
-    }
 
     #[test]
     fn c1_to_c5_hold_on_the_passing_fixture() {

@@ -371,7 +371,9 @@ impl SuiteReport {
                 statuses.push(SnapshotStatus {
                     name: name.clone(),
                     status,
-                    diff,
+                    // Evidence like any other: redacted and bounded (`snapshots review` shows
+                    // the whole change).
+                    diff: diff.map(|d| crate::suite::evidence::evidence(&d)),
                     write_with: (status == SnapshotState::Missing).then(|| write_with.clone()),
                 });
             }

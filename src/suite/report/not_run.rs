@@ -20,7 +20,8 @@ impl LaneError {
     pub fn new(lane: &str, error: &Error) -> Self {
         LaneError {
             lane: lane.to_string(),
-            error: error.to_string(),
+            // A gateway's error may carry its log: redacted and bounded like every evidence.
+            error: crate::suite::evidence::evidence(&error.to_string()),
         }
     }
 }

@@ -222,6 +222,16 @@ impl Target for OpenClawTarget {
         super::plan::plan_release(scenario, &self.release)
     }
 
+    /// The release's directory heading, in every Tool Search mode the release has (OpenClaw
+    /// renders the directory in each: its docs/tools/tool-search.md).
+    fn directory(&self, _scenario: &Scenario) -> Option<crate::targets::DirectorySurface> {
+        let release = &self.release.release;
+        Some(crate::targets::DirectorySurface {
+            heading: release.directory_heading.clone(),
+            modes: release.modes.keys().copied().collect(),
+        })
+    }
+
     /// The reference run's key for the reference scenario; other scenarios' lanes share its
     /// lane names, so their keys name the scenario too.
     fn session_key(&self, scenario: &Scenario, lane: &Lane) -> String {
