@@ -314,7 +314,29 @@ fn seeded_prompt(state: &GatewayState, surface: &Surface, prompt: String) -> Str
     if state.seeded(Fault::PaddedPrompt) {
         return format!("{prompt}\n{}", ".".repeat(256 * 1024));
     }
+    if state.seeded(Fault::DirectoryDropsPlugin) {
+        return without_plugin_lines(run.catalog().entries(), &prompt);
+    }
     prompt
+}
+
+/// The prompt without a `- <name>` line for any fake plugin tool ([`Fault::DirectoryDropsPlugin`]).
+fn without_plugin_lines(entries: &[ToolEntry], prompt: &str) -> String {
+    let plugin: Vec<&str> = entries
+        .iter()
+        .filter(|e| matches!(e.executor, crate::catalog::Executor::FakePlugin { .. }))
+        .map(|e| e.name.as_str())
+        .collect();
+    let listed = |line: &str| {
+        line.strip_prefix("- ")
+            .and_then(|rest| rest.split([' ', '(', ':']).next())
+            .is_some_and(|name| plugin.contains(&name))
+    };
+    let kept: Vec<&str> = prompt
+        .split_inclusive('\n')
+        .filter(|l| !listed(l))
+        .collect();
+    kept.concat()
 }
 
 /// A fresh id per request ([`Fault::NonceInPrompt`]).

@@ -61,6 +61,8 @@ pub enum Fault {
     ExactNameSkipsGuards,
     /// `tool_search` returns the worst matches first.
     WorstFirstRanker,
+    /// The capability directory leaves out the fake plugin's tools (their lines dropped).
+    DirectoryDropsPlugin,
 }
 
 impl Fault {

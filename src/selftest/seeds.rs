@@ -82,6 +82,16 @@ pub const OPENCLAW: &[Seed] = &[
         "not seeded: Tool Search off in a lane's openclaw table re-plans the lane as direct",
     ),
     openclaw(UserSeed::ToolSearchOff, REFERENCE, ClaimId::C6),
+    not_seedable(
+        ClaimId::D1,
+        REFERENCE,
+        "not seeded: denying the target drops its directory line but fails C1 and C2 first",
+    ),
+    not_seedable(
+        ClaimId::N1,
+        REFERENCE,
+        "not seeded: no setting makes the product declare a deferred tool or the bridge in direct mode",
+    ),
     openclaw(
         UserSeed::DenyForgotten,
         "fail-closed-f1-policy-denied",
@@ -156,6 +166,9 @@ pub const EMBEDDED: &[Seed] = &[
     embedded(Fault::PaddedPrompt, REFERENCE, ClaimId::C5),
     embedded(Fault::TelemetryMiscount, REFERENCE, ClaimId::C6),
     embedded(Fault::BridgedRecordSkipped, REFERENCE, ClaimId::C6),
+    embedded(Fault::DirectoryDropsPlugin, REFERENCE, ClaimId::D1),
+    // Every tool declared directly: the model calls the target by name under Tool Search.
+    embedded(Fault::BridgeDropped, REFERENCE, ClaimId::N1),
     embedded(
         Fault::DeniedSurfaces,
         "fail-closed-f1-policy-denied",

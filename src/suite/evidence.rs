@@ -31,13 +31,13 @@ static SECRETS: LazyLock<Vec<(Regex, String)>> = LazyLock::new(|| {
     vec![
         // An auth header or field, quoted or not: `authorization: Bearer x`, `"x-api-key":"k"`.
         keep(
-            r#"(?i)("?(?:proxy-)?(?:authorization|x-api-key|api-key|cookie|set-cookie)"?\s*[:=]\s*"?)[^"\r\n]+"#,
+            r#"(?i)((?:\\*")?(?:proxy-)?(?:authorization|x-api-key|api-key|cookie|set-cookie)(?:\\*")?\s*[:=]\s*(?:\\*")?)[^"\\\r\n]+"#,
         ),
         // A bearer or basic credential anywhere.
         keep(r"(?i)(\b(?:bearer|basic)\s+)[A-Za-z0-9._~+/=-]{4,}"),
         // A field or variable named like a secret: `token=…`, `"gatewayToken": "…"`, `PASSWORD=…`.
         keep(
-            r#"(?i)("?\b[a-z0-9_.-]*(?:token|secret|password|passwd|api_?key)"?\s*[:=]\s*"?)[^"\s,;&}\]]+"#,
+            r#"(?i)((?:\\*")?\b[a-z0-9_.-]*(?:token|secret|password|passwd|api_?key)(?:\\*")?\s*[:=]\s*(?:\\*")?)[^"\\\s,;&}\]]+"#,
         ),
         // Provider API keys by their shape.
         keep(r"(\b)sk-[A-Za-z0-9_-]{16,}"),
@@ -113,13 +113,22 @@ mod tests {
                 r#"{"gatewayToken": "s3cr3t-value", "n": 2}"#,
                 r#"{"gatewayToken": "[redacted]", "n": 2}"#,
             ),
-            ("OPENCLAW_GATEWAY_TOKEN=abc123 next", "OPENCLAW_GATEWAY_TOKEN=[redacted] next"),
+            (
+                "OPENCLAW_GATEWAY_TOKEN=abc123 next",
+                "OPENCLAW_GATEWAY_TOKEN=[redacted] next",
+            ),
             ("url ?token=abcd&x=1", "url ?token=[redacted]&x=1"),
             ("password: hunter22", "password: [redacted]"),
+            // Inside a quoted (Debug or JSON-in-JSON) string, quotes come escaped.
             (
-                "key sk-proj-ABCDEFGHIJKLMNOPQRST end",
-                "key [redacted] end",
+                r#"text "{\"gatewayToken\": \"abc-123\", \"n\": 1}""#,
+                r#"text "{\"gatewayToken\": \"[redacted]\", \"n\": 1}""#,
             ),
+            (
+                r#"\"authorization\":\"Bearer abc\""#,
+                r#"\"authorization\":\"[redacted]\""#,
+            ),
+            ("key sk-proj-ABCDEFGHIJKLMNOPQRST end", "key [redacted] end"),
         ];
         for (text, want) in cases {
             assert_eq!(redact(text), want, "{text}");
@@ -146,12 +155,20 @@ mod tests {
         let long = "é".repeat(20_000);
         let cut = bound(&long);
         assert_eq!(cut.chars().count(), MAX_EVIDENCE_CHARS);
-        assert!(cut.ends_with(" … [cut: 6,000 of 20,000 characters]"), "{}", &cut[cut.len() - 60..]);
+        assert!(
+            cut.ends_with(" … [cut: 6,000 of 20,000 characters]"),
+            "{}",
+            &cut[cut.len() - 60..]
+        );
     }
 
     #[test]
     fn evidence_redacts_before_it_cuts() {
-        let text = format!("{} authorization: Bearer {}", "x".repeat(5_990), "y".repeat(50));
+        let text = format!(
+            "{} authorization: Bearer {}",
+            "x".repeat(5_990),
+            "y".repeat(50)
+        );
         let out = evidence(&text);
         assert!(!out.contains("yyyy"));
         assert!(out.chars().count() <= MAX_EVIDENCE_CHARS);

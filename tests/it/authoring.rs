@@ -87,8 +87,9 @@ fn new_scenario_passes_as_written_and_prints_the_next_two_commands() {
             )
         })
         .collect();
-    // Every default claim on the lanes it applies to, and T1 on each lane: none not applicable.
-    assert_eq!(claims.len(), 2 + 3 * 3 + 4 * 3 + 4, "{claims:?}");
+    // Every default claim on the lanes it applies to (C1, C3 on direct; C2, C4, C5 on three Tool
+    // Search lanes; C6, D1, N1, L1, P1 on all four), and T1 on each lane: none not applicable.
+    assert_eq!(claims.len(), 2 + 3 * 3 + 5 * 4 + 4, "{claims:?}");
     assert!(scenario["claims"]
         .as_array()
         .unwrap()
@@ -264,7 +265,7 @@ fn default_claims_without_their_lane_are_not_applicable_in_every_format() {
     let (code, stdout, stderr) = run(&suite, dir.path());
     assert_eq!(code, 0, "{stderr}\n{stdout}");
     assert!(
-        stdout.ends_with("6 passed, 0 failed, 3 not applicable\n"),
+        stdout.ends_with("8 passed, 0 failed, 3 not applicable\n"),
         "{stdout}"
     );
     let na: Vec<&str> = stdout.lines().filter(|l| l.contains("N/A")).collect();

@@ -119,7 +119,7 @@ fn junit_has_one_case_per_scenario_lane_and_claim_and_the_report_dir_is_written(
         })
         .collect();
     assert_eq!(cases, from_summary);
-    assert_eq!(cases.len(), 27);
+    assert_eq!(cases.len(), 35);
     let per_lane = |lane: &str| {
         cases
             .iter()
@@ -133,7 +133,7 @@ fn junit_has_one_case_per_scenario_lane_and_claim_and_the_report_dir_is_written(
             per_lane("code"),
             per_lane("directory")
         ),
-        (6, 7, 7, 7)
+        (8, 9, 9, 9)
     );
     let markdown = std::fs::read_to_string(reports.join("report.md")).unwrap();
     assert!(markdown.contains(REFERENCE), "{markdown}");
@@ -164,7 +164,7 @@ fn a_wrong_expectation_fails_with_exit_1_and_junit_carries_expected_and_actual()
         .output()
         .unwrap();
     assert_eq!(out.status.code(), Some(1), "{}", stderr_of(&out));
-    assert!(String::from_utf8_lossy(&out.stdout).ends_with("26 passed, 1 failed\n"));
+    assert!(String::from_utf8_lossy(&out.stdout).ends_with("34 passed, 1 failed\n"));
     let cases = junit_cases(&std::fs::read_to_string(&junit).unwrap());
     let failed: Vec<_> = cases.iter().filter(|c| c.2.is_some()).collect();
     assert_eq!(failed.len(), 1, "{cases:?}");
@@ -301,8 +301,13 @@ async fn both_targets_side_by_side_fit_the_terminal_and_every_report_file_covers
     let text = side_by_side(&reports);
     let widest = text.lines().map(|l| l.chars().count()).max().unwrap();
     assert!(widest <= 100, "a line of {widest} columns:\n{text}");
-    assert!(text.ends_with("54 passed, 0 failed\n"), "{text}");
-    assert!(text.contains("C1 C3 C6 L1 P1 T1 pass"), "{text}");
+    assert!(text.ends_with("70 passed, 0 failed\n"), "{text}");
+    // The direct lane's claims, all passing (the cell wraps before "pass").
+    let claims = text
+        .find("C1 C3 C6 D1 N1 L1 P1 T1")
+        .expect("the direct lane's claims");
+    let next_line = text[claims..].lines().nth(1).unwrap();
+    assert!(next_line.contains(" pass "), "{text}");
     let dir = tempfile::tempdir().unwrap();
     let junit = dir.path().join("junit.xml");
     let report_dir = dir.path().join("reports");
@@ -326,7 +331,7 @@ async fn both_targets_side_by_side_fit_the_terminal_and_every_report_file_covers
             .as_array()
             .unwrap()
             .len(),
-        27
+        35
     );
     let markdown = std::fs::read_to_string(report_dir.join("report.md")).unwrap();
     assert_eq!(markdown.matches("# toolsearch-qa report").count(), 2);

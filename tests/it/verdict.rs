@@ -91,7 +91,7 @@ fn a_changed_snapshot_is_red_in_every_report() {
     let (stdout, code, summary, junit, markdown) = run_reference(snapshots.path(), &[]);
     assert_eq!(code, Some(1), "{stdout}");
     assert!(
-        stdout.ends_with("\n27 passed, 0 failed, 1 snapshot changed\n"),
+        stdout.ends_with("\n35 passed, 0 failed, 1 snapshot changed\n"),
         "{stdout}"
     );
     assert_eq!(summary["ok"], false);
@@ -108,7 +108,7 @@ fn a_changed_snapshot_is_red_in_every_report() {
     );
     assert!(junit.contains("message=\"snapshot changed\""), "{junit}");
     assert!(
-        markdown.contains("result: **FAIL** · 27 passed, 0 failed, 1 snapshot changed"),
+        markdown.contains("result: **FAIL** · 35 passed, 0 failed, 1 snapshot changed"),
         "{markdown}"
     );
     assert!(
@@ -128,7 +128,7 @@ fn a_missing_snapshot_is_red_in_every_report() {
     let (stdout, code, summary, junit, markdown) = run_reference(snapshots.path(), &[]);
     assert_eq!(code, Some(1), "{stdout}");
     assert!(
-        stdout.ends_with("\n27 passed, 0 failed, 1 snapshot missing\n"),
+        stdout.ends_with("\n35 passed, 0 failed, 1 snapshot missing\n"),
         "{stdout}"
     );
     assert_eq!(summary["verdict"]["snapshots"]["missing"], 1);
@@ -143,7 +143,7 @@ fn update_snapshots_fails_while_a_snapshot_waits_for_review() {
     let snapshots = reference_snapshots();
     let (stdout, code, _, _, _) = run_reference(snapshots.path(), &["--update-snapshots"]);
     assert_eq!(code, Some(0), "{stdout}");
-    assert!(stdout.ends_with("\n27 passed, 0 failed\n"), "{stdout}");
+    assert!(stdout.ends_with("\n35 passed, 0 failed\n"), "{stdout}");
     let pending = |dir: &Path| {
         std::fs::read_dir(dir)
             .unwrap()
@@ -163,7 +163,7 @@ fn update_snapshots_fails_while_a_snapshot_waits_for_review() {
         run_reference(snapshots.path(), &["--update-snapshots"]);
     assert_eq!(code, Some(1), "{stdout}");
     assert!(
-        stdout.ends_with("\n27 passed, 0 failed, 2 snapshots pending review\n"),
+        stdout.ends_with("\n35 passed, 0 failed, 2 snapshots pending review\n"),
         "{stdout}"
     );
     assert_eq!(pending(snapshots.path()), 2);
@@ -336,5 +336,5 @@ fn the_reference_run_matches_its_snapshots_under_another_tmpdir() {
         .unwrap();
     let stdout = String::from_utf8_lossy(&out.stdout);
     assert_eq!(out.status.code(), Some(0), "{stdout}{}", stderr_of(&out));
-    assert!(stdout.ends_with("\n27 passed, 0 failed\n"), "{stdout}");
+    assert!(stdout.ends_with("\n35 passed, 0 failed\n"), "{stdout}");
 }

@@ -79,16 +79,39 @@ fn heading_shown(surface: &DirectorySurface, prompts: &[String]) -> Check {
     )
 }
 
-/// A deferred trusted (plugin or core) target has its line under the heading in every request.
+/// A deferred trusted (plugin or core) target has its line under the heading in every request
+/// whose directory owes it one. A directory is bounded: sorted by name, it drops lines from the
+/// end when it must, so the target's line is owed wherever a name after it is listed; where
+/// none is, the check says it was not owed (the directory was cut before it) instead of passing
+/// silently.
 fn target_listed(surface: &DirectorySurface, prompts: &[String], target: &str) -> Check {
     let heading = &surface.heading;
-    let unlisted = failing(prompts, |p| lists(p, heading, target));
-    check(
-        "target listed",
-        unlisted.is_empty(),
-        format!("every request's directory (under {heading:?}) has a line `- {target}`"),
-        requests(&unlisted),
-    )
+    let owed: Vec<usize> = (1..=prompts.len())
+        .filter(|i| listed_names(&prompts[i - 1], heading).any(|n| n > target))
+        .collect();
+    let unlisted: Vec<usize> = owed
+        .iter()
+        .copied()
+        .filter(|i| !lists(&prompts[i - 1], heading, target))
+        .collect();
+    let expected = format!("every request's directory (under {heading:?}) has a line `- {target}`");
+    match owed.len() {
+        0 => check(
+            "target listed",
+            true,
+            format!(
+                "{expected} where owed: none owes it (each was cut before {target}: no later \
+                 name is listed)"
+            ),
+            "",
+        ),
+        _ => check(
+            "target listed",
+            unlisted.is_empty(),
+            expected,
+            requests(&unlisted),
+        ),
+    }
 }
 
 /// An MCP or client target's name is untrusted: no directory copies it into the prompt.
@@ -120,19 +143,21 @@ fn absent(surface: &DirectorySurface, prompts: &[String], mode: &str, target: &s
     )
 }
 
-/// Whether a line of the directory under `heading` names `target` (`- <target>` then the end
-/// of the name: the end of the line, a space, `(` or `:`).
+/// Whether a line of the directory under `heading` names `target`.
 pub(super) fn lists(prompt: &str, heading: &str, target: &str) -> bool {
-    let Some((_, after)) = prompt.split_once(heading) else {
-        return false;
-    };
-    let entry = format!("- {target}");
+    listed_names(prompt, heading).any(|name| name == target)
+}
+
+/// The names the directory under `heading` lists: each line `- <name>` up to the end of the
+/// name (the end of the line, a space, `(` or `:`), until the next heading.
+fn listed_names<'a>(prompt: &'a str, heading: &str) -> impl Iterator<Item = &'a str> {
+    let after = prompt.split_once(heading).map_or("", |(_, after)| after);
     after
         .lines()
         .skip(1)
         .take_while(|line| !line.starts_with('#'))
-        .filter_map(|line| line.strip_prefix(entry.as_str()))
-        .any(|rest| rest.is_empty() || rest.starts_with([' ', '(', ':']))
+        .filter_map(|line| line.strip_prefix("- "))
+        .map(|rest| rest.split([' ', '(', ':']).next().unwrap_or_default())
 }
 
 #[cfg(test)]
@@ -152,15 +177,21 @@ mod tests {
         let system = json!({ "role": "system", "content":
             format!("intro\n### Deferred Tool Schemas\nTools:\n{listing}\n## Next\n- other") });
         for (body, _) in &mut lane.requests {
-            body["input"].as_array_mut().unwrap().insert(0, system.clone());
+            body["input"]
+                .as_array_mut()
+                .unwrap()
+                .insert(0, system.clone());
         }
         f
     }
 
     #[test]
     fn holds_when_the_directory_lists_the_target_and_the_direct_lane_has_none() {
-        let f = directory_lane(&format!("- fake_plugin_tool_01 (p): one\n- {TARGET} (p): x"));
+        let f = directory_lane(&format!(
+            "- fake_plugin_tool_01 (p): one\n- {TARGET} (p): x\n- message (core): m"
+        ));
         assert!(holds(&f, D1, "tools"), "{:?}", verdict(&f, D1, "tools"));
+        assert!(!verdict(&f, D1, "tools").expected.contains("none owes it"));
         assert!(holds(&f, D1, "direct"), "{:?}", verdict(&f, D1, "direct"));
         assert_eq!(verdict(&f, D1, "tools").checks, 2);
     }
@@ -179,7 +210,7 @@ mod tests {
         let mut f = Fixture::passing_reference();
         f.lane("tools").tool_search = "{ mode = 'directory' }".into();
         let v = verdict(&f, D1, "tools");
-        assert_eq!(v.failures.len(), 2);
+        assert_eq!(v.failures.len(), 1);
         assert_eq!(v.failures[0].actual, "requests 1, 2, 3 do not");
     }
 
@@ -207,6 +238,17 @@ mod tests {
     }
 
     #[test]
+    fn a_directory_cut_before_the_target_does_not_owe_its_line_and_says_so() {
+        let f = directory_lane("- fake_plugin_tool_01 (p): one\n- fake_plugin_tool_02 (p): two");
+        let v = verdict(&f, D1, "tools");
+        assert!(v.ok, "{v:?}");
+        assert!(v.expected.contains("none owes it"), "{}", v.expected);
+        // A later name listed: the target's line was owed.
+        let f = directory_lane("- fake_plugin_tool_01 (p): one\n- message (core): m");
+        assert_eq!(verdict(&f, D1, "tools").failures[0].check, "target listed");
+    }
+
+    #[test]
     fn an_untrusted_target_must_not_be_listed() {
         let f = directory_lane("- mcp_qa_echo (qa): echo")
             .catalog_line("mcp = ['qa']")
@@ -227,7 +269,9 @@ mod tests {
     fn the_products_surface_shows_it_in_every_tool_search_mode() {
         let mut f = Fixture::passing_reference();
         f.target = crate::targets::TargetKind::Openclaw;
-        assert_eq!(verdict(&f, D1, "tools").failures.len(), 2);
+        let v = verdict(&f, D1, "tools");
+        assert_eq!(v.failures.len(), 1);
+        assert_eq!(v.failures[0].check, "directory heading");
         assert!(holds(&f, D1, "direct"));
     }
 

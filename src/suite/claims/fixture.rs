@@ -12,8 +12,9 @@ use crate::catalog::fake::fake_plugin_tools;
 use crate::protocol::session::SessionLog;
 use crate::protocol::ResponseBody;
 use crate::provider::{JournalRecord, RequestKind};
-use crate::scenario::parse_scenario;
+use crate::scenario::{parse_scenario, Scenario};
 use crate::suite::observation::{FollowUp, LaneObservation, Observed};
+use crate::suite::report::{ScenarioReport, SuiteReport};
 use crate::targets::{DirectorySurface, TargetKind};
 
 pub const TARGET: &str = "fake_plugin_tool_17";
@@ -269,8 +270,8 @@ impl Fixture {
         text
     }
 
-    /// Every verdict the scenario's claims give on these observations (on `target`).
-    pub fn verdicts(&self) -> Vec<Verdict> {
+    /// Runs `then` on the scenario and its observed lanes (on `target`).
+    fn observe<R>(&self, then: impl FnOnce(&Scenario, &[Observed<'_>]) -> R) -> R {
         let scenario = parse_scenario(&self.scenario_text(), "fixture.toml").expect("scenario");
         let observations: Vec<LaneObservation> =
             self.lanes.iter().map(LaneFixture::observation).collect();
@@ -287,7 +288,21 @@ impl Fixture {
             .zip(&observations)
             .map(|(lane, o)| Observed::new(self.target, lane, o, self.target_tool(), surface))
             .collect();
-        evaluate(&scenario, &observed)
+        then(&scenario, &observed)
+    }
+
+    /// Every verdict the scenario's claims give on these observations (on `target`).
+    pub fn verdicts(&self) -> Vec<Verdict> {
+        self.observe(evaluate)
+    }
+
+    /// The suite report of these observations, as every report format renders it.
+    pub fn suite_report(&self) -> SuiteReport {
+        self.observe(|scenario, observed| {
+            let verdicts = evaluate(scenario, observed);
+            let report = ScenarioReport::new(scenario, observed, verdicts, Vec::new());
+            SuiteReport::new(self.target, vec![report])
+        })
     }
 }
 

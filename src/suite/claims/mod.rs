@@ -293,3 +293,49 @@ pub fn evaluate(scenario: &Scenario, lanes: &[Observed<'_>]) -> Vec<Verdict> {
     });
     verdicts
 }
+
+#[cfg(test)]
+mod tests {
+    use super::fixture::Fixture;
+    use crate::suite::evidence::MAX_EVIDENCE_CHARS;
+
+    /// A gateway whose answer echoes a secret and runs long: no report shows the secret, and no
+    /// string any report stores or prints exceeds the bound.
+    #[test]
+    fn every_report_format_redacts_and_bounds_the_evidence() {
+        let secret = "qa-gateway-secret-0123456789";
+        let mut f = Fixture::passing_reference();
+        let answer = format!(
+            "Authorization: Bearer {secret}\n{{\"gatewayToken\": \"{secret}\"}}\n{}",
+            "x".repeat(20_000)
+        );
+        f.lane("direct").answer = answer.clone();
+        let report = f.suite_report();
+        let c1 = &report.scenarios[0].claims[0];
+        assert!(!c1.ok, "{c1:?}");
+        let rendered = [
+            ("json", report.to_json()),
+            (
+                "junit",
+                crate::suite::report::junit::junit_xml(&[report.clone()]).unwrap(),
+            ),
+            ("markdown", report.to_markdown()),
+            ("table", report.to_table()),
+        ];
+        for (format, text) in &rendered {
+            assert!(!text.contains(secret), "{format} shows the secret");
+            assert!(
+                !text.contains(&"x".repeat(MAX_EVIDENCE_CHARS)),
+                "{format} is unbounded"
+            );
+        }
+        let json = &rendered[0].1;
+        assert!(json.contains("[redacted]"), "{json}");
+        assert!(json.contains("… [cut: 6,000 of 20,"), "{json}");
+        // What the claims read is the answer as observed.
+        assert!(c1
+            .failures
+            .iter()
+            .all(|c| c.actual.chars().count() <= MAX_EVIDENCE_CHARS));
+    }
+}

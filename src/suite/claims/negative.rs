@@ -1,8 +1,8 @@
 //! N1, the negative paths (upstream's reference assertions A5/A9): each lane reaches the target
 //! only by its own path. A Tool Search lane never plans the target as a direct call and its
-//! session log has no direct result of it — unless the surface offers the target by name (a
-//! tool the lane declares up front, or in directory mode a name its directory lists: calling it
-//! is that mode's own path). A direct lane never plans a bridge tool and its log has no bridged
+//! session log has no direct result of it — unless the surface offers the target by name and
+//! the lane means to take that path (a tool the lane declares up front, or a directory-mode
+//! lane whose script calls a name its directory lists: that mode's own path). A direct lane never plans a bridge tool and its log has no bridged
 //! result and no result of a bridge tool.
 
 use super::directory::lists;
@@ -80,14 +80,22 @@ fn tool_search_lane(input: &ClaimInput<'_>, wire: &[String]) -> Vec<Check> {
     ]
 }
 
-/// Whether the lane's surface offers the target by its name: declared up front (a direct-only
-/// or, in directory mode, a client tool), or listed in a directory-mode lane's directory.
+/// Whether the lane's surface offers the target by its name and the lane takes that path: the
+/// target is declared up front (a direct-only or, in directory mode, a client tool), or the lane
+/// is in directory mode, its directory lists the target and its script calls it by name (the
+/// scenario says the by-name path is the point; otherwise a directory lane owes the bridge
+/// path, as C2 holds it to).
 fn offered_by_name(input: &ClaimInput<'_>) -> bool {
     let o = input.lane;
     let target = &input.scenario.target_tool;
     let declared = expected_declared(input.scenario, o).contains(target);
+    let scripted = o
+        .lane
+        .script(input.scenario)
+        .is_some_and(|steps| steps.iter().any(|s| s.tool.as_ref() == Some(target)));
     let first = o.observation.requests.first().map(|r| system_text(&r.body));
-    let listed = o.lane.mode() == ToolSearchMode::Directory
+    let listed = scripted
+        && o.lane.mode() == ToolSearchMode::Directory
         && o.directory
             .as_ref()
             .zip(first)
@@ -122,8 +130,10 @@ mod tests {
         let mut f = Fixture::passing_reference();
         let lane = f.lane("tools");
         lane.requests[1].1 = Some(TARGET.into());
-        lane.records.push(json!({ "type": "toolResult", "toolCallId": "c9", "toolName": TARGET,
-            "source": "openclaw", "isError": false, "output": "x" }));
+        lane.records.push(
+            json!({ "type": "toolResult", "toolCallId": "c9", "toolName": TARGET,
+            "source": "openclaw", "isError": false, "output": "x" }),
+        );
         assert_eq!(
             fails(&f, N1, "tools"),
             [
@@ -138,8 +148,10 @@ mod tests {
         let mut f = Fixture::passing_reference();
         let lane = f.lane("direct");
         lane.requests[0].1 = Some("tool_search".into());
-        lane.records.push(json!({ "type": "toolResult", "toolCallId": "c2", "toolName": TARGET,
-            "parentToolCallId": "c1", "source": "openclaw", "isError": false, "output": "x" }));
+        lane.records.push(
+            json!({ "type": "toolResult", "toolCallId": "c2", "toolName": TARGET,
+            "parentToolCallId": "c1", "source": "openclaw", "isError": false, "output": "x" }),
+        );
         let v = verdict(&f, N1, "direct");
         assert_eq!(
             v.failures
@@ -154,7 +166,9 @@ mod tests {
                 ),
             ]
         );
-        assert!(v.failures[0].expected.contains("tool_search, tool_describe, tool_call"));
+        assert!(v.failures[0]
+            .expected
+            .contains("tool_search, tool_describe, tool_call"));
     }
 
     #[test]
@@ -165,13 +179,18 @@ mod tests {
         lane.requests[0].1 = Some(TARGET.into());
         // Unlisted: the direct call is a fault.
         assert_eq!(fails(&f, N1, "tools").len(), 1);
-        // Listed in the directory the lane was shown: the mode's own path.
+        // Listed in the directory the lane was shown, but the lane does not mean that path.
         let system = json!({ "role": "system", "content":
             format!("### Deferred Tool Schemas\n- {TARGET} (p): x") });
         f.lane("tools").requests[0].0["input"]
             .as_array_mut()
             .unwrap()
             .insert(0, system);
+        assert_eq!(fails(&f, N1, "tools").len(), 1);
+        // Listed, and the lane's script calls it by name: the mode's own path.
+        let f = f.scenario_extra(&format!(
+            "[[script]]\ntool = '{TARGET}'\narguments = {{ marker = 'm' }}\n"
+        ));
         assert!(holds(&f, N1, "tools"), "{:?}", verdict(&f, N1, "tools"));
     }
 }

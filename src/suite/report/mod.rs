@@ -227,6 +227,15 @@ impl Reduction {
     }
 }
 
+/// A lane's figures as reports store them: the gateway's answer is evidence like any other,
+/// redacted and bounded ([`crate::suite::evidence`]); the claims read the figures as observed.
+fn reported_figures(figures: &LaneFigures) -> LaneFigures {
+    LaneFigures {
+        gateway_output_text: crate::suite::evidence::evidence(&figures.gateway_output_text),
+        ..figures.clone()
+    }
+}
+
 impl ScenarioReport {
     pub fn new(
         scenario: &Scenario,
@@ -237,7 +246,7 @@ impl ScenarioReport {
         let direct = observed.iter().find(|o| o.lane.is_direct());
         let lanes = observed
             .iter()
-            .map(|o| (o.lane.name.clone(), o.figures.clone()))
+            .map(|o| (o.lane.name.clone(), reported_figures(&o.figures)))
             .collect();
         let lane_millis = observed
             .iter()
