@@ -9,6 +9,8 @@ use std::sync::LazyLock;
 
 use regex::Regex;
 
+use crate::output::thousands;
+
 /// The most characters one evidence string keeps, marker included (upstream's bound).
 pub const MAX_EVIDENCE_CHARS: usize = 6_000;
 /// What a redacted secret becomes.
@@ -78,18 +80,6 @@ pub fn bound(text: &str) -> String {
     let keep = MAX_EVIDENCE_CHARS - marker.chars().count();
     let cut: String = text.chars().take(keep).collect();
     format!("{cut}{marker}")
-}
-
-fn thousands(n: usize) -> String {
-    let digits = n.to_string();
-    let mut out = String::new();
-    for (i, ch) in digits.chars().enumerate() {
-        if i > 0 && (digits.len() - i) % 3 == 0 {
-            out.push(',');
-        }
-        out.push(ch);
-    }
-    out
 }
 
 #[cfg(test)]

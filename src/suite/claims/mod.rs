@@ -317,7 +317,7 @@ mod tests {
             ("json", report.to_json()),
             (
                 "junit",
-                crate::suite::report::junit::junit_xml(&[report.clone()]).unwrap(),
+                crate::suite::report::junit::junit_xml(std::slice::from_ref(&report)).unwrap(),
             ),
             ("markdown", report.to_markdown()),
             ("table", report.to_table()),
