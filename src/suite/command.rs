@@ -268,6 +268,10 @@ fn write_file(path: &Path, text: String) -> Result<(), Error> {
 fn write_junit(reports: &[SuiteReport], path: &Path) -> Result<(), Error> {
     let xml =
         junit_xml(reports).map_err(|e| Error::Machine(format!("cannot render JUnit XML: {e}")))?;
+    // Its folder is created, as `--report-dir` is.
+    if let Some(parent) = path.parent().filter(|p| !p.as_os_str().is_empty()) {
+        std::fs::create_dir_all(parent).map_err(Error::io("cannot create", parent))?;
+    }
     write_file(path, xml)
 }
 

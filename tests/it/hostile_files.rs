@@ -278,7 +278,9 @@ fn the_default_snapshot_dir_does_not_depend_on_the_working_directory() {
 fn a_failed_junit_write_still_writes_the_report_dir() {
     let dir = tempfile::tempdir().unwrap();
     let reports = dir.path().join("reports");
-    let junit = dir.path().join("no/such/dir/junit.xml");
+    // A directory where the file should go: nothing can write it.
+    let junit = dir.path().join("taken");
+    std::fs::create_dir(&junit).unwrap();
     let (code, _, err) = run(
         &[
             "suite",
@@ -301,6 +303,57 @@ fn a_failed_junit_write_still_writes_the_report_dir() {
         relative_files_below(&reports),
         ["report.md", "summary.json"]
     );
+}
+
+#[test]
+fn junit_creates_its_folder_as_the_report_dir_does_and_carries_the_lane_times() {
+    let dir = tempfile::tempdir().unwrap();
+    let (code, _, err) = run(
+        &[
+            "suite",
+            "--scenario",
+            "tool-search-gateway-e2e",
+            "--no-snapshots",
+            "--junit",
+            "a/b/junit.xml",
+            "--report-dir",
+            "a/c",
+        ],
+        Some(dir.path()),
+    );
+    assert_eq!(code, Some(0), "{err}");
+    let xml = std::fs::read_to_string(dir.path().join("a/b/junit.xml")).unwrap();
+    let summary: Value = serde_json::from_str(
+        &std::fs::read_to_string(dir.path().join("a/c/summary.json")).unwrap(),
+    )
+    .unwrap();
+    let millis = summary["scenarios"][0]["laneMillis"].as_object().unwrap();
+    let seconds = |ms: u64| format!("{:.3}", ms as f64 / 1000.0);
+    let total: u64 = millis.values().map(|m| m.as_u64().unwrap()).sum();
+    // The report and the scenario's suite: the lanes' times added.
+    let suite_times: Vec<&str> = xml
+        .match_indices("<testsuite ")
+        .map(|(i, _)| &xml[i..i + xml[i..].find('>').unwrap()])
+        .collect();
+    assert_eq!(suite_times.len(), 1, "{xml}");
+    assert!(
+        suite_times[0].contains(&format!("time=\"{}\"", seconds(total))),
+        "{xml}"
+    );
+    assert!(
+        xml.contains(&format!("<testsuites name=\"toolsearch-qa\" tests=\"27\""))
+            && xml[..xml.find("<testsuite ").unwrap()]
+                .contains(&format!("time=\"{}\"", seconds(total))),
+        "{xml}"
+    );
+    // Every claim's case: its lane's time.
+    for (lane, ms) in millis {
+        let classname = format!("classname=\"tool-search-gateway-e2e.{lane}\"");
+        let time = format!("time=\"{}\"/>", seconds(ms.as_u64().unwrap()));
+        let cases: Vec<&str> = xml.lines().filter(|l| l.contains(&classname)).collect();
+        assert!(!cases.is_empty(), "{lane}: {xml}");
+        assert!(cases.iter().all(|c| c.ends_with(&time)), "{time}: {cases:?}");
+    }
 }
 
 #[test]

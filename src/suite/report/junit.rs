@@ -3,6 +3,11 @@
 //! seen, for every failing check; an accepted or not-applicable one is `<skipped>` with its
 //! reason; a changed, missing or pending snapshot is a failure with its diff. Accepted findings
 //! that no longer reproduce are failures, those of a lane that could not run are skipped.
+//! Times come from the lanes' wall times (`laneMillis` of summary.json): a claim's case carries
+//! its lane's time (the run it judged), a scenario's suite the sum of its lanes', the report the
+//! sum of its suites'.
+
+use std::time::Duration;
 
 use quick_junit::{NonSuccessKind, Report, TestCase, TestCaseStatus, TestSuite};
 
@@ -12,6 +17,7 @@ use crate::suite::claims::Verdict;
 /// Renders the reports of one run (one per target) as JUnit XML.
 pub fn junit_xml(reports: &[SuiteReport]) -> Result<String, quick_junit::SerializeError> {
     let mut junit = Report::new("toolsearch-qa");
+    let mut total = Duration::ZERO;
     for report in reports {
         for scenario in &report.scenarios {
             let mut suite =
@@ -23,10 +29,16 @@ pub fn junit_xml(reports: &[SuiteReport]) -> Result<String, quick_junit::Seriali
                 );
                 case.set_classname(format!("{}.{}", scenario.scenario, verdict.lane))
                     .set_assertions(verdict.checks);
+                if let Some(millis) = scenario.lane_millis.get(&verdict.lane) {
+                    case.set_time(Duration::from_millis(*millis));
+                }
                 suite.add_test_case(case);
             }
             super::not_run::junit_cases(scenario, &mut suite);
             snapshot_cases(scenario, &mut suite);
+            let time = scenario_time(scenario);
+            suite.set_time(time);
+            total += time;
             junit.add_test_suite(suite);
         }
         if !report.stale_findings.is_empty() || !report.unjudged_findings.is_empty() {
@@ -60,7 +72,13 @@ pub fn junit_xml(reports: &[SuiteReport]) -> Result<String, quick_junit::Seriali
             junit.add_test_suite(suite);
         }
     }
+    junit.set_time(total);
     junit.to_string()
+}
+
+/// The wall time of a scenario: its lanes' times added (lanes run one after the other).
+fn scenario_time(scenario: &ScenarioReport) -> Duration {
+    Duration::from_millis(scenario.lane_millis.iter().map(|(_, m)| *m).sum())
 }
 
 /// One test case per snapshot compared (classname `<scenario>.snapshots`): passes when the
