@@ -14,11 +14,15 @@ use crate::scenario::load::{id_problem, toml_files};
 use crate::scenario::template::new_scenario as template;
 use crate::scenario::{load_all, load_file, Scenario, ScriptStep};
 use crate::signals::Signals;
+use crate::suite::command::shell_line;
+use crate::suite::select::{choose, Origins};
 
-/// `list`: one line per scenario (id, title, lanes, origin).
-pub fn list(dirs: &[PathBuf], out: &mut dyn Write) -> Result<u8, Error> {
+/// `list`: one line per scenario (id, title, lanes, origin): the built-in ones, or those of
+/// `dirs` (both with `with_builtins`), as `suite` would choose from.
+pub fn list(dirs: &[PathBuf], with_builtins: bool, out: &mut dyn Write) -> Result<u8, Error> {
     let mut text = String::new();
-    for s in load_all(dirs)? {
+    let origins = Origins::from_flags(!dirs.is_empty(), with_builtins);
+    for s in choose(&load_all(dirs)?, origins, &[])? {
         let lanes: Vec<&str> = s.lanes.iter().map(|l| l.name.as_str()).collect();
         text.push_str(&format!(
             "{}\t{}\tlanes: {}\t({})\n",
@@ -105,7 +109,8 @@ fn unique(
 }
 
 /// `new-scenario`: writes `<dir>/<id>.toml` — every lane mode with exact expectations, passing
-/// as written — and prints the next two commands.
+/// as written — and prints the commands of the author's loop, from checking it to accepted
+/// snapshots.
 pub fn new_scenario(id: &str, dir: &Path, size: usize, out: &mut dyn Write) -> Result<u8, Error> {
     if let Some(problem) = id_problem(id) {
         return Err(Error::Usage(format!("new-scenario: scenario id {problem}")));
@@ -129,18 +134,64 @@ pub fn new_scenario(id: &str, dir: &Path, size: usize, out: &mut dyn Write) -> R
     std::fs::write(&path, template(id, size)).map_err(Error::io("cannot write", &path))?;
     let scenario = load_file(&path)?;
     let lanes: Vec<&str> = scenario.lanes.iter().map(|l| l.name.as_str()).collect();
-    let dir = dir.display();
-    emit(
-        out,
-        &format!(
-            "wrote {} (scenario {id}: lanes {}); next:\n  \
-             toolsearch-qa suite --scenario-dir {dir} --scenario {id} --no-snapshots       # run it\n  \
-             toolsearch-qa suite --scenario-dir {dir} --scenario {id} --update-snapshots   # write its snapshots\n",
-            path.display(),
-            lanes.join(", "),
-        ),
-    )?;
+    let mut text = format!(
+        "wrote {} (scenario {id}: lanes {}); next:\n",
+        path.display(),
+        lanes.join(", ")
+    );
+    text.push_str(&next_steps(&path, dir, id));
+    emit(out, &text)?;
     Ok(Exit::OK)
+}
+
+/// The author's loop for a new scenario file `path` in `dir`, one command a line with what it
+/// does: each pasted as printed, in the directory `new-scenario` ran in, does its step (its
+/// snapshots live beside it, in `dir/snapshots/`).
+fn next_steps(path: &Path, dir: &Path, id: &str) -> String {
+    let dir_text = dir.display().to_string();
+    let path_text = path.display().to_string();
+    let snapshots = dir.join("snapshots").display().to_string();
+    let suite = |extra: &[&str]| {
+        let mut words = vec!["toolsearch-qa", "suite", "--scenario-dir", &dir_text];
+        words.extend(["--scenario", id]);
+        words.extend_from_slice(extra);
+        shell_line(&words)
+    };
+    let settle = |action: &str| {
+        shell_line(&[
+            "toolsearch-qa",
+            "snapshots",
+            action,
+            "--snapshot-dir",
+            &snapshots,
+            "--scenario",
+            id,
+        ])
+    };
+    let steps = [
+        (
+            shell_line(&["toolsearch-qa", "check", &path_text]),
+            "check it (runs nothing)".to_string(),
+        ),
+        (suite(&["--no-snapshots"]), "run it".to_string()),
+        (
+            suite(&["--update-snapshots"]),
+            format!("write its snapshots for review (into {snapshots}/; exit 1 until accepted)"),
+        ),
+        (settle("review"), "see them as diffs".to_string()),
+        (
+            settle("accept"),
+            "accept them (then commit them with the file)".to_string(),
+        ),
+        (
+            suite(&[]),
+            "from then on, any drift fails it (exit 1)".to_string(),
+        ),
+    ];
+    steps
+        .iter()
+        .map(|(command, what)| format!("  # {what}\n  {command}\n"))
+        .collect()
 }
 
 /// `provider`: the mock provider on loopback until SIGINT, SIGTERM or SIGHUP; with `script`,

@@ -13,7 +13,7 @@ use toolsearch_qa::compare::CompareFormat;
 use toolsearch_qa::error::Error;
 use toolsearch_qa::output::{warn, Format};
 use toolsearch_qa::signals::Signals;
-use toolsearch_qa::suite::command::{default_snapshot_dir, Snapshots, SuiteOptions};
+use toolsearch_qa::suite::command::{default_snapshot_dir, SnapshotDir, Snapshots, SuiteOptions};
 use toolsearch_qa::suite::select::Shard;
 use toolsearch_qa::suite::{ProviderSource, Reporter, SuiteEvent};
 use toolsearch_qa::targets::openclaw::{NodeMajor, Pick, Version};
@@ -92,7 +92,8 @@ enum Command {
         /// Only this scenario's snapshots (`<ID>__<lane>__provider|session`).
         #[arg(long, value_name = "ID")]
         scenario: Option<String>,
-        /// Where the snapshots are, subfolders included (default: as `suite`'s).
+        /// Where the snapshots are, subfolders included (default: snapshots/ of the current
+        /// directory, the built-in scenarios'; a --scenario-dir scenario's are in DIR/snapshots/).
         #[arg(long, value_name = "DIR")]
         snapshot_dir: Option<PathBuf>,
     },
@@ -101,11 +102,15 @@ enum Command {
         #[command(subcommand)]
         action: ReportAction,
     },
-    /// List the scenarios (built in and from --scenario-dir).
+    /// List the scenarios (the built-in ones, or those of --scenario-dir).
     List {
-        /// Also load every *.toml scenario in this directory (repeatable).
+        /// List the *.toml scenarios of this directory instead of the built-in ones
+        /// (repeatable).
         #[arg(long = "scenario-dir", value_name = "DIR")]
         scenario_dirs: Vec<PathBuf>,
+        /// With --scenario-dir: the built-in scenarios too.
+        #[arg(long, requires = "scenario_dirs")]
+        with_builtins: bool,
     },
     /// Run N concurrent sessions through one embedded gateway; print p50/p99 turn latency.
     Load {
@@ -417,9 +422,13 @@ struct SuiteArgs {
     /// Scenario id to run (repeatable; default: every scenario).
     #[arg(long = "scenario", value_name = "ID")]
     scenarios: Vec<String>,
-    /// Also load every *.toml scenario in this directory (repeatable).
+    /// Run the *.toml scenarios of this directory instead of the built-in ones (repeatable);
+    /// their snapshots are in DIR/snapshots/ unless --snapshot-dir says otherwise.
     #[arg(long = "scenario-dir", value_name = "DIR")]
     scenario_dirs: Vec<PathBuf>,
+    /// With --scenario-dir: run the built-in scenarios too.
+    #[arg(long, requires = "scenario_dirs")]
+    with_builtins: bool,
     /// The model provider the gateways talk to.
     #[arg(long, value_enum, default_value_t = ProviderMode::MockOpenai)]
     provider_mode: ProviderMode,
@@ -446,9 +455,9 @@ struct SuiteArgs {
     /// Also write summary.json and report.md into this directory (created if missing).
     #[arg(long, value_name = "DIR")]
     report_dir: Option<PathBuf>,
-    /// Committed snapshots to compare payloads and session logs with; a changed or missing one
-    /// fails the run (default: the `snapshots/` folder of the source tree the binary was built
-    /// from, whatever the working directory).
+    /// Committed snapshots to compare payloads and session logs with, every scenario's; a
+    /// changed or missing one fails the run (default: a --scenario-dir scenario's in
+    /// DIR/snapshots/ beside it, a built-in one's in snapshots/ of the current directory).
     #[arg(long, value_name = "DIR")]
     snapshot_dir: Option<PathBuf>,
     /// Write `.snap.new` files for changed or missing snapshots (settle them with `toolsearch-qa
@@ -486,6 +495,7 @@ impl SuiteArgs {
         SuiteOptions {
             scenarios: self.scenarios,
             scenario_dirs: self.scenario_dirs,
+            with_builtins: self.with_builtins,
             target: self.target,
             format: self.format,
             filter: self.filter,
@@ -493,7 +503,9 @@ impl SuiteArgs {
             junit: self.junit,
             report_dir: self.report_dir,
             snapshots: {
-                let dir = self.snapshot_dir.unwrap_or_else(default_snapshot_dir);
+                let dir = self
+                    .snapshot_dir
+                    .map_or(SnapshotDir::Default, SnapshotDir::Given);
                 match (self.no_snapshots, self.update_snapshots) {
                     (true, _) => Snapshots::Off,
                     (false, true) => Snapshots::Update(dir),
@@ -602,8 +614,13 @@ async fn run(command: Command, probe_secret: String) -> Result<u8, Error> {
             )
             .await
         }),
-        Command::List { scenario_dirs } => {
-            Box::pin(async move { toolsearch_qa::commands::list(&scenario_dirs, stdout) })
+        Command::List {
+            scenario_dirs,
+            with_builtins,
+        } => {
+            Box::pin(
+                async move { toolsearch_qa::commands::list(&scenario_dirs, with_builtins, stdout) },
+            )
         }
         Command::Check { files } => Box::pin(async move {
             let stderr = &mut std::io::stderr();

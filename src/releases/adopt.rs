@@ -12,7 +12,7 @@ use serde_json::Value;
 use crate::capture::CaptureOptions;
 use crate::error::{Error, Exit};
 use crate::output::{emit, Format};
-use crate::suite::command::{Snapshots, SuiteOptions};
+use crate::suite::command::{SnapshotDir, Snapshots, SuiteOptions};
 use crate::suite::{ProviderSource, Reporter, SuiteEvent};
 use crate::targets::openclaw::release::{Release, Version};
 use crate::targets::openclaw::{NodeMajor, OpenClawTarget, Pick};
@@ -114,7 +114,7 @@ pub async fn command(
     let summary = run_suite(
         &options.version,
         options.node,
-        Snapshots::Update(options.root.join("snapshots")),
+        Snapshots::Update(SnapshotDir::Given(options.root.join("snapshots"))),
     )
     .await?;
     accept_pending_snapshots(&files.snapshots)?;
@@ -172,6 +172,7 @@ pub async fn run_suite(
     let suite = SuiteOptions {
         scenarios: Vec::new(),
         scenario_dirs: Vec::new(),
+        with_builtins: false,
         target: TargetChoice::Openclaw,
         format: Format::Json,
         filter: None,

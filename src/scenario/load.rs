@@ -376,6 +376,7 @@ fn resolve(file: ScenarioFile, origin: &str) -> Result<Scenario, Vec<Problem>> {
         openclaw: file.openclaw,
         lanes,
         origin: origin.to_string(),
+        dir: None,
     })
 }
 
@@ -701,7 +702,12 @@ pub fn load_file(path: &Path) -> Result<Scenario, ScenarioError> {
         path: path.to_path_buf(),
         source,
     })?;
-    parse_scenario(&text, &path.display().to_string())
+    let mut scenario = parse_scenario(&text, &path.display().to_string())?;
+    scenario.dir = path.parent().map(|dir| match dir.as_os_str().is_empty() {
+        true => PathBuf::from("."),
+        false => dir.to_path_buf(),
+    });
+    Ok(scenario)
 }
 
 /// Loads the built-in scenarios (the reference first, then by file name) plus every `*.toml`

@@ -86,6 +86,16 @@ pub struct Scenario {
     pub lanes: Vec<Lane>,
     /// Where the scenario was loaded from.
     pub origin: String,
+    /// The folder of the file it was read from (`--scenario-dir`, `check`); `None` for a
+    /// built-in scenario or one given as text. An outside scenario's snapshots live beside it.
+    pub dir: Option<std::path::PathBuf>,
+}
+
+impl Scenario {
+    /// Is this one of the scenarios compiled into the binary (or given as text)?
+    pub fn is_built_in(&self) -> bool {
+        self.dir.is_none()
+    }
 }
 
 /// The catalogue the gateway loads.

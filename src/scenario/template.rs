@@ -4,10 +4,19 @@
 //! thing at a time.
 
 use crate::catalog::fake::fake_tool_name;
+use crate::scenario::ClaimId;
+
+/// The smallest catalogue whose direct request outweighs every Tool Search mode's first request
+/// under the default (`spec`) profile, so C5 holds on every lane of the template. Measured (the
+/// first-request ratio to direct at 1, 2, 3, 4, 6, 7 tools: code 1.23, 0.79, 0.58, 0.46, 0.33,
+/// 0.28; tools 2.27, 1.46, 1.08, 0.85, 0.60, 0.53; directory 2.79, 1.94, 1.54, 1.30, 1.04, 0.96)
+/// and held by a test that runs the template at 6 and 7 tools.
+pub const C5_MIN_SIZE: usize = 7;
 
 /// A new scenario `id` with a fake plugin of `size` tools, targeting the middle one.
 pub fn new_scenario(id: &str, size: usize) -> String {
     let plugin_id = plugin_id(id);
+    let claims = claims(size);
     let target = fake_tool_name(size.div_ceil(2), size);
     let other = fake_tool_name(1, size);
     format!(
@@ -33,19 +42,7 @@ size = {size}
 # No core tools: every declared tool below is a fake one or a control tool.
 core_tools = false
 
-# No `claims` list: every lane gets the claims that apply to it —
-#   direct lanes:       C1 (calls the target), C3 (declares every fake schema)
-#   Tool Search lanes:  C2 (reaches the target through the bridge), C4 (declares only the bridge),
-#                       C5 (its first request is smaller than direct's)
-#   every lane:         C6 (session-log counts), L1 (the log tells the surface), P1 (cache prefix)
-#   lanes with `expect`: T1 (the exact figures below)
-# A claim whose lane is missing (C1, C3, C5 without a direct lane) is reported as not
-# applicable. To check something else, list claims instead, e.g. a denied tool (add
-# `[policy] deny = ["{other}"]`):
-# [[claims]]
-# id = "F1"
-# tool = "{other}"
-
+{claims}
 [[lanes]]
 name = "direct"
 tool_search = false
@@ -78,6 +75,56 @@ tool_search = {{ mode = "directory" }}
 expect = {{ declared_tools = 3, provider_requests = 3, searches = 1, describes = 0, calls = 1, catalog_size = {size}, directory = true }}
 "#,
         last = fake_tool_name(size, size),
+    )
+}
+
+/// The template's claims: the defaults (no `claims` list), said in a comment; below
+/// [`C5_MIN_SIZE`] tools the same list without C5, written out, with why.
+fn claims(size: usize) -> String {
+    let other = fake_tool_name(1, size);
+    let apply = format!(
+        "#   direct lanes:       C1 (calls the target), C3 (declares every fake schema)
+#   Tool Search lanes:  C2 (reaches the target through the bridge), C4 (declares only the bridge){c5}
+#   every lane:         C6 (session-log counts), D1 (the directory lists the target, or is absent),
+#                       N1 (no shortcut past the bridge), L1 (the log tells the surface),
+#                       P1 (cache prefix)
+#   lanes with `expect`: T1 (the exact figures below)
+{missing}
+# [[claims]]
+# id = \"F1\"
+# tool = \"{other}\"
+",
+        missing = match size >= C5_MIN_SIZE {
+            true => format!(
+                "# A claim whose lane is missing (C1, C3, C5 without a direct lane) is reported as not
+# applicable. To check something else, list claims instead, e.g. a denied tool (add
+# `[policy] deny = [\"{other}\"]`):"
+            ),
+            false => format!(
+                "# A listed claim whose lane is missing is a load error. To check something else, add
+# claims, e.g. a denied tool (add `[policy] deny = [\"{other}\"]`):"
+            ),
+        },
+        c5 = match size >= C5_MIN_SIZE {
+            true => ",\n#                       C5 (its first request is smaller than direct's)",
+            false => "",
+        }
+    );
+    if size >= C5_MIN_SIZE {
+        return format!(
+            "# No `claims` list: every lane gets the claims that apply to it —\n{apply}"
+        );
+    }
+    let listed: String = ClaimId::DEFAULT
+        .iter()
+        .filter(|id| **id != ClaimId::C5)
+        .map(|id| format!("[[claims]]\nid = \"{id}\"\n"))
+        .collect();
+    format!(
+        "# The default claims but C5: with fewer than {C5_MIN_SIZE} tools the Tool Search controls' own
+# schemas outweigh the catalogue's, so a Tool Search lane's first request is not smaller than
+# direct's (C5 would fail). From {C5_MIN_SIZE} tools on, leave `claims` out to get all of them.
+{apply}{listed}"
     )
 }
 

@@ -9,33 +9,84 @@ use super::findings::{self, Expectations};
 use super::report::junit::junit_xml;
 use super::report::table::Detail;
 use super::report::{
-    render_json, render_markdown, render_table, run_verdict, Selection, SuiteReport,
+    render_json, render_markdown, render_table, run_verdict, Selection, SnapshotPlace, SuiteReport,
 };
-use super::select::{empty_selection, narrow, Shard};
+use super::select::{choose, empty_selection, narrow, Origins, Shard};
 use super::{plan_all, run_plans, ProviderSource, Reporter};
 use crate::error::Error;
 use crate::output::{emit, warn, Format};
-use crate::scenario::Scenario;
-use crate::scenario::{load_all, select};
+use crate::scenario::{load_all, Scenario, TargetKind};
 use crate::targets::openclaw::{NodeMajor, Version};
 use crate::targets::{Target, TargetChoice};
 
 /// What to do with the committed snapshots.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub enum Snapshots {
-    /// Compare with the files in this directory; a changed one fails the run.
-    Compare(PathBuf),
+    /// Compare with the files there; a changed one fails the run.
+    Compare(SnapshotDir),
     /// Compare, and write `.snap.new` files for changed or missing ones.
-    Update(PathBuf),
+    Update(SnapshotDir),
     /// Do not compare.
     Off,
+}
+
+/// Where the committed snapshots are.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum SnapshotDir {
+    /// `--snapshot-dir DIR`: every scenario's, wherever it comes from.
+    Given(PathBuf),
+    /// Not given: an outside scenario's beside its file (`<its dir>/snapshots/`), a built-in
+    /// one's in `snapshots/` of the current directory (the project's root, where `cargo test`
+    /// and CI run), so a binary copied anywhere compares the same files.
+    Default,
+}
+
+impl SnapshotDir {
+    /// The folder of `scenario`'s snapshots (a real product's are in its subfolder).
+    pub fn of(&self, scenario: &Scenario) -> PathBuf {
+        match (self, &scenario.dir) {
+            (SnapshotDir::Given(dir), _) => dir.clone(),
+            (SnapshotDir::Default, Some(dir)) => dir.join("snapshots"),
+            (SnapshotDir::Default, None) => default_snapshot_dir(),
+        }
+    }
+
+    /// A folder that must exist before the run: a given one, and the default one of the
+    /// built-in scenarios when any runs (an outside scenario's may not exist yet: its snapshots
+    /// are then missing, and the run says how to write them).
+    fn check(&self, scenarios: &[Scenario]) -> Result<(), Error> {
+        match self {
+            SnapshotDir::Given(dir) if !dir.is_dir() => Err(Error::Usage(format!(
+                "snapshot directory {} does not exist: write snapshots into it with \
+                 `toolsearch-qa suite --update-snapshots --snapshot-dir {0}`, or pass \
+                 --no-snapshots to skip the comparison",
+                dir.display()
+            ))),
+            SnapshotDir::Default
+                if scenarios.iter().any(Scenario::is_built_in)
+                    && !default_snapshot_dir().is_dir() =>
+            {
+                Err(Error::Usage(format!(
+                    "no {}/ folder in the current directory, where the built-in scenarios' \
+                     snapshots are: run from the project's root, pass --snapshot-dir DIR, or \
+                     --no-snapshots to skip the comparison",
+                    default_snapshot_dir().display()
+                )))
+            }
+            _ => Ok(()),
+        }
+    }
 }
 
 /// Everything the `suite` command is told.
 #[derive(Debug, Clone)]
 pub struct SuiteOptions {
     pub scenarios: Vec<String>,
+    /// Run these directories' scenarios (instead of the built-in ones, unless
+    /// `with_builtins`).
     pub scenario_dirs: Vec<PathBuf>,
+    /// With `scenario_dirs`: the built-in scenarios too.
+    pub with_builtins: bool,
     pub target: TargetChoice,
     pub format: Format,
     pub filter: Option<String>,
@@ -66,7 +117,8 @@ pub async fn run(
     out: &mut dyn Write,
 ) -> Result<u8, Error> {
     let known = load_all(&options.scenario_dirs)?;
-    let chosen = select(known.clone(), &options.scenarios)?;
+    let origins = Origins::from_flags(!options.scenario_dirs.is_empty(), options.with_builtins);
+    let chosen = choose(&known, origins, &options.scenarios)?;
     let count = chosen.len();
     let filtered = narrow(chosen, options.filter.as_deref(), None);
     let filtered_count = filtered.len();
@@ -83,15 +135,8 @@ pub async fn run(
             options.shard,
         )));
     }
-    if let Snapshots::Compare(dir) = &options.snapshots {
-        if !dir.is_dir() {
-            return Err(Error::Usage(format!(
-                "snapshot directory {} does not exist: write snapshots into it with \
-                 `toolsearch-qa suite --update-snapshots --snapshot-dir {0}`, or pass \
-                 --no-snapshots to skip the comparison",
-                dir.display()
-            )));
-        }
+    if let Snapshots::Compare(place) = &options.snapshots {
+        place.check(&scenarios)?;
     }
     if let Some(reference) = &options.profile {
         let profile = crate::profile::resolve(reference)?;
@@ -132,7 +177,7 @@ pub async fn run(
             }
             _ => &options.snapshots,
         };
-        record_snapshots(&mut report, snapshots, target.label().as_deref())?;
+        record_snapshots(&mut report, snapshots, &scenarios, options, target.as_ref())?;
         if let Some(expectations) = expectations {
             report.record_findings(expectations, &scenarios);
         }
@@ -215,37 +260,108 @@ fn expectations_for(
     }
 }
 
-/// Compares the report's snapshots: the embedded gateway's in the snapshot folder itself, a
-/// real product's in its own subfolder (`snapshots/openclaw-2026.9.6/`).
+/// Compares each scenario's snapshots in its folder ([`SnapshotDir::of`]): the embedded
+/// gateway's in the folder itself, a real product's in its own subfolder
+/// (`snapshots/openclaw-2026.9.6/`).
 fn record_snapshots(
     report: &mut SuiteReport,
     snapshots: &Snapshots,
-    label: Option<&str>,
+    scenarios: &[Scenario],
+    options: &SuiteOptions,
+    target: &dyn Target,
 ) -> Result<(), Error> {
-    let (base, update) = match snapshots {
+    let (place, update) = match snapshots {
         Snapshots::Off => return Ok(()),
-        Snapshots::Compare(dir) => (dir, false),
-        Snapshots::Update(dir) => (dir, true),
+        Snapshots::Compare(place) => (place, false),
+        Snapshots::Update(place) => (place, true),
     };
-    let dir = match label {
-        Some(label) => base.join(label),
-        None => base.clone(),
-    };
-    let update_command = format!(
-        "toolsearch-qa suite --target {} --update-snapshots --snapshot-dir {}",
-        report.target.as_str(),
-        base.display()
-    );
-    report
-        .record_snapshots(&dir, update, &update_command)
-        .map_err(Error::io("snapshots in", &dir))
+    for scenario_report in &mut report.scenarios {
+        let Some(scenario) = scenarios.iter().find(|s| s.id == scenario_report.scenario) else {
+            continue;
+        };
+        let dir = match target.label() {
+            Some(label) => place.of(scenario).join(label),
+            None => place.of(scenario),
+        };
+        let commands = SnapshotPlace {
+            write: update_command(options, target, scenario),
+            review: settle_command("review", &dir, &scenario.id),
+            accept: settle_command("accept", &dir, &scenario.id),
+            dir,
+        };
+        scenario_report
+            .record_snapshots(&commands.dir, update, &commands.write)
+            .map_err(Error::io("snapshots in", &commands.dir))?;
+        scenario_report.snapshot_place = Some(commands);
+    }
+    Ok(())
 }
 
-/// Where committed snapshots are when `--snapshot-dir` is not given: the `snapshots/` folder of
-/// the source tree this binary was built from, as an absolute path — the same folder whatever
-/// the working directory (a relative default compared nothing when run from elsewhere).
+/// The `suite` command that writes `scenario`'s snapshots as this run compares them: pasted
+/// where this run was started, it runs that scenario alone, on the same target, release,
+/// profile, scenario folder and snapshot folder, with `--update-snapshots`.
+fn update_command(options: &SuiteOptions, target: &dyn Target, scenario: &Scenario) -> String {
+    let mut args: Vec<String> = vec!["toolsearch-qa".into(), "suite".into()];
+    let mut add = |flag: &str, value: String| args.extend([flag.to_string(), value]);
+    if target.kind() == TargetKind::Openclaw {
+        add("--target", "openclaw".into());
+        if let Some(version) = &options.openclaw_version {
+            add("--openclaw-version", version.to_string());
+        }
+        if options.openclaw_node != NodeMajor::default() {
+            add(
+                "--openclaw-node",
+                options.openclaw_node.number().to_string(),
+            );
+        }
+    }
+    if let Some(dir) = &scenario.dir {
+        add("--scenario-dir", dir.display().to_string());
+    }
+    add("--scenario", scenario.id.clone());
+    if let Snapshots::Compare(SnapshotDir::Given(dir))
+    | Snapshots::Update(SnapshotDir::Given(dir)) = &options.snapshots
+    {
+        add("--snapshot-dir", dir.display().to_string());
+    }
+    if let Some(profile) = &options.profile {
+        add("--profile", profile.clone());
+    }
+    args.push("--update-snapshots".into());
+    shell_line(&args)
+}
+
+/// `toolsearch-qa snapshots <action> --snapshot-dir <dir> --scenario <id>`.
+fn settle_command(action: &str, dir: &Path, id: &str) -> String {
+    let dir = dir.display().to_string();
+    shell_line(&[
+        "toolsearch-qa",
+        "snapshots",
+        action,
+        "--snapshot-dir",
+        &dir,
+        "--scenario",
+        id,
+    ])
+}
+
+/// Words as one shell line, each quoted where a shell would split or expand it.
+pub fn shell_line<S: AsRef<str>>(words: &[S]) -> String {
+    let quoted: Vec<String> = words
+        .iter()
+        .map(|w| match shlex::try_quote(w.as_ref()) {
+            Ok(word) => word.into_owned(),
+            // A NUL byte cannot be in a path or id that got this far; shown as written.
+            Err(_) => w.as_ref().to_string(),
+        })
+        .collect();
+    quoted.join(" ")
+}
+
+/// Where the built-in scenarios' committed snapshots are when `--snapshot-dir` is not given:
+/// `snapshots/` of the current directory (the project's root).
 pub fn default_snapshot_dir() -> PathBuf {
-    PathBuf::from(concat!(env!("CARGO_MANIFEST_DIR"), "/snapshots"))
+    PathBuf::from("snapshots")
 }
 
 /// Writes the JUnit file and the report directory (`summary.json`, `report.md`) for every

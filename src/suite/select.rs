@@ -1,11 +1,67 @@
-//! Which scenarios a run covers: by id (`--scenario`), by text (`--filter`) and by shard
-//! (`--shard K/N`: scenarios sorted by id, then every N-th from the K-th, so the N shards of a CI
-//! matrix together run every scenario exactly once, the same split on every machine).
+//! Which scenarios a run covers: by where they come from (the built-in ones, or with
+//! `--scenario-dir` that directory's, both with `--with-builtins`), by id (`--scenario`), by
+//! text (`--filter`) and by shard (`--shard K/N`: scenarios sorted by id, then every N-th from
+//! the K-th, so the N shards of a CI matrix together run every scenario exactly once, the same
+//! split on every machine).
 
 use std::fmt;
 use std::str::FromStr;
 
-use crate::scenario::Scenario;
+use crate::error::Error;
+use crate::scenario::{select, Scenario, ScenarioError};
+
+/// Where the scenarios of a run come from.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Origins {
+    /// The built-in ones (no `--scenario-dir`).
+    BuiltIn,
+    /// Only the `--scenario-dir` directories' (their own snapshots, `--no-snapshots` and
+    /// `--filter` then concern them alone).
+    Dirs,
+    /// Both (`--scenario-dir` with `--with-builtins`).
+    Both,
+}
+
+impl Origins {
+    /// From the flags: directories given, built-ins asked for.
+    pub fn from_flags(dirs_given: bool, with_builtins: bool) -> Origins {
+        match (dirs_given, with_builtins) {
+            (false, _) => Origins::BuiltIn,
+            (true, false) => Origins::Dirs,
+            (true, true) => Origins::Both,
+        }
+    }
+
+    fn keeps(self, scenario: &Scenario) -> bool {
+        match self {
+            Origins::BuiltIn => scenario.is_built_in(),
+            Origins::Dirs => !scenario.is_built_in(),
+            Origins::Both => true,
+        }
+    }
+}
+
+/// The scenarios of `known` that `origins` keeps, then those `ids` name (all when empty), in
+/// the order given. An id of a built-in scenario left out by `--scenario-dir` says how to mix
+/// them in.
+pub fn choose(
+    known: &[Scenario],
+    origins: Origins,
+    ids: &[String],
+) -> Result<Vec<Scenario>, Error> {
+    let kept: Vec<Scenario> = known.iter().filter(|s| origins.keeps(s)).cloned().collect();
+    select(kept, ids).map_err(|error| match &error {
+        ScenarioError::Unknown { id, .. }
+            if origins == Origins::Dirs && known.iter().any(|s| &s.id == id) =>
+        {
+            Error::Usage(format!(
+                "scenario {id:?} is built in, and with --scenario-dir only that directory's \
+                 scenarios run: add --with-builtins to mix them in"
+            ))
+        }
+        _ => Error::from(error),
+    })
+}
 
 /// Shard `index` of `count` (1-based).
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]

@@ -36,15 +36,51 @@ fn suite_here<'a>(name: &'a str, extra: &[&'a str]) -> Vec<&'a str> {
     args
 }
 
+/// The commands `new-scenario` printed (its `  toolsearch-qa …` lines), each split as a shell
+/// would, without the program name.
+fn printed_commands(stdout: &str) -> Vec<Vec<String>> {
+    stdout
+        .lines()
+        .filter_map(|l| l.strip_prefix("  toolsearch-qa "))
+        .map(|l| shlex::split(l).expect("a command a shell can split"))
+        .collect()
+}
+
+/// `args` as `run` takes them.
+fn strs(args: &[String]) -> Vec<&str> {
+    args.iter().map(String::as_str).collect()
+}
+
+/// The claims of a scenario report as `CLAIM lane` (the failing ones only with `failing`).
+fn claim_names(scenario: &Value, failing: bool) -> Vec<String> {
+    scenario["claims"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter(|c| !failing || c["ok"] != true)
+        .map(|c| {
+            format!(
+                "{} {}",
+                c["claim"].as_str().unwrap(),
+                c["lane"].as_str().unwrap()
+            )
+        })
+        .collect()
+}
+
+/// The author's loop end to end, in a fresh directory, with only the commands the tool prints:
+/// `new-scenario` → `check` → run → `--update-snapshots` (exit 1, pending) → `snapshots review`
+/// and `accept` → the run passes against the accepted snapshots; no `cargo insta`, and nothing
+/// written outside the scenario's own folder.
 #[test]
-fn new_scenario_passes_as_written_and_prints_the_next_two_commands() {
+fn a_new_scenario_goes_from_new_scenario_to_accepted_snapshots_with_the_printed_commands() {
     let dir = tempfile::tempdir().unwrap();
     let (code, stdout, stderr) = run(
         &[
             "new-scenario",
             "my-check",
             "--dir",
-            "mine",
+            "my scenarios",
             "--size",
             "1000",
         ],
@@ -55,61 +91,210 @@ fn new_scenario_passes_as_written_and_prints_the_next_two_commands() {
     assert_eq!(
         lines,
         [
-            "wrote mine/my-check.toml (scenario my-check: lanes direct, code, tools, directory); next:",
-            "  toolsearch-qa suite --scenario-dir mine --scenario my-check --no-snapshots       # run it",
-            "  toolsearch-qa suite --scenario-dir mine --scenario my-check --update-snapshots   # write its snapshots",
+            "wrote my scenarios/my-check.toml (scenario my-check: lanes direct, code, tools, \
+             directory); next:",
+            "  # check it (runs nothing)",
+            "  toolsearch-qa check 'my scenarios/my-check.toml'",
+            "  # run it",
+            "  toolsearch-qa suite --scenario-dir 'my scenarios' --scenario my-check --no-snapshots",
+            "  # write its snapshots for review (into my scenarios/snapshots/; exit 1 until accepted)",
+            "  toolsearch-qa suite --scenario-dir 'my scenarios' --scenario my-check \
+             --update-snapshots",
+            "  # see them as diffs",
+            "  toolsearch-qa snapshots review --snapshot-dir 'my scenarios/snapshots' --scenario \
+             my-check",
+            "  # accept them (then commit them with the file)",
+            "  toolsearch-qa snapshots accept --snapshot-dir 'my scenarios/snapshots' --scenario \
+             my-check",
+            "  # from then on, any drift fails it (exit 1)",
+            "  toolsearch-qa suite --scenario-dir 'my scenarios' --scenario my-check",
         ]
     );
-    // The first printed command, as printed, plus JSON to read the verdicts.
-    let command: Vec<&str> = lines[1]
-        .split('#')
-        .next()
-        .unwrap()
-        .split_whitespace()
-        .collect();
-    assert_eq!(command[0], "toolsearch-qa");
-    let mut args = command[1..].to_vec();
+    let commands = printed_commands(&stdout);
+    let [check, no_snapshots, update, review, accept, gate] = commands.as_slice() else {
+        panic!("six commands: {commands:?}");
+    };
+    let (code, stdout, _) = run(&strs(check), dir.path());
+    assert_eq!(
+        (code, stdout.as_str()),
+        (
+            0,
+            "ok my scenarios/my-check.toml (scenario my-check: lanes direct, code, tools, \
+             directory)\n"
+        )
+    );
+    // Run as printed, plus JSON to read the verdicts: every default claim on the lanes it
+    // applies to and T1 on each lane, all holding, none not applicable.
+    let mut args = strs(no_snapshots);
     args.extend(["--format", "json"]);
     let (code, stdout, stderr) = run(&args, dir.path());
     assert_eq!(code, 0, "{stderr}\n{stdout}");
     let report: Value = serde_json::from_str(&stdout).unwrap();
     let scenario = &report["scenarios"][0];
+    assert_eq!(report["scenarios"].as_array().unwrap().len(), 1, "{stdout}");
     assert_eq!(scenario["targetTool"], "fake_plugin_tool_0500");
-    let claims: Vec<String> = scenario["claims"]
-        .as_array()
-        .unwrap()
-        .iter()
-        .map(|c| {
-            format!(
-                "{} {}",
-                c["claim"].as_str().unwrap(),
-                c["lane"].as_str().unwrap()
-            )
-        })
-        .collect();
     // Every default claim on the lanes it applies to (C1, C3 on direct; C2, C4, C5 on three Tool
     // Search lanes; C6, D1, N1, L1, P1 on all four), and T1 on each lane: none not applicable.
-    assert_eq!(claims.len(), 2 + 3 * 3 + 5 * 4 + 4, "{claims:?}");
+    assert_eq!(claim_names(scenario, false).len(), 2 + 3 * 3 + 5 * 4 + 4);
     assert!(scenario["claims"]
         .as_array()
         .unwrap()
         .iter()
         .all(|c| c["ok"] == true && c.get("notApplicable").is_none()));
-    let (code, stdout, _) = run(&["check", "mine"], dir.path());
-    assert_eq!(code, 0);
+    // The gate before any snapshot exists: exit 1, one hint for the scenario whose commands are
+    // the ones new-scenario printed.
+    let (code, stdout, _) = run(&strs(gate), dir.path());
+    assert_eq!(code, 1, "{stdout}");
+    let hint: Vec<&str> = stdout
+        .lines()
+        .skip_while(|l| !l.starts_with("8 snapshots of my-check missing"))
+        .take(5)
+        .collect();
     assert_eq!(
-        stdout,
-        "ok mine/my-check.toml (scenario my-check: lanes direct, code, tools, directory)\n"
+        hint,
+        [
+            "8 snapshots of my-check missing in my scenarios/snapshots:",
+            "  write them for review: toolsearch-qa suite --scenario-dir 'my scenarios' \
+             --scenario my-check --update-snapshots",
+            "  review them: toolsearch-qa snapshots review --snapshot-dir 'my scenarios/snapshots' \
+             --scenario my-check",
+            "  accept them: toolsearch-qa snapshots accept --snapshot-dir 'my scenarios/snapshots' \
+             --scenario my-check   (or `snapshots reject`)",
+            "  or run without comparing them: --no-snapshots",
+        ],
+        "{stdout}"
     );
+    assert_eq!(
+        stdout.matches("write them for review").count(),
+        1,
+        "{stdout}"
+    );
+    // Write them: exit 1, pending, beside the scenario (nothing in the working directory's).
+    let (code, stdout, _) = run(&strs(update), dir.path());
+    assert_eq!(code, 1, "{stdout}");
+    assert!(
+        stdout.contains("8 snapshots of my-check pending review in my scenarios/snapshots"),
+        "{stdout}"
+    );
+    let snapshots = dir.path().join("my scenarios/snapshots");
+    let pending = std::fs::read_dir(&snapshots).unwrap().count();
+    assert_eq!(pending, 8, "two per lane");
+    assert!(!dir.path().join("snapshots").exists());
+    let (code, stdout, _) = run(&strs(review), dir.path());
+    assert_eq!(code, 0);
+    assert_eq!(stdout.matches("--- new snapshot\n").count(), 8, "{stdout}");
+    let (code, stdout, stderr) = run(&strs(accept), dir.path());
+    assert_eq!(code, 0, "{stderr}");
+    assert!(
+        stdout.ends_with("accepted 8 snapshots of my-check\n"),
+        "{stdout}"
+    );
+    let (code, stdout, stderr) = run(&strs(gate), dir.path());
+    assert_eq!(code, 0, "{stderr}\n{stdout}");
+    assert!(stdout.ends_with("35 passed, 0 failed\n"), "{stdout}");
     // It will not overwrite the file, nor take a built-in id.
-    let (code, _, stderr) = run(&["new-scenario", "my-check", "--dir", "mine"], dir.path());
+    let (code, _, stderr) = run(
+        &["new-scenario", "my-check", "--dir", "my scenarios"],
+        dir.path(),
+    );
     assert_eq!(code, 2);
     assert_eq!(
         stderr,
-        "error: new-scenario: mine/my-check.toml exists; not overwriting it\n"
+        "error: new-scenario: my scenarios/my-check.toml exists; not overwriting it\n"
     );
     let (code, _, _) = run(&["new-scenario", "tool-search-gateway-e2e"], dir.path());
     assert_eq!(code, 2);
+}
+
+/// C5 compares a Tool Search lane's first request with direct's: below 7 tools the controls'
+/// own schemas outweigh the catalogue, so the template leaves C5 out there (and says why), and
+/// from 7 on keeps the default claims. Either way it passes as generated.
+#[test]
+fn a_new_scenario_of_any_size_passes_as_generated() {
+    let dir = tempfile::tempdir().unwrap();
+    for (size, c5) in [(1, false), (3, false), (6, false), (7, true)] {
+        let id = format!("s{size}");
+        let (code, _, stderr) = run(
+            &["new-scenario", &id, "--size", &size.to_string()],
+            dir.path(),
+        );
+        assert_eq!(code, 0, "{stderr}");
+        let (code, stdout, stderr) = run(&suite_here(&id, &["--format", "json"]), dir.path());
+        assert_eq!(code, 0, "size {size}: {stderr}\n{stdout}");
+        let report: Value = serde_json::from_str(&stdout).unwrap();
+        let scenario = &report["scenarios"][0];
+        assert_eq!(
+            claim_names(scenario, true),
+            Vec::<String>::new(),
+            "size {size}"
+        );
+        let c5_lanes = claim_names(scenario, false)
+            .iter()
+            .filter(|c| c.starts_with("C5 "))
+            .count();
+        assert_eq!(c5_lanes, if c5 { 3 } else { 0 }, "size {size}");
+        let text = std::fs::read_to_string(dir.path().join(format!("{id}.toml"))).unwrap();
+        assert_eq!(text.contains("C5 would fail"), !c5, "size {size}");
+    }
+}
+
+/// `--scenario-dir` runs that directory's scenarios only (so `--no-snapshots` or a filter is
+/// about them alone); `--with-builtins` mixes the built-in ones in; naming a built-in one
+/// without it says how. `list` chooses the same way.
+#[test]
+fn a_scenario_dir_runs_its_own_scenarios_and_with_builtins_mixes_them_in() {
+    let dir = tempfile::tempdir().unwrap();
+    let (code, _, stderr) = run(&["new-scenario", "mine", "--dir", "own"], dir.path());
+    assert_eq!(code, 0, "{stderr}");
+    let ids = |args: &[&str]| -> Vec<String> {
+        let (code, stdout, stderr) = run(args, dir.path());
+        assert_eq!(code, 0, "{args:?}: {stderr}");
+        let report: Value = serde_json::from_str(&stdout).unwrap();
+        report["scenarios"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|s| s["scenario"].as_str().unwrap().to_string())
+            .collect()
+    };
+    let own = [
+        "suite",
+        "--scenario-dir",
+        "own",
+        "--no-snapshots",
+        "--format",
+        "json",
+    ];
+    assert_eq!(ids(&own), ["mine"]);
+    let mut both = own.to_vec();
+    both.extend(["--with-builtins", "--filter", "e2e"]);
+    assert_eq!(ids(&both), ["tool-search-gateway-e2e"]);
+    let mut named = own.to_vec();
+    named.extend(["--scenario", "tool-search-gateway-e2e"]);
+    let (code, _, stderr) = run(&named, dir.path());
+    assert_eq!(code, 2);
+    assert_eq!(
+        stderr,
+        "error: scenario \"tool-search-gateway-e2e\" is built in, and with --scenario-dir only \
+         that directory's scenarios run: add --with-builtins to mix them in\n"
+    );
+    let (code, stdout, _) = run(&["list", "--scenario-dir", "own"], dir.path());
+    assert_eq!(code, 0);
+    assert_eq!(stdout.lines().count(), 1, "{stdout}");
+    assert!(stdout.starts_with("mine\t"), "{stdout}");
+    let (_, builtins, _) = run(&["list"], dir.path());
+    let (code, stdout, _) = run(
+        &["list", "--scenario-dir", "own", "--with-builtins"],
+        dir.path(),
+    );
+    assert_eq!(code, 0);
+    assert_eq!(
+        stdout.lines().count(),
+        builtins.lines().count() + 1,
+        "{stdout}"
+    );
+    let (code, _, stderr) = run(&["list", "--with-builtins"], dir.path());
+    assert_eq!(code, 2, "{stderr}");
 }
 
 /// The start of a valid file; each malformed case below breaks one thing.
@@ -607,38 +792,4 @@ fn snapshots_review_accept_and_reject_without_insta() {
         dir.path(),
     );
     assert_eq!(code, 2);
-}
-
-#[test]
-fn a_new_scenario_s_snapshots_are_written_accepted_and_then_hold() {
-    let dir = tempfile::tempdir().unwrap();
-    let (code, _, stderr) = run(&["new-scenario", "mine"], dir.path());
-    assert_eq!(code, 0, "{stderr}");
-    let suite = |extra: &[&str]| {
-        let mut args = vec!["suite", "--scenario-dir", ".", "--scenario", "mine"];
-        args.extend(["--snapshot-dir", "snaps"]);
-        args.extend_from_slice(extra);
-        run(&args, dir.path())
-    };
-    suite(&["--update-snapshots"]);
-    let pending = std::fs::read_dir(dir.path().join("snaps")).unwrap().count();
-    assert_eq!(pending, 8, "two per lane");
-    let (code, stdout, stderr) = run(
-        &[
-            "snapshots",
-            "accept",
-            "--snapshot-dir",
-            "snaps",
-            "--scenario",
-            "mine",
-        ],
-        dir.path(),
-    );
-    assert_eq!(code, 0, "{stderr}");
-    assert!(
-        stdout.ends_with("accepted 8 snapshots of mine\n"),
-        "{stdout}"
-    );
-    let (code, stdout, stderr) = suite(&[]);
-    assert_eq!(code, 0, "{stderr}\n{stdout}");
 }

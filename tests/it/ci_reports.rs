@@ -186,6 +186,7 @@ fn shard_ids(dir: &Path, shard: &str) -> Vec<String> {
             "json",
             "--shard",
             shard,
+            "--with-builtins",
             "--scenario-dir",
         ])
         .arg(dir)

@@ -237,41 +237,114 @@ fn a_scenario_without_committed_snapshots_fails_with_the_command_that_writes_the
         + "expect = { searches = 1, describes = 0, calls = 1 }\n";
     let snaps = tempfile::tempdir().unwrap();
     let dir = snaps.path().to_str().unwrap();
-    let (code, out, err, _) = suite_on(&no_snaps, &["--snapshot-dir", dir]);
+    let (code, out, err, home) = suite_on(&no_snaps, &["--snapshot-dir", dir]);
     assert_eq!(code, Some(1), "{out}{err}");
+    let scenarios = home.path().join("scenarios");
+    let scenarios = scenarios.to_str().unwrap();
+    // Said once for the scenario (not once per snapshot), with a command that, pasted, runs it.
     let want = format!(
-        "snapshot no-snaps__tools__provider is missing: write it with `toolsearch-qa suite \
-         --target embedded --update-snapshots --snapshot-dir {dir} --scenario no-snaps`"
+        "2 snapshots of no-snaps missing in {dir}:\n  write them for review: toolsearch-qa suite \
+         --scenario-dir {scenarios} --scenario no-snaps --snapshot-dir {dir} --update-snapshots\n"
     );
     assert!(out.contains(&want), "{out}");
+    assert_eq!(out.matches("toolsearch-qa suite").count(), 1, "{out}");
+    let write = out
+        .lines()
+        .find_map(|l| l.strip_prefix("  write them for review: toolsearch-qa "))
+        .unwrap();
+    let write = shlex::split(write).unwrap();
+    let (code, out, _) = run(&write.iter().map(String::as_str).collect::<Vec<_>>(), None);
+    assert_eq!(code, Some(1), "{out}");
+    assert_eq!(relative_files_below(snaps.path()).len(), 2, "{out}");
     // With --no-snapshots it passes: that is the only way to skip the gate.
     let (code, out, err, _) = suite_on(&no_snaps, &["--no-snapshots"]);
     assert_eq!(code, Some(0), "{out}{err}");
     assert!(!out.contains("FAIL"), "{out}");
 }
 
-#[test]
-fn the_default_snapshot_dir_does_not_depend_on_the_working_directory() {
-    let elsewhere = tempfile::tempdir().unwrap();
-    let (code, out, err) = run(
-        &[
-            "suite",
-            "--scenario",
-            "tool-search-gateway-e2e",
-            "--format",
-            "json",
-        ],
-        Some(elsewhere.path()),
-    );
-    assert_eq!(code, Some(0), "{err}");
-    let json: Value = serde_json::from_str(&out).unwrap();
-    let statuses: Vec<&str> = json["scenarios"][0]["snapshots"]
-        .as_array()
+/// The reference scenario's committed snapshots, copied into `dir/snapshots/`, the first one's
+/// content changed; its name.
+fn changed_reference_snapshots(dir: &Path) -> String {
+    let committed = Path::new(env!("CARGO_MANIFEST_DIR")).join("snapshots");
+    let copy = dir.join("snapshots");
+    std::fs::create_dir(&copy).unwrap();
+    let mut names: Vec<String> = std::fs::read_dir(&committed)
         .unwrap()
-        .iter()
-        .map(|s| s["status"].as_str().unwrap())
+        .map(|e| e.unwrap().file_name().into_string().unwrap())
+        .filter(|n| n.starts_with("tool-search-gateway-e2e__") && n.ends_with(".snap"))
         .collect();
-    assert_eq!(statuses, ["same"; 8]);
+    names.sort();
+    assert_eq!(names.len(), 8);
+    for name in &names {
+        std::fs::copy(committed.join(name), copy.join(name)).unwrap();
+    }
+    let first = copy.join(&names[0]);
+    let text = std::fs::read_to_string(&first).unwrap() + "drift\n";
+    std::fs::write(first, text).unwrap();
+    names[0].trim_end_matches(".snap").to_string()
+}
+
+/// The default snapshot folder of the built-in scenarios is `snapshots/` of the working
+/// directory, not a path baked in at build time: a binary copied elsewhere compares the files
+/// of the checkout it runs in, and where there are none it says so (exit 2).
+#[test]
+fn the_default_snapshot_dir_is_the_working_directory_s_and_a_copied_binary_works() {
+    let place = tempfile::tempdir().unwrap();
+    let binary = place.path().join("toolsearch-qa");
+    std::fs::copy(assert_cmd::cargo::cargo_bin("toolsearch-qa"), &binary).unwrap();
+    let checkout = place.path().join("checkout");
+    std::fs::create_dir(&checkout).unwrap();
+    let changed = changed_reference_snapshots(&checkout);
+    let suite = |cwd: &Path| {
+        let out = Std::new(&binary)
+            .args([
+                "suite",
+                "--scenario",
+                "tool-search-gateway-e2e",
+                "--format",
+                "json",
+            ])
+            .current_dir(cwd)
+            .output()
+            .unwrap();
+        (
+            out.status.code(),
+            String::from_utf8_lossy(&out.stdout).into_owned(),
+            String::from_utf8_lossy(&out.stderr).into_owned(),
+        )
+    };
+    let statuses = |out: &str| -> Vec<(String, String)> {
+        let json: Value = serde_json::from_str(out).unwrap();
+        json["scenarios"][0]["snapshots"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .filter(|s| s["status"] != "same")
+            .map(|s| {
+                (
+                    s["name"].as_str().unwrap().into(),
+                    s["status"].as_str().unwrap().into(),
+                )
+            })
+            .collect()
+    };
+    // In the copy's checkout: its (changed) snapshot is the one compared.
+    let (code, out, err) = suite(&checkout);
+    assert_eq!(code, Some(1), "{err}");
+    assert_eq!(statuses(&out), [(changed, "changed".to_string())]);
+    // In the project's root: the committed ones, all the same.
+    let (code, out, err) = suite(Path::new(env!("CARGO_MANIFEST_DIR")));
+    assert_eq!(code, Some(0), "{err}");
+    assert_eq!(statuses(&out), []);
+    // Where there are none: exit 2, saying where it looked and what to do.
+    let (code, _, err) = suite(place.path());
+    assert_eq!(code, Some(2));
+    assert_eq!(
+        err,
+        "error: no snapshots/ folder in the current directory, where the built-in scenarios' \
+         snapshots are: run from the project's root, pass --snapshot-dir DIR, or \
+         --no-snapshots to skip the comparison\n"
+    );
 }
 
 #[test]
@@ -352,7 +425,10 @@ fn junit_creates_its_folder_as_the_report_dir_does_and_carries_the_lane_times() 
         let time = format!("time=\"{}\"/>", seconds(ms.as_u64().unwrap()));
         let cases: Vec<&str> = xml.lines().filter(|l| l.contains(&classname)).collect();
         assert!(!cases.is_empty(), "{lane}: {xml}");
-        assert!(cases.iter().all(|c| c.ends_with(&time)), "{time}: {cases:?}");
+        assert!(
+            cases.iter().all(|c| c.ends_with(&time)),
+            "{time}: {cases:?}"
+        );
     }
 }
 

@@ -159,6 +159,10 @@ pub struct ScenarioReport {
     /// The redacted snapshot contents `(name, content)` of this run.
     #[serde(skip)]
     pub snapshot_contents: Vec<(String, String)>,
+    /// Where the snapshots were compared and the commands that write and settle them (said once
+    /// per scenario under the table; `None` when snapshots were not compared).
+    #[serde(skip)]
+    pub snapshot_place: Option<SnapshotPlace>,
     /// Lanes the target cannot run, with the scenario's reason (never run, never a failure).
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub not_applicable: Vec<NotApplicable>,
@@ -177,6 +181,20 @@ pub struct SnapshotStatus {
     /// For a missing snapshot: the command that writes it for review.
     #[serde(rename = "writeWith", default, skip_serializing_if = "Option::is_none")]
     pub write_with: Option<String>,
+}
+
+/// Where a scenario's snapshots are and the commands, each to paste as printed in the directory
+/// the run was started from, that write them and settle them.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct SnapshotPlace {
+    /// The folder compared with.
+    pub dir: std::path::PathBuf,
+    /// The `suite … --update-snapshots` run of this scenario alone that writes `.snap.new` files.
+    pub write: String,
+    /// `snapshots review …` of this scenario in `dir`.
+    pub review: String,
+    /// `snapshots accept …` of this scenario in `dir`.
+    pub accept: String,
 }
 
 /// The outcome of one snapshot comparison.
@@ -279,6 +297,7 @@ impl ScenarioReport {
             lane_millis: LaneMap(lane_millis),
             snapshots: Vec::new(),
             snapshot_contents,
+            snapshot_place: None,
             not_applicable: Vec::new(),
             errors: Vec::new(),
         }
@@ -305,6 +324,45 @@ impl ScenarioReport {
                 .snapshots
                 .iter()
                 .all(|s| s.status == SnapshotState::Same)
+    }
+
+    /// Compares every lane snapshot with `dir` and records how each came out; with `update`,
+    /// writes `.snap.new` files for the changed and missing ones (pending review). A missing
+    /// one says how to write it: `write_with`.
+    pub fn record_snapshots(
+        &mut self,
+        dir: &std::path::Path,
+        update: bool,
+        write_with: &str,
+    ) -> std::io::Result<()> {
+        use snapshot::{compare, write_pending, SnapshotCheck};
+        let mut statuses = Vec::new();
+        for (name, content) in &self.snapshot_contents {
+            let check = compare(dir, name, content);
+            let pending = !matches!(check, SnapshotCheck::Same) && update;
+            if pending {
+                write_pending(dir, name, content)?;
+            }
+            let (status, diff) = match check {
+                SnapshotCheck::Same => (SnapshotState::Same, None),
+                SnapshotCheck::Missing { .. } if pending => (SnapshotState::Pending, None),
+                SnapshotCheck::Missing { .. } => (SnapshotState::Missing, None),
+                SnapshotCheck::Changed { diff, .. } if pending => {
+                    (SnapshotState::Pending, Some(diff))
+                }
+                SnapshotCheck::Changed { diff, .. } => (SnapshotState::Changed, Some(diff)),
+            };
+            statuses.push(SnapshotStatus {
+                name: name.clone(),
+                status,
+                // Evidence like any other: redacted and bounded (`snapshots review` shows the
+                // whole change).
+                diff: diff.map(|d| crate::suite::evidence::evidence(&d)),
+                write_with: (status == SnapshotState::Missing).then(|| write_with.to_string()),
+            });
+        }
+        self.snapshots = statuses;
+        Ok(())
     }
 
     /// The first-request ratio of a lane against direct (1 for direct itself).
@@ -358,39 +416,12 @@ impl SuiteReport {
         update: bool,
         update_command: &str,
     ) -> std::io::Result<()> {
-        use snapshot::{compare, write_pending, SnapshotCheck};
         for scenario in &mut self.scenarios {
             let write_with = format!("{update_command} --scenario {}", scenario.scenario);
-            let mut statuses = Vec::new();
-            for (name, content) in &scenario.snapshot_contents {
-                let check = compare(dir, name, content);
-                let pending = !matches!(check, SnapshotCheck::Same) && update;
-                if pending {
-                    write_pending(dir, name, content)?;
-                }
-                let (status, diff) = match check {
-                    SnapshotCheck::Same => (SnapshotState::Same, None),
-                    SnapshotCheck::Missing { .. } if pending => (SnapshotState::Pending, None),
-                    SnapshotCheck::Missing { .. } => (SnapshotState::Missing, None),
-                    SnapshotCheck::Changed { diff, .. } if pending => {
-                        (SnapshotState::Pending, Some(diff))
-                    }
-                    SnapshotCheck::Changed { diff, .. } => (SnapshotState::Changed, Some(diff)),
-                };
-                statuses.push(SnapshotStatus {
-                    name: name.clone(),
-                    status,
-                    // Evidence like any other: redacted and bounded (`snapshots review` shows
-                    // the whole change).
-                    diff: diff.map(|d| crate::suite::evidence::evidence(&d)),
-                    write_with: (status == SnapshotState::Missing).then(|| write_with.clone()),
-                });
-            }
-            scenario.snapshots = statuses;
+            scenario.record_snapshots(dir, update, &write_with)?;
         }
         Ok(())
     }
-
     /// The JSON summary: `ok`, `outcome`, the verdict's counts, then the report.
     pub fn to_json(&self) -> String {
         serde_json::to_string_pretty(&self.summary()).unwrap_or_default()

@@ -176,37 +176,65 @@ fn figures_table(s: &ScenarioReport) -> Table {
     table
 }
 
-/// Every snapshot that is not as committed: a changed one with its diff, a missing one with
-/// the command that writes it, a written one with where it went.
+/// Every snapshot that is not as committed: a changed one with its diff; then, once per
+/// scenario, how many are missing or pending review and the commands (to paste as printed) that
+/// write them and settle them.
 pub(super) fn snapshot_lines(s: &ScenarioReport) -> String {
     let mut out = String::new();
+    let count = |state: SnapshotState| s.snapshots.iter().filter(|x| x.status == state).count();
     for snapshot in &s.snapshots {
+        let Some(diff) = &snapshot.diff else { continue };
         match snapshot.status {
-            SnapshotState::Same => {}
-            SnapshotState::Changed => out.push_str(&format!(
-                "snapshot {} changed:\n{}",
-                snapshot.name,
-                snapshot.diff.as_deref().unwrap_or_default()
-            )),
-            SnapshotState::Missing => out.push_str(&format!(
-                "snapshot {} is missing: write it with `{}`, review the .snap.new file \
-                 (`cargo insta review`), or skip snapshots with --no-snapshots\n",
-                snapshot.name,
-                snapshot
-                    .write_with
-                    .as_deref()
-                    .unwrap_or("toolsearch-qa suite --update-snapshots")
-            )),
+            SnapshotState::Changed => {
+                out.push_str(&format!("snapshot {} changed:\n{diff}", snapshot.name))
+            }
             SnapshotState::Pending => out.push_str(&format!(
-                "snapshot {} {}: .snap.new written, pending review (`cargo insta review`)\n{}",
-                snapshot.name,
-                match snapshot.diff {
-                    Some(_) => "changed",
-                    None => "is new",
-                },
-                snapshot.diff.as_deref().unwrap_or_default()
+                "snapshot {} changed (.snap.new written, pending review):\n{diff}",
+                snapshot.name
             )),
+            SnapshotState::Same | SnapshotState::Missing => {}
         }
+    }
+    let (changed, missing, pending) = (
+        count(SnapshotState::Changed),
+        count(SnapshotState::Missing),
+        count(SnapshotState::Pending),
+    );
+    let place = s.snapshot_place.as_ref();
+    let write = place.map(|p| p.write.clone()).unwrap_or_else(|| {
+        let first = s.snapshots.iter().find_map(|x| x.write_with.clone());
+        first.unwrap_or_else(|| "toolsearch-qa suite --update-snapshots".to_string())
+    });
+    let settle = |out: &mut String| match place {
+        Some(p) => out.push_str(&format!(
+            "  review them: {}\n  accept them: {}   (or `snapshots reject`)\n",
+            p.review, p.accept
+        )),
+        None => out.push_str("  settle them: `toolsearch-qa snapshots review|accept|reject`\n"),
+    };
+    let of = |n: usize, what: &str| {
+        let plural = if n == 1 { "" } else { "s" };
+        let dir = place
+            .map(|p| format!(" in {}", p.dir.display()))
+            .unwrap_or_default();
+        format!("{n} snapshot{plural} of {} {what}{dir}", s.scenario)
+    };
+    if changed + missing > 0 {
+        let what = match (changed, missing) {
+            (0, _) => of(missing, "missing"),
+            (_, 0) => of(changed, "changed"),
+            _ => format!("{}, {missing} missing", of(changed, "changed")),
+        };
+        out.push_str(&format!("{what}:\n  write them for review: {write}\n"));
+        settle(&mut out);
+        out.push_str("  or run without comparing them: --no-snapshots\n");
+    }
+    if pending > 0 {
+        out.push_str(&format!(
+            "{} (.snap.new written):\n",
+            of(pending, "pending review")
+        ));
+        settle(&mut out);
     }
     out
 }
