@@ -214,14 +214,22 @@ pub fn parse_scenario(text: &str, origin: &str) -> Result<Scenario, ScenarioErro
         message,
         excerpt: place.and_then(|p| places.excerpt(p)),
     };
-    let file: ScenarioFile = toml::from_str(text).map_err(|e| {
-        let offset = e.span().map(|s| s.start);
+    let toml_problem = |offset: Option<usize>, message: &str| {
         let field = offset.map(|o| places.field_at(o)).unwrap_or_default();
-        ScenarioError::Invalid(vec![invalid(
+        invalid(
             offset.map(|o| places.place(o)),
             places.describe(&field),
-            plain(&one_line(e.message()), &field),
-        )])
+            plain(&one_line(message), &field),
+        )
+    };
+    let syntax = syntax_errors(text);
+    if !syntax.is_empty() {
+        let found = syntax.iter().map(|(o, m)| toml_problem(*o, m)).collect();
+        return Err(ScenarioError::Invalid(found));
+    }
+    let file: ScenarioFile = toml::from_str(text).map_err(|e| {
+        let offset = e.span().map(|s| s.start);
+        ScenarioError::Invalid(vec![toml_problem(offset, e.message())])
     })?;
     resolve(file, origin).map_err(|problems| {
         let mut found: Vec<Invalid> = problems
@@ -235,6 +243,62 @@ pub fn parse_scenario(text: &str, origin: &str) -> Result<Scenario, ScenarioErro
         found.sort_by_key(|i| i.place.map(|p| (p.line, p.column)));
         ScenarioError::Invalid(found)
     })
+}
+
+/// Every TOML syntax error of `text` as `(offset, message)`, in file order, one per line; empty
+/// when the text is TOML. The file is read table by table (a `[table]` or `[[array]]` header
+/// starts the next), each with the parser's own recovery, so a file with a mistake in each of
+/// three tables gets three lines in one run, and a mistake that swallows the rest of the file
+/// (an unclosed `[` or `"""`) is reported once, in its table, not again in every table after
+/// it. What only the whole file shows (a table defined twice) comes from the whole file.
+/// (Type errors, found while reading the parsed TOML into the scenario's fields, still stop at
+/// the first: serde reads one value at a time and gives up at the first it cannot.)
+fn syntax_errors(text: &str) -> Vec<(Option<usize>, String)> {
+    let whole = toml::de::DeTable::parse_recoverable(text).1;
+    if whole.is_empty() {
+        return Vec::new();
+    }
+    let mut found: Vec<(Option<usize>, String)> = Vec::new();
+    for (start, chunk) in tables(text) {
+        let errors = toml::de::DeTable::parse_recoverable(chunk).1;
+        found.extend(errors.iter().map(|e| {
+            let offset = e.span().map(|s| start + s.start.min(chunk.len()));
+            (offset, e.message().to_string())
+        }));
+    }
+    if found.is_empty() {
+        let first = &whole[0];
+        found.push((first.span().map(|s| s.start), first.message().to_string()));
+    }
+    found.sort_by_key(|(offset, _)| *offset);
+    // One per line: the parser's recovery can trip again on the rest of a line it already
+    // reported (`size = = 3`: an extra `=`, then an unexpected value).
+    found.dedup_by_key(|(offset, _)| offset.map(|o| text[..o].matches('\n').count()));
+    found
+}
+
+/// `text` cut before every line that is a table header (`[x]`, `[[x]]`, a comment after it
+/// allowed): `(offset, part)`, the first part the top-level keys.
+fn tables(text: &str) -> Vec<(usize, &str)> {
+    let mut starts = vec![0];
+    let mut offset = 0;
+    for line in text.split_inclusive('\n') {
+        if offset > 0 && is_header(line) {
+            starts.push(offset);
+        }
+        offset += line.len();
+    }
+    starts.push(text.len());
+    starts
+        .windows(2)
+        .map(|w| (w[0], &text[w[0]..w[1]]))
+        .collect()
+}
+
+/// Does `line` read as a table header (`[catalog]`, `[[lanes]]`, `[lanes.expect] # note`)?
+fn is_header(line: &str) -> bool {
+    let code = line.split('#').next().unwrap_or_default().trim();
+    code.starts_with('[') && code.ends_with(']') && !code.contains(['=', ',', '{'])
 }
 
 /// A multi-line message as one line.
@@ -819,9 +883,10 @@ mod tests {
             "s.toml:9:1: catalog.bogus: unknown field `bogus`, expected one of `plugin_id`, \
              `size`, `core_tools`, `description_template`, `direct_only`, `broken`, `mcp`, `client`"
         );
+        // An unclosed array is said where it opens, once (not again in every table after it).
         assert_eq!(
             error("size2 = [", ""),
-            "s.toml:11:1: missing comma between array elements, expected `,`"
+            "s.toml:9:10: unclosed array, expected `]`"
         );
         let err = parse_scenario("id = 'x'\ntitle = 't'\nprompt = 3\n", "s.toml")
             .unwrap_err()
@@ -829,6 +894,23 @@ mod tests {
         assert_eq!(
             err,
             "s.toml:3:10: prompt: invalid type: integer `3`, expected a string"
+        );
+    }
+
+    #[test]
+    fn every_syntax_error_of_a_file_is_reported_in_one_run() {
+        let text = FILE
+            .replace("title = 't'", "title = 't")
+            .replace("size = 3", "size = = 3")
+            .replace("{extra}", "direct_only = [1,, 2]")
+            .replace("{lane}", "stream = tru\n");
+        let err = parse_scenario(&text, "s.toml").unwrap_err();
+        assert_eq!(
+            err.report(false),
+            "error: s.toml:2:11: invalid literal string, expected `'`\n\
+             error: s.toml:8:8: extra `=`, expected nothing\n\
+             error: s.toml:9:18: extra comma in array, expected value\n\
+             error: s.toml:17:10: invalid boolean, expected `true`\n"
         );
     }
 

@@ -362,7 +362,7 @@ fn malformed() -> Vec<(String, &'static str)> {
         ),
         (
             format!("{HEAD}{target}{catalog}size2 = [\n{lanes}"),
-            ":12:1: missing comma between array elements, expected `,`",
+            ":9:10: unclosed array, expected `]`",
         ),
         (
             ok("\n[[script]]\ntool = \"tool_search\"\ntext = \"both\"\n"),
@@ -655,6 +655,33 @@ fn check_reports_every_problem_of_a_file_in_file_order() {
     let (code, _, stderr) = run(&["list", "--scenario-dir", "."], dir.path());
     assert_eq!(code, 2);
     assert_eq!(stderr.lines().count(), 3, "{stderr}");
+}
+
+/// TOML syntax errors too: one per mistake, in file order, each with its line and column; an
+/// unclosed array is said once, at the end of its line, not again in every table after it.
+#[test]
+fn check_reports_every_syntax_error_of_a_file_in_one_run() {
+    let dir = tempfile::tempdir().unwrap();
+    let text = format!(
+        "{HEAD}target_tool = \"fake_plugin_tool_0900\n\n[catalog]\nplugin_id = \"p\"\n\
+         size = = 1000\ndirect_only = [\"fake_plugin_tool_0001\"\n\n[[lanes]]\nname = \"tools\"\n\
+         tool_search = {{ mode = \"tools\" }}\nstream = tru\n\n[[lanes]]\nname = 'direct\n\
+         tool_search = false\n"
+    );
+    std::fs::write(dir.path().join("typos.toml"), text).unwrap();
+    let (code, stdout, stderr) = run(&["check", "typos.toml"], dir.path());
+    assert_eq!(code, 2);
+    assert_eq!(stdout, "");
+    assert_eq!(
+        stderr.lines().collect::<Vec<_>>(),
+        [
+            "error: typos.toml:4:37: invalid basic string, expected `\"`",
+            "error: typos.toml:8:8: extra `=`, expected nothing",
+            "error: typos.toml:9:39: unclosed array, expected `]`",
+            "error: typos.toml:14:10: invalid boolean, expected `true`",
+            "error: typos.toml:17:15: invalid literal string, expected `'`",
+        ]
+    );
 }
 
 #[test]
