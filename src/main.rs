@@ -446,7 +446,8 @@ struct SuiteArgs {
     /// Keep only scenarios whose id contains this text.
     #[arg(long, value_name = "TEXT")]
     filter: Option<String>,
-    /// Run only shard K of N (1-based; scenarios sorted by id, every N-th one), for CI matrices.
+    /// Run only shard K of N (1-based; balanced by each scenario's expected time on the
+    /// target), for CI matrices.
     #[arg(long, value_name = "K/N")]
     shard: Option<Shard>,
     /// Also write JUnit XML here (one test case per scenario × lane × claim).

@@ -11,7 +11,7 @@ use super::report::table::Detail;
 use super::report::{
     render_json, render_markdown, render_table, run_verdict, Selection, SnapshotPlace, SuiteReport,
 };
-use super::select::{choose, empty_selection, narrow, Origins, Shard};
+use super::select::{choose, empty_selection, in_shard, narrow, Origins, Shard};
 use super::{plan_all, run_plans, ProviderSource, Reporter};
 use crate::error::Error;
 use crate::output::{emit, warn, Format};
@@ -120,13 +120,16 @@ pub async fn run(
     let origins = Origins::from_flags(!options.scenario_dirs.is_empty(), options.with_builtins);
     let chosen = choose(&known, origins, &options.scenarios)?;
     let count = chosen.len();
-    let filtered = narrow(chosen, options.filter.as_deref(), None);
+    let filtered = narrow(chosen, options.filter.as_deref());
     let filtered_count = filtered.len();
     let selection = Selection {
         scenarios: filtered.iter().map(|s| s.id.clone()).collect(),
         shard: options.shard,
     };
-    let mut scenarios = narrow(filtered, None, options.shard);
+    let mut scenarios = match options.shard {
+        Some(shard) => in_shard(filtered, shard, options.target),
+        None => filtered,
+    };
     if scenarios.is_empty() {
         return Err(Error::Usage(empty_selection(
             count,

@@ -13,6 +13,7 @@
 pub mod claims;
 pub mod command;
 pub mod evidence;
+pub mod expected;
 pub mod findings;
 pub mod lane;
 pub mod merge;

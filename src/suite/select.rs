@@ -1,14 +1,16 @@
 //! Which scenarios a run covers: by where they come from (the built-in ones, or with
 //! `--scenario-dir` that directory's, both with `--with-builtins`), by id (`--scenario`), by
-//! text (`--filter`) and by shard (`--shard K/N`: scenarios sorted by id, then every N-th from
-//! the K-th, so the N shards of a CI matrix together run every scenario exactly once, the same
-//! split on every machine).
+//! text (`--filter`) and by shard (`--shard K/N`: balanced by each scenario's expected time, so
+//! the N shards of a CI matrix together run every scenario exactly once, in about the same time,
+//! the same split on every machine).
 
 use std::fmt;
 use std::str::FromStr;
 
+use super::expected;
 use crate::error::Error;
 use crate::scenario::{select, Scenario, ScenarioError};
+use crate::targets::TargetChoice;
 
 /// Where the scenarios of a run come from.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -109,25 +111,51 @@ impl fmt::Display for Shard {
     }
 }
 
-/// Keeps the scenarios whose id contains `filter`, then those of `shard`.
-pub fn narrow(
-    mut scenarios: Vec<Scenario>,
-    filter: Option<&str>,
-    shard: Option<Shard>,
-) -> Vec<Scenario> {
+/// Keeps the scenarios whose id contains `filter`.
+pub fn narrow(mut scenarios: Vec<Scenario>, filter: Option<&str>) -> Vec<Scenario> {
     if let Some(text) = filter {
         scenarios.retain(|s| s.id.contains(text));
     }
-    if let Some(Shard { index, count }) = shard {
-        scenarios.sort_by(|a, b| a.id.cmp(&b.id));
-        scenarios = scenarios
-            .into_iter()
-            .enumerate()
-            .filter(|(i, _)| i % count == index - 1)
-            .map(|(_, s)| s)
-            .collect();
-    }
     scenarios
+}
+
+/// The scenarios of `shard`, balanced by each one's expected time on the targets of `target`
+/// ([`expected::millis`]): the longest first (ties by id), each to the shard with the least
+/// expected time so far (ties: the one with fewer scenarios, then the lower K). So the N shards
+/// together run every scenario exactly once, the same split on every machine, and no two long
+/// scenarios (the reference, the F5 code timeout) share a shard while a short one is alone.
+/// A shard keeps the run's order.
+pub fn in_shard(scenarios: Vec<Scenario>, shard: Shard, target: TargetChoice) -> Vec<Scenario> {
+    let owner = owners(&scenarios, shard.count, target);
+    scenarios
+        .into_iter()
+        .zip(owner)
+        .filter(|(_, k)| *k == shard.index)
+        .map(|(s, _)| s)
+        .collect()
+}
+
+/// The shard (1-based) each scenario goes to, in the order given.
+fn owners(scenarios: &[Scenario], count: usize, target: TargetChoice) -> Vec<usize> {
+    let cost: Vec<u64> = scenarios
+        .iter()
+        .map(|s| expected::millis(s, target))
+        .collect();
+    let mut order: Vec<usize> = (0..scenarios.len()).collect();
+    order.sort_by(|&a, &b| {
+        cost[b]
+            .cmp(&cost[a])
+            .then_with(|| scenarios[a].id.cmp(&scenarios[b].id))
+    });
+    let mut load = vec![(0u64, 0usize); count];
+    let mut owner = vec![0; scenarios.len()];
+    for i in order {
+        let k = (0..count).min_by_key(|&k| (load[k], k)).unwrap_or(0);
+        load[k].0 += cost[i];
+        load[k].1 += 1;
+        owner[i] = k + 1;
+    }
+    owner
 }
 
 /// Why a selection came out empty (the run would judge nothing: a usage error). `chosen` is how
@@ -164,24 +192,78 @@ mod tests {
         scenarios.iter().map(|s| s.id.as_str()).collect()
     }
 
+    /// Every shard of `count` on `target`, by id.
+    fn split(all: &[Scenario], count: usize, target: TargetChoice) -> Vec<Vec<String>> {
+        (1..=count)
+            .map(|index| {
+                let shard = in_shard(all.to_vec(), Shard { index, count }, target);
+                let mut ids: Vec<String> = shard.iter().map(|s| s.id.clone()).collect();
+                ids.sort();
+                ids
+            })
+            .collect()
+    }
+
     #[test]
-    fn shards_are_disjoint_and_cover_every_scenario_once() {
+    fn shards_are_disjoint_cover_every_scenario_once_and_are_balanced() {
         let all = load_all(&[]).unwrap();
-        let mut covered: Vec<String> = Vec::new();
-        for index in 1..=3 {
-            let shard = narrow(all.clone(), None, Some(Shard { index, count: 3 }));
-            assert!(!shard.is_empty());
-            covered.extend(ids(&shard).into_iter().map(String::from));
-        }
         let mut want: Vec<String> = all.iter().map(|s| s.id.clone()).collect();
         want.sort();
-        covered.sort();
-        assert_eq!(covered, want);
+        let cost =
+            |id: &str, target| expected::millis(all.iter().find(|s| s.id == id).unwrap(), target);
+        for target in [
+            TargetChoice::Embedded,
+            TargetChoice::Openclaw,
+            TargetChoice::Both,
+        ] {
+            let longest = all
+                .iter()
+                .map(|s| expected::millis(s, target))
+                .max()
+                .unwrap();
+            for count in 1..=all.len() {
+                let shards = split(&all, count, target);
+                assert!(shards.iter().all(|s| !s.is_empty()), "{count}: {shards:?}");
+                let mut covered: Vec<String> = shards.concat();
+                covered.sort();
+                assert_eq!(covered, want, "{target:?} {count}");
+                // No shard is longer than another by more than its longest scenario.
+                let loads: Vec<u64> = shards
+                    .iter()
+                    .map(|s| s.iter().map(|id| cost(id, target)).sum())
+                    .collect();
+                let (min, max) = (loads.iter().min().unwrap(), loads.iter().max().unwrap());
+                assert!(max - min <= longest, "{target:?} {count}: {loads:?}");
+                // The same split whatever order the scenarios came in.
+                let mut reversed = all.clone();
+                reversed.reverse();
+                assert_eq!(split(&reversed, count, target), shards);
+            }
+        }
+    }
+
+    #[test]
+    fn the_reference_and_the_code_timeout_never_share_a_shard() {
+        let all = load_all(&[]).unwrap();
+        // On the embedded gateway, the two longest (by id, every N-th, they shared shard 2/3).
+        // On a real product every lane restarts the gateway, and the timeout's one lane is short.
+        for count in 2..=all.len() {
+            let shards = split(&all, count, TargetChoice::Embedded);
+            let together = shards.iter().any(|s| {
+                s.iter().any(|id| id == "tool-search-gateway-e2e")
+                    && s.iter().any(|id| id == "fail-closed-f5-code-timeout")
+            });
+            assert!(!together, "{count}: {shards:?}");
+        }
+        // On the embedded gateway the timeout (1 s) outweighs every other scenario together: it
+        // gets a shard of its own.
+        let two = split(&all, 2, TargetChoice::Embedded);
+        assert_eq!(two[0], ["fail-closed-f5-code-timeout"]);
     }
 
     #[test]
     fn filter_keeps_matching_ids_in_order() {
-        let narrowed = narrow(load_all(&[]).unwrap(), Some("fail-closed-f1"), None);
+        let narrowed = narrow(load_all(&[]).unwrap(), Some("fail-closed-f1"));
         assert_eq!(ids(&narrowed), ["fail-closed-f1-policy-denied"]);
     }
 
