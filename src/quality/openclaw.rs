@@ -20,8 +20,8 @@ use crate::provider::model::ScriptedTurn;
 use crate::provider::{MockProvider, ProviderOptions};
 use crate::suite::lane::{error_message, message_body, post_turn};
 use crate::targets::openclaw::{
-    config_value, free_loopback_port, write_json, write_plugin, Installation, LaneConfig,
-    OpenClawGateway, AGENT_ID, DEFAULT_START_TIMEOUT,
+    config_value, write_json, write_plugin, Installation, LaneConfig, OpenClawGateway, AGENT_ID,
+    DEFAULT_START_TIMEOUT,
 };
 use crate::targets::Product;
 
@@ -208,14 +208,19 @@ async fn run_batches(
     .map_err(infra)?;
     let config_path = root.join("openclaw.json");
     write_json(&config_path, &config).map_err(infra)?;
-    let port = free_loopback_port().map_err(infra)?;
-    let gateway = OpenClawGateway::start_with_env(
+    let (gateway, _) = OpenClawGateway::start_retrying(
         install,
         &config_path,
-        &root.join("state"),
-        port,
+        root,
         DEFAULT_START_TIMEOUT,
         &[],
+        |e| {
+            let first = e.to_string();
+            let first = first.lines().next().unwrap_or_default().to_string();
+            eprintln!(
+                "warning: openclaw search quality: gateway start failed, retrying once: {first}"
+            );
+        },
     )
     .await
     .map_err(infra)?;

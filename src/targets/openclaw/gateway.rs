@@ -30,6 +30,8 @@ const RELOAD_FAILED: [&str; 4] = [
 ];
 /// Lines of log an error carries.
 const LOG_TAIL_LINES: usize = 40;
+/// How often a gateway start is tried when the product exits during start-up.
+const START_ATTEMPTS: usize = 2;
 const POLL_INTERVAL: Duration = Duration::from_millis(100);
 
 /// The switches that keep a gateway from updating itself, advertising itself or starting
@@ -87,6 +89,46 @@ impl OpenClawGateway {
         timeout: Duration,
     ) -> Result<OpenClawGateway, OpenClawError> {
         OpenClawGateway::start_with_env(install, config_path, state_dir, port, timeout, &[]).await
+    }
+
+    /// [`OpenClawGateway::start_with_env`], tried once more when the product exits during its
+    /// start-up: under heavy load its start-up migrations can time out (status 78, "state lease
+    /// heartbeat did not become ready", a 5 s bound the product does not let a user set). Each try
+    /// gets a fresh state directory under `state_root` (`state`, then `state-2`); `on_retry` hears
+    /// of the failure before the second try, so the run says why it was slow. Returns the gateway
+    /// and its state directory.
+    pub async fn start_retrying(
+        install: &Installation,
+        config_path: &Path,
+        state_root: &Path,
+        timeout: Duration,
+        env: &[(String, String)],
+        mut on_retry: impl FnMut(&OpenClawError),
+    ) -> Result<(OpenClawGateway, PathBuf), OpenClawError> {
+        let mut attempt = 1;
+        loop {
+            let state_dir = match attempt {
+                1 => state_root.join("state"),
+                n => state_root.join(format!("state-{n}")),
+            };
+            let port = free_loopback_port()?;
+            match OpenClawGateway::start_with_env(
+                install,
+                config_path,
+                &state_dir,
+                port,
+                timeout,
+                env,
+            )
+            .await
+            {
+                Err(e @ OpenClawError::EarlyExit { .. }) if attempt < START_ATTEMPTS => {
+                    on_retry(&e);
+                    attempt += 1;
+                }
+                started => return started.map(|gateway| (gateway, state_dir)),
+            }
+        }
     }
 
     /// [`OpenClawGateway::start_with_timeout`] with extra environment variables for the gateway

@@ -27,12 +27,11 @@ use super::release::{Found, Release, Version};
 use super::transcript::read_session_compiled_tools;
 use super::translate::translate_transcript;
 use super::{
-    free_loopback_port, read_session_transcript, write_json, write_plugin, Installation,
-    LaneConfig, OpenClawError, OpenClawGateway, DEFAULT_START_TIMEOUT,
+    read_session_transcript, write_json, write_plugin, Installation, LaneConfig, OpenClawGateway,
+    DEFAULT_START_TIMEOUT,
 };
 
 /// How often a gateway start that the product itself aborts is tried.
-const START_ATTEMPTS: usize = 2;
 use crate::catalog::fake::{broken, described_fake_tools};
 use crate::error::{temp_dir, Error};
 use crate::protocol::session::SessionLog;
@@ -331,35 +330,24 @@ impl OpenClawTarget {
         let config_path = root.join("openclaw.json");
         let config = product_config(lane, setup, &plugin_dir, &root)?;
         write_json(&config_path, &config).map_err(infra)?;
-        let mut state_dir = root.join("state");
-        let mut attempt = 1;
-        let gateway = loop {
-            std::fs::create_dir_all(&state_dir).map_err(Error::io("cannot create", &state_dir))?;
-            let port = free_loopback_port().map_err(infra)?;
-            let started = OpenClawGateway::start_with_env(
-                &self.install,
-                &config_path,
-                &state_dir,
-                port,
-                DEFAULT_START_TIMEOUT,
-                &setup.env,
-            )
-            .await;
-            match started {
-                // Under heavy load the product's start-up migrations can time out and the gateway
-                // exits (status 78, "state lease heartbeat did not become ready"): one more try
-                // on a fresh state directory, said on stderr so the run's slowness is explained.
-                Err(e @ OpenClawError::EarlyExit { .. }) if attempt < START_ATTEMPTS => {
-                    let first = e.to_string();
-                    let first = first.lines().next().unwrap_or_default();
-                    eprintln!("warning: openclaw lane {name}: gateway start failed, retrying once on a fresh state directory: {first}");
-                    run.start_retries += 1;
-                    attempt += 1;
-                    state_dir = root.join(format!("state-{attempt}"));
-                }
-                other => break other.map_err(infra)?,
-            }
-        };
+        let (gateway, state_dir) = OpenClawGateway::start_retrying(
+            &self.install,
+            &config_path,
+            &root,
+            DEFAULT_START_TIMEOUT,
+            &setup.env,
+            |e| {
+                let first = e.to_string();
+                let first = first.lines().next().unwrap_or_default().to_string();
+                eprintln!(
+                    "warning: openclaw lane {name}: gateway start failed, retrying once on a \
+                     fresh state directory: {first}"
+                );
+                run.start_retries += 1;
+            },
+        )
+        .await
+        .map_err(infra)?;
         Ok(Live {
             gateway,
             dir,
