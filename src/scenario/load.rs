@@ -228,8 +228,9 @@ pub fn parse_scenario(text: &str, origin: &str) -> Result<Scenario, ScenarioErro
         return Err(ScenarioError::Invalid(found));
     }
     let file: ScenarioFile = toml::from_str(text).map_err(|e| {
-        let offset = e.span().map(|s| s.start);
-        ScenarioError::Invalid(vec![toml_problem(offset, e.message())])
+        let mut found = type_errors(text, &e);
+        found.sort_by_key(|(offset, _)| *offset);
+        ScenarioError::Invalid(found.iter().map(|(o, m)| toml_problem(*o, m)).collect())
     })?;
     resolve(file, origin).map_err(|problems| {
         let mut found: Vec<Invalid> = problems
@@ -275,6 +276,140 @@ fn syntax_errors(text: &str) -> Vec<(Option<usize>, String)> {
     // reported (`size = = 3`: an extra `=`, then an unexpected value).
     found.dedup_by_key(|(offset, _)| offset.map(|o| text[..o].matches('\n').count()));
     found
+}
+
+/// The type errors of a TOML `text` (unknown fields, values of the wrong type) as `(offset,
+/// message)`, `first` first. After each, the key-value pair it points into is mended — an
+/// unknown field blanked out, a value of the wrong type replaced by the first of `1`, `""`,
+/// `true`, `[]`, `{}` that gets past it — keeping every offset (padded with spaces), and the
+/// text read again, until it reads. It stops, keeping what it found, where going on could report
+/// what is not there: an error outside any pair (a missing field, a table of the wrong shape), a
+/// pair nothing mends, a missing field once a known field was blanked (perhaps that one), or a
+/// missing field that an unknown one misspells (`target_tol`: one mistake, said once).
+fn type_errors(text: &str, first: &toml::de::Error) -> Vec<(Option<usize>, String)> {
+    /// Enough for any file a person writes; a bound on the re-reads of a generated one.
+    const MOST: usize = 50;
+    let mut found = Vec::new();
+    let mut text = text.to_string();
+    let mut error = first.clone();
+    let mut blanked_known = false;
+    // The unknown keys blanked out: a missing field one of them misspells is that same mistake.
+    let mut misspelled: Vec<String> = Vec::new();
+    while found.len() < MOST {
+        let offset = error.span().map(|s| s.start);
+        if let Some(field) = error.message().strip_prefix("missing field `") {
+            let field = field.trim_end_matches('`');
+            let same_typo = misspelled.iter().any(|k| !closest(k, [field]).is_empty());
+            if blanked_known || same_typo {
+                break;
+            }
+        }
+        found.push((offset, error.message().to_string()));
+        let Some((key, pair)) = offset.and_then(|o| pair_at(&text, o)) else {
+            break;
+        };
+        let unknown = error.message().starts_with("unknown field");
+        let mended = mendings(&text, key.clone(), pair.clone(), unknown)
+            .into_iter()
+            .find_map(|(mended, blank)| {
+                if !syntax_errors(&mended).is_empty() {
+                    return None;
+                }
+                match toml::from_str::<ScenarioFile>(&mended) {
+                    Ok(_) => Some((mended, None, blank)),
+                    Err(next) => {
+                        let at = next.span().map(|s| s.start);
+                        let same = at.is_some_and(|o| pair.contains(&o));
+                        (!same).then_some((mended, Some(next), blank))
+                    }
+                }
+            });
+        let Some((mended, next, blank)) = mended else {
+            break;
+        };
+        blanked_known |= blank && !unknown;
+        if unknown {
+            misspelled.push(text[key].trim_matches(['"', '\'']).to_string());
+        }
+        text = mended;
+        match next {
+            Some(next) => error = next,
+            None => break,
+        }
+    }
+    found
+}
+
+/// The ways to mend the pair `pair` (key at `key`) of `text`, in order, each the whole text with
+/// its offsets kept and whether it blanks the pair: a placeholder value of each TOML kind that
+/// fits where `key = value` was (not for an unknown field), then the pair blanked out.
+fn mendings(
+    text: &str,
+    key: std::ops::Range<usize>,
+    pair: std::ops::Range<usize>,
+    unknown: bool,
+) -> Vec<(String, bool)> {
+    let width = text[pair.clone()].chars().count();
+    let spaces =
+        |s: &str| -> String { s.chars().map(|c| if c == '\n' { c } else { ' ' }).collect() };
+    let mut ways = Vec::new();
+    if !unknown && !text[pair.clone()].contains('\n') {
+        for value in ["1", "\"\"", "true", "[]", "{}"] {
+            let written = format!("{}={value}", &text[key.clone()]);
+            if written.chars().count() <= width {
+                let mut mended = text.to_string();
+                mended.replace_range(pair.clone(), &format!("{written:<width$}"));
+                ways.push((mended, false));
+            }
+        }
+    }
+    let mut blanked = text.to_string();
+    blanked.replace_range(pair.clone(), &spaces(&text[pair]));
+    ways.push((blanked, true));
+    ways
+}
+
+/// The key's and the whole pair's byte ranges of the key-value pair of `text` (a TOML document)
+/// that `offset` falls in: a pair of a `[table]` or `[[array]]` table (an inline table or array
+/// as a whole).
+fn pair_at(text: &str, offset: usize) -> Option<(std::ops::Range<usize>, std::ops::Range<usize>)> {
+    let table = toml::de::DeTable::parse(text).ok()?;
+    pair_in(text, table.get_ref(), offset)
+}
+
+fn pair_in(
+    text: &str,
+    table: &toml::de::DeTable<'_>,
+    offset: usize,
+) -> Option<(std::ops::Range<usize>, std::ops::Range<usize>)> {
+    use toml::de::DeValue;
+    // A `[table]` (or an `[[array]]`'s table), not an inline `{ … }` one.
+    let header = |value: &toml::Spanned<DeValue<'_>>| {
+        matches!(value.get_ref(), DeValue::Table(_))
+            && !text.get(value.span()).is_some_and(|t| t.starts_with('{'))
+    };
+    for (key, value) in table {
+        let pair = key.span().start..value.span().end;
+        match value.get_ref() {
+            DeValue::Table(inner) if header(value) => {
+                if let Some(found) = pair_in(text, inner, offset) {
+                    return Some(found);
+                }
+            }
+            DeValue::Array(items) if items.iter().any(header) => {
+                for item in items.iter().filter(|i| header(i)) {
+                    if let DeValue::Table(inner) = item.get_ref() {
+                        if let Some(found) = pair_in(text, inner, offset) {
+                            return Some(found);
+                        }
+                    }
+                }
+            }
+            _ if pair.contains(&offset) => return Some((key.span(), pair)),
+            _ => {}
+        }
+    }
+    None
 }
 
 /// `text` cut before every line that is a table header (`[x]`, `[[x]]`, a comment after it
@@ -891,9 +1026,11 @@ mod tests {
         let err = parse_scenario("id = 'x'\ntitle = 't'\nprompt = 3\n", "s.toml")
             .unwrap_err()
             .to_string();
+        // The wrong type, and (read past it) what else the file lacks.
         assert_eq!(
             err,
-            "s.toml:3:10: prompt: invalid type: integer `3`, expected a string"
+            "s.toml:1:1: id: missing field `target_tool`\nerror: s.toml:3:10: prompt: invalid \
+             type: integer `3`, expected a string"
         );
     }
 
@@ -911,6 +1048,39 @@ mod tests {
              error: s.toml:8:8: extra `=`, expected nothing\n\
              error: s.toml:9:18: extra comma in array, expected value\n\
              error: s.toml:17:10: invalid boolean, expected `true`\n"
+        );
+    }
+
+    #[test]
+    fn every_type_error_of_a_file_is_reported_in_one_run() {
+        let text = FILE
+            .replace("title = 't'", "title = 3")
+            .replace("size = 3", "size = '3'\nsizes = 4")
+            .replace("{extra}", "")
+            .replace("{lane}", "stream = 'yes'\nexpect = { searches = -1 }\n");
+        let err = parse_scenario(&text, "s.toml").unwrap_err();
+        assert_eq!(
+            err.report(false),
+            "error: s.toml:2:9: title: invalid type: integer `3`, expected a string\n\
+             error: s.toml:8:8: catalog.size: invalid type: string \"3\", expected a whole \
+             number from 1 to 100,000\n\
+             error: s.toml:9:1: catalog.sizes: unknown field `sizes`, expected one of \
+             `plugin_id`, `size`, `core_tools`, `description_template`, `direct_only`, `broken`, \
+             `mcp`, `client`; did you mean `size`?\n\
+             error: s.toml:18:10: lane \"tools\": stream: invalid type: string \"yes\", \
+             expected a boolean\n\
+             error: s.toml:19:23: lane \"tools\": expect.searches: invalid value: integer `-1`, \
+             expected a whole number, 0 or more\n"
+        );
+        // A required field written wrong, then nothing else: that one line, no made-up
+        // `missing field` after it.
+        let text = FILE
+            .replace("prompt = 'p'", "prompt = ['p']")
+            .replace("{extra}", "")
+            .replace("{lane}", "");
+        assert_eq!(
+            parse_scenario(&text, "s.toml").unwrap_err().to_string(),
+            "s.toml:3:10: prompt: invalid type: sequence, expected a string"
         );
     }
 

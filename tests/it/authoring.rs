@@ -684,6 +684,39 @@ fn check_reports_every_syntax_error_of_a_file_in_one_run() {
     );
 }
 
+/// Type errors too (values of the wrong type, unknown fields), in every table, in one run; a
+/// misspelled required field is one mistake, said once (not again as a missing field).
+#[test]
+fn check_reports_every_type_error_of_a_file_in_one_run() {
+    let dir = tempfile::tempdir().unwrap();
+    let text = format!(
+        "{HEAD}target_tol = \"fake_plugin_tool_0900\"\n\n[catalog]\nplugin_id = \"p\"\n\
+         size = \"1000\"\n\n[[lanes]]\nname = \"tools\"\ntool_search = {{ mode = \"tools\" }}\n\
+         stream = \"yes\"\nexpect = {{ searches = 1, calls = \"one\" }}\n"
+    );
+    std::fs::write(dir.path().join("types.toml"), text).unwrap();
+    let (code, stdout, stderr) = run(&["check", "types.toml"], dir.path());
+    assert_eq!((code, stdout.as_str()), (2, ""));
+    let lines: Vec<&str> = stderr.lines().collect();
+    assert_eq!(lines.len(), 4, "{stderr}");
+    assert!(lines[0].starts_with("error: types.toml:4:1: target_tol: unknown field `target_tol`"));
+    assert!(
+        lines[0].ends_with("did you mean `target_tool`?"),
+        "{stderr}"
+    );
+    assert_eq!(
+        &lines[1..],
+        [
+            "error: types.toml:8:8: catalog.size: invalid type: string \"1000\", expected a whole \
+             number from 1 to 100,000",
+            "error: types.toml:13:10: lane \"tools\": stream: invalid type: string \"yes\", \
+             expected a boolean",
+            "error: types.toml:14:34: lane \"tools\": expect.calls: invalid type: string \"one\", \
+             expected a whole number, 0 or more",
+        ]
+    );
+}
+
 #[test]
 fn new_scenario_takes_the_loader_s_ids_and_sizes() {
     let dir = tempfile::tempdir().unwrap();
