@@ -349,16 +349,25 @@ fn mendings(
     pair: std::ops::Range<usize>,
     unknown: bool,
 ) -> Vec<(String, bool)> {
-    let width = text[pair.clone()].chars().count();
-    let spaces =
-        |s: &str| -> String { s.chars().map(|c| if c == '\n' { c } else { ' ' }).collect() };
+    // Byte for byte, so every offset after the pair stays (a multi-byte character becomes as
+    // many spaces as it has bytes).
+    let width = pair.len();
+    let spaces = |s: &str| -> String {
+        s.chars()
+            .map(|c| match c {
+                '\n' => "\n".to_string(),
+                c => " ".repeat(c.len_utf8()),
+            })
+            .collect()
+    };
     let mut ways = Vec::new();
     if !unknown && !text[pair.clone()].contains('\n') {
         for value in ["1", "\"\"", "true", "[]", "{}"] {
             let written = format!("{}={value}", &text[key.clone()]);
-            if written.chars().count() <= width {
+            if written.len() <= width {
                 let mut mended = text.to_string();
-                mended.replace_range(pair.clone(), &format!("{written:<width$}"));
+                let padding = " ".repeat(width - written.len());
+                mended.replace_range(pair.clone(), &format!("{written}{padding}"));
                 ways.push((mended, false));
             }
         }
@@ -1071,6 +1080,16 @@ mod tests {
              expected a boolean\n\
              error: s.toml:19:23: lane \"tools\": expect.searches: invalid value: integer `-1`, \
              expected a whole number, 0 or more\n"
+        );
+        // Offsets stay right past a multi-byte character in a mended pair.
+        let text = FILE
+            .replace("title = 't'", "title = ['é']\nagent = 4")
+            .replace("{extra}", "")
+            .replace("{lane}", "");
+        assert_eq!(
+            parse_scenario(&text, "s.toml").unwrap_err().to_string(),
+            "s.toml:2:9: title: invalid type: sequence, expected a string\nerror: s.toml:3:9: \
+             agent: invalid type: integer `4`, expected a string"
         );
         // A required field written wrong, then nothing else: that one line, no made-up
         // `missing field` after it.
