@@ -82,10 +82,12 @@ pub async fn command(options: &CaptureOptions, out: &mut dyn std::io::Write) -> 
         observations.source.catalog_size
     );
     let comment = header_comment(&observations.source);
+    let rules = target.surface(&reference).rules;
     let header = write::Header {
         name: &name,
         about: &about,
         comment: &comment,
+        tool_search: &rules,
     };
     let sized = write::profile_toml(&header, &captured, false);
     match &options.out {

@@ -3,6 +3,7 @@
 
 use std::fmt::Write as _;
 
+use crate::config::ToolSearchRules;
 use crate::profile::model::{Captured, Section};
 use crate::profile::render::{marker, marker_size, outline_schema};
 use crate::profile::{Size, Text};
@@ -13,6 +14,9 @@ pub struct Header<'a> {
     pub about: &'a str,
     /// Comment lines at the top (without `# `).
     pub comment: &'a [String],
+    /// How the captured target reads `tools.toolSearch` and names its bridge (a release's
+    /// from its data, the embedded gateway's from the profile it showed).
+    pub tool_search: &'a ToolSearchRules,
 }
 
 /// The profile file for `captured`; `keep_text` keeps the gateway's texts, else only sizes.
@@ -72,6 +76,7 @@ pub fn profile_toml(header: &Header<'_>, captured: &Captured, keep_text: bool) -
         }
         let _ = writeln!(out, "parameters = {}", schema(&t.parameters.0));
     }
+    write_rules(&mut out, header.tool_search);
     for c in &captured.controls {
         out.push_str("\n[[controls]]\n");
         let _ = writeln!(out, "name = {}", value(&c.name));
@@ -100,6 +105,28 @@ pub fn profile_toml(header: &Header<'_>, captured: &Captured, keep_text: bool) -
         }
     }
     out
+}
+
+/// The `[tool_search]` table.
+fn write_rules(out: &mut String, rules: &ToolSearchRules) {
+    let modes: Vec<String> = rules.modes.iter().map(|m| value(m.as_str())).collect();
+    out.push_str("\n[tool_search]\n");
+    let _ = writeln!(out, "modes = [{}]", modes.join(", "));
+    let _ = writeln!(out, "when_unset = {}", value(rules.when_unset.as_str()));
+    let _ = writeln!(out, "when_enabled = {}", value(rules.when_enabled.as_str()));
+    let b = &rules.bridge;
+    let code = b
+        .code
+        .as_ref()
+        .map(|c| format!(", code = {}", value(c)))
+        .unwrap_or_default();
+    let _ = writeln!(
+        out,
+        "bridge = {{ search = {}, describe = {}, call = {}{code} }}",
+        value(&b.search),
+        value(&b.describe),
+        value(&b.call)
+    );
 }
 
 fn write_section(out: &mut String, mode: &str, s: &Section, text: &dyn Fn(&Text) -> String) {

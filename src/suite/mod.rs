@@ -171,14 +171,12 @@ pub async fn run_scenario(
             Err(e) => errors.extend(scenario.lanes.iter().map(|l| LaneError::new(&l.name, &e))),
         }
     }
-    let bridge = crate::targets::bridge(target.kind(), scenario);
-    let directory = target.directory(scenario);
+    let surface = target.surface(scenario);
     let observed: Vec<Observed<'_>> = observations
         .iter()
         .map(|(lane, observation)| {
             let tool = &scenario.target_tool;
-            let surface = (&bridge, directory.as_ref());
-            Observed::new(target.kind(), lane, observation, tool, surface)
+            Observed::new(target.kind(), lane, observation, tool, &surface)
         })
         .collect();
     let mut verdicts = evaluate(scenario, &observed);

@@ -17,7 +17,7 @@ use crate::protocol::session::SessionLog;
 use crate::protocol::{ResponseBody, SessionRecord, ToolResultRecord};
 use crate::provider::JournalRecord;
 use crate::scenario::Lane;
-use crate::targets::{DirectorySurface, TargetKind};
+use crate::targets::{DirectorySurface, Surface, TargetKind};
 
 /// Everything observed of one lane.
 #[derive(Debug, Clone)]
@@ -61,9 +61,11 @@ pub struct Observed<'a> {
     pub lane: &'a Lane,
     pub observation: &'a LaneObservation,
     pub figures: LaneFigures,
-    /// The names of the bridge tools on the surface the lane ran on ([`crate::targets::bridge`]).
+    /// The names of the bridge tools on the surface the lane ran on ([`Surface`]).
     pub bridge: Bridge,
-    /// The capability directory the surface renders ([`crate::targets::Target::directory`]).
+    /// The tools that surface keeps declared in every Tool Search mode besides the controls.
+    pub direct_only: Vec<String>,
+    /// The capability directory the surface renders ([`Surface::directory`]).
     pub directory: Option<DirectorySurface>,
 }
 
@@ -73,16 +75,16 @@ impl<'a> Observed<'a> {
         lane: &'a Lane,
         observation: &'a LaneObservation,
         target_tool: &str,
-        surface: (&Bridge, Option<&DirectorySurface>),
+        surface: &Surface,
     ) -> Self {
-        let (bridge, directory) = surface;
         Observed {
             target,
             lane,
             observation,
-            figures: observation.figures(target_tool, bridge),
-            bridge: bridge.clone(),
-            directory: directory.cloned(),
+            figures: observation.figures(target_tool, surface.bridge()),
+            bridge: surface.bridge().clone(),
+            direct_only: surface.direct_only.clone(),
+            directory: surface.directory.clone(),
         }
     }
 

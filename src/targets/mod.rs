@@ -157,6 +157,14 @@ pub trait Target: Send + Sync {
     fn redactions(&self) -> Vec<Redaction> {
         Vec::new()
     }
+    /// The Tool Search surface lanes of `scenario` meet on this target (by default the
+    /// scenario's profile, as the embedded gateway shows it).
+    fn surface(&self, scenario: &Scenario) -> Surface {
+        Surface {
+            directory: self.directory(scenario),
+            ..Surface::of_profile(scenario)
+        }
+    }
     /// The session key a lane's turn uses (`x-openclaw-session-key`); by default the reference
     /// run's `tool-search-gateway-<lane>`.
     fn session_key(&self, _scenario: &Scenario, lane: &Lane) -> String {
@@ -191,22 +199,57 @@ pub trait LaneGateway: Send {
     }
 }
 
-/// The tools a target keeps visible in every Tool Search mode: the target's own core tools that
-/// stay declared (the embedded gateway's come from the scenario's profile) plus the scenario's
-/// direct-only fake tools.
-pub fn direct_only_tools(target: TargetKind, scenario: &Scenario) -> Vec<String> {
-    let catalog = &scenario.catalog;
-    let own: Vec<String> = match target {
-        TargetKind::Embedded if catalog.core_tools => scenario.profile.always_declared(),
-        TargetKind::Embedded => Vec::new(),
-        TargetKind::Openclaw => openclaw::DIRECT_ONLY_TOOLS
-            .iter()
-            .map(|t| t.to_string())
-            .collect(),
-    };
-    own.into_iter()
-        .chain(catalog.direct_only.iter().cloned())
-        .collect()
+/// The Tool Search surface a lane of one scenario meets on a target: how the target reads
+/// `tools.toolSearch` and names its bridge tools, and which tools it keeps declared in every
+/// Tool Search mode, and its capability directory. The embedded gateway shows the scenario's profile ([`Surface::of_profile`]); a real OpenClaw has its own,
+/// from its release's data (`data/releases/openclaw-<v>.toml`), whatever the profile says.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Surface {
+    /// Modes, defaults and bridge names (a profile's `[tool_search]`).
+    pub rules: crate::config::ToolSearchRules,
+    /// The target's own core tools that stay declared plus the scenario's direct-only fake
+    /// tools (besides the controls).
+    pub direct_only: Vec<String>,
+    /// The capability directory it renders (D1 looks for it), when it has one.
+    pub directory: Option<DirectorySurface>,
+}
+
+impl Surface {
+    /// The surface the scenario's profile describes (the embedded gateway's): its bridge, and
+    /// its always-declared core tools when the scenario's catalogue has core tools.
+    pub fn of_profile(scenario: &Scenario) -> Surface {
+        let own = match scenario.catalog.core_tools {
+            true => scenario.profile.always_declared(),
+            false => Vec::new(),
+        };
+        Surface {
+            directory: DirectorySurface::of_profile(&scenario.profile),
+            ..Surface::new(scenario.profile.tool_search.clone(), own, scenario)
+        }
+    }
+
+    /// The names of its bridge tools.
+    pub fn bridge(&self) -> &crate::config::Bridge {
+        &self.rules.bridge
+    }
+
+    /// A surface with the target's own `core` tools kept declared, plus the scenario's
+    /// direct-only fakes, and no directory yet.
+    pub fn new(
+        rules: crate::config::ToolSearchRules,
+        core: Vec<String>,
+        scenario: &Scenario,
+    ) -> Surface {
+        let direct_only = core
+            .into_iter()
+            .chain(scenario.catalog.direct_only.iter().cloned())
+            .collect();
+        Surface {
+            rules,
+            direct_only,
+            directory: None,
+        }
+    }
 }
 
 /// A surface's capability directory: the heading it sits under in the system prompt and the
@@ -244,19 +287,6 @@ impl DirectorySurface {
     /// Whether a lane in `mode` is shown the directory.
     pub fn shown_in(&self, mode: ToolSearchMode) -> bool {
         mode.is_tool_search() && self.modes.contains(&mode)
-    }
-}
-
-/// The names of the bridge tools a lane of `scenario` meets on `target`: the embedded gateway's
-/// come from the scenario's profile (`suite --profile` replaces it), a real OpenClaw's are the
-/// product's own, from its captured profile (whatever profile the embedded side shows).
-pub fn bridge(target: TargetKind, scenario: &Scenario) -> crate::config::Bridge {
-    match target {
-        TargetKind::Embedded => scenario.profile.bridge().clone(),
-        TargetKind::Openclaw => crate::profile::resolve(crate::profile::OPENCLAW)
-            .expect("the built-in product profile loads (a unit test checks it)")
-            .bridge()
-            .clone(),
     }
 }
 

@@ -174,8 +174,10 @@ async fn two_runs_give_identical_figures_and_claims() {
 /// What the product profile declares in a Tool Search lane: OpenClaw 2026.9.6's always-declared
 /// core tools and the mode's controls, sorted.
 fn product_declared(controls: &[&str]) -> Value {
-    let mut names: Vec<&str> = toolsearch_qa::targets::openclaw::DIRECT_ONLY_TOOLS.to_vec();
-    names.extend(controls);
+    let version = "2026.9.6".parse().unwrap();
+    let release = toolsearch_qa::targets::openclaw::Release::find(&version).unwrap();
+    let mut names: Vec<String> = release.release.direct_only();
+    names.extend(controls.iter().map(|c| c.to_string()));
     names.sort_unstable();
     serde_json::json!(names)
 }

@@ -9,7 +9,8 @@ use toolsearch_qa::config::ToolSearchMode;
 use toolsearch_qa::scenario::{load_all, select};
 use toolsearch_qa::suite::report::SuiteReport;
 use toolsearch_qa::suite::run_suite;
-use toolsearch_qa::targets::EmbeddedTarget;
+use toolsearch_qa::targets::openclaw::{Installation, OpenClawTarget, Release};
+use toolsearch_qa::targets::{EmbeddedTarget, Target};
 
 const UPSTREAM: &str = "openclaw-upstream";
 
@@ -23,8 +24,9 @@ async fn reference_report(profile: &str) -> SuiteReport {
 /// The always-declared core tools of the 2026.9.6 capture (the upstream profile keeps them)
 /// and `controls`, sorted.
 fn declared_with(controls: &[&str]) -> Value {
-    let mut names: Vec<&str> = toolsearch_qa::targets::openclaw::DIRECT_ONLY_TOOLS.to_vec();
-    names.extend(controls);
+    let release = Release::find(&"2026.9.6".parse().unwrap()).unwrap().release;
+    let mut names: Vec<String> = release.direct_only();
+    names.extend(controls.iter().map(|c| c.to_string()));
     names.sort_unstable();
     json!(names)
 }
@@ -103,19 +105,42 @@ async fn the_reference_scenario_holds_under_the_upstream_surface() {
 
 #[test]
 fn the_profile_names_the_embedded_bridge_and_the_product_keeps_its_own() {
-    use toolsearch_qa::targets::{bridge, TargetKind};
     let mut scenarios =
         select(load_all(&[]).unwrap(), &["tool-search-gateway-e2e".into()]).unwrap();
     scenarios[0].profile = toolsearch_qa::profile::resolve(UPSTREAM).unwrap();
     assert_eq!(
-        bridge(TargetKind::Embedded, &scenarios[0]).call,
+        EmbeddedTarget.surface(&scenarios[0]).bridge().call,
         "dispatch_action"
     );
-    // `--target both --profile openclaw-upstream`: the real 2026.9.6 gateway still says tool_call.
-    assert_eq!(
-        bridge(TargetKind::Openclaw, &scenarios[0]).call,
-        "tool_call"
-    );
+    // `--target both --profile openclaw-upstream`: a real gateway keeps its release's names and
+    // core tools (data/releases/openclaw-<v>.toml), whatever the profile says.
+    for (version, core_tools) in [("2026.9.6", 9), ("2026.8.2", 7)] {
+        let product = OpenClawTarget::with_install(Installation {
+            node: "node".into(),
+            node_version: "26.1.0".into(),
+            openclaw_mjs: "openclaw.mjs".into(),
+            plugin_entry_js: "plugin-entry.js".into(),
+            version: version.into(),
+            prefix: "prefix".into(),
+        });
+        let surface = product.surface(&scenarios[0]);
+        assert_eq!(surface.bridge().call, "tool_call", "{version}");
+        assert_eq!(surface.bridge().code.as_deref(), Some("tool_search_code"));
+        assert_eq!(surface.direct_only.len(), core_tools, "{version}");
+        let unset = surface.rules.when_unset.as_str();
+        assert_eq!(
+            unset,
+            if version == "2026.9.6" {
+                "tools"
+            } else {
+                "direct"
+            }
+        );
+        assert_eq!(
+            surface.direct_only.contains(&"ls".into()),
+            version == "2026.9.6"
+        );
+    }
 }
 
 #[tokio::test]

@@ -15,7 +15,7 @@ use crate::provider::{JournalRecord, RequestKind};
 use crate::scenario::{parse_scenario, Scenario};
 use crate::suite::observation::{FollowUp, LaneObservation, Observed};
 use crate::suite::report::{ScenarioReport, SuiteReport};
-use crate::targets::{DirectorySurface, TargetKind};
+use crate::targets::{DirectorySurface, Surface, TargetKind};
 
 pub const TARGET: &str = "fake_plugin_tool_17";
 const PROMPT: &str = "tool search qa check target=fake_plugin_tool_17";
@@ -275,18 +275,17 @@ impl Fixture {
         let scenario = parse_scenario(&self.scenario_text(), "fixture.toml").expect("scenario");
         let observations: Vec<LaneObservation> =
             self.lanes.iter().map(LaneFixture::observation).collect();
-        let directory = match self.target {
-            TargetKind::Embedded => DirectorySurface::of_profile(&scenario.profile),
-            TargetKind::Openclaw => DirectorySurface::of_profile(
+        let mut surface = Surface::of_profile(&scenario);
+        if self.target == TargetKind::Openclaw {
+            surface.directory = DirectorySurface::of_profile(
                 &crate::profile::resolve(crate::profile::OPENCLAW).expect("the product profile"),
-            ),
-        };
-        let surface = (scenario.profile.bridge(), directory.as_ref());
+            );
+        }
         let observed: Vec<Observed<'_>> = scenario
             .lanes
             .iter()
             .zip(&observations)
-            .map(|(lane, o)| Observed::new(self.target, lane, o, self.target_tool(), surface))
+            .map(|(lane, o)| Observed::new(self.target, lane, o, self.target_tool(), &surface))
             .collect();
         then(&scenario, &observed)
     }

@@ -376,7 +376,7 @@ pub fn expected_declared(scenario: &Scenario, o: &Observed<'_>) -> Vec<String> {
     if o.lane.mode() == ToolSearchMode::Directory {
         names.extend(scenario.catalog.client.iter().cloned());
     }
-    names.extend(crate::targets::direct_only_tools(o.target, scenario));
+    names.extend(o.direct_only.iter().cloned());
     names.sort();
     names.dedup();
     names

@@ -32,20 +32,6 @@ pub use transcript::{
     read_session_transcript, read_transcript, read_transcript_events, TranscriptEvent,
 };
 
-/// The core tools OpenClaw 2026.9.6 keeps visible in every Tool Search mode (direct-only; seen in
-/// the `tools[]` of its Tool Search lanes' requests, besides the controls).
-pub const DIRECT_ONLY_TOOLS: [&str; 9] = [
-    "apply_patch",
-    "edit",
-    "exec",
-    "ls",
-    "openclaw",
-    "process",
-    "read",
-    "sessions_yield",
-    "write",
-];
-
 /// Writes `value` as pretty JSON with a final newline.
 pub(crate) fn write_json(path: &Path, value: &Value) -> Result<(), OpenClawError> {
     let mut text = serde_json::to_string_pretty(value).map_err(OpenClawError::json(path))?;

@@ -11,7 +11,7 @@ use std::str::FromStr;
 use serde::{Deserialize, Serialize};
 use serde_json::Value;
 
-use crate::config::ToolSearchMode;
+use crate::config::{Bridge, ToolSearchMode, ToolSearchRules};
 
 /// The release files compiled into the binary: `(data/releases/<file>, contents)`.
 const BUILT_IN: &[(&str, &str)] = include!(concat!(env!("OUT_DIR"), "/builtin_releases.rs"));
@@ -84,19 +84,13 @@ impl fmt::Display for Version {
     }
 }
 
-/// One mode of a release: what a lane writes to get it and the tools it adds.
+/// One mode of a release: what a lane writes to get it (the tools it adds are the release's
+/// [`Release::bridge`] tools of that mode).
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 #[serde(deny_unknown_fields)]
 pub struct ModeFacts {
     /// The `tools.toolSearch` value that selects this mode (`false`, `true`, `{ mode = "tools" }`).
     pub tool_search: toml::Value,
-    /// Control tools the lane allows (`tools.alsoAllow`) and the model then sees.
-    #[serde(default)]
-    pub controls: Vec<String>,
-    /// The tool through which a found tool is called (`tool_call`, `tool_search_code`); unset
-    /// for direct, where the model calls each tool by name.
-    #[serde(default)]
-    pub bridge: Option<String>,
 }
 
 impl ModeFacts {
@@ -166,6 +160,11 @@ pub struct Release {
     pub directory_heading: String,
     /// The modes the release has; a lane in a mode not listed is not applicable.
     pub modes: BTreeMap<ToolSearchMode, ModeFacts>,
+    /// The mode `tools.toolSearch = true` means (unset: the mode whose `tool_search` is `true`).
+    #[serde(default)]
+    pub enabled_means: Option<ToolSearchMode>,
+    /// The names of the bridge tools by role; a mode declares its own ([`Bridge::controls`]).
+    pub bridge: Bridge,
     /// The gateway logs a config hot reload it applied (`config hot reload applied`), so lanes
     /// can share one gateway; `false` (2026.7 and older log none for `tools.*`): a gateway per
     /// lane.
@@ -207,9 +206,44 @@ impl Release {
         self.modes.get(&mode)
     }
 
-    /// The bridge tool of `mode` (`tool_call`), when the release has the mode and it has one.
-    pub fn bridge(&self, mode: ToolSearchMode) -> Option<&str> {
-        self.mode(mode).and_then(|m| m.bridge.as_deref())
+    /// The tool through which `mode` calls a found tool (`tool_call`, `tool_search_code`), when
+    /// the release has the mode and it is Tool Search.
+    pub fn bridged_by(&self, mode: ToolSearchMode) -> Option<&str> {
+        self.mode(mode)?;
+        match mode {
+            ToolSearchMode::Direct => None,
+            ToolSearchMode::Code => self.bridge.code.as_deref(),
+            ToolSearchMode::Tools | ToolSearchMode::Directory => Some(&self.bridge.call),
+        }
+    }
+
+    /// How this release reads `tools.toolSearch` and names its bridge: the `[tool_search]`
+    /// rules a profile of the release carries (profile capture writes them from here; a test
+    /// holds every committed profile of a release to them).
+    pub fn rules(&self) -> ToolSearchRules {
+        let modes: Vec<ToolSearchMode> = ToolSearchMode::ALL
+            .into_iter()
+            .filter(|m| m.is_tool_search() && self.modes.contains_key(m))
+            .collect();
+        let enabled = self.enabled_means.or_else(|| {
+            self.modes
+                .iter()
+                .find(|(_, facts)| facts.tool_search == toml::Value::Boolean(true))
+                .map(|(mode, _)| *mode)
+        });
+        ToolSearchRules {
+            when_unset: self.unset_means.unwrap_or(ToolSearchMode::Direct),
+            when_enabled: enabled.unwrap_or(ToolSearchMode::Direct),
+            modes,
+            bridge: self.bridge.clone(),
+        }
+    }
+
+    /// The core tools declared in every Tool Search mode besides the controls, sorted.
+    pub fn direct_only(&self) -> Vec<String> {
+        let mut names = self.direct_only.clone();
+        names.sort();
+        names
     }
 
     /// The newest Node major the release accepts (what CI gates it on).
@@ -240,6 +274,15 @@ impl Release {
         }
         if !release.modes.contains_key(&ToolSearchMode::Direct) {
             return Err(invalid("modes: every release has `direct`".into()));
+        }
+        if let Some((field, message)) = release.rules().problem() {
+            let field = match field.as_str() {
+                "when_enabled" => "enabled_means (or a mode whose tool_search is true)".into(),
+                "when_unset" => "unset_means".into(),
+                "modes" => "modes".into(),
+                other => other.to_string(),
+            };
+            return Err(invalid(format!("{field}: {message}")));
         }
         Ok(release)
     }
@@ -324,9 +367,13 @@ mod tests {
         let r = found.release;
         assert_eq!(r.node, vec![24, 26]);
         assert_eq!(r.unset_means, Some(ToolSearchMode::Tools));
-        assert_eq!(r.bridge(ToolSearchMode::Tools), Some("tool_call"));
-        assert_eq!(r.bridge(ToolSearchMode::Code), Some("tool_search_code"));
-        assert_eq!(r.bridge(ToolSearchMode::Direct), None);
+        assert_eq!(r.bridged_by(ToolSearchMode::Tools), Some("tool_call"));
+        assert_eq!(r.bridged_by(ToolSearchMode::Code), Some("tool_search_code"));
+        assert_eq!(r.bridged_by(ToolSearchMode::Direct), None);
+        assert_eq!(r.rules().problem(), None);
+        assert_eq!(r.rules().when_unset, ToolSearchMode::Tools);
+        assert_eq!(r.rules().when_enabled, ToolSearchMode::Code);
+        assert_eq!(r.rules().bridge, Bridge::spec());
         assert_eq!(
             r.mode(ToolSearchMode::Directory)
                 .unwrap()
@@ -339,6 +386,28 @@ mod tests {
         );
         assert_eq!(r.config.agents, AgentsShape::Entries);
         assert!(r.config.catalog_refresh);
+    }
+
+    /// A release's surface is described twice: its facts here drive the real gateway, its
+    /// captured profile drives the embedded one. They must say the same.
+    #[test]
+    fn every_release_profile_agrees_with_its_release_facts() {
+        let mut checked = Vec::new();
+        for (release, origin) in Release::built_in().unwrap() {
+            let name = format!("openclaw-{}", release.version);
+            let Ok(profile) = crate::profile::resolve(&name) else {
+                continue;
+            };
+            assert_eq!(profile.tool_search, release.rules(), "{name} vs {origin}");
+            assert_eq!(
+                profile.always_declared(),
+                release.direct_only(),
+                "{name}'s direct-only and visible core tools vs {origin}'s direct_only"
+            );
+            checked.push(release.version);
+        }
+        assert!(checked.contains(&"2026.9.6".to_string()), "{checked:?}");
+        assert!(checked.contains(&"2026.9.5".to_string()), "{checked:?}");
     }
 
     #[test]

@@ -37,8 +37,8 @@ use crate::error::{temp_dir, Error};
 use crate::protocol::session::SessionLog;
 use crate::scenario::{CatalogSpec, Lane, Scenario, REFERENCE_SCENARIO};
 use crate::targets::{
-    mcp_servers, BoxFuture, LaneGateway, LaneSetup, Product, Redaction, Target, TargetKind,
-    TargetPlan,
+    mcp_servers, BoxFuture, LaneGateway, LaneSetup, Product, Redaction, Surface, Target,
+    TargetKind, TargetPlan,
 };
 
 /// Set to `1` to keep each gateway's directory (config, plugin, state and logs) for a look
@@ -233,6 +233,15 @@ impl Target for OpenClawTarget {
 
     /// The reference run's key for the reference scenario; other scenarios' lanes share its
     /// lane names, so their keys name the scenario too.
+    /// The release's own bridge names and core tools, whatever profile the scenario shows.
+    fn surface(&self, scenario: &Scenario) -> Surface {
+        let release = &self.release.release;
+        Surface {
+            directory: self.directory(scenario),
+            ..Surface::new(release.rules(), release.direct_only(), scenario)
+        }
+    }
+
     fn session_key(&self, scenario: &Scenario, lane: &Lane) -> String {
         if scenario.id == REFERENCE_SCENARIO {
             format!("tool-search-gateway-{}", lane.name)
@@ -447,8 +456,7 @@ async fn check_mcp_servers(servers: &Value, checked: &mut BTreeSet<String>) -> R
 /// The lane's part of the config: Tool Search, the policy, the agent, MCP servers, overrides.
 fn lane_config(setup: &LaneSetup<'_>, release: &Release) -> Result<LaneConfig, Error> {
     let scenario = setup.scenario;
-    let bridge = crate::targets::bridge(TargetKind::Openclaw, setup.scenario);
-    let mut also_allow = setup.lane.controls(&bridge);
+    let mut also_allow = setup.lane.controls(&release.bridge);
     also_allow.extend(scenario.policy.also_allow.iter().cloned());
     let mcp = match scenario.catalog.mcp.is_empty() {
         true => None,
