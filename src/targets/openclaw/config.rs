@@ -163,6 +163,9 @@ pub fn config_value(
     if let Some(servers) = &lane.mcp_servers {
         config["mcp"] = json!({ "servers": servers });
     }
+    if let Some(settings) = &lane.shape.settings {
+        crate::config::merge_overrides(&mut config, settings.clone());
+    }
     if let Some(overrides) = &lane.overrides {
         crate::config::merge_overrides(&mut config, overrides.clone());
     }

@@ -130,6 +130,11 @@ pub struct ConfigShape {
     /// The release knows `models.catalogRefresh` (the harness switches it off); a release that
     /// does not refuses the key.
     pub catalog_refresh: bool,
+    /// Keys every lane's config gets besides the harness's own, merged before a scenario's
+    /// overrides: what this release must be told so that nothing but the lane's turn reaches
+    /// the mock provider (2026.8.2's background Skill Workshop review, say).
+    #[serde(default)]
+    pub settings: Option<Value>,
 }
 
 /// The shape of 2026.8 and later (what a config built without a release gets).
@@ -138,6 +143,7 @@ impl Default for ConfigShape {
         ConfigShape {
             agents: AgentsShape::Entries,
             catalog_refresh: true,
+            settings: None,
         }
     }
 }
