@@ -173,6 +173,10 @@ pub struct JournalRecord {
     pub planned_tool_args: Option<serde_json::Value>,
     /// What the model decided, as a short kebab-case word (see [`crate::provider::Outcome`]).
     pub outcome: String,
+    /// o200k_base tokens of the body: the `usage.input_tokens` the answer reported (none for a
+    /// request the mock could not answer).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub input_tokens: Option<u64>,
 }
 
 /// Shared, append-only journal; clones see the same records. Records are shared, never copied:

@@ -105,10 +105,16 @@ impl Router {
         let model = view.model.as_deref().unwrap_or(MOCK_MODEL).to_string();
         let stream = view.stream;
         let reply = decision.reply.clone();
-        self.journal
-            .push_with(|cursor| record(cursor, raw, parsed, decision));
         let text = String::from_utf8_lossy(raw);
-        let response = match response_for(&text, &model, echo, &reply) {
+        let response = response_for(&text, &model, echo, &reply);
+        let input_tokens = response
+            .as_ref()
+            .ok()
+            .and_then(|r| r.usage.as_ref())
+            .map(|u| u.input_tokens);
+        self.journal
+            .push_with(|cursor| record(cursor, raw, parsed, decision, input_tokens));
+        let response = match response {
             Ok(response) => response,
             Err(e) => return error_reply(500, ErrorBody::new("server_error", e.to_string())),
         };
@@ -153,7 +159,13 @@ fn echo_of(raw: &[u8]) -> Result<RequestEcho, ErrorBody> {
         .map_err(|e| ErrorBody::new("invalid_request_error", e.message).param(e.param))
 }
 
-fn record(cursor: u64, raw: &[u8], parsed: &ParsedInput, decision: Decision) -> JournalRecord {
+fn record(
+    cursor: u64,
+    raw: &[u8],
+    parsed: &ParsedInput,
+    decision: Decision,
+    input_tokens: Option<u64>,
+) -> JournalRecord {
     let request_kind = if parsed.tool_outputs.is_empty() {
         RequestKind::AgentInitial
     } else {
@@ -175,6 +187,7 @@ fn record(cursor: u64, raw: &[u8], parsed: &ParsedInput, decision: Decision) -> 
         planned_wire_tool_name: decision.planned_wire_tool_name,
         planned_tool_args: decision.planned_tool_args,
         outcome: decision.outcome.as_str().to_string(),
+        input_tokens,
     }
 }
 
@@ -192,6 +205,7 @@ fn invalid_record(cursor: u64, raw: &[u8]) -> JournalRecord {
         planned_wire_tool_name: None,
         planned_tool_args: None,
         outcome: Outcome::InvalidRequest.as_str().to_string(),
+        input_tokens: None,
     }
 }
 

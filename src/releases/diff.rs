@@ -152,6 +152,7 @@ impl ReleaseDiff {
             "scenario / lane",
             "1st request B",
             "whole turn B",
+            "1st request tok",
             "tools",
             "dir lines",
             "path",
@@ -167,9 +168,9 @@ impl ReleaseDiff {
     fn to_markdown(&self) -> String {
         let mut text = format!("## {}\n\n", self.title());
         text.push_str(
-            "| scenario / lane | 1st request B | whole turn B | tools | dir lines | path |\n",
+            "| scenario / lane | 1st request B | whole turn B | 1st request tok | tools | dir lines | path |\n",
         );
-        text.push_str("|---|---|---|---|---|---|\n");
+        text.push_str("|---|---|---|---|---|---|---|\n");
         for lane in &self.lanes {
             let cells = lane_cells(lane);
             let _ = writeln!(text, "| {} |", cells.join(" | ").replace('\n', "<br>"));
@@ -317,6 +318,10 @@ fn lane_cells(lane: &LaneDiff) -> Vec<String> {
         ),
         change(b.map(|b| b.whole_turn_bytes), a.map(|a| a.whole_turn_bytes)),
         change(
+            b.and_then(|b| b.first_request_tokens).map(|t| t as usize),
+            a.and_then(|a| a.first_request_tokens).map(|t| t as usize),
+        ),
+        change(
             b.map(|b| b.declared_tools.len()),
             a.map(|a| a.declared_tools.len()),
         ),
@@ -435,6 +440,7 @@ mod tests {
             lane: "tools".into(),
             first_request_bytes: bytes,
             whole_turn_bytes: bytes * 3,
+            first_request_tokens: Some(bytes as u64 / 4),
             provider_requests: path.len(),
             system_prompt_chars: 10,
             declared_tools: tools.iter().map(|t| t.to_string()).collect(),

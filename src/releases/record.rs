@@ -19,8 +19,12 @@ pub struct LaneRecord {
     pub lane: String,
     /// Bytes of the first provider request.
     pub first_request_bytes: usize,
-    /// Bytes of every provider request of the turn.
+    /// Bytes of the turn's last provider request (the whole conversation).
     pub whole_turn_bytes: usize,
+    /// o200k_base tokens of the first provider request (records older than the count: none).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub first_request_tokens: Option<u64>,
+
     pub provider_requests: usize,
     pub system_prompt_chars: usize,
     /// The tools the first request declared, sorted.
@@ -149,6 +153,7 @@ fn lane_record(scenario: &str, lane: &str, figures: &Value) -> LaneRecord {
         lane: lane.to_string(),
         first_request_bytes: count("firstRequestBytes"),
         whole_turn_bytes: count("providerRawBytes"),
+        first_request_tokens: figures["firstRequestTokens"].as_u64(),
         provider_requests: count("providerRequestCount"),
         system_prompt_chars: count("providerSystemPromptChars"),
         declared_tools: declared,

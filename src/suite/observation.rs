@@ -109,6 +109,12 @@ pub struct LaneFigures {
     pub provider_request_count: usize,
     pub first_request_bytes: usize,
     pub provider_raw_bytes: usize,
+    /// o200k_base tokens of the first request (the mock provider's `usage.input_tokens`; none
+    /// when the provider was not the mock). Later requests carry the mock's random call ids,
+    /// whose token counts vary from run to run, so no figure adds them up.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub first_request_tokens: Option<u64>,
+
     pub provider_system_prompt_chars: usize,
     pub provider_declared_tool_count: usize,
     pub provider_declared_tool_names: Vec<String>,
@@ -163,6 +169,8 @@ impl LaneObservation {
             provider_request_count: self.requests.len(),
             first_request_bytes: first.map(|r| r.raw_byte_length).unwrap_or(0),
             provider_raw_bytes: self.requests.last().map(|r| r.raw_byte_length).unwrap_or(0),
+            first_request_tokens: first.and_then(|r| r.input_tokens),
+
             provider_system_prompt_chars: first.map(|r| system_prompt_chars(&r.body)).unwrap_or(0),
             provider_declared_tool_count: declared.len(),
             provider_declared_tool_names: declared,

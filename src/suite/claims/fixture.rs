@@ -101,6 +101,7 @@ fn journal_record(
         planned_wire_tool_name: None,
         planned_tool_args: None,
         outcome: "tool-call".into(),
+        input_tokens: None,
     }
 }
 
