@@ -190,8 +190,9 @@ impl Target for OpenClawTarget {
                     r"\[(?:Mon|Tue|Wed|Thu|Fri|Sat|Sun) (?:\d{4}-\d{2}-\d{2}|\[date\]) \d{2}:\d{2}(?: [A-Za-z_/+-]+)?\]",
                     "[sent at]",
                 ),
-                // A fresh id per run in tool_search_code's telemetry.
-                (r#"(counterScope\\*": \\*")[0-9a-f]{8,}"#, "${1}[scope]"),
+                // A fresh id per run in tool_search_code's telemetry (hex from 2026.8.2,
+                // base64url in 2026.8.1).
+                (r#"(counterScope\\*": \\*")[A-Za-z0-9_-]{8,}"#, "${1}[scope]"),
                 // A fresh id per result in the envelope around untrusted content (search
                 // results of MCP and client tools).
                 (
