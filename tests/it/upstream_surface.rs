@@ -49,6 +49,8 @@ async fn the_reference_scenario_holds_under_the_upstream_surface() {
         ("C4", &["tools", "directory"]),
         ("C5", &["tools", "directory"]),
         ("C6", &["direct", "tools", "directory"]),
+        ("D1", &["direct", "tools", "directory"]),
+        ("N1", &["direct", "tools", "directory"]),
         ("L1", &["direct", "tools", "directory"]),
         ("P1", &["direct", "tools", "directory"]),
         ("T1", &["direct", "tools", "directory"]),
@@ -194,7 +196,7 @@ fn the_suite_command_passes_on_the_upstream_profile() {
     assert_eq!(scenario["profile"], UPSTREAM);
     assert_eq!(scenario["notApplicable"][0]["lane"], "code");
     let claims = scenario["claims"].as_array().unwrap();
-    assert_eq!(claims.len(), 20);
+    assert_eq!(claims.len(), 26);
     assert!(claims.iter().all(|c| c["ok"] == true), "{claims:#?}");
 }
 
