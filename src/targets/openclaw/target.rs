@@ -30,6 +30,7 @@ use super::{
     read_session_transcript, write_json, write_plugin, Installation, LaneConfig, OpenClawGateway,
     DEFAULT_START_TIMEOUT,
 };
+use crate::config::Bridge;
 
 /// How often a gateway start that the product itself aborts is tried.
 use crate::catalog::fake::{broken, described_fake_tools};
@@ -292,7 +293,10 @@ impl Target for OpenClawTarget {
             if let Some(live) = run.live.as_mut() {
                 live.sessions.insert(setup.session_key.clone());
             }
-            Ok(Box::new(OpenClawLane { run }) as Box<dyn LaneGateway>)
+            Ok(Box::new(OpenClawLane {
+                run,
+                bridge: self.release.release.bridge.clone(),
+            }) as Box<dyn LaneGateway>)
         })
     }
 
@@ -525,6 +529,8 @@ fn product_config(
 /// One lane's hold on the run's gateway: no other lane reconfigures it until this one is done.
 struct OpenClawLane {
     run: OwnedMutexGuard<Run>,
+    /// The release's bridge tools, by which its transcript is read.
+    bridge: Bridge,
 }
 
 impl OpenClawLane {
@@ -552,7 +558,7 @@ impl LaneGateway for OpenClawLane {
             .map_err(Error::openclaw("transcript"))?;
         let compiled = read_session_compiled_tools(&live.state_dir, agent, session_key)
             .map_err(Error::openclaw("trajectory"))?;
-        let records = translate_transcript(&events, compiled.as_ref());
+        let records = translate_transcript(&events, compiled.as_ref(), &self.bridge);
         Ok(SessionLog {
             raw: events,
             records,

@@ -8,7 +8,7 @@ use serde_json::Value;
 
 use super::transcript::CompiledTools;
 use crate::catalog::ToolSource;
-use crate::config::{TOOL_CALL, TOOL_DESCRIBE, TOOL_SEARCH, TOOL_SEARCH_CODE};
+use crate::config::{Bridge, ControlRole};
 use crate::protocol::envelope;
 use crate::protocol::record::{
     BridgedResult, ClientToolCallRecord, DirectResult, MessageRecord, Role, SessionRecord,
@@ -121,12 +121,12 @@ fn code_call(details: &Value, parent: &str) -> SessionRecord {
 }
 
 /// Whether `parent` is a `tool_search_code` call of the model's, already in `records`.
-fn is_code_call(records: &[SessionRecord], parent: &str) -> bool {
+fn is_code_call(records: &[SessionRecord], parent: &str, bridge: &Bridge) -> bool {
     records
         .iter()
         .filter_map(SessionRecord::as_message)
         .filter_map(|m| m.tool_call.as_ref())
-        .any(|c| c.id == parent && c.name == TOOL_SEARCH_CODE)
+        .any(|c| c.id == parent && bridge.role(&c.name) == Some(ControlRole::Code))
 }
 
 /// Counters of the structured controls, when no `tool_search_code` telemetry says better.
@@ -140,9 +140,11 @@ struct Counts {
 /// OpenClaw transcript events → session records (`message`, `toolResult`, `telemetry`, and a
 /// `surface`: the catalogue size when a `tool_search_code` result reported it, and the tools the
 /// model saw up front when the trajectory lists them whole — or why it cannot say).
+/// `bridge` names the release's bridge tools (`tool_call` on 2026.9.6, `dispatch_action` upstream).
 pub fn translate_transcript(
     events: &[Value],
     compiled: Option<&CompiledTools>,
+    bridge: &Bridge,
 ) -> Vec<SessionRecord> {
     let mut records = Vec::new();
     let mut counts = Counts::default();
@@ -160,7 +162,7 @@ pub fn translate_transcript(
             Some("assistant") => {
                 let parts = message["content"].as_array().map(Vec::as_slice);
                 for part in parts.unwrap_or(&[]) {
-                    if part["type"] == "toolCall" && part["name"] == TOOL_CALL {
+                    if part["type"] == "toolCall" && part["name"] == bridge.call.as_str() {
                         if let Some(id) = part["arguments"]["id"].as_str() {
                             called_ids.push((text(&part["id"]), id.to_string()));
                         }
@@ -193,18 +195,18 @@ pub fn translate_transcript(
                 let name = text(&message["toolName"]);
                 let output = content_text(&message["content"]);
                 let parsed = result_json(&output);
-                match name.as_str() {
-                    TOOL_SEARCH => counts.searches += 1,
-                    TOOL_DESCRIBE => counts.describes += 1,
-                    TOOL_CALL => {
+                match bridge.role(&name) {
+                    Some(ControlRole::Search) => counts.searches += 1,
+                    Some(ControlRole::Describe) => counts.describes += 1,
+                    Some(ControlRole::Call) => {
                         counts.calls += 1;
                         bridged_source = source(&parsed["tool"]["source"]);
                     }
-                    TOOL_SEARCH_CODE => {
+                    Some(ControlRole::Code) => {
                         code_telemetry = serde_json::from_value(parsed["telemetry"].clone()).ok();
                         bridged_source = source(&parsed["value"]["tool"]["source"]);
                     }
-                    _ => {}
+                    None => {}
                 }
                 records.push(SessionRecord::ToolResult(ToolResultRecord::Direct(
                     DirectResult {
@@ -223,7 +225,7 @@ pub fn translate_transcript(
                 let d = &message["details"];
                 let parent = text(&d["parentToolCallId"]);
                 let named = called_ids.iter().find(|(call, _)| *call == parent);
-                let via_code = is_code_call(&records, &parent);
+                let via_code = is_code_call(&records, &parent, bridge);
                 let route = match named {
                     Some((_, id)) => Route::ToolCall(Some(id.as_str())),
                     None if via_code => Route::Code(&parent),
@@ -327,7 +329,7 @@ mod tests {
             json!({"type": "message", "message": {"role": "toolResult", "toolName": "pick_file", "toolCallId": "c2",
                 "isError": false, "details": pending, "content": [{"type": "text", "text": "{}"}]}}),
         ];
-        let records = translate_transcript(&events, None);
+        let records = translate_transcript(&events, None, &Bridge::spec());
         let hand_offs: Vec<&ClientToolCallRecord> = records
             .iter()
             .filter_map(|r| match r {
@@ -355,7 +357,7 @@ mod tests {
                 "details": {"toolCallId": "n1", "toolName": "pick_file", "parentToolCallId": "c1",
                 "input": {"marker": "m"}, "result": {"content": [], "details": pending}}}}),
         ];
-        let records = translate_transcript(&events, None);
+        let records = translate_transcript(&events, None, &Bridge::spec());
         let n = records
             .iter()
             .position(|r| matches!(r, SessionRecord::ClientToolCall(_)))
@@ -409,7 +411,7 @@ mod tests {
             json!({"type": "message", "message": {"role": "toolResult", "toolName": "tool_call", "toolCallId": "c1",
                 "isError": false, "content": [{"type": "text", "text": wrapped_mcp_result()}]}}),
         ];
-        let records = translate_transcript(&events, None);
+        let records = translate_transcript(&events, None, &Bridge::spec());
         let bridged = records
             .iter()
             .filter_map(SessionRecord::as_tool_result)
@@ -423,7 +425,7 @@ mod tests {
         );
         let mut events = events;
         events[2]["message"]["content"][0]["text"] = json!(forged);
-        let records = translate_transcript(&events, None);
+        let records = translate_transcript(&events, None, &Bridge::spec());
         let bridged = records
             .iter()
             .filter_map(SessionRecord::as_tool_result)
@@ -439,7 +441,7 @@ mod tests {
                 "toolCallId": "c1", "isError": false, "details": details,
                 "content": [{"type": "text", "text": "FAKE_PLUGIN_OK t"}]}}),
             ];
-            let records = translate_transcript(&events, None);
+            let records = translate_transcript(&events, None, &Bridge::spec());
             records
                 .iter()
                 .find_map(|r| r.as_tool_result().map(ToolResultRecord::source))
@@ -472,7 +474,7 @@ mod tests {
             listed: 64,
             truncated: 55,
         };
-        let all = translate_transcript(&events, Some(&compiled));
+        let all = translate_transcript(&events, Some(&compiled), &Bridge::spec());
         let SessionRecord::Surface(surface) = &all[0] else {
             panic!("a surface first")
         };
@@ -485,7 +487,7 @@ mod tests {
             listed: 12,
             truncated: 0,
         };
-        let counted = translate_transcript(&events, Some(&whole));
+        let counted = translate_transcript(&events, Some(&whole), &Bridge::spec());
         assert!(
             matches!(&counted[0], SessionRecord::Surface(s) if s.declared_tool_count == Some(12))
         );
@@ -520,5 +522,35 @@ mod tests {
                 }
             }
         );
+    }
+
+    /// A release that renames its bridge (upstream's `dispatch_action`) is read by its own names:
+    /// the call is counted and its source found; by the spec's names it would count nothing.
+    #[test]
+    fn the_bridge_is_read_by_the_release_s_names() {
+        let events = [
+            json!({"type": "message", "message": {"role": "assistant", "content": [
+                {"type": "toolCall", "id": "c1", "name": "dispatch_action", "arguments": {"id": "plugin:x", "args": {}}}]}}),
+            json!({"type": "message", "message": {"role": "toolResult", "toolName": "tool_search", "toolCallId": "c0",
+                "isError": false, "content": [{"type": "text", "text": "[]"}]}}),
+            json!({"type": "message", "message": {"role": "toolResult", "toolName": "dispatch_action", "toolCallId": "c1",
+                "isError": false, "content": [{"type": "text", "text": "{\"tool\": {\"source\": \"mcp\"}}"}]}}),
+        ];
+        let upstream = Bridge {
+            call: "dispatch_action".into(),
+            code: None,
+            ..Bridge::spec()
+        };
+        let telemetry = |bridge: &Bridge| {
+            translate_transcript(&events, None, bridge)
+                .into_iter()
+                .find_map(|r| match r {
+                    SessionRecord::Telemetry { telemetry } => Some(telemetry),
+                    _ => None,
+                })
+        };
+        let counted = telemetry(&upstream).expect("telemetry");
+        assert_eq!((counted.search_count, counted.call_count), (1, 1));
+        assert_eq!(telemetry(&Bridge::spec()).map(|t| t.call_count), Some(0));
     }
 }
