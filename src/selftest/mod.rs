@@ -34,8 +34,13 @@ pub enum Outcome {
         also: Vec<ClaimId>,
     },
     /// The seed's claim held: the regression went through (`failed` lists the claims that did
-    /// fail, if any).
-    Missed { failed: Vec<ClaimId> },
+    /// fail, if any; `not_judged` says why the claim was checked on no lane at all, a seed that
+    /// never reached its claim).
+    Missed {
+        failed: Vec<ClaimId>,
+        #[serde(skip_serializing_if = "Option::is_none")]
+        not_judged: Option<String>,
+    },
     /// A lane could not run, so no claim was judged.
     Unviable { reason: String },
     /// The target gives a user no way to cause this claim's regression (or the harness has no
@@ -313,8 +318,23 @@ pub fn judge(claim: ClaimId, report: &ScenarioReport) -> Outcome {
         .filter(|c| *c != claim)
         .collect();
     others.dedup();
+    let judged = report
+        .claims
+        .iter()
+        .any(|v| v.claim == claim && v.not_applicable.is_none());
+    let not_judged = (!judged).then(|| {
+        let why = report
+            .claims
+            .iter()
+            .find(|v| v.claim == claim)
+            .and_then(|v| v.not_applicable.clone());
+        why.unwrap_or_else(|| "the scenario does not check it".into())
+    });
     match checks.is_empty() || report.passes() {
-        true => Outcome::Missed { failed: others },
+        true => Outcome::Missed {
+            failed: others,
+            not_judged,
+        },
         false => Outcome::Caught {
             checks,
             also: others,

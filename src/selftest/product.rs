@@ -105,6 +105,24 @@ fn suffix(n: usize) -> String {
     format!("-seed{n}")
 }
 
+/// The `n`-th seed's scenario: narrowed to the seed's lanes, changed as the user would, and its
+/// lanes renamed with [`suffix`] — in the claims that name them too, or a claim narrowed to a
+/// lane would find none of the renamed ones and be judged "not applicable" (which passes).
+fn seeded(scenario: &Scenario, user: UserSeed, n: usize) -> Scenario {
+    let mut seeded = narrowed(scenario, user.lanes());
+    user.apply(&mut seeded);
+    let tail = suffix(n);
+    for lane in &mut seeded.lanes {
+        lane.name.push_str(&tail);
+    }
+    for claim in &mut seeded.claims {
+        for lane in &mut claim.lanes {
+            lane.push_str(&tail);
+        }
+    }
+    seeded
+}
+
 /// Runs `seeds` (each with its [`UserSeed`]) and the baseline of their scenarios on one gateway;
 /// the baseline's reports first, then one per seed, each judged with the product's accepted
 /// findings.
@@ -138,12 +156,7 @@ pub async fn run(
     }
     let mut scenarios = baseline.clone();
     for (n, (seed, user)) in seeds.iter().enumerate() {
-        let mut seeded = narrowed(find(seed.scenario)?, user.lanes());
-        user.apply(&mut seeded);
-        for lane in &mut seeded.lanes {
-            lane.name.push_str(&suffix(n + 1));
-        }
-        scenarios.push(seeded);
+        scenarios.push(seeded(find(seed.scenario)?, *user, n + 1));
     }
     let plans = scenarios
         .iter()
@@ -166,4 +179,51 @@ pub async fn run(
     let SuiteReport { mut scenarios, .. } = report;
     let seeded = scenarios.split_off(baseline.len());
     Ok((scenarios, seeded))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::selftest::seeds::{How, OPENCLAW};
+
+    /// Every seed's claim is judged on at least one of its seeded lanes, by name: a seeded
+    /// lane that no claim names would let the regression through as "not applicable" (as
+    /// `approval-forgotten` did, its F3 claim naming `direct-approval` while the lane ran as
+    /// `direct-approval-seed1`).
+    #[test]
+    fn every_seed_claim_names_its_seeded_lanes() {
+        let known = crate::scenario::load_all(&[]).unwrap();
+        for (n, seed) in OPENCLAW.iter().enumerate() {
+            let How::Openclaw(user) = seed.how else {
+                continue;
+            };
+            let base = known.iter().find(|s| s.id == seed.scenario).unwrap();
+            let scenario = seeded(base, user, n + 1);
+            let names: Vec<&str> = scenario.lanes.iter().map(|l| l.name.as_str()).collect();
+            assert_eq!(
+                names.len(),
+                user.lanes().len(),
+                "{}: {names:?}",
+                user.name()
+            );
+            let all: Vec<&crate::scenario::Lane> = scenario.lanes.iter().collect();
+            let specs: Vec<_> = scenario
+                .claims
+                .iter()
+                .filter(|c| c.id == seed.claim)
+                .collect();
+            let judged = match specs.is_empty() {
+                true => seed.claim.missing_lane(&all, &all).is_none(),
+                false => specs.iter().any(|spec| {
+                    let lanes: Vec<_> = all
+                        .iter()
+                        .copied()
+                        .filter(|l| spec.lanes.is_empty() || spec.lanes.contains(&l.name))
+                        .collect();
+                    !lanes.is_empty() && seed.claim.missing_lane(&lanes, &all).is_none()
+                }),
+            };
+            assert!(judged, "{} is not judged on {names:?}", user.name());
+        }
+    }
 }

@@ -12,8 +12,12 @@ fn detail(cell: &Cell) -> String {
             0 | 1 => checks.join(""),
             n => format!("{} (+{} more)", checks[0], n - 1),
         },
-        Outcome::Missed { failed } if failed.is_empty() => "every claim held".into(),
-        Outcome::Missed { failed } => format!(
+        Outcome::Missed {
+            not_judged: Some(why),
+            ..
+        } => cut(&format!("{} not judged: {why}", cell.claim), 90),
+        Outcome::Missed { failed, .. } if failed.is_empty() => "every claim held".into(),
+        Outcome::Missed { failed, .. } => format!(
             "only {} failed",
             failed
                 .iter()
