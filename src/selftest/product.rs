@@ -10,7 +10,7 @@ use serde_json::json;
 use super::seeds::Seed;
 use crate::catalog::fake::fake_plugin_tools;
 use crate::error::Error;
-use crate::scenario::Scenario;
+use crate::scenario::{Lane, Scenario};
 use crate::suite::findings;
 use crate::suite::report::{ScenarioReport, SuiteReport};
 use crate::suite::{run_plans, ProviderSource, Quiet};
@@ -22,7 +22,7 @@ use crate::targets::{OpenClawTarget, Target};
 pub enum UserSeed {
     /// Every fake tool's description carries the target's parameter schema text.
     SchemaInDescription,
-    /// Tool Search is turned off on the `tools` lane.
+    /// The product's config turns Tool Search off on the `tools` lane, which still expects it.
     ToolSearchOff,
     /// The target tool fails when it runs (`catalog.broken`).
     TargetBroken,
@@ -32,6 +32,13 @@ pub enum UserSeed {
     DenyForgotten,
     /// The approval rule is forgotten.
     ApprovalForgotten,
+    /// The plugin stamps a fresh count into the target's description each time the product
+    /// asks for its tools.
+    DescriptionRestamped,
+    /// The plugin registers the target with a schema that accepts any object.
+    SchemaLoosened,
+    /// `codeTimeoutMs` is raised past the scenario's busy loop.
+    CodeTimeoutRaised,
 }
 
 impl UserSeed {
@@ -43,6 +50,9 @@ impl UserSeed {
             UserSeed::CatalogueGrows => "catalogue-grows",
             UserSeed::DenyForgotten => "deny-forgotten",
             UserSeed::ApprovalForgotten => "approval-forgotten",
+            UserSeed::DescriptionRestamped => "description-restamped",
+            UserSeed::SchemaLoosened => "schema-loosened",
+            UserSeed::CodeTimeoutRaised => "code-timeout-raised",
         }
     }
 
@@ -55,10 +65,13 @@ impl UserSeed {
             UserSeed::CatalogueGrows => &["direct"],
             UserSeed::DenyForgotten => &["tools"],
             UserSeed::ApprovalForgotten => &["direct-approval"],
+            UserSeed::DescriptionRestamped => &["direct"],
+            UserSeed::SchemaLoosened => &["tools"],
+            UserSeed::CodeTimeoutRaised => &["code-quickjs"],
         }
     }
 
-    /// The scenario as the user changed it.
+    /// The scenario as the user changed it (what the claims are told to expect, too).
     pub fn apply(self, scenario: &mut Scenario) {
         let catalog = &mut scenario.catalog;
         match self {
@@ -75,11 +88,6 @@ impl UserSeed {
                     marker.unwrap_or_default()
                 ));
             }
-            UserSeed::ToolSearchOff => {
-                for lane in scenario.lanes.iter_mut().filter(|l| l.name == "tools") {
-                    lane.openclaw.tool_search = Some(json!(false));
-                }
-            }
             UserSeed::TargetBroken => catalog.broken = vec![scenario.target_tool.clone()],
             UserSeed::CatalogueGrows => catalog.size += 1,
             UserSeed::DenyForgotten => scenario.policy.deny.clear(),
@@ -89,9 +97,41 @@ impl UserSeed {
                     lane.openclaw.config = None;
                 }
             }
+            UserSeed::CodeTimeoutRaised => {
+                for lane in &mut scenario.lanes {
+                    lane.openclaw.tool_search =
+                        Some(json!({ "mode": "code", "codeTimeoutMs": CODE_TIMEOUT_MS }));
+                }
+            }
+            UserSeed::ToolSearchOff | UserSeed::DescriptionRestamped | UserSeed::SchemaLoosened => {
+            }
         }
     }
+
+    /// The product config of a planned lane as the user changed it, behind what the lane (and
+    /// so every claim) expects: config the plan would refuse in a scenario, written as the
+    /// lane's overrides, which the openclaw target merges into the product's config last.
+    pub fn behind_plan(self, scenario: &Scenario, lane: &mut Lane) {
+        let plugin = |key: &str| {
+            json!({ "plugins": { "entries": { &scenario.catalog.plugin_id: {
+                "config": { key: [&scenario.target_tool] } } } } })
+        };
+        let change = match self {
+            UserSeed::ToolSearchOff if !lane.is_direct() => {
+                json!({ "tools": { "toolSearch": false } })
+            }
+            UserSeed::DescriptionRestamped => plugin("stampDescriptions"),
+            UserSeed::SchemaLoosened => plugin("looseSchemas"),
+            _ => return,
+        };
+        let mut config = lane.config.take().unwrap_or_else(|| json!({}));
+        crate::config::merge_overrides(&mut config, change);
+        lane.config = Some(config);
+    }
 }
+
+/// The code timeout [`UserSeed::CodeTimeoutRaised`] sets: past the F5 scenario's busy loop.
+const CODE_TIMEOUT_MS: u64 = 60_000;
 
 /// A scenario narrowed to `lanes`.
 fn narrowed(scenario: &Scenario, lanes: &[&str]) -> Scenario {
@@ -158,10 +198,16 @@ pub async fn run(
     for (n, (seed, user)) in seeds.iter().enumerate() {
         scenarios.push(seeded(find(seed.scenario)?, *user, n + 1));
     }
-    let plans = scenarios
+    let mut plans = scenarios
         .iter()
         .map(|s| target.plan(s))
         .collect::<Result<Vec<_>, Error>>()?;
+    for (plan, (_, user)) in plans.iter_mut().skip(baseline.len()).zip(seeds) {
+        let scenario = plan.scenario.clone();
+        for lane in &mut plan.scenario.lanes {
+            user.behind_plan(&scenario, lane);
+        }
+    }
     let mut report = run_plans(&target, &plans, &ProviderSource::Mock, &Quiet).await;
     report.product = target.product();
     for (n, scenario) in report.scenarios.iter_mut().skip(baseline.len()).enumerate() {

@@ -65,22 +65,14 @@ const fn not_seedable(claim: ClaimId, scenario: &'static str, why: &'static str)
 /// Every claim on a real OpenClaw gateway: a seed a user can cause, or why there is none.
 pub const OPENCLAW: &[Seed] = &[
     openclaw(UserSeed::TargetBroken, REFERENCE, ClaimId::C1),
-    not_seedable(
-        ClaimId::C2,
-        REFERENCE,
-        "not seeded: Tool Search off in a lane's openclaw table re-plans the lane as direct",
-    ),
+    openclaw(UserSeed::ToolSearchOff, REFERENCE, ClaimId::C2),
     not_seedable(
         ClaimId::C3,
         REFERENCE,
         "the fake plugin is written from the scenario's catalogue, which is what C3 expects",
     ),
     openclaw(UserSeed::SchemaInDescription, REFERENCE, ClaimId::C4),
-    not_seedable(
-        ClaimId::C5,
-        REFERENCE,
-        "not seeded: Tool Search off in a lane's openclaw table re-plans the lane as direct",
-    ),
+    openclaw(UserSeed::ToolSearchOff, REFERENCE, ClaimId::C5),
     openclaw(UserSeed::ToolSearchOff, REFERENCE, ClaimId::C6),
     not_seedable(
         ClaimId::D1,
@@ -112,15 +104,15 @@ pub const OPENCLAW: &[Seed] = &[
         "fail-closed-f4-sandbox-unavailable",
         "every Node the product supports has --permission; no setting disables the sandbox",
     ),
-    not_seedable(
-        ClaimId::F5,
+    openclaw(
+        UserSeed::CodeTimeoutRaised,
         "fail-closed-f5-code-timeout",
-        "not seeded: a codeTimeoutMs past the scenario's 30 s busy loop would (30 s a run)",
+        ClaimId::F5,
     ),
-    not_seedable(
-        ClaimId::F6,
+    openclaw(
+        UserSeed::SchemaLoosened,
         "fail-closed-f6-denied-input",
-        "not seeded: the harness's fake schemas are fixed; no setting loosens one",
+        ClaimId::F6,
     ),
     not_seedable(
         ClaimId::H1,
@@ -132,11 +124,7 @@ pub const OPENCLAW: &[Seed] = &[
         REFERENCE,
         "the session log is the product's own; no setting changes what it records",
     ),
-    not_seedable(
-        ClaimId::P1,
-        REFERENCE,
-        "not seeded: needs a plugin that adds a tool between two requests of a turn",
-    ),
+    openclaw(UserSeed::DescriptionRestamped, REFERENCE, ClaimId::P1),
     not_seedable(
         ClaimId::R1,
         "tool-search-ranking",

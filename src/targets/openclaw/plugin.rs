@@ -16,6 +16,11 @@
 //! gateway's (`{tool?, argsPattern?, action, reason?}`, the first match decides); control tools
 //! are never gated, so a rule applies to the call that reaches the target, directly or through
 //! Tool Search.
+//!
+//! Two more config keys make the plugin misbehave as a user's plugin could, for the selftest's
+//! seeds (`src/selftest/product.rs`): `looseSchemas` registers the named tools with a schema
+//! that accepts any object, `stampDescriptions` registers them through a factory that stamps a
+//! fresh count into the description every time the product asks for the tool.
 
 use std::collections::BTreeSet;
 use std::path::{Path, PathBuf};
@@ -113,7 +118,9 @@ fn manifest(plugin_id: &str, tools: &[&ToolEntry]) -> Value {
             "additionalProperties": false,
             "properties": {
                 "approvals": { "type": "array", "items": { "type": "object" } },
-                "beforeToolCall": { "type": "array", "items": { "type": "object" } }
+                "beforeToolCall": { "type": "array", "items": { "type": "object" } },
+                "stampDescriptions": { "type": "array", "items": { "type": "string" } },
+                "looseSchemas": { "type": "array", "items": { "type": "string" } }
             }
         }
     })
@@ -167,19 +174,37 @@ fn index_js(
          \x20 name: {id},\n\
          \x20 description: \"Fake tool catalogue written by toolsearch-qa.\",\n\
          \x20 register(api) {{\n\
-         \x20   for (const spec of TOOLS) {{\n\
-         \x20     api.registerTool(fakeTool(spec));\n\
-         \x20   }}\n\
          \x20   const config = api.pluginConfig ?? {{}};\n\
+         \x20   for (const spec of TOOLS) {{\n\
+         \x20     registerFake(api, config, spec);\n\
+         \x20   }}\n\
          \x20   api.on(\"before_tool_call\", (event) => gate(config, event));\n\
          \x20 }},\n\
          }});\n"
     ))
 }
 
-/// The hook's rule matching, the embedded gateway's semantics in JavaScript: `*` globs on the
-/// tool name, a regular expression on the arguments as compact JSON, the first match decides.
-const GATE_JS: &str = r#"const CONTROLS = new Set(["tool_search", "tool_describe", "tool_call", "tool_search_code"]);
+/// How the plugin registers its tools (as its config says) and the hook's rule matching, the
+/// embedded gateway's semantics in JavaScript: `*` globs on the tool name, a regular expression
+/// on the arguments as compact JSON, the first match decides.
+const GATE_JS: &str = r#"// How often a stamped tool's description was asked for (kept across config reloads).
+let stamps = 0;
+
+// A tool listed in `looseSchemas` is registered accepting any object; one listed in
+// `stampDescriptions` through a factory whose description carries a fresh count each time the
+// product asks for it (both misbehaviours a plugin can have; the selftest seeds them).
+function registerFake(api, config, spec) {
+  const loose = (config.looseSchemas ?? []).includes(spec.name);
+  const tool = loose ? { ...spec, parameters: { type: "object", additionalProperties: true } } : spec;
+  if (!(config.stampDescriptions ?? []).includes(spec.name)) {
+    api.registerTool(fakeTool(tool));
+    return;
+  }
+  const stamped = () => fakeTool({ ...tool, description: `${tool.description} (stamp ${++stamps})` });
+  api.registerTool(stamped, { name: spec.name });
+}
+
+const CONTROLS = new Set(["tool_search", "tool_describe", "tool_call", "tool_search_code"]);
 
 function glob(pattern, text) {
   const escaped = pattern.split("*").map((part) => part.replace(/[.+?^${}()|[\]\\]/g, "\\$&"));
