@@ -6,7 +6,7 @@
 //! - `calendar`: `create_event` and `list_events`; `qa`: `mcp_qa_echo` (see [`server`]).
 //! - Fault fixtures, for the error paths: [`EXIT_AT_ONCE`] exits before speaking,
 //!   [`GARBAGE`] answers every line with text that is not JSON-RPC, [`HANG_ON_LIST`] answers
-//!   `initialize` and never `tools/list`.
+//!   `initialize` and never `tools/list`, [`QA_RENAMED`] is `qa` with its tool renamed.
 
 pub mod server;
 
@@ -15,7 +15,7 @@ use std::path::{Path, PathBuf};
 use rmcp::ServiceExt;
 use tokio::io::{AsyncBufReadExt, AsyncWriteExt, BufReader};
 
-pub use server::{fixture_server, tool_names, FixtureServer, QA_ECHO_TOOL};
+pub use server::{fixture_server, tool_names, FixtureServer, QA_ECHO_TOOL, QA_SERVER};
 
 /// The fixture servers with tools, by name.
 pub const SERVERS: [&str; 2] = ["calendar", "qa"];
@@ -25,8 +25,18 @@ pub const EXIT_AT_ONCE: &str = "fault-exit";
 pub const GARBAGE: &str = "fault-garbage";
 /// Fault fixture: answers `initialize`, never `tools/list`.
 pub const HANG_ON_LIST: &str = "fault-hang-on-list";
+/// Fault fixture: the `qa` server with its tool renamed (`mcp_qa_echo_v2`), as after an
+/// upgrade of the server between two runs.
+pub const QA_RENAMED: &str = "fault-qa-renamed";
 /// Every name `mcp-fixture --server` accepts.
-pub const ALL: [&str; 5] = ["calendar", "qa", EXIT_AT_ONCE, GARBAGE, HANG_ON_LIST];
+pub const ALL: [&str; 6] = [
+    "calendar",
+    "qa",
+    EXIT_AT_ONCE,
+    GARBAGE,
+    HANG_ON_LIST,
+    QA_RENAMED,
+];
 
 /// Environment variable naming the `toolsearch-qa` binary that serves the fixtures, for a
 /// harness embedded in another program (by default: this executable, or the `toolsearch-qa`

@@ -22,11 +22,16 @@ use crate::catalog::fake::FAKE_OK;
 pub const QA_ECHO_TOOL: &str = "mcp_qa_echo";
 /// The QA fixture server's name.
 pub const QA_SERVER: &str = "qa";
+/// What [`super::QA_RENAMED`] calls the echo tool.
+pub const RENAMED_ECHO_TOOL: &str = "mcp_qa_echo_v2";
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 enum Fixture {
     Calendar,
     Qa,
+    /// The QA server after an upgrade that renamed its tool to [`RENAMED_ECHO_TOOL`] (a fault
+    /// fixture: the selftest points a lane's `qa` server at it).
+    QaRenamed,
     /// Answers `initialize` but never `tools/list` (a fault fixture).
     HangOnList,
 }
@@ -36,6 +41,7 @@ pub fn fixture_server(name: &str) -> Option<FixtureServer> {
     let fixture = match name {
         "calendar" => Fixture::Calendar,
         QA_SERVER => Fixture::Qa,
+        super::QA_RENAMED => Fixture::QaRenamed,
         super::HANG_ON_LIST => Fixture::HangOnList,
         _ => return None,
     };
@@ -140,6 +146,13 @@ impl FixtureServer {
         match self.fixture {
             Fixture::Calendar => calendar_tools(),
             Fixture::Qa => qa_tools(),
+            Fixture::QaRenamed => qa_tools()
+                .into_iter()
+                .map(|mut t| {
+                    t.name = RENAMED_ECHO_TOOL.into();
+                    t
+                })
+                .collect(),
             Fixture::HangOnList => Vec::new(),
         }
     }
@@ -214,7 +227,9 @@ impl ServerHandler for FixtureServer {
         let result = match (self.fixture, request.name.as_ref()) {
             (Fixture::Calendar, "create_event") => self.create_event(&args),
             (Fixture::Calendar, "list_events") => self.list_events(&args),
-            (Fixture::Qa, QA_ECHO_TOOL) => self.qa_echo(&args),
+            (Fixture::Qa, QA_ECHO_TOOL) | (Fixture::QaRenamed, RENAMED_ECHO_TOOL) => {
+                self.qa_echo(&args)
+            }
             (_, other) => {
                 return Err(ErrorData::invalid_params(
                     format!("unknown tool {other}"),

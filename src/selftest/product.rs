@@ -8,7 +8,6 @@
 use serde_json::json;
 
 use super::seeds::Seed;
-use crate::catalog::fake::fake_plugin_tools;
 use crate::error::Error;
 use crate::scenario::{Lane, Scenario};
 use crate::suite::findings;
@@ -20,8 +19,8 @@ use crate::targets::{OpenClawTarget, Target};
 /// A regression a user can cause on the product.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum UserSeed {
-    /// Every fake tool's description carries the target's parameter schema text.
-    SchemaInDescription,
+    /// The plugin appends the target's schema to the system prompt.
+    SchemaInPrompt,
     /// The product's config turns Tool Search off on the `tools` lane, which still expects it.
     ToolSearchOff,
     /// The target tool fails when it runs (`catalog.broken`).
@@ -39,12 +38,14 @@ pub enum UserSeed {
     SchemaLoosened,
     /// `codeTimeoutMs` is raised past the scenario's busy loop.
     CodeTimeoutRaised,
+    /// The `qa` MCP server is replaced by one that renamed its tool (as after an upgrade).
+    McpToolRenamed,
 }
 
 impl UserSeed {
     pub fn name(self) -> &'static str {
         match self {
-            UserSeed::SchemaInDescription => "schema-in-description",
+            UserSeed::SchemaInPrompt => "schema-in-prompt",
             UserSeed::ToolSearchOff => "tool-search-off",
             UserSeed::TargetBroken => "target-broken",
             UserSeed::CatalogueGrows => "catalogue-grows",
@@ -53,13 +54,14 @@ impl UserSeed {
             UserSeed::DescriptionRestamped => "description-restamped",
             UserSeed::SchemaLoosened => "schema-loosened",
             UserSeed::CodeTimeoutRaised => "code-timeout-raised",
+            UserSeed::McpToolRenamed => "mcp-tool-renamed",
         }
     }
 
     /// The lanes of the scenario the seed runs (the fewer, the cheaper).
     pub fn lanes(self) -> &'static [&'static str] {
         match self {
-            UserSeed::SchemaInDescription => &["tools"],
+            UserSeed::SchemaInPrompt => &["tools"],
             UserSeed::ToolSearchOff => &["direct", "tools"],
             UserSeed::TargetBroken => &["direct"],
             UserSeed::CatalogueGrows => &["direct"],
@@ -68,6 +70,7 @@ impl UserSeed {
             UserSeed::DescriptionRestamped => &["direct"],
             UserSeed::SchemaLoosened => &["tools"],
             UserSeed::CodeTimeoutRaised => &["code-quickjs"],
+            UserSeed::McpToolRenamed => &["tools"],
         }
     }
 
@@ -75,19 +78,6 @@ impl UserSeed {
     pub fn apply(self, scenario: &mut Scenario) {
         let catalog = &mut scenario.catalog;
         match self {
-            UserSeed::SchemaInDescription => {
-                let fake = fake_plugin_tools(&catalog.plugin_id, catalog.size);
-                let marker = fake.first().and_then(|t| {
-                    t.parameters["properties"]["marker"]["description"]
-                        .as_str()
-                        .map(str::to_string)
-                });
-                // One sentence: a directory that shows a description's first sentence shows it.
-                catalog.description_template = Some(format!(
-                    "Tool {{n}} takes a marker: {}",
-                    marker.unwrap_or_default()
-                ));
-            }
             UserSeed::TargetBroken => catalog.broken = vec![scenario.target_tool.clone()],
             UserSeed::CatalogueGrows => catalog.size += 1,
             UserSeed::DenyForgotten => scenario.policy.deny.clear(),
@@ -103,8 +93,11 @@ impl UserSeed {
                         Some(json!({ "mode": "code", "codeTimeoutMs": CODE_TIMEOUT_MS }));
                 }
             }
-            UserSeed::ToolSearchOff | UserSeed::DescriptionRestamped | UserSeed::SchemaLoosened => {
-            }
+            UserSeed::ToolSearchOff
+            | UserSeed::SchemaInPrompt
+            | UserSeed::DescriptionRestamped
+            | UserSeed::SchemaLoosened
+            | UserSeed::McpToolRenamed => {}
         }
     }
 
@@ -122,6 +115,17 @@ impl UserSeed {
             }
             UserSeed::DescriptionRestamped => plugin("stampDescriptions"),
             UserSeed::SchemaLoosened => plugin("looseSchemas"),
+            UserSeed::SchemaInPrompt => {
+                // A plugin of the user's may change the prompt once granted conversation access.
+                let mut change = plugin("promptSchemas");
+                change["plugins"]["entries"][&scenario.catalog.plugin_id]["hooks"] =
+                    json!({ "allowConversationAccess": true });
+                change
+            }
+            UserSeed::McpToolRenamed => {
+                let renamed = ["mcp-fixture", "--server", crate::mcp_fixture::QA_RENAMED];
+                json!({ "mcp": { "servers": { crate::mcp_fixture::QA_SERVER: { "args": renamed } } } })
+            }
             _ => return,
         };
         let mut config = lane.config.take().unwrap_or_else(|| json!({}));

@@ -66,12 +66,8 @@ const fn not_seedable(claim: ClaimId, scenario: &'static str, why: &'static str)
 pub const OPENCLAW: &[Seed] = &[
     openclaw(UserSeed::TargetBroken, REFERENCE, ClaimId::C1),
     openclaw(UserSeed::ToolSearchOff, REFERENCE, ClaimId::C2),
-    not_seedable(
-        ClaimId::C3,
-        REFERENCE,
-        "the fake plugin is written from the scenario's catalogue, which is what C3 expects",
-    ),
-    openclaw(UserSeed::SchemaInDescription, REFERENCE, ClaimId::C4),
+    openclaw(UserSeed::DescriptionRestamped, REFERENCE, ClaimId::C3),
+    openclaw(UserSeed::SchemaInPrompt, REFERENCE, ClaimId::C4),
     openclaw(UserSeed::ToolSearchOff, REFERENCE, ClaimId::C5),
     openclaw(UserSeed::ToolSearchOff, REFERENCE, ClaimId::C6),
     not_seedable(
@@ -119,16 +115,18 @@ pub const OPENCLAW: &[Seed] = &[
         "tool-search-client-target",
         "no setting makes the product run a client tool instead of handing it back",
     ),
-    not_seedable(
+    openclaw(
+        UserSeed::McpToolRenamed,
+        "tool-search-mcp-target",
         ClaimId::L1,
-        REFERENCE,
-        "the session log is the product's own; no setting changes what it records",
     ),
     openclaw(UserSeed::DescriptionRestamped, REFERENCE, ClaimId::P1),
     not_seedable(
         ClaimId::R1,
         "tool-search-ranking",
-        "the product's ranker has no setting; limits only cut its list",
+        "the ranker has no setting and ranks the target first in both searches, so no \
+         maxSearchLimit cuts it; every scripted search sets its own limit, so \
+         searchDefaultLimit never applies",
     ),
     openclaw(UserSeed::CatalogueGrows, REFERENCE, ClaimId::T1),
 ];

@@ -17,10 +17,11 @@
 //! are never gated, so a rule applies to the call that reaches the target, directly or through
 //! Tool Search.
 //!
-//! Two more config keys make the plugin misbehave as a user's plugin could, for the selftest's
+//! Three more config keys make the plugin misbehave as a user's plugin could, for the selftest's
 //! seeds (`src/selftest/product.rs`): `looseSchemas` registers the named tools with a schema
 //! that accepts any object, `stampDescriptions` registers them through a factory that stamps a
-//! fresh count into the description every time the product asks for the tool.
+//! fresh count into the description every time the product asks for the tool, `promptSchemas`
+//! appends the named tools' schemas to the system prompt (a `before_prompt_build` hook).
 
 use std::collections::BTreeSet;
 use std::path::{Path, PathBuf};
@@ -120,7 +121,8 @@ fn manifest(plugin_id: &str, tools: &[&ToolEntry]) -> Value {
                 "approvals": { "type": "array", "items": { "type": "object" } },
                 "beforeToolCall": { "type": "array", "items": { "type": "object" } },
                 "stampDescriptions": { "type": "array", "items": { "type": "string" } },
-                "looseSchemas": { "type": "array", "items": { "type": "string" } }
+                "looseSchemas": { "type": "array", "items": { "type": "string" } },
+                "promptSchemas": { "type": "array", "items": { "type": "string" } }
             }
         }
     })
@@ -179,6 +181,8 @@ fn index_js(
          \x20     registerFake(api, config, spec);\n\
          \x20   }}\n\
          \x20   api.on(\"before_tool_call\", (event) => gate(config, event));\n\
+         \x20   const schemas = promptSchemas(config);\n\
+         \x20   if (schemas) api.on(\"before_prompt_build\", () => ({{ appendSystemContext: schemas }}));\n\
          \x20 }},\n\
          }});\n"
     ))
@@ -202,6 +206,14 @@ function registerFake(api, config, spec) {
   }
   const stamped = () => fakeTool({ ...tool, description: `${tool.description} (stamp ${++stamps})` });
   api.registerTool(stamped, { name: spec.name });
+}
+
+// The schemas of the tools listed in `promptSchemas`, as text for the system prompt (none: null).
+function promptSchemas(config) {
+  const names = config.promptSchemas ?? [];
+  const schemas = TOOLS.filter((spec) => names.includes(spec.name))
+    .map((spec) => `${spec.name}: ${JSON.stringify(spec.parameters)}`);
+  return schemas.length > 0 ? `Tool schemas:\n${schemas.join("\n")}` : null;
 }
 
 const CONTROLS = new Set(["tool_search", "tool_describe", "tool_call", "tool_search_code"]);
