@@ -23,7 +23,7 @@ pub enum UserSeed {
     SchemaInPrompt,
     /// The product's config turns Tool Search off on the `tools` lane, which still expects it.
     ToolSearchOff,
-    /// The target tool fails when it runs (`catalog.broken`).
+    /// The plugin's target tool fails when it runs.
     TargetBroken,
     /// The plugin brings one tool more than the scenario expects.
     CatalogueGrows,
@@ -78,7 +78,6 @@ impl UserSeed {
     pub fn apply(self, scenario: &mut Scenario) {
         let catalog = &mut scenario.catalog;
         match self {
-            UserSeed::TargetBroken => catalog.broken = vec![scenario.target_tool.clone()],
             UserSeed::CatalogueGrows => catalog.size += 1,
             UserSeed::DenyForgotten => scenario.policy.deny.clear(),
             UserSeed::ApprovalForgotten => {
@@ -94,6 +93,7 @@ impl UserSeed {
                 }
             }
             UserSeed::ToolSearchOff
+            | UserSeed::TargetBroken
             | UserSeed::SchemaInPrompt
             | UserSeed::DescriptionRestamped
             | UserSeed::SchemaLoosened
@@ -115,6 +115,7 @@ impl UserSeed {
             }
             UserSeed::DescriptionRestamped => plugin("stampDescriptions"),
             UserSeed::SchemaLoosened => plugin("looseSchemas"),
+            UserSeed::TargetBroken => plugin("brokenTools"),
             UserSeed::SchemaInPrompt => {
                 // A plugin of the user's may change the prompt once granted conversation access.
                 let mut change = plugin("promptSchemas");
@@ -123,8 +124,9 @@ impl UserSeed {
                 change
             }
             UserSeed::McpToolRenamed => {
-                let renamed = ["mcp-fixture", "--server", crate::mcp_fixture::QA_RENAMED];
-                json!({ "mcp": { "servers": { crate::mcp_fixture::QA_SERVER: { "args": renamed } } } })
+                let args = ["mcp-fixture", "--server", crate::mcp_fixture::QA_RENAMED];
+                let server = json!({ "args": args });
+                json!({ "mcp": { "servers": { crate::mcp_fixture::QA_SERVER: server } } })
             }
             _ => return,
         };

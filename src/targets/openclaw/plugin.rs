@@ -17,11 +17,12 @@
 //! are never gated, so a rule applies to the call that reaches the target, directly or through
 //! Tool Search.
 //!
-//! Three more config keys make the plugin misbehave as a user's plugin could, for the selftest's
-//! seeds (`src/selftest/product.rs`): `looseSchemas` registers the named tools with a schema
-//! that accepts any object, `stampDescriptions` registers them through a factory that stamps a
-//! fresh count into the description every time the product asks for the tool, `promptSchemas`
-//! appends the named tools' schemas to the system prompt (a `before_prompt_build` hook).
+//! More config keys make the plugin misbehave as a user's plugin could, for the selftest's
+//! seeds (`src/selftest/product.rs`), without writing the plugin anew: `brokenTools` makes the
+//! named tools fail when they run (as `catalog.broken` does), `looseSchemas` registers them with
+//! a schema that accepts any object, `stampDescriptions` registers them through a factory that
+//! stamps a fresh count into the description every time the product asks for the tool, and
+//! `promptSchemas` appends their schemas to the system prompt (a `before_prompt_build` hook).
 
 use std::collections::BTreeSet;
 use std::path::{Path, PathBuf};
@@ -122,6 +123,7 @@ fn manifest(plugin_id: &str, tools: &[&ToolEntry]) -> Value {
                 "beforeToolCall": { "type": "array", "items": { "type": "object" } },
                 "stampDescriptions": { "type": "array", "items": { "type": "string" } },
                 "looseSchemas": { "type": "array", "items": { "type": "string" } },
+                "brokenTools": { "type": "array", "items": { "type": "string" } },
                 "promptSchemas": { "type": "array", "items": { "type": "string" } }
             }
         }
@@ -182,7 +184,9 @@ fn index_js(
          \x20   }}\n\
          \x20   api.on(\"before_tool_call\", (event) => gate(config, event));\n\
          \x20   const schemas = promptSchemas(config);\n\
-         \x20   if (schemas) api.on(\"before_prompt_build\", () => ({{ appendSystemContext: schemas }}));\n\
+         \x20   if (schemas) {{\n\
+         \x20     api.on(\"before_prompt_build\", () => ({{ appendSystemContext: schemas }}));\n\
+         \x20   }}\n\
          \x20 }},\n\
          }});\n"
     ))
@@ -191,20 +195,24 @@ fn index_js(
 /// How the plugin registers its tools (as its config says) and the hook's rule matching, the
 /// embedded gateway's semantics in JavaScript: `*` globs on the tool name, a regular expression
 /// on the arguments as compact JSON, the first match decides.
-const GATE_JS: &str = r#"// How often a stamped tool's description was asked for (kept across config reloads).
+const GATE_JS: &str = r#"// How often a stamped tool's description was asked for (kept across reloads).
 let stamps = 0;
 
-// A tool listed in `looseSchemas` is registered accepting any object; one listed in
+// A tool listed in `brokenTools` fails when it runs; one listed in `looseSchemas` is registered
+// accepting any object; one listed in
 // `stampDescriptions` through a factory whose description carries a fresh count each time the
 // product asks for it (both misbehaviours a plugin can have; the selftest seeds them).
 function registerFake(api, config, spec) {
   const loose = (config.looseSchemas ?? []).includes(spec.name);
-  const tool = loose ? { ...spec, parameters: { type: "object", additionalProperties: true } } : spec;
+  const broken = spec.broken || (config.brokenTools ?? []).includes(spec.name);
+  const anything = { type: "object", additionalProperties: true };
+  const tool = { ...spec, broken, ...(loose ? { parameters: anything } : {}) };
   if (!(config.stampDescriptions ?? []).includes(spec.name)) {
     api.registerTool(fakeTool(tool));
     return;
   }
-  const stamped = () => fakeTool({ ...tool, description: `${tool.description} (stamp ${++stamps})` });
+  const stamped = () =>
+    fakeTool({ ...tool, description: `${tool.description} (stamp ${++stamps})` });
   api.registerTool(stamped, { name: spec.name });
 }
 
