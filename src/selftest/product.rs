@@ -21,6 +21,8 @@ use crate::targets::{OpenClawTarget, Target};
 pub enum UserSeed {
     /// The plugin appends the target's schema to the system prompt.
     SchemaInPrompt,
+    /// The plugin pads the system prompt of the Tool Search lane with 256 KiB of filler.
+    PromptPadded,
     /// The product's config turns Tool Search off on the `tools` lane, which still expects it.
     ToolSearchOff,
     /// The plugin's target tool fails when it runs.
@@ -46,6 +48,7 @@ impl UserSeed {
     pub fn name(self) -> &'static str {
         match self {
             UserSeed::SchemaInPrompt => "schema-in-prompt",
+            UserSeed::PromptPadded => "prompt-padded",
             UserSeed::ToolSearchOff => "tool-search-off",
             UserSeed::TargetBroken => "target-broken",
             UserSeed::CatalogueGrows => "catalogue-grows",
@@ -62,6 +65,7 @@ impl UserSeed {
     pub fn lanes(self) -> &'static [&'static str] {
         match self {
             UserSeed::SchemaInPrompt => &["tools"],
+            UserSeed::PromptPadded => &["direct", "tools"],
             UserSeed::ToolSearchOff => &["direct", "tools"],
             UserSeed::TargetBroken => &["direct"],
             UserSeed::CatalogueGrows => &["direct"],
@@ -95,6 +99,7 @@ impl UserSeed {
             UserSeed::ToolSearchOff
             | UserSeed::TargetBroken
             | UserSeed::SchemaInPrompt
+            | UserSeed::PromptPadded
             | UserSeed::DescriptionRestamped
             | UserSeed::SchemaLoosened
             | UserSeed::McpToolRenamed => {}
@@ -109,6 +114,12 @@ impl UserSeed {
             json!({ "plugins": { "entries": { &scenario.catalog.plugin_id: {
                 "config": { key: [&scenario.target_tool] } } } } })
         };
+        // A plugin of the user's may change the prompt once granted conversation access.
+        let prompt_hook = |mut change: serde_json::Value| {
+            change["plugins"]["entries"][&scenario.catalog.plugin_id]["hooks"] =
+                json!({ "allowConversationAccess": true });
+            change
+        };
         let change = match self {
             UserSeed::ToolSearchOff if !lane.is_direct() => {
                 json!({ "tools": { "toolSearch": false } })
@@ -116,13 +127,11 @@ impl UserSeed {
             UserSeed::DescriptionRestamped => plugin("stampDescriptions"),
             UserSeed::SchemaLoosened => plugin("looseSchemas"),
             UserSeed::TargetBroken => plugin("brokenTools"),
-            UserSeed::SchemaInPrompt => {
-                // A plugin of the user's may change the prompt once granted conversation access.
-                let mut change = plugin("promptSchemas");
-                change["plugins"]["entries"][&scenario.catalog.plugin_id]["hooks"] =
-                    json!({ "allowConversationAccess": true });
-                change
-            }
+            UserSeed::SchemaInPrompt => prompt_hook(plugin("promptSchemas")),
+            UserSeed::PromptPadded if !lane.is_direct() => prompt_hook(
+                json!({ "plugins": { "entries": { &scenario.catalog.plugin_id: {
+                    "config": { "promptPadding": PROMPT_PADDING } } } } }),
+            ),
             UserSeed::McpToolRenamed => {
                 let args = ["mcp-fixture", "--server", crate::mcp_fixture::QA_RENAMED];
                 let server = json!({ "args": args });
@@ -135,6 +144,9 @@ impl UserSeed {
         lane.config = Some(config);
     }
 }
+
+/// The filler [`UserSeed::PromptPadded`] appends (the embedded gateway's `padded-prompt` too).
+const PROMPT_PADDING: usize = 256 * 1024;
 
 /// The code timeout [`UserSeed::CodeTimeoutRaised`] sets: past the F5 scenario's busy loop.
 const CODE_TIMEOUT_MS: u64 = 60_000;

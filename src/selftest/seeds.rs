@@ -68,18 +68,10 @@ pub const OPENCLAW: &[Seed] = &[
     openclaw(UserSeed::ToolSearchOff, REFERENCE, ClaimId::C2),
     openclaw(UserSeed::DescriptionRestamped, REFERENCE, ClaimId::C3),
     openclaw(UserSeed::SchemaInPrompt, REFERENCE, ClaimId::C4),
-    openclaw(UserSeed::ToolSearchOff, REFERENCE, ClaimId::C5),
+    openclaw(UserSeed::PromptPadded, REFERENCE, ClaimId::C5),
     openclaw(UserSeed::ToolSearchOff, REFERENCE, ClaimId::C6),
-    not_seedable(
-        ClaimId::D1,
-        REFERENCE,
-        "not seeded: denying the target drops its directory line but fails C1 and C2 first",
-    ),
-    not_seedable(
-        ClaimId::N1,
-        REFERENCE,
-        "not seeded: no setting makes the product declare a deferred tool or the bridge in direct mode",
-    ),
+    openclaw(UserSeed::ToolSearchOff, REFERENCE, ClaimId::D1),
+    openclaw(UserSeed::ToolSearchOff, REFERENCE, ClaimId::N1),
     openclaw(
         UserSeed::DenyForgotten,
         "fail-closed-f1-policy-denied",

@@ -22,7 +22,8 @@
 //! named tools fail when they run (as `catalog.broken` does), `looseSchemas` registers them with
 //! a schema that accepts any object, `stampDescriptions` registers them through a factory that
 //! stamps a fresh count into the description every time the product asks for the tool, and
-//! `promptSchemas` appends their schemas to the system prompt (a `before_prompt_build` hook).
+//! `promptSchemas` appends their schemas to the system prompt (a `before_prompt_build` hook;
+//! `promptPadding` appends that many characters of filler).
 
 use std::collections::BTreeSet;
 use std::path::{Path, PathBuf};
@@ -124,7 +125,8 @@ fn manifest(plugin_id: &str, tools: &[&ToolEntry]) -> Value {
                 "stampDescriptions": { "type": "array", "items": { "type": "string" } },
                 "looseSchemas": { "type": "array", "items": { "type": "string" } },
                 "brokenTools": { "type": "array", "items": { "type": "string" } },
-                "promptSchemas": { "type": "array", "items": { "type": "string" } }
+                "promptSchemas": { "type": "array", "items": { "type": "string" } },
+                "promptPadding": { "type": "integer", "minimum": 0 }
             }
         }
     })
@@ -216,12 +218,14 @@ function registerFake(api, config, spec) {
   api.registerTool(stamped, { name: spec.name });
 }
 
-// The schemas of the tools listed in `promptSchemas`, as text for the system prompt (none: null).
+// What the plugin appends to the system prompt (none: null): the schemas of the tools listed in
+// `promptSchemas`, and `promptPadding` characters of filler.
 function promptSchemas(config) {
   const names = config.promptSchemas ?? [];
-  const schemas = TOOLS.filter((spec) => names.includes(spec.name))
+  const parts = TOOLS.filter((spec) => names.includes(spec.name))
     .map((spec) => `${spec.name}: ${JSON.stringify(spec.parameters)}`);
-  return schemas.length > 0 ? `Tool schemas:\n${schemas.join("\n")}` : null;
+  if (config.promptPadding > 0) parts.push(".".repeat(config.promptPadding));
+  return parts.length > 0 ? `Tool schemas:\n${parts.join("\n")}` : null;
 }
 
 const CONTROLS = new Set(["tool_search", "tool_describe", "tool_call", "tool_search_code"]);
