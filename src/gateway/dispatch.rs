@@ -102,7 +102,13 @@ fn search(
     args: &Value,
 ) -> Result<String, EngineError> {
     if let Some(queries) = args.get("queries").filter(|q| !q.is_null()) {
-        return run.search_batch(queries).map(|v| pretty(&v));
+        let mut result = run.search_batch(queries)?;
+        if runner.seeded(Fault::BatchGroupsReversed) {
+            if let Some(groups) = result["results"].as_array_mut() {
+                groups.reverse();
+            }
+        }
+        return Ok(pretty(&result));
     }
     let query = match args.get("query") {
         None | Some(Value::Null) => "",

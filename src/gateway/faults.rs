@@ -63,6 +63,8 @@ pub enum Fault {
     WorstFirstRanker,
     /// The capability directory leaves out the fake plugin's tools (their lines dropped).
     DirectoryDropsPlugin,
+    /// A batch `tool_search` answers its groups in reverse query order.
+    BatchGroupsReversed,
 }
 
 impl Fault {

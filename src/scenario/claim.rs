@@ -23,6 +23,7 @@ pub enum ClaimId {
     C6,
     D1,
     N1,
+    B1,
     F1,
     F2,
     F3,
@@ -64,7 +65,7 @@ pub struct ClaimDef {
 
 impl ClaimId {
     /// Every claim, in report order.
-    pub const ALL: [ClaimId; 19] = [
+    pub const ALL: [ClaimId; 20] = [
         ClaimId::C1,
         ClaimId::C2,
         ClaimId::C3,
@@ -73,6 +74,7 @@ impl ClaimId {
         ClaimId::C6,
         ClaimId::D1,
         ClaimId::N1,
+        ClaimId::B1,
         ClaimId::F1,
         ClaimId::F2,
         ClaimId::F3,
@@ -122,6 +124,7 @@ impl ClaimId {
             ClaimId::C6 => "C6",
             ClaimId::D1 => "D1",
             ClaimId::N1 => "N1",
+            ClaimId::B1 => "B1",
             ClaimId::F1 => "F1",
             ClaimId::F2 => "F2",
             ClaimId::F3 => "F3",
@@ -188,6 +191,11 @@ impl ClaimId {
             ClaimId::N1 => def(
                 "Tool Search never calls the target directly; a direct lane never uses the bridge",
                 EveryLane,
+                false,
+            ),
+            ClaimId::B1 => def(
+                "one batch search returns a group per query, then one bridge call runs the target",
+                ToolSearchLanes,
                 false,
             ),
             ClaimId::F1 => def(

@@ -72,6 +72,11 @@ pub const OPENCLAW: &[Seed] = &[
     openclaw(UserSeed::ToolSearchOff, REFERENCE, ClaimId::C6),
     openclaw(UserSeed::ToolSearchOff, REFERENCE, ClaimId::D1),
     openclaw(UserSeed::ToolSearchOff, REFERENCE, ClaimId::N1),
+    not_seedable(
+        ClaimId::B1,
+        REFERENCE,
+        "not seeded: the product's batch search has no setting; the plugin cannot reorder it",
+    ),
     openclaw(
         UserSeed::DenyForgotten,
         "fail-closed-f1-policy-denied",
@@ -147,6 +152,7 @@ pub const EMBEDDED: &[Seed] = &[
     embedded(Fault::DirectoryDropsPlugin, REFERENCE, ClaimId::D1),
     // Every tool declared directly: the model calls the target by name under Tool Search.
     embedded(Fault::BridgeDropped, REFERENCE, ClaimId::N1),
+    embedded(Fault::BatchGroupsReversed, REFERENCE, ClaimId::B1),
     embedded(
         Fault::DeniedSurfaces,
         "fail-closed-f1-policy-denied",

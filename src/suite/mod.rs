@@ -212,6 +212,24 @@ async fn shared_provider(
     })
 }
 
+/// A script's steps on a surface whose bridge tools have other names: a step naming a control
+/// tool by the spec's name (`tool_call`) calls the surface's tool of that role (`dispatch_action`
+/// on upstream's surface), so one script runs under any profile.
+fn on_surface(steps: &[ScriptStep], bridge: &crate::config::Bridge) -> Vec<ScriptStep> {
+    let spec = crate::config::Bridge::spec();
+    let renamed = |name: &String| {
+        let role = spec.role(name)?;
+        bridge.name(role).map(str::to_string)
+    };
+    steps
+        .iter()
+        .map(|step| ScriptStep {
+            tool: step.tool.as_ref().map(|t| renamed(t).unwrap_or_else(|| t.clone())),
+            ..step.clone()
+        })
+        .collect()
+}
+
 /// One lane; a scripted lane gets a provider of its own, so each lane may follow its own script.
 async fn run_one(
     target: &dyn Target,
@@ -221,8 +239,11 @@ async fn run_one(
     base_url: &str,
     journal: &Journal,
 ) -> Result<observation::LaneObservation, Error> {
+    let bridge = crate::targets::bridge(target.kind(), scenario);
     let scripted = match (lane.script(scenario), source) {
-        (Some(steps), ProviderSource::Mock) => Some(start_provider(Some(steps)).await?),
+        (Some(steps), ProviderSource::Mock) => {
+            Some(start_provider(Some(&on_surface(steps, &bridge))).await?)
+        }
         _ => None,
     };
     let (url, journal) = match &scripted {

@@ -93,8 +93,8 @@ fn junit_has_one_case_per_scenario_lane_and_claim_and_the_report_dir_is_written(
         junit_cases(&std::fs::read_to_string(&junit).unwrap())
             .into_iter()
             .partition(|c| c.1 == format!("{REFERENCE}.snapshots"));
-    // One passing case per snapshot compared (four lanes, provider and session each).
-    assert_eq!(snapshot_cases.len(), 8, "{snapshot_cases:?}");
+    // One passing case per snapshot compared (five lanes, provider and session each).
+    assert_eq!(snapshot_cases.len(), 10, "{snapshot_cases:?}");
     assert!(
         snapshot_cases.iter().all(|c| c.2.is_none()),
         "{snapshot_cases:?}"
@@ -119,7 +119,7 @@ fn junit_has_one_case_per_scenario_lane_and_claim_and_the_report_dir_is_written(
         })
         .collect();
     assert_eq!(cases, from_summary);
-    assert_eq!(cases.len(), 35);
+    assert_eq!(cases.len(), 45);
     let per_lane = |lane: &str| {
         cases
             .iter()
@@ -131,9 +131,10 @@ fn junit_has_one_case_per_scenario_lane_and_claim_and_the_report_dir_is_written(
             per_lane("direct"),
             per_lane("tools"),
             per_lane("code"),
-            per_lane("directory")
+            per_lane("directory"),
+            per_lane("batch")
         ),
-        (8, 9, 9, 9)
+        (8, 9, 9, 9, 10)
     );
     let markdown = std::fs::read_to_string(reports.join("report.md")).unwrap();
     assert!(markdown.contains(REFERENCE), "{markdown}");
@@ -164,7 +165,7 @@ fn a_wrong_expectation_fails_with_exit_1_and_junit_carries_expected_and_actual()
         .output()
         .unwrap();
     assert_eq!(out.status.code(), Some(1), "{}", stderr_of(&out));
-    assert!(String::from_utf8_lossy(&out.stdout).ends_with("34 passed, 1 failed\n"));
+    assert!(String::from_utf8_lossy(&out.stdout).ends_with("44 passed, 1 failed\n"));
     let cases = junit_cases(&std::fs::read_to_string(&junit).unwrap());
     let failed: Vec<_> = cases.iter().filter(|c| c.2.is_some()).collect();
     assert_eq!(failed.len(), 1, "{cases:?}");
@@ -263,9 +264,9 @@ fn a_provider_that_is_not_there_exits_3_with_one_line() {
     assert_eq!(out.status.code(), Some(3), "{}", stderr_of(&out));
     let stderr = stderr_of(&out);
     // One line per lane; every lane still appears in the report on stdout.
-    assert_eq!(stderr.lines().count(), 4, "{stderr}");
+    assert_eq!(stderr.lines().count(), 5, "{stderr}");
     let stdout = String::from_utf8_lossy(&out.stdout);
-    for lane in ["direct", "tools", "code", "directory"] {
+    for lane in ["direct", "tools", "code", "directory", "batch"] {
         assert!(stdout.contains(&format!("ERROR lane {lane}: ")), "{stdout}");
     }
     assert!(
@@ -310,7 +311,7 @@ async fn both_targets_side_by_side_fit_the_terminal_and_every_report_file_covers
     let text = side_by_side(&reports);
     let widest = text.lines().map(|l| l.chars().count()).max().unwrap();
     assert!(widest <= 100, "a line of {widest} columns:\n{text}");
-    assert!(text.ends_with("70 passed, 0 failed\n"), "{text}");
+    assert!(text.ends_with("90 passed, 0 failed\n"), "{text}");
     // The direct lane's claims, all passing (the cell wraps before "pass").
     let claims = text
         .find("C1 C3 C6 D1 N1 L1 P1 T1")
@@ -340,7 +341,7 @@ async fn both_targets_side_by_side_fit_the_terminal_and_every_report_file_covers
             .as_array()
             .unwrap()
             .len(),
-        35
+        45
     );
     let markdown = std::fs::read_to_string(report_dir.join("report.md")).unwrap();
     assert_eq!(markdown.matches("# toolsearch-qa report").count(), 2);
@@ -395,7 +396,8 @@ fn a_product_with_a_broken_target_tool_fails_the_gate() {
             ("C1", "direct"),
             ("C2", "tools"),
             ("C2", "code"),
-            ("C2", "directory")
+            ("C2", "directory"),
+            ("C2", "batch")
         ]
         .map(|(c, l)| (c.to_string(), l.to_string()))
     );

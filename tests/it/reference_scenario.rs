@@ -29,37 +29,47 @@ async fn every_claim_holds_with_exact_figures() {
             ("C2", "tools"),
             ("C2", "code"),
             ("C2", "directory"),
+            ("C2", "batch"),
             ("C3", "direct"),
             ("C4", "tools"),
             ("C4", "code"),
             ("C4", "directory"),
+            ("C4", "batch"),
             ("C5", "tools"),
             ("C5", "code"),
             ("C5", "directory"),
+            ("C5", "batch"),
             ("C6", "direct"),
             ("C6", "tools"),
             ("C6", "code"),
             ("C6", "directory"),
+            ("C6", "batch"),
             ("D1", "direct"),
             ("D1", "tools"),
             ("D1", "code"),
             ("D1", "directory"),
+            ("D1", "batch"),
             ("N1", "direct"),
             ("N1", "tools"),
             ("N1", "code"),
             ("N1", "directory"),
+            ("N1", "batch"),
+            ("B1", "batch"),
             ("L1", "direct"),
             ("L1", "tools"),
             ("L1", "code"),
             ("L1", "directory"),
+            ("L1", "batch"),
             ("P1", "direct"),
             ("P1", "tools"),
             ("P1", "code"),
             ("P1", "directory"),
+            ("P1", "batch"),
             ("T1", "direct"),
             ("T1", "tools"),
             ("T1", "code"),
             ("T1", "directory"),
+            ("T1", "batch"),
         ]
     );
 
@@ -176,7 +186,7 @@ async fn two_runs_give_identical_figures_and_claims() {
     let Value::Object(lanes) = &strip(&a)["scenarios"][0]["lanes"] else {
         panic!("lanes")
     };
-    assert_eq!(lanes.len(), 4);
+    assert_eq!(lanes.len(), 5);
 }
 
 /// What the product profile declares in a Tool Search lane: OpenClaw 2026.9.6's always-declared

@@ -44,16 +44,18 @@ async fn the_reference_scenario_holds_under_the_upstream_surface() {
     let mut want = Vec::new();
     for (claim, lanes) in [
         ("C1", &["direct"][..]),
-        ("C2", &["tools", "directory"]),
+        ("C2", &["tools", "directory", "batch"]),
         ("C3", &["direct"]),
-        ("C4", &["tools", "directory"]),
-        ("C5", &["tools", "directory"]),
-        ("C6", &["direct", "tools", "directory"]),
-        ("D1", &["direct", "tools", "directory"]),
-        ("N1", &["direct", "tools", "directory"]),
-        ("L1", &["direct", "tools", "directory"]),
-        ("P1", &["direct", "tools", "directory"]),
-        ("T1", &["direct", "tools", "directory"]),
+        ("C4", &["tools", "directory", "batch"]),
+        ("C5", &["tools", "directory", "batch"]),
+        ("C6", &["direct", "tools", "directory", "batch"]),
+        ("D1", &["direct", "tools", "directory", "batch"]),
+        ("N1", &["direct", "tools", "directory", "batch"]),
+        // The batch lane's script names `tool_call`: on this surface it calls `dispatch_action`.
+        ("B1", &["batch"]),
+        ("L1", &["direct", "tools", "directory", "batch"]),
+        ("P1", &["direct", "tools", "directory", "batch"]),
+        ("T1", &["direct", "tools", "directory", "batch"]),
     ] {
         want.extend(lanes.iter().map(|lane| (claim, *lane, true)));
     }
@@ -67,7 +69,7 @@ async fn the_reference_scenario_holds_under_the_upstream_surface() {
 
     let json = serde_json::to_value(scenario).unwrap();
     let lanes = &json["lanes"];
-    assert_eq!(lanes.as_object().unwrap().len(), 3);
+    assert_eq!(lanes.as_object().unwrap().len(), 4);
     assert_eq!(lanes["direct"]["providerDeclaredToolCount"], 79);
     assert_eq!(
         lanes["direct"]["providerPlannedTools"],
@@ -196,7 +198,7 @@ fn the_suite_command_passes_on_the_upstream_profile() {
     assert_eq!(scenario["profile"], UPSTREAM);
     assert_eq!(scenario["notApplicable"][0]["lane"], "code");
     let claims = scenario["claims"].as_array().unwrap();
-    assert_eq!(claims.len(), 26);
+    assert_eq!(claims.len(), 36);
     assert!(claims.iter().all(|c| c["ok"] == true), "{claims:#?}");
 }
 

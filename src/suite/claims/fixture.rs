@@ -32,6 +32,10 @@ pub struct LaneFixture {
     pub raw: Vec<(usize, String)>,
     pub records: Vec<Value>,
     pub answer: String,
+    /// The tool output a request carried (by index into `requests`), as the model saw it.
+    pub tool_outputs: Vec<(usize, String)>,
+    /// TOML added to the lane's table (e.g. its `[[lanes.script]]`).
+    pub extra: String,
 }
 
 impl LaneFixture {
@@ -47,7 +51,13 @@ impl LaneFixture {
             .iter()
             .enumerate()
             .map(|(i, (body, planned))| {
-                Arc::new(journal_record(i as u64 + 1, body, planned, raw_of(i)))
+                let mut record = journal_record(i as u64 + 1, body, planned, raw_of(i));
+                record.tool_output = self
+                    .tool_outputs
+                    .iter()
+                    .find(|(j, _)| *j == i)
+                    .map(|(_, o)| o.clone());
+                Arc::new(record)
             })
             .collect();
         let after = requests.len() as u64;
@@ -142,6 +152,8 @@ impl Fixture {
                 raw: Vec::new(),
                 records: Vec::new(),
                 answer: String::new(),
+                tool_outputs: Vec::new(),
+                extra: String::new(),
             }],
         }
     }
@@ -171,6 +183,8 @@ impl Fixture {
                 "isError": false, "source": "openclaw", "output": answer }),
             ],
             answer: answer.clone(),
+            tool_outputs: Vec::new(),
+            extra: String::new(),
         };
         let tools = LaneFixture {
             name: "tools".into(),
@@ -187,6 +201,8 @@ impl Fixture {
                 "parentToolCallId": "call_2", "source": "openclaw", "isError": false, "output": answer }),
             ],
             answer,
+            tool_outputs: Vec::new(),
+            extra: String::new(),
         };
         Fixture {
             target: TargetKind::Embedded,
@@ -211,6 +227,12 @@ impl Fixture {
 
     fn target_tool(&self) -> &str {
         self.target_tool.as_deref().unwrap_or(TARGET)
+    }
+
+    /// Appends TOML to the table of the lane named `name` (its `[[lanes.script]]`, say).
+    pub fn lane_extra(mut self, name: &str, toml: &str) -> Fixture {
+        self.lane(name).extra.push_str(toml);
+        self
     }
 
     /// Sets the catalogue's `description_template`.
@@ -264,8 +286,8 @@ impl Fixture {
         );
         for lane in &self.lanes {
             text.push_str(&format!(
-                "[[lanes]]\nname='{}'\ntool_search={}\n",
-                lane.name, lane.tool_search
+                "[[lanes]]\nname='{}'\ntool_search={}\n{}",
+                lane.name, lane.tool_search, lane.extra
             ));
         }
         text

@@ -45,6 +45,16 @@ fn source(value: &Value) -> Option<ToolSource> {
     serde_json::from_value(value.clone()).ok()
 }
 
+/// How many searches a batch `tool_search` result ran: its groups (`{results: [{query, …}]}`);
+/// `None` for a single search's result.
+fn batch_groups(result: &Value) -> Option<u64> {
+    let groups = result.get("results")?.as_array()?;
+    groups
+        .iter()
+        .all(|g| g.get("query").is_some())
+        .then_some(groups.len() as u64)
+}
+
 /// A control tool's result text as JSON: the text itself, or the content of the product's
 /// untrusted-content envelope (it wraps what an MCP tool answered); `Null` when neither parses.
 fn result_json(output: &str) -> Value {
@@ -196,7 +206,11 @@ pub fn translate_transcript(
                 let output = content_text(&message["content"]);
                 let parsed = result_json(&output);
                 match bridge.role(&name) {
-                    Some(ControlRole::Search) => counts.searches += 1,
+                    // A batch runs one search per query (the product's runtime counts each):
+                    // its result has one group per query.
+                    Some(ControlRole::Search) => {
+                        counts.searches += batch_groups(&parsed).unwrap_or(1)
+                    }
                     Some(ControlRole::Describe) => counts.describes += 1,
                     Some(ControlRole::Call) => {
                         counts.calls += 1;
@@ -316,6 +330,23 @@ fn surface_of(compiled: Option<&CompiledTools>) -> SurfaceRecord {
 mod tests {
     use super::*;
     use serde_json::json;
+
+    #[test]
+    fn a_batch_search_counts_one_search_per_query() {
+        let result = |text: &str| {
+            json!({"type": "message", "message": {"role": "toolResult", "toolName": "tool_search",
+                "toolCallId": "c1", "isError": false, "content": [{"type": "text", "text": text}]}})
+        };
+        let batch = json!({"results": [{"query": "a", "candidates": []}, {"query": "b", "candidates": []}]});
+        let single = json!([{"id": "openclaw:p:a", "name": "a"}]);
+        let events = [result(&batch.to_string()), result(&single.to_string())];
+        let records = translate_transcript(&events, None, &Bridge::spec());
+        let searches = records.iter().find_map(|r| match r {
+            SessionRecord::Telemetry { telemetry } => Some(telemetry.search_count),
+            _ => None,
+        });
+        assert_eq!(searches, Some(3));
+    }
 
     #[test]
     fn a_delegated_client_tool_is_a_hand_off_not_a_result() {
