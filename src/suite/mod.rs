@@ -224,7 +224,10 @@ fn on_surface(steps: &[ScriptStep], bridge: &crate::config::Bridge) -> Vec<Scrip
     steps
         .iter()
         .map(|step| ScriptStep {
-            tool: step.tool.as_ref().map(|t| renamed(t).unwrap_or_else(|| t.clone())),
+            tool: step
+                .tool
+                .as_ref()
+                .map(|t| renamed(t).unwrap_or_else(|| t.clone())),
             ..step.clone()
         })
         .collect()

@@ -22,7 +22,10 @@ pub fn b1_batch_search(input: &ClaimInput<'_>) -> Vec<Check> {
         return vec![check(
             "batch scripted",
             false,
-            format!("the lane's script runs a batch {} (`queries`)", bridge.search),
+            format!(
+                "the lane's script runs a batch {} (`queries`)",
+                bridge.search
+            ),
             "it runs none",
         )];
     };
@@ -41,11 +44,8 @@ pub fn b1_batch_search(input: &ClaimInput<'_>) -> Vec<Check> {
         .iter()
         .position(|r| planned_wire_tool(r).as_deref() == Some(bridge.call.as_str()));
     let search_output = call_at.and_then(|i| requests[i].tool_output.clone());
-    let call_output = call_at.and_then(|i| {
-        requests[i + 1..]
-            .iter()
-            .find_map(|r| r.tool_output.clone())
-    });
+    let call_output =
+        call_at.and_then(|i| requests[i + 1..].iter().find_map(|r| r.tool_output.clone()));
     vec![
         check(
             "one search, one call",
@@ -109,7 +109,11 @@ fn groups_check(queries: &[String], output: Option<&str>) -> Check {
                 .iter()
                 .map(|c| candidate_name(c).unwrap_or("?"))
                 .collect();
-            format!("{} [{}]", g["query"].as_str().unwrap_or("?"), names.join(", "))
+            format!(
+                "{} [{}]",
+                g["query"].as_str().unwrap_or("?"),
+                names.join(", ")
+            )
         })
         .collect();
     let want: Vec<String> = queries.iter().map(|q| format!("{q} [{q}]")).collect();
@@ -204,7 +208,10 @@ mod tests {
             .lane_extra("tools", &script)
             .scenario_extra("[[claims]]\nid = 'B1'\nlanes = ['tools']\n");
         let lane = f.lane("tools");
-        lane.tool_outputs = vec![(1, json!({ "results": groups }).to_string()), (2, call.to_string())];
+        lane.tool_outputs = vec![
+            (1, json!({ "results": groups }).to_string()),
+            (2, call.to_string()),
+        ];
         lane.records.extend([
             json!({ "type": "toolResult", "toolCallId": "c1", "toolName": "tool_search",
                 "source": "openclaw", "isError": false, "output": "{}" }),
@@ -239,10 +246,19 @@ mod tests {
             v.failures[0].actual,
             format!("2 groups: {SECONDARY} [{SECONDARY}]; {TARGET} [{TARGET}]")
         );
-        let two = json!([group(TARGET, &[TARGET, "fake_plugin_tool_18"]), group(SECONDARY, &[SECONDARY])]);
-        assert_eq!(verdict(&batch(two, ok_call()), B1, "tools").failures[0].check, "groups");
+        let two = json!([
+            group(TARGET, &[TARGET, "fake_plugin_tool_18"]),
+            group(SECONDARY, &[SECONDARY])
+        ]);
+        assert_eq!(
+            verdict(&batch(two, ok_call()), B1, "tools").failures[0].check,
+            "groups"
+        );
         let one = json!([group(TARGET, &[TARGET])]);
-        assert_eq!(verdict(&batch(one, ok_call()), B1, "tools").failures[0].check, "groups");
+        assert_eq!(
+            verdict(&batch(one, ok_call()), B1, "tools").failures[0].check,
+            "groups"
+        );
     }
 
     #[test]
@@ -261,8 +277,13 @@ mod tests {
     fn fails_on_a_second_search_or_a_missing_log_record() {
         let mut f = batch(ok_groups(), ok_call());
         let body = f.lane("tools").requests[0].0.clone();
-        f.lane("tools").requests.insert(1, (body, Some("tool_search".into())));
-        assert_eq!(verdict(&f, B1, "tools").failures[0].check, "one search, one call");
+        f.lane("tools")
+            .requests
+            .insert(1, (body, Some("tool_search".into())));
+        assert_eq!(
+            verdict(&f, B1, "tools").failures[0].check,
+            "one search, one call"
+        );
         let mut f = batch(ok_groups(), ok_call());
         f.lane("tools").records.remove(2);
         let v = verdict(&f, B1, "tools");
