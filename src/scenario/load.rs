@@ -996,7 +996,7 @@ mod tests {
                 .iter()
                 .map(|l| l.name.as_str())
                 .collect::<Vec<_>>(),
-            ["direct", "tools", "code", "directory"]
+            ["direct", "tools", "code", "directory", "batch"]
         );
         assert!(reference.lanes[0].is_direct());
         assert!(!reference.lanes[1].is_direct());

@@ -285,7 +285,7 @@ mod tests {
             "one search, one call"
         );
         let mut f = batch(ok_groups(), ok_call());
-        f.lane("tools").records.remove(2);
+        f.lane("tools").records.remove(1);
         let v = verdict(&f, B1, "tools");
         assert_eq!(v.failures.len(), 1);
         assert_eq!(v.failures[0].actual, "none of tool_search");
