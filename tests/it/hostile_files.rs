@@ -274,7 +274,7 @@ fn changed_reference_snapshots(dir: &Path) -> String {
         .filter(|n| n.starts_with("tool-search-gateway-e2e__") && n.ends_with(".snap"))
         .collect();
     names.sort();
-    assert_eq!(names.len(), 8);
+    assert_eq!(names.len(), 10);
     for name in &names {
         std::fs::copy(committed.join(name), copy.join(name)).unwrap();
     }
