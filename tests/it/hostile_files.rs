@@ -414,7 +414,7 @@ fn junit_creates_its_folder_as_the_report_dir_does_and_carries_the_lane_times() 
         "{xml}"
     );
     assert!(
-        xml.contains("<testsuites name=\"toolsearch-qa\" tests=\"35\"")
+        xml.contains("<testsuites name=\"toolsearch-qa\" tests=\"45\"")
             && xml[..xml.find("<testsuite ").unwrap()]
                 .contains(&format!("time=\"{}\"", seconds(total))),
         "{xml}"
