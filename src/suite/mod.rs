@@ -242,10 +242,11 @@ async fn run_one(
     base_url: &str,
     journal: &Journal,
 ) -> Result<observation::LaneObservation, Error> {
-    let bridge = crate::targets::bridge(target.kind(), scenario);
+    let surface = target.surface(scenario);
+    let bridge = surface.bridge();
     let scripted = match (lane.script(scenario), source) {
         (Some(steps), ProviderSource::Mock) => {
-            Some(start_provider(Some(&on_surface(steps, &bridge))).await?)
+            Some(start_provider(Some(&on_surface(steps, bridge))).await?)
         }
         _ => None,
     };
