@@ -93,6 +93,15 @@ impl<'a> Observed<'a> {
         &self.observation.session.records
     }
 
+    /// The tools the model planned on the wire, request by request (text answers left out).
+    pub fn planned_on_wire(&self) -> Vec<String> {
+        self.observation
+            .requests
+            .iter()
+            .filter_map(|r| planned_wire_tool(r))
+            .collect()
+    }
+
     /// Every tool result of the session log, in order.
     pub fn tool_results(&self) -> impl Iterator<Item = &ToolResultRecord> {
         self.records()

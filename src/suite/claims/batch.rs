@@ -30,12 +30,7 @@ pub fn b1_batch_search(input: &ClaimInput<'_>) -> Vec<Check> {
         )];
     };
     let target = &input.scenario.target_tool;
-    let wire: Vec<String> = o
-        .observation
-        .requests
-        .iter()
-        .filter_map(|r| planned_wire_tool(r))
-        .collect();
+    let wire = o.planned_on_wire();
     let path = [bridge.search.clone(), bridge.call.clone()];
     // The request that carries the search's result is the one that planned the call; the next
     // tool output after it is the call's result.

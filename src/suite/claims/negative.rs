@@ -11,16 +11,10 @@ use super::{check, names, Check, ClaimInput};
 use crate::config::ToolSearchMode;
 use crate::protocol::responses::system_text;
 use crate::protocol::ToolResultRecord;
-use crate::suite::observation::planned_wire_tool;
 
 pub fn n1_one_path(input: &ClaimInput<'_>) -> Vec<Check> {
     let o = input.lane;
-    let wire: Vec<String> = o
-        .observation
-        .requests
-        .iter()
-        .filter_map(|r| planned_wire_tool(r))
-        .collect();
+    let wire = o.planned_on_wire();
     match o.lane.is_direct() {
         true => direct_lane(input, &wire),
         false => tool_search_lane(input, &wire),

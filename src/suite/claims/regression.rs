@@ -24,7 +24,7 @@ use crate::protocol::responses::{
 };
 use crate::protocol::ToolResultRecord;
 use crate::scenario::{LaneExpect, Scenario};
-use crate::suite::observation::{planned_wire_tool, LaneFigures, Observed};
+use crate::suite::observation::{LaneFigures, Observed};
 
 /// The scenario's fake plugin tools, as its catalogue configures them.
 fn fake_tools(scenario: &Scenario) -> Vec<ToolEntry> {
@@ -92,12 +92,7 @@ pub fn c2_tool_search_calls_target(input: &ClaimInput<'_>) -> Vec<Check> {
     let f = &o.figures;
     let target = &scenario.target_tool;
     let mut checks = reached_target(scenario, f);
-    let wire: Vec<String> = o
-        .observation
-        .requests
-        .iter()
-        .filter_map(|r| planned_wire_tool(r))
-        .collect();
+    let wire = o.planned_on_wire();
     let path = BridgePath::of(input);
     checks.push(check(
         "bridge path",
