@@ -51,11 +51,9 @@ pub struct AcceptedFinding {
     pub lane: String,
     pub claim: ClaimId,
     pub check: String,
-    /// The exact `expected` text of the failing check: an entry covers that expectation only,
-    /// so a changed expectation is never covered by an old entry. (An entry without it, as
-    /// written before the field existed, matches whatever the check expects: add it.)
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub expected: Option<String>,
+    /// The exact `expected` text of the failing check (required): an entry covers that
+    /// expectation only, so a changed expectation is never covered by an old entry.
+    pub expected: String,
     /// The exact `got` text of the failing check.
     pub observed: String,
     pub reason: String,
@@ -199,12 +197,20 @@ impl Expectations {
             if f.reason.trim() == TODO_REASON {
                 return Err(at("reason", TODO_MESSAGE.into()));
             }
+            let Some(expected) = f.expected else {
+                return Err(at(
+                    "expected",
+                    "missing: copy the failing check's `expected` text from a run (`suite --format \
+                     json`), so the entry covers that expectation only"
+                        .into(),
+                ));
+            };
             expectations.findings.push(AcceptedFinding {
                 scenario: f.scenario,
                 lane: f.lane,
                 claim,
                 check: f.check,
-                expected: f.expected,
+                expected,
                 observed: f.observed,
                 reason: f.reason,
                 node: f.node,
@@ -316,15 +322,11 @@ pub fn apply(
             };
             used[i] = true;
             let (accepted, at) = (entries[i], (&expectations.origin, entries[i].line));
-            if let Some(expected) = accepted
-                .expected
-                .as_ref()
-                .filter(|e| **e != failure.expected)
-            {
+            if accepted.expected != failure.expected {
                 all_accepted = false;
                 failure.expected = format!(
-                    "{}; the accepted finding ({}:{}) was accepted against expected {expected:?}",
-                    failure.expected, at.0, at.1
+                    "{}; the accepted finding ({}:{}) was accepted against expected {:?}",
+                    failure.expected, at.0, at.1, accepted.expected
                 );
             } else if accepted.observed != failure.actual {
                 all_accepted = false;
@@ -405,6 +407,20 @@ mod tests {
                 check("final tool source", true, "x", "x"),
             ],
         )
+    }
+
+    /// An entry without `expected` would cover whatever the check comes to expect.
+    #[test]
+    fn an_entry_without_expected_does_not_load_and_names_where() {
+        let without = format!(
+            "\n{}",
+            ONE.replace("expected = \"schemas up front = 79\"\n", "")
+        );
+        let e = Expectations::parse(&without, "e.toml", &reference()).unwrap_err();
+        let text = e.to_string();
+        assert!(text.contains("e.toml"), "{text}");
+        assert!(text.contains("line 2: "), "{text}");
+        assert!(text.contains("finding[0].expected: missing"), "{text}");
     }
 
     #[test]
