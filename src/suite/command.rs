@@ -186,13 +186,27 @@ pub async fn run(
         }
         reports.push(report);
     }
-    render(&reports, options.format, options.verbose, out)?;
-    write_reports(
+    conclude(
         &reports,
-        options.junit.as_deref(),
-        options.report_dir.as_deref(),
-    )?;
-    Ok(run_verdict(&reports).exit_code())
+        options.format,
+        options.verbose,
+        (options.junit.as_deref(), options.report_dir.as_deref()),
+        out,
+    )
+}
+
+/// Ends a run (or a merge of runs): prints the reports, writes the JUnit file and report
+/// directory (`files`: where, each when given), and returns the verdict's exit code.
+pub fn conclude(
+    reports: &[SuiteReport],
+    format: Format,
+    verbose: bool,
+    (junit, report_dir): (Option<&Path>, Option<&Path>),
+    out: &mut dyn Write,
+) -> Result<u8, Error> {
+    render(reports, format, verbose, out)?;
+    write_reports(reports, junit, report_dir)?;
+    Ok(run_verdict(reports).exit_code())
 }
 
 /// Prints the run's reports to `out` as `format` says (long values whole with `verbose`), and

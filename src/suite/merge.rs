@@ -12,8 +12,8 @@ use std::path::{Path, PathBuf};
 use serde::de::IgnoredAny;
 use serde::Deserialize;
 
-use super::command::{render, write_reports};
-use super::report::{run_verdict, Selection, SuiteReport};
+use super::command::conclude;
+use super::report::{Selection, SuiteReport};
 use super::select::Shard;
 use crate::error::Error;
 use crate::output::Format;
@@ -49,14 +49,13 @@ pub fn run(options: &MergeOptions, out: &mut dyn Write) -> Result<u8, Error> {
     for dir in &options.dirs {
         parts.extend(read_dir(dir)?);
     }
-    let reports = merge(parts)?;
-    render(&reports, options.format, options.verbose, out)?;
-    write_reports(
-        &reports,
-        options.junit.as_deref(),
-        options.report_dir.as_deref(),
-    )?;
-    Ok(run_verdict(&reports).exit_code())
+    conclude(
+        &merge(parts)?,
+        options.format,
+        options.verbose,
+        (options.junit.as_deref(), options.report_dir.as_deref()),
+        out,
+    )
 }
 
 /// The reports in `dir/summary.json`: one target's, or each target of a `--target both` run.

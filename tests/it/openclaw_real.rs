@@ -68,7 +68,12 @@ fn writes_the_fake_catalogue_as_an_openclaw_plugin() {
         manifest["configSchema"],
         json!({ "type": "object", "additionalProperties": false, "properties": {
             "approvals": { "type": "array", "items": { "type": "object" } },
-            "beforeToolCall": { "type": "array", "items": { "type": "object" } }
+            "beforeToolCall": { "type": "array", "items": { "type": "object" } },
+            "stampDescriptions": { "type": "array", "items": { "type": "string" } },
+            "looseSchemas": { "type": "array", "items": { "type": "string" } },
+            "brokenTools": { "type": "array", "items": { "type": "string" } },
+            "promptSchemas": { "type": "array", "items": { "type": "string" } },
+            "promptPadding": { "type": "integer", "minimum": 0 }
         } })
     );
     let names: Vec<Value> = tools.iter().map(|t| json!(t.name)).collect();

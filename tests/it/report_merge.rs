@@ -223,31 +223,25 @@ fn shards_merged_are_the_unsharded_run_and_a_missing_or_red_shard_is_never_green
     );
 }
 
+/// `report merge DIR`: its exit code and stderr.
+fn merge_one(dir: &Path) -> (Option<i32>, String) {
+    let out = bin().args(["report", "merge"]).arg(dir).output().unwrap();
+    (
+        out.status.code(),
+        String::from_utf8_lossy(&out.stderr).into_owned(),
+    )
+}
+
 #[test]
 fn a_directory_without_a_summary_is_named() {
     let root = tempfile::tempdir().unwrap();
-    let out = bin()
-        .args(["report", "merge"])
-        .arg(root.path())
-        .output()
-        .unwrap();
-    assert_eq!(out.status.code(), Some(2));
-    let stderr = String::from_utf8_lossy(&out.stderr);
-    assert!(
-        stderr.contains(&format!(
-            "error: {} has no summary.json",
-            root.path().display()
-        )),
-        "{stderr}"
-    );
+    let (code, stderr) = merge_one(root.path());
+    assert_eq!(code, Some(2));
+    let named = format!("error: {} has no summary.json", root.path().display());
+    assert!(stderr.contains(&named), "{stderr}");
     std::fs::write(root.path().join("summary.json"), "{\"target\": 3}").unwrap();
-    let out = bin()
-        .args(["report", "merge"])
-        .arg(root.path())
-        .output()
-        .unwrap();
-    assert_eq!(out.status.code(), Some(2));
-    let stderr = String::from_utf8_lossy(&out.stderr);
+    let (code, stderr) = merge_one(root.path());
+    assert_eq!(code, Some(2));
     assert!(
         stderr.contains("not a summary.json that `suite --report-dir` writes"),
         "{stderr}"
