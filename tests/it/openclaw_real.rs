@@ -83,7 +83,8 @@ fn writes_the_fake_catalogue_as_an_openclaw_plugin() {
     assert!(index.contains(
         "import { definePluginEntry } from \"file:///opt/oc/node_modules/openclaw/dist/plugin-sdk/plugin-entry.js\";"
     ));
-    assert!(index.contains("api.registerTool(fakeTool(spec));"));
+    assert!(index.contains("registerFake(api, config, spec);"));
+    assert!(index.contains("api.registerTool(fakeTool(tool));"));
     assert!(index.contains("`FAKE_PLUGIN_OK ${spec.name} ${JSON.stringify(input)}`"));
     assert!(index.contains("details: { status: \"ok\", tool: spec.name, input }"));
     // The tool table is a JSON literal between `const TOOLS = ` and `;`: exact names, descriptions, schemas.
