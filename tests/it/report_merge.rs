@@ -2,6 +2,7 @@
 //! line, summary.json, JUnit and report.md byte for byte apart from lane times, and the same exit
 //! code — and a shard that is missing, repeated or red can never make the merge green.
 
+use std::ffi::OsString;
 use std::path::{Path, PathBuf};
 
 use assert_cmd::Command;
@@ -34,27 +35,24 @@ impl Run {
 
 /// `suite --filter fail-closed` (with `extra`), writing its reports under `root/name`.
 fn suite(root: &Path, name: &str, extra: &[&str]) -> Run {
-    let dir = root.join(name);
-    let junit = root.join(format!("{name}.xml"));
-    let out = bin()
-        .args(["suite", "--filter", FILTER])
-        .args(extra)
-        .arg("--report-dir")
-        .arg(&dir)
-        .arg("--junit")
-        .arg(&junit)
-        .output()
-        .unwrap();
-    finish(out, junit, dir)
+    let mut args: Vec<OsString> = ["suite", "--filter", FILTER].map(OsString::from).to_vec();
+    args.extend(extra.iter().map(OsString::from));
+    with_reports(root, name, args)
 }
 
 /// `report merge DIR…`, writing the merged reports under `root/name`.
 fn merge(root: &Path, name: &str, dirs: &[&Run]) -> Run {
+    let mut args: Vec<OsString> = ["report", "merge"].map(OsString::from).to_vec();
+    args.extend(dirs.iter().map(|r| r.dir.clone().into_os_string()));
+    with_reports(root, name, args)
+}
+
+/// The binary with `args`, its JUnit file and report directory under `root/name`.
+fn with_reports(root: &Path, name: &str, args: Vec<OsString>) -> Run {
     let dir = root.join(name);
     let junit = root.join(format!("{name}.xml"));
     let out = bin()
-        .args(["report", "merge"])
-        .args(dirs.iter().map(|r| &r.dir))
+        .args(args)
         .arg("--report-dir")
         .arg(&dir)
         .arg("--junit")
