@@ -414,6 +414,10 @@ enum ReportAction {
         /// Also write the merged summary.json and report.md into this directory.
         #[arg(long, value_name = "DIR")]
         report_dir: Option<PathBuf>,
+        /// How many runs (target × release × Node major) the matrix has; fewer or more is exit 2
+        /// (a run whose every shard's job died leaves no directory to notice it by).
+        #[arg(long, value_name = "N")]
+        runs: Option<usize>,
     },
 }
 
@@ -648,6 +652,7 @@ async fn run(command: Command, probe_secret: String) -> Result<u8, Error> {
                     verbose,
                     junit,
                     report_dir,
+                    runs,
                 },
         } => Box::pin(async move {
             let options = toolsearch_qa::suite::merge::MergeOptions {
@@ -656,6 +661,7 @@ async fn run(command: Command, probe_secret: String) -> Result<u8, Error> {
                 verbose,
                 junit,
                 report_dir,
+                runs,
             };
             toolsearch_qa::suite::merge::run(&options, stdout)
         }),

@@ -28,6 +28,9 @@ pub struct MergeOptions {
     pub verbose: bool,
     pub junit: Option<PathBuf>,
     pub report_dir: Option<PathBuf>,
+    /// How many runs (target × release × Node major) the matrix has: a run whose every job died
+    /// leaves no directory at all, which only this count can notice.
+    pub runs: Option<usize>,
 }
 
 /// One job's report of one target, and the directory it came from (named in errors).
@@ -49,8 +52,24 @@ pub fn run(options: &MergeOptions, out: &mut dyn Write) -> Result<u8, Error> {
     for dir in &options.dirs {
         parts.extend(read_dir(dir)?);
     }
+    let merged = merge(parts)?;
+    if let Some(expected) = options.runs {
+        if merged.len() != expected {
+            return Err(Error::Usage(format!(
+                "--runs {expected}: the directories hold {} run{} ({}): a run whose every job \
+                 failed has not been checked",
+                merged.len(),
+                if merged.len() == 1 { "" } else { "s" },
+                merged
+                    .iter()
+                    .map(|r| run_name(&run_key(r)))
+                    .collect::<Vec<_>>()
+                    .join(", ")
+            )));
+        }
+    }
     conclude(
-        &merge(parts)?,
+        &merged,
         options.format,
         options.verbose,
         (options.junit.as_deref(), options.report_dir.as_deref()),

@@ -173,6 +173,24 @@ fn shards_merged_are_the_unsharded_run_and_a_missing_or_red_shard_is_never_green
         "{}",
         mixed.stderr
     );
+    // A run that left no directory at all is noticed only by the count of runs expected.
+    let counted = bin()
+        .args(["report", "merge", "--runs", "2"])
+        .args(shards.iter().map(|r| &r.dir))
+        .output()
+        .unwrap();
+    assert_eq!(counted.status.code(), Some(2));
+    let stderr = String::from_utf8_lossy(&counted.stderr);
+    assert!(
+        stderr.contains("error: --runs 2: the directories hold 1 run (embedded)"),
+        "{stderr}"
+    );
+    let one = bin()
+        .args(["report", "merge", "--runs", "1"])
+        .args(shards.iter().map(|r| &r.dir))
+        .output()
+        .unwrap();
+    assert_eq!(one.status.code(), Some(0));
     // Shards of another selection are not shards of this run.
     let other = suite(
         root,
