@@ -381,7 +381,7 @@ fn role_of(message: &Value) -> Role {
 
 /// The turn's surface. A turn that brings no client tools gets the gateway's planned surface
 /// (the same for every such turn: its catalogue is indexed once) with counters of its own.
-fn planned_surface(state: &GatewayState, client_tools: Vec<ToolEntry>) -> Surface {
+pub(super) fn planned_surface(state: &GatewayState, client_tools: Vec<ToolEntry>) -> Surface {
     if client_tools.is_empty() {
         return state
             .planned

@@ -65,6 +65,10 @@ pub enum Fault {
     DirectoryDropsPlugin,
     /// A batch `tool_search` answers its groups in reverse query order.
     BatchGroupsReversed,
+    /// A batch `tool_search` run over `/tools/invoke` answers only its first group.
+    InvokeBatchLosesGroup,
+    /// `tools/effective` reports plugin tools as core tools, without their plugin.
+    EffectiveLosesPlugin,
 }
 
 impl Fault {

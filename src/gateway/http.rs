@@ -31,6 +31,7 @@ use super::conversation::InputItem;
 use super::session_log::SessionWriter;
 use super::GatewayState;
 use crate::catalog::{Executor, ToolEntry, ToolSource};
+use crate::protocol::invoke::{EFFECTIVE_PATH, INVOKE_PATH};
 use crate::protocol::response_object::{ErrorBody, RequestEcho, ResponseItem, ResponseObject};
 use crate::protocol::session::session_id_for_key;
 
@@ -52,6 +53,8 @@ pub use crate::protocol::{AGENT_HEADER, SESSION_HEADER};
 pub fn router(state: Arc<GatewayState>) -> Router {
     Router::new()
         .route("/v1/responses", post(responses))
+        .route(INVOKE_PATH, post(super::invoke::tools_invoke))
+        .route(EFFECTIVE_PATH, post(super::invoke::tools_effective))
         .route("/healthz", get(|| async { Json(json!({ "ok": true })) }))
         .fallback(not_found)
         .method_not_allowed_fallback(method_not_allowed)
@@ -170,7 +173,7 @@ async fn json_errors(request: Request, next: Next) -> Response {
 /// arrives within [`DRAIN_TIME`] is drained, so a client that sends the whole body before it
 /// reads the answer gets the 413 instead of a reset connection), one that grows past the limit
 /// as it arrives once it has (drained up to [`DRAIN_BYTES`]).
-async fn read_body(headers: &HeaderMap, body: Body) -> Result<Vec<u8>, ApiError> {
+pub(super) async fn read_body(headers: &HeaderMap, body: Body) -> Result<Vec<u8>, ApiError> {
     let too_large = || {
         ApiError::new(
             StatusCode::PAYLOAD_TOO_LARGE,

@@ -10,6 +10,7 @@ pub mod dispatch;
 pub mod execute;
 pub mod faults;
 pub mod http;
+pub mod invoke;
 pub mod mcp;
 pub mod prompt;
 pub mod session_log;

@@ -9,6 +9,7 @@
 //! the wire shapes — lives here.
 
 pub mod envelope;
+pub mod invoke;
 pub mod record;
 pub mod response_object;
 pub mod responses;

@@ -24,6 +24,8 @@ pub enum ClaimId {
     D1,
     N1,
     B1,
+    I1,
+    E1,
     F1,
     F2,
     F3,
@@ -65,7 +67,7 @@ pub struct ClaimDef {
 
 impl ClaimId {
     /// Every claim, in report order.
-    pub const ALL: [ClaimId; 20] = [
+    pub const ALL: [ClaimId; 22] = [
         ClaimId::C1,
         ClaimId::C2,
         ClaimId::C3,
@@ -75,6 +77,8 @@ impl ClaimId {
         ClaimId::D1,
         ClaimId::N1,
         ClaimId::B1,
+        ClaimId::I1,
+        ClaimId::E1,
         ClaimId::F1,
         ClaimId::F2,
         ClaimId::F3,
@@ -125,6 +129,8 @@ impl ClaimId {
             ClaimId::D1 => "D1",
             ClaimId::N1 => "N1",
             ClaimId::B1 => "B1",
+            ClaimId::I1 => "I1",
+            ClaimId::E1 => "E1",
             ClaimId::F1 => "F1",
             ClaimId::F2 => "F2",
             ClaimId::F3 => "F3",
@@ -196,6 +202,16 @@ impl ClaimId {
             ClaimId::B1 => def(
                 "one batch search returns a group per query, then one bridge call runs the target",
                 ToolSearchLanes,
+                false,
+            ),
+            ClaimId::I1 => def(
+                "a batch search through POST /tools/invoke, no model, answers a group per query",
+                ToolSearchLanes,
+                false,
+            ),
+            ClaimId::E1 => def(
+                "tools.effective attributes the target to the fixture's plugin",
+                EveryLane,
                 false,
             ),
             ClaimId::F1 => def(

@@ -96,6 +96,14 @@ impl Scenario {
     pub fn is_built_in(&self) -> bool {
         self.dir.is_none()
     }
+
+    /// Does the scenario's `claims` name `claim` for `lane` (no `lanes`: every lane)? What a
+    /// lane collects beyond its turn (the invoke batch, the effective tools) follows from this.
+    pub fn names_claim_on(&self, claim: ClaimId, lane: &Lane) -> bool {
+        self.claims
+            .iter()
+            .any(|c| c.id == claim && (c.lanes.is_empty() || c.lanes.contains(&lane.name)))
+    }
 }
 
 /// The catalogue the gateway loads.

@@ -77,6 +77,8 @@ pub const OPENCLAW: &[Seed] = &[
         REFERENCE,
         "not seeded: the product's batch search has no setting; the plugin cannot reorder it",
     ),
+    not_seedable(ClaimId::I1, REFERENCE, "not seeded yet"),
+    not_seedable(ClaimId::E1, REFERENCE, "not seeded yet"),
     openclaw(
         UserSeed::DenyForgotten,
         "fail-closed-f1-policy-denied",
@@ -153,6 +155,8 @@ pub const EMBEDDED: &[Seed] = &[
     // Every tool declared directly: the model calls the target by name under Tool Search.
     embedded(Fault::BridgeDropped, REFERENCE, ClaimId::N1),
     embedded(Fault::BatchGroupsReversed, REFERENCE, ClaimId::B1),
+    embedded(Fault::InvokeBatchLosesGroup, REFERENCE, ClaimId::I1),
+    embedded(Fault::EffectiveLosesPlugin, REFERENCE, ClaimId::E1),
     embedded(
         Fault::DeniedSurfaces,
         "fail-closed-f1-policy-denied",

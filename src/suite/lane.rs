@@ -6,11 +6,12 @@ use std::time::{Duration, Instant};
 
 use serde_json::{json, Value};
 
+use super::invoke::{invoke_request, post_invoke};
 use super::observation::{FollowUp, LaneObservation};
 use crate::error::{temp_dir, Error};
 use crate::protocol::{sse, ResponseBody, AGENT_HEADER, SESSION_HEADER};
 use crate::provider::Journal;
-use crate::scenario::{client_tool_declaration, Lane, Scenario};
+use crate::scenario::{client_tool_declaration, ClaimId, Lane, Scenario};
 use crate::targets::{LaneSetup, Target};
 
 /// Runs one lane on `target` against the provider whose journal is `journal`.
@@ -63,6 +64,17 @@ pub async fn run_lane(
         }
         _ => None,
     };
+    // What the lane's claims read beyond the turn (I1's invoke batch, E1's effective tools),
+    // collected while the gateway still runs, after every turn of the session.
+    let bridge = target.surface(scenario).bridge().clone();
+    let invoke = match invoke_request(scenario, lane, &bridge, &key) {
+        Some(request) => Some(post_invoke(&url, request, timeout).await),
+        None => None,
+    };
+    let effective = match scenario.names_claim_on(ClaimId::E1, lane) {
+        true => Some(gateway.effective_tools(&scenario.agent, &key).await),
+        false => None,
+    };
     let follow_up_ok = follow_up
         .as_ref()
         .is_none_or(|f| f.as_ref().is_ok_and(|((status, _), _)| is_success(*status)));
@@ -91,6 +103,8 @@ pub async fn run_lane(
         requests,
         follow_up,
         session: session?,
+        invoke,
+        effective,
         elapsed: started.elapsed(),
     })
 }

@@ -15,6 +15,7 @@ pub mod command;
 pub mod evidence;
 pub mod expected;
 pub mod findings;
+pub mod invoke;
 pub mod lane;
 pub mod merge;
 pub mod observation;

@@ -17,6 +17,7 @@ use crate::protocol::session::SessionLog;
 use crate::protocol::{ResponseBody, SessionRecord, ToolResultRecord};
 use crate::provider::JournalRecord;
 use crate::scenario::Lane;
+use crate::suite::invoke::{Effective, Invoked};
 use crate::targets::{DirectorySurface, Surface, TargetKind};
 
 /// Everything observed of one lane.
@@ -33,6 +34,10 @@ pub struct LaneObservation {
     pub follow_up: Option<FollowUp>,
     /// The session log after the first turn.
     pub session: SessionLog,
+    /// The lane's invoke batch (`POST /tools/invoke`), when I1 is named on it.
+    pub invoke: Option<Invoked>,
+    /// The session's effective tools (`tools.effective`), when E1 is named on it.
+    pub effective: Option<Effective>,
     pub elapsed: Duration,
 }
 

@@ -12,6 +12,7 @@ use crate::config::{merge_overrides, ToolSearchSettings};
 use crate::error::Error;
 use crate::gateway::faults::Fault;
 use crate::gateway::RunningGateway;
+use crate::protocol::invoke::{EffectiveRequest, EffectiveTools, EFFECTIVE_PATH};
 use crate::protocol::session::{session_id_for_key, session_log_path, SessionLog};
 use crate::scenario::{CatalogSpec, Lane, Scenario};
 
@@ -202,6 +203,40 @@ impl LaneGateway for EmbeddedLane {
 
     fn session_log(&self, agent: &str, session_key: &str) -> Result<SessionLog, Error> {
         read_jsonl_session(&self.state_dir, agent, session_key)
+    }
+
+    /// `POST /tools/effective`, the embedded gateway's HTTP view of `tools.effective`.
+    fn effective_tools<'a>(
+        &'a self,
+        agent: &'a str,
+        session_key: &'a str,
+    ) -> BoxFuture<'a, Result<EffectiveTools, String>> {
+        let url = format!("{}{EFFECTIVE_PATH}", self.gateway.base_url());
+        let request = EffectiveRequest {
+            session_key: session_key.to_string(),
+            agent_id: Some(agent.to_string()),
+        };
+        Box::pin(async move {
+            let response = reqwest::Client::new()
+                .post(&url)
+                .json(&request)
+                .send()
+                .await
+                .map_err(|e| format!("POST {url}: {e}"))?;
+            let status = response.status();
+            let text = response
+                .text()
+                .await
+                .map_err(|e| format!("POST {url}: reading body: {e}"))?;
+            if !status.is_success() {
+                return Err(format!(
+                    "POST {url} answered HTTP {}: {text}",
+                    status.as_u16()
+                ));
+            }
+            serde_json::from_str(&text)
+                .map_err(|e| format!("POST {url}: not tools.effective's shape ({e}): {text}"))
+        })
     }
 
     fn stop(self: Box<Self>) -> BoxFuture<'static, ()> {

@@ -15,6 +15,7 @@ use std::time::Duration;
 
 use crate::config::ToolSearchMode;
 use crate::error::Error;
+use crate::protocol::invoke::EffectiveTools;
 use crate::protocol::session::SessionLog;
 pub use crate::scenario::TargetKind;
 use crate::scenario::{Lane, Scenario};
@@ -187,6 +188,14 @@ pub trait LaneGateway: Send {
     fn base_url(&self) -> String;
     /// The session log of one session: as written, and typed.
     fn session_log(&self, agent: &str, session_key: &str) -> Result<SessionLog, Error>;
+    /// The session's effective tools as the gateway reports them (the product's
+    /// `tools.effective`); `Err` says why there are none (the gateway's error, or why it could
+    /// not be asked).
+    fn effective_tools<'a>(
+        &'a self,
+        agent: &'a str,
+        session_key: &'a str,
+    ) -> BoxFuture<'a, Result<EffectiveTools, String>>;
     fn stop(self: Box<Self>) -> BoxFuture<'static, ()>;
     /// Stops a gateway whose turn failed; a target that keeps gateways across lanes drops this
     /// one, so nothing the failed turn left behind reaches the next lane.

@@ -39,5 +39,6 @@ mod selftest;
 mod signals;
 mod snapshots;
 mod streaming;
+mod tools_invoke;
 mod upstream_surface;
 mod verdict;

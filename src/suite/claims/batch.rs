@@ -68,18 +68,18 @@ fn scripted_queries(scenario: &Scenario, lane: &Lane, bridge: &Bridge) -> Option
 }
 
 /// A tool output as JSON, read inside an untrusted-content envelope when it has one.
-fn parsed(output: &str) -> Option<Value> {
+pub(super) fn parsed(output: &str) -> Option<Value> {
     serde_json::from_str(envelope::unwrap(output).unwrap_or(output)).ok()
 }
 
 /// A candidate's tool name: its `name`, else the last part of its `id`.
-fn candidate_name(candidate: &Value) -> Option<&str> {
+pub(super) fn candidate_name(candidate: &Value) -> Option<&str> {
     candidate["name"]
         .as_str()
         .or_else(|| candidate["id"].as_str()?.rsplit(':').next())
 }
 
-fn groups_check(queries: &[String], output: Option<&str>) -> Check {
+pub(super) fn groups_check(queries: &[String], output: Option<&str>) -> Check {
     let expected = format!(
         "the search result has {} groups in query order ({}), each with exactly one candidate, \
          the query's tool",

@@ -13,6 +13,7 @@ use crate::protocol::session::SessionLog;
 use crate::protocol::ResponseBody;
 use crate::provider::{JournalRecord, RequestKind};
 use crate::scenario::{parse_scenario, Scenario};
+use crate::suite::invoke::{Effective, Invoked};
 use crate::suite::observation::{FollowUp, LaneObservation, Observed};
 use crate::suite::report::{ScenarioReport, SuiteReport};
 use crate::targets::{DirectorySurface, Surface, TargetKind};
@@ -36,6 +37,10 @@ pub struct LaneFixture {
     pub tool_outputs: Vec<(usize, String)>,
     /// TOML added to the lane's table (e.g. its `[[lanes.script]]`).
     pub extra: String,
+    /// The lane's invoke batch, as collected.
+    pub invoke: Option<Invoked>,
+    /// The session's effective tools, as collected.
+    pub effective: Option<Effective>,
 }
 
 impl LaneFixture {
@@ -85,6 +90,8 @@ impl LaneFixture {
             }),
             response,
             session: SessionLog::from_raw(self.records.clone(), "fixture").expect("records"),
+            invoke: self.invoke.clone(),
+            effective: self.effective.clone(),
             elapsed: Duration::ZERO,
         }
     }
@@ -154,6 +161,8 @@ impl Fixture {
                 answer: String::new(),
                 tool_outputs: Vec::new(),
                 extra: String::new(),
+                invoke: None,
+                effective: None,
             }],
         }
     }
@@ -185,6 +194,8 @@ impl Fixture {
             answer: answer.clone(),
             tool_outputs: Vec::new(),
             extra: String::new(),
+            invoke: None,
+            effective: None,
         };
         let tools = LaneFixture {
             name: "tools".into(),
@@ -203,6 +214,8 @@ impl Fixture {
             answer,
             tool_outputs: Vec::new(),
             extra: String::new(),
+            invoke: None,
+            effective: None,
         };
         Fixture {
             target: TargetKind::Embedded,

@@ -6,8 +6,9 @@
 //! check function ([`check_of`]). Check functions are pure: they read an [`Observed`] lane (and
 //! its scenario) and return [`Check`]s; a [`Verdict`] keeps every failing check. Families live in
 //! their own modules: [`regression`] (C1–C6, spec §11), [`fail_closed`] (F1–F6 and T1, spec §10),
-//! [`handoff`] (H1, client tools), [`ranking`] (R1), [`directory`] (D1), [`negative`] (N1)
-//! and [`batch`] (B1), the upstream reference assertions C1–C6 leave out.
+//! [`handoff`] (H1, client tools), [`ranking`] (R1), [`directory`] (D1), [`negative`] (N1),
+//! [`batch`] (B1), [`invoke`] (I1) and [`effective`] (E1), the upstream reference assertions
+//! C1–C6 leave out.
 //!
 //! Adding a claim: a [`ClaimId`] variant with its `ALL` entry and `def` arm, its arm in
 //! [`check_of`] (the compiler points at both arms), and its check function in a family module.
@@ -15,10 +16,12 @@
 pub mod batch;
 pub mod cache;
 pub mod directory;
+pub mod effective;
 pub mod fail_closed;
 #[cfg(test)]
 mod fixture;
 pub mod handoff;
+pub mod invoke;
 pub mod known;
 pub mod negative;
 pub mod ranking;
@@ -77,6 +80,8 @@ pub fn check_of(claim: ClaimId) -> CheckFn {
         ClaimId::D1 => directory::d1_directory_presence,
         ClaimId::N1 => negative::n1_one_path,
         ClaimId::B1 => batch::b1_batch_search,
+        ClaimId::I1 => invoke::i1_invoke_batch,
+        ClaimId::E1 => effective::e1_effective_attribution,
         ClaimId::F1 => fail_closed::f1_denied_never_surfaces,
         ClaimId::F2 => fail_closed::f2_withdrawn,
         ClaimId::F3 => fail_closed::f3_blocked,

@@ -39,7 +39,7 @@ const POLL_INTERVAL: Duration = Duration::from_millis(100);
 /// and the start-up model prewarm — the set the product's own headless update rehearsal uses
 /// (without `OPENCLAW_SKIP_PROVIDERS`). None of them changes what a turn sends (the committed
 /// snapshots did not change); together they leave the CPU to the start and the first turn.
-const QUIET_ENV: [(&str, &str); 8] = [
+pub(super) const QUIET_ENV: [(&str, &str); 8] = [
     ("OPENCLAW_NO_AUTO_UPDATE", "1"),
     ("OPENCLAW_DISABLE_BONJOUR", "1"),
     ("OPENCLAW_SKIP_CHANNELS", "1"),
@@ -375,7 +375,7 @@ fn spawn(
 
 /// `PATH` with the install's Node first, so anything the gateway runs as `node` is a version
 /// OpenClaw accepts (the system one may be too old).
-fn search_path(node: &Path) -> std::ffi::OsString {
+pub(super) fn search_path(node: &Path) -> std::ffi::OsString {
     let inherited = std::env::var_os("PATH").unwrap_or_default();
     let dirs = node
         .parent()

@@ -13,6 +13,7 @@ pub mod install;
 pub mod plan;
 pub mod plugin;
 pub mod release;
+pub mod rpc;
 pub mod target;
 pub mod transcript;
 pub mod translate;

@@ -24,6 +24,7 @@ use tokio::sync::{Mutex, OwnedMutexGuard};
 
 use super::install::NodeMajor;
 use super::release::{Found, Release, Version};
+use super::rpc::{gateway_call, GatewayAt};
 use super::transcript::read_session_compiled_tools;
 use super::translate::translate_transcript;
 use super::{
@@ -35,6 +36,7 @@ use crate::config::Bridge;
 /// How often a gateway start that the product itself aborts is tried.
 use crate::catalog::fake::{broken, described_fake_tools};
 use crate::error::{temp_dir, Error};
+use crate::protocol::invoke::{EffectiveRequest, EffectiveTools};
 use crate::protocol::session::SessionLog;
 use crate::scenario::{CatalogSpec, Lane, Scenario, REFERENCE_SCENARIO};
 use crate::targets::{
@@ -296,6 +298,7 @@ impl Target for OpenClawTarget {
             Ok(Box::new(OpenClawLane {
                 run,
                 bridge: self.release.release.bridge.clone(),
+                install: self.install.clone(),
             }) as Box<dyn LaneGateway>)
         })
     }
@@ -531,6 +534,8 @@ struct OpenClawLane {
     run: OwnedMutexGuard<Run>,
     /// The release's bridge tools, by which its transcript is read.
     bridge: Bridge,
+    /// The install whose CLI asks the gateway for `tools.effective`.
+    install: Installation,
 }
 
 impl OpenClawLane {
@@ -562,6 +567,32 @@ impl LaneGateway for OpenClawLane {
         Ok(SessionLog {
             raw: events,
             records,
+        })
+    }
+
+    /// The product's `tools.effective` method with `{sessionKey, agentId}`, through its CLI.
+    fn effective_tools<'a>(
+        &'a self,
+        agent: &'a str,
+        session_key: &'a str,
+    ) -> BoxFuture<'a, Result<EffectiveTools, String>> {
+        Box::pin(async move {
+            let live = self.live().map_err(|e| e.to_string())?;
+            let at = GatewayAt {
+                install: &self.install,
+                config_path: &live.config_path,
+                state_dir: &live.state_dir,
+                port: live.gateway.port(),
+            };
+            let params = EffectiveRequest {
+                session_key: session_key.to_string(),
+                agent_id: Some(agent.to_string()),
+            };
+            let params = serde_json::to_value(&params).map_err(|e| e.to_string())?;
+            let answer = gateway_call(&at, "tools.effective", &params).await?;
+            serde_json::from_value(answer.clone()).map_err(|e| {
+                format!("tools.effective answered, not in its known shape ({e}): {answer}")
+            })
         })
     }
 
