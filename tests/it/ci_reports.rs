@@ -93,8 +93,9 @@ fn junit_has_one_case_per_scenario_lane_and_claim_and_the_report_dir_is_written(
         junit_cases(&std::fs::read_to_string(&junit).unwrap())
             .into_iter()
             .partition(|c| c.1 == format!("{REFERENCE}.snapshots"));
-    // One passing case per snapshot compared (five lanes, provider and session each).
-    assert_eq!(snapshot_cases.len(), 10, "{snapshot_cases:?}");
+    // One passing case per snapshot compared (five lanes, provider and session each, and the
+    // non-model views of the three lanes I1 and E1 are named on).
+    assert_eq!(snapshot_cases.len(), 13, "{snapshot_cases:?}");
     assert!(
         snapshot_cases.iter().all(|c| c.2.is_none()),
         "{snapshot_cases:?}"
@@ -119,7 +120,7 @@ fn junit_has_one_case_per_scenario_lane_and_claim_and_the_report_dir_is_written(
         })
         .collect();
     assert_eq!(cases, from_summary);
-    assert_eq!(cases.len(), 45);
+    assert_eq!(cases.len(), 48);
     let per_lane = |lane: &str| {
         cases
             .iter()
@@ -134,7 +135,7 @@ fn junit_has_one_case_per_scenario_lane_and_claim_and_the_report_dir_is_written(
             per_lane("directory"),
             per_lane("batch")
         ),
-        (8, 9, 9, 9, 10)
+        (9, 10, 9, 9, 11)
     );
     let markdown = std::fs::read_to_string(reports.join("report.md")).unwrap();
     assert!(markdown.contains(REFERENCE), "{markdown}");
@@ -165,7 +166,7 @@ fn a_wrong_expectation_fails_with_exit_1_and_junit_carries_expected_and_actual()
         .output()
         .unwrap();
     assert_eq!(out.status.code(), Some(1), "{}", stderr_of(&out));
-    assert!(String::from_utf8_lossy(&out.stdout).ends_with("44 passed, 1 failed\n"));
+    assert!(String::from_utf8_lossy(&out.stdout).ends_with("47 passed, 1 failed\n"));
     let cases = junit_cases(&std::fs::read_to_string(&junit).unwrap());
     let failed: Vec<_> = cases.iter().filter(|c| c.2.is_some()).collect();
     assert_eq!(failed.len(), 1, "{cases:?}");
@@ -311,10 +312,10 @@ async fn both_targets_side_by_side_fit_the_terminal_and_every_report_file_covers
     let text = side_by_side(&reports);
     let widest = text.lines().map(|l| l.chars().count()).max().unwrap();
     assert!(widest <= 100, "a line of {widest} columns:\n{text}");
-    assert!(text.ends_with("90 passed, 0 failed\n"), "{text}");
+    assert!(text.ends_with("96 passed, 0 failed\n"), "{text}");
     // The direct lane's claims, all passing (the cell wraps before "pass").
     let claims = text
-        .find("C1 C3 C6 D1 N1 L1 P1 T1")
+        .find("C1 C3 C6 D1 N1 E1 L1 P1 T1")
         .expect("the direct lane's claims");
     let next_line = text[claims..].lines().nth(1).unwrap();
     assert!(next_line.contains(" pass "), "{text}");
@@ -341,7 +342,7 @@ async fn both_targets_side_by_side_fit_the_terminal_and_every_report_file_covers
             .as_array()
             .unwrap()
             .len(),
-        45
+        48
     );
     let markdown = std::fs::read_to_string(report_dir.join("report.md")).unwrap();
     assert_eq!(markdown.matches("# toolsearch-qa report").count(), 2);

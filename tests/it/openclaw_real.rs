@@ -647,10 +647,10 @@ async fn real_reference_scenario_passes_the_gate_with_deterministic_snapshots() 
             verdict.claims.accepted,
             verdict.findings.stale
         ),
-        // Fourteen claims accepted, one per lane and claim of the committed findings: L1 on every
+        // Fifteen claims accepted, one per lane and claim of the committed findings: L1 on every
         // lane, C6's independent counts on code, T1's catalog_size on tools, directory and batch,
-        // and P1's follow-up history on every lane.
-        (0, 14, 0)
+        // P1's follow-up history on every lane, and I1 on batch (no tool_search on /tools/invoke).
+        (0, 15, 0)
     );
 }
 

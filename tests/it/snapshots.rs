@@ -2,7 +2,7 @@
 //! turn and the session log, redacted only for ports, temp paths, timestamps and random ids.
 //! Drift fails `cargo test`; `cargo insta review` accepts or rejects the new versions.
 
-use toolsearch_qa::scenario::load_all;
+use toolsearch_qa::scenario::{load_all, ClaimId};
 use toolsearch_qa::suite::run_suite;
 use toolsearch_qa::targets::EmbeddedTarget;
 
@@ -19,9 +19,20 @@ async fn payloads_and_session_logs_match_the_committed_snapshots() {
             });
         }
     }
+    // Two per lane (payloads, session log), and a third for a lane that collects a non-model
+    // view (I1's invoke batch, E1's effective tools).
+    let views = |s: &toolsearch_qa::scenario::Scenario| {
+        let names = |l: &&toolsearch_qa::scenario::Lane| {
+            s.names_claim_on(ClaimId::I1, l) || s.names_claim_on(ClaimId::E1, l)
+        };
+        s.lanes.iter().filter(names).count()
+    };
     assert_eq!(
         names.len(),
-        scenarios.iter().map(|s| s.lanes.len() * 2).sum::<usize>()
+        scenarios
+            .iter()
+            .map(|s| s.lanes.len() * 2 + views(s))
+            .sum::<usize>()
     );
 }
 

@@ -53,6 +53,9 @@ async fn the_reference_scenario_holds_under_the_upstream_surface() {
         ("N1", &["direct", "tools", "directory", "batch"]),
         // The batch lane's script names `tool_call`: on this surface it calls `dispatch_action`.
         ("B1", &["batch"]),
+        // The invoke batch runs the surface's search control, `tool_search` here too.
+        ("I1", &["batch"]),
+        ("E1", &["direct", "tools"]),
         ("L1", &["direct", "tools", "directory", "batch"]),
         ("P1", &["direct", "tools", "directory", "batch"]),
         ("T1", &["direct", "tools", "directory", "batch"]),
@@ -198,7 +201,7 @@ fn the_suite_command_passes_on_the_upstream_profile() {
     assert_eq!(scenario["profile"], UPSTREAM);
     assert_eq!(scenario["notApplicable"][0]["lane"], "code");
     let claims = scenario["claims"].as_array().unwrap();
-    assert_eq!(claims.len(), 36);
+    assert_eq!(claims.len(), 39);
     assert!(claims.iter().all(|c| c["ok"] == true), "{claims:#?}");
 }
 

@@ -108,6 +108,27 @@ fn event_kind(event: &Value) -> String {
     }
 }
 
+/// The product's effective tools: each group's source and, per tool, its name, source and
+/// plugin in the product's order (labels and descriptions are its prose: their sizes only).
+pub fn effective(tools: &crate::protocol::invoke::EffectiveTools) -> Value {
+    let groups: Vec<Value> = tools
+        .groups
+        .iter()
+        .map(|g| {
+            let tools: Vec<Value> = g
+                .tools
+                .iter()
+                .map(|t| {
+                    json!({ "id": t.id, "source": t.source, "pluginId": t.plugin_id,
+                        "description": size(&t.description) })
+                })
+                .collect();
+            json!({ "id": g.id, "source": g.source, "tools": tools })
+        })
+        .collect();
+    json!({ "agentId": tools.agent_id, "profile": tools.profile, "groups": groups })
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

@@ -9,7 +9,7 @@ use std::path::{Path, PathBuf};
 use std::sync::OnceLock;
 
 use regex::Regex;
-use serde_json::Value;
+use serde_json::{json, Value};
 use similar::TextDiff;
 
 use super::outline;
@@ -56,7 +56,7 @@ pub fn lane_snapshots(
             outline::session(&observation.session),
         ),
     };
-    vec![
+    let mut snapshots = vec![
         (
             format!("{scenario}__{}__provider", observation.lane),
             redactor.apply(&pretty(&provider)),
@@ -65,7 +65,43 @@ pub fn lane_snapshots(
             format!("{scenario}__{}__session", observation.lane),
             redactor.apply(&pretty(&session)),
         ),
-    ]
+    ];
+    if let Some(views) = views(observation, style) {
+        snapshots.push((
+            format!("{scenario}__{}__views", observation.lane),
+            redactor.apply(&pretty(&views)),
+        ));
+    }
+    snapshots
+}
+
+/// The lane's non-model views, when it collected any (I1's invoke batch, E1's effective
+/// tools): what was sent and answered. The product's effective tools keep only each tool's
+/// name, source and plugin (its labels and descriptions are its prose).
+fn views(observation: &LaneObservation, style: SnapshotStyle) -> Option<Value> {
+    if observation.invoke.is_none() && observation.effective.is_none() {
+        return None;
+    }
+    let mut views = serde_json::Map::new();
+    if let Some(invoked) = &observation.invoke {
+        let answer = match &invoked.answer {
+            Ok(answer) => json!(answer),
+            Err(error) => json!({ "harnessError": error }),
+        };
+        views.insert(
+            "invoke".into(),
+            json!({ "request": invoked.request, "status": invoked.status, "answer": answer }),
+        );
+    }
+    if let Some(effective) = &observation.effective {
+        let value = match (effective, style) {
+            (Err(error), _) => json!({ "harnessError": error }),
+            (Ok(tools), SnapshotStyle::AsWritten) => json!(tools),
+            (Ok(tools), SnapshotStyle::Outline) => outline::effective(tools),
+        };
+        views.insert("effective".into(), value);
+    }
+    Some(Value::Object(views))
 }
 
 /// The target's redactions compiled, then the common ones.
