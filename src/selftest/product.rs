@@ -9,7 +9,7 @@ use serde_json::json;
 
 use super::seeds::Seed;
 use crate::error::Error;
-use crate::scenario::{Lane, Scenario};
+use crate::scenario::{ClaimId, Lane, Scenario};
 use crate::suite::findings;
 use crate::suite::report::{ScenarioReport, SuiteReport};
 use crate::suite::{run_plans, ProviderSource, Quiet};
@@ -42,6 +42,8 @@ pub enum UserSeed {
     CodeTimeoutRaised,
     /// The `qa` MCP server is replaced by one that renamed its tool (as after an upgrade).
     McpToolRenamed,
+    /// The product's policy denies the target (`tools.deny`): the session no longer has it.
+    TargetDenied,
 }
 
 impl UserSeed {
@@ -58,6 +60,7 @@ impl UserSeed {
             UserSeed::SchemaLoosened => "schema-loosened",
             UserSeed::CodeTimeoutRaised => "code-timeout-raised",
             UserSeed::McpToolRenamed => "mcp-tool-renamed",
+            UserSeed::TargetDenied => "target-denied",
         }
     }
 
@@ -75,6 +78,7 @@ impl UserSeed {
             UserSeed::SchemaLoosened => &["tools"],
             UserSeed::CodeTimeoutRaised => &["code-quickjs"],
             UserSeed::McpToolRenamed => &["tools"],
+            UserSeed::TargetDenied => &["direct"],
         }
     }
 
@@ -102,7 +106,8 @@ impl UserSeed {
             | UserSeed::PromptPadded
             | UserSeed::DescriptionRestamped
             | UserSeed::SchemaLoosened
-            | UserSeed::McpToolRenamed => {}
+            | UserSeed::McpToolRenamed
+            | UserSeed::TargetDenied => {}
         }
     }
 
@@ -132,6 +137,7 @@ impl UserSeed {
                 json!({ "plugins": { "entries": { &scenario.catalog.plugin_id: {
                     "config": { "promptPadding": PROMPT_PADDING } } } } }),
             ),
+            UserSeed::TargetDenied => json!({ "tools": { "deny": [&scenario.target_tool] } }),
             UserSeed::McpToolRenamed => {
                 let args = ["mcp-fixture", "--server", crate::mcp_fixture::QA_RENAMED];
                 let server = json!({ "args": args });
@@ -169,6 +175,13 @@ fn suffix(n: usize) -> String {
 fn seeded(scenario: &Scenario, user: UserSeed, n: usize) -> Scenario {
     let mut seeded = narrowed(scenario, user.lanes());
     user.apply(&mut seeded);
+    // A seeded lane collects the non-model views (I1's invoke batch, E1's effective tools) only
+    // for the seed that is about them: tools.effective costs a Node start per lane.
+    seeded.claims.retain(|c| match c.id {
+        ClaimId::I1 => false,
+        ClaimId::E1 => user == UserSeed::TargetDenied,
+        _ => true,
+    });
     let tail = suffix(n);
     for lane in &mut seeded.lanes {
         lane.name.push_str(&tail);

@@ -77,8 +77,13 @@ pub const OPENCLAW: &[Seed] = &[
         REFERENCE,
         "not seeded: the product's batch search has no setting; the plugin cannot reorder it",
     ),
-    not_seedable(ClaimId::I1, REFERENCE, "not seeded yet"),
-    not_seedable(ClaimId::E1, REFERENCE, "not seeded yet"),
+    not_seedable(
+        ClaimId::I1,
+        REFERENCE,
+        "no adopted release serves tool_search on /tools/invoke (404, an accepted finding), so \
+         there is no working invoke batch to break",
+    ),
+    openclaw(UserSeed::TargetDenied, REFERENCE, ClaimId::E1),
     openclaw(
         UserSeed::DenyForgotten,
         "fail-closed-f1-policy-denied",
