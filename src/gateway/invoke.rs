@@ -81,7 +81,8 @@ async fn invoke(state: &GatewayState, body: &[u8]) -> (StatusCode, InvokeAnswer)
         .with_fault(state.fault)
         .with_guards(state.guards())
         .with_mcp(state.mcp.clone());
-    let call_id = format!("http-direct-operator-{}", session_id_for_key(name));
+    // The product derives an invocation's call id from the surface and the caller's origin.
+    let call_id = format!("http-direct-operator-{name}");
     if surface.role(name).is_some() && surface.run.is_some() {
         return control(state, &surface, &runner, &call_id, name, &args).await;
     }
