@@ -65,7 +65,9 @@ pub async fn run_lane(
         _ => None,
     };
     // What the lane's claims read beyond the turn (I1's invoke batch, E1's effective tools),
-    // collected while the gateway still runs, after every turn of the session.
+    // collected while the gateway still runs, after every turn of the session: asked alongside
+    // the follow-up turn, `tools.effective` changed OpenClaw 2026.9.6's second-turn prompt (P1
+    // failed on the direct lane in one of two runs).
     let bridge = target.surface(scenario).bridge().clone();
     let invoke = match invoke_request(scenario, lane, &bridge, &key) {
         Some(request) => Some(post_invoke(&url, request, timeout).await),
