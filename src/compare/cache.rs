@@ -5,7 +5,9 @@
 //! tools, then the input items — each part cut from the body text as sent and tokenised on its
 //! own (o200k_base), so a part that repeats is tokenised once.
 //!
-//! Only the requests of one turn are compared: a second turn of the same session is not run.
+//! A second user turn of the same session is read on from the first: its first request against
+//! the first turn's last (what that turn left in the cache, assumed still there: the turns follow
+//! each other within the cache's lifetime).
 
 use serde::{Deserialize, Serialize};
 use serde_json::value::RawValue;
@@ -176,10 +178,15 @@ impl std::ops::Add for CacheSplit {
     }
 }
 
-/// How `rule` bills each request of a turn, summed.
-pub fn split(requests: &[PrefixTokens], rule: CacheRule) -> CacheSplit {
+/// How `rule` bills each request of a turn, summed; `before` is the request before the turn's
+/// first (the previous turn's last), if any.
+pub fn split(
+    requests: &[PrefixTokens],
+    before: Option<&PrefixTokens>,
+    rule: CacheRule,
+) -> CacheSplit {
     let mut total = CacheSplit::default();
-    let mut previous: Option<&PrefixTokens> = None;
+    let mut previous: Option<&PrefixTokens> = before;
     for request in requests {
         let (cached, written) = match rule {
             CacheRule::Prefix {
@@ -319,7 +326,7 @@ mod tests {
         };
         // 3,000 -> 23 x 128 = 2,944; 3,100 -> 24 x 128 = 3,072.
         assert_eq!(
-            split(&turn(), rule),
+            split(&turn(), None, rule),
             CacheSplit {
                 input: 9_400,
                 cached: 2_944 + 3_072,
@@ -334,7 +341,7 @@ mod tests {
             head: 900,
             shared: 1_000,
         }];
-        assert_eq!(split(&small, rule).cached, 0);
+        assert_eq!(split(&small, None, rule).cached, 0);
     }
 
     #[test]
@@ -343,7 +350,7 @@ mod tests {
         // Request 1 writes 3,000; request 2 reads 3,000 and writes 100; request 3 reads 3,100
         // and writes 80. Uncached: the body tokens around the prompt parts (40 each).
         assert_eq!(
-            split(&turn(), rule),
+            split(&turn(), None, rule),
             CacheSplit {
                 input: 9_400,
                 cached: 6_100,
@@ -354,7 +361,7 @@ mod tests {
         // A changed last item: request 2 shares only the head, so it reads the head's breakpoint.
         let mut changed = turn();
         changed[1].shared = 2_700;
-        let s = split(&changed[..2], rule);
+        let s = split(&changed[..2], None, rule);
         assert_eq!((s.cached, s.written), (2_500, 3_000 + 600));
         // Haiku's 2,048 minimum: a 2,000-token prompt is never cached.
         let small = [PrefixTokens {
@@ -363,8 +370,37 @@ mod tests {
             head: 1_500,
             shared: 0,
         }; 2];
-        let s = split(&small, CacheRule::Breakpoints { min_tokens: 2_048 });
+        let s = split(&small, None, CacheRule::Breakpoints { min_tokens: 2_048 });
         assert_eq!((s.cached, s.written, s.uncached), (0, 0, 4_020));
+    }
+
+    #[test]
+    fn a_second_turn_reads_on_from_the_first_turns_last_request() {
+        // Turn 2's first request repeats all 3,180 prompt tokens of turn 1's last and adds 60.
+        let second = [PrefixTokens {
+            input: 3_280,
+            prompt: 3_240,
+            head: 2_500,
+            shared: 3_180,
+        }];
+        let last = turn()[2];
+        let prefix = CacheRule::Prefix {
+            min_tokens: 1_024,
+            increment: 128,
+        };
+        // 3,180 shared -> 24 x 128 = 3,072 cached.
+        let s = split(&second, Some(&last), prefix);
+        assert_eq!((s.cached, s.uncached), (3_072, 208));
+        // Breakpoints: reads turn 1's last breakpoint (3,180), writes the 60 after it.
+        let s = split(
+            &second,
+            Some(&last),
+            CacheRule::Breakpoints { min_tokens: 1_024 },
+        );
+        assert_eq!((s.cached, s.written, s.uncached), (3_180, 60, 40));
+        // Without the first turn nothing is read: the whole prompt is written.
+        let s = split(&second, None, CacheRule::Breakpoints { min_tokens: 1_024 });
+        assert_eq!((s.cached, s.written, s.uncached), (0, 3_240, 40));
     }
 
     #[test]

@@ -5,8 +5,9 @@
 //! and the whole turn. The mode the gateway actually used is read from its session log, so a `code`
 //! lane that fell back to `tools` is reported as such, never as code. Each cell (a mode at a
 //! size) runs alone — its own mock provider, its ids started over — so its figures do not depend
-//! on the other cells of the run. Tokens become money under one price row ([`price`]), with the
-//! provider's prompt cache applied ([`cache`]).
+//! on the other cells of the run. Each cell's session then takes a second user turn, whose first
+//! request a prompt cache can serve from the first turn's last. Tokens become money under one
+//! price row ([`price`]), with the provider's prompt cache applied ([`cache`]).
 
 pub mod cache;
 pub mod chart;
@@ -191,6 +192,28 @@ pub struct CompareCell {
     /// USD per 1,000 turns.
     #[serde(rename = "costPer1000Turns")]
     pub cost_per_1000_turns: Option<f64>,
+    /// The second user turn of the same session.
+    pub second_turn: SecondTurn,
+}
+
+/// The second user turn of a cell's session: its first request is read against the first turn's
+/// last, so what the first turn left in the provider's cache is billed as cached.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct SecondTurn {
+    /// Did the second turn end with the target's success marker too?
+    pub reached_target: bool,
+    pub requests: usize,
+    /// Its provider requests, summed.
+    pub turn: PayloadSize,
+    /// Per request: its tokens and the prefix it shares with the request before it (for the
+    /// first, the first turn's last request).
+    pub prefixes: Vec<PrefixTokens>,
+    pub cache: CacheSplit,
+    pub output_tokens: Option<u64>,
+    pub cost_per_turn: Option<f64>,
+    #[serde(rename = "costPer1000Turns")]
+    pub cost_per_1000_turns: Option<f64>,
 }
 
 /// Every cell, sorted by size then mode.
@@ -222,6 +245,8 @@ pub fn sized_scenario(reference: &Scenario, size: usize, modes: &[ToolSearchMode
     let target = fake_tool_name(TARGET_INDEX.min(size), size);
     scenario.catalog.size = size;
     scenario.prompt = format!("tool search qa check target={target}");
+    // The same session's second user turn asks for the same tool again.
+    scenario.follow_up = Some(format!("{} once more", scenario.prompt));
     scenario.target_tool = target;
     scenario.lanes = modes.iter().map(|mode| mode_lane(*mode)).collect();
     scenario
@@ -286,23 +311,69 @@ async fn run_size(
     Ok(cells)
 }
 
-/// The first request, the whole turn and the prefix each request shares with the one before.
-fn measure(
-    observation: &LaneObservation,
-) -> Result<(PayloadSize, PayloadSize, Vec<PrefixTokens>), Error> {
+/// One turn's requests measured: the first, their sum, and each one's prompt prefix.
+struct Measured {
+    first: PayloadSize,
+    turn: PayloadSize,
+    prefixes: Vec<PrefixTokens>,
+}
+
+/// Both turns of a session, each request read against the one before it (the second turn's
+/// first against the first turn's last).
+fn measure(observation: &LaneObservation) -> Result<[Measured; 2], Error> {
     let machine = |e: crate::protocol::usage::TokenizerError| Error::Machine(e.to_string());
-    let mut first = None;
-    let mut turn = PayloadSize::default();
+    let second: &[std::sync::Arc<crate::provider::JournalRecord>] = match &observation.follow_up {
+        Some(follow_up) => &follow_up.requests,
+        None => return Err(Error::Machine("the second turn did not run".into())),
+    };
     let mut prefixes = TurnPrefixes::default();
-    for record in &observation.requests {
-        let size = measure_request(record).map_err(machine)?;
-        prefixes
-            .push(&record.raw, size.tokens as u64)
-            .map_err(machine)?;
-        first.get_or_insert(size);
-        turn = turn + size;
+    let mut turns = Vec::new();
+    for requests in [&observation.requests[..], second] {
+        let mut first = None;
+        let mut turn = PayloadSize::default();
+        let from = prefixes.requests.len();
+        for record in requests {
+            let size = measure_request(record).map_err(machine)?;
+            prefixes
+                .push(&record.raw, size.tokens as u64)
+                .map_err(machine)?;
+            first.get_or_insert(size);
+            turn = turn + size;
+        }
+        turns.push(Measured {
+            first: first.unwrap_or_default(),
+            turn,
+            prefixes: prefixes.requests[from..].to_vec(),
+        });
     }
-    Ok((first.unwrap_or_default(), turn, prefixes.requests))
+    let [one, two]: [Measured; 2] = turns
+        .try_into()
+        .map_err(|_| Error::Machine("two turns".into()))?;
+    Ok([one, two])
+}
+
+/// A turn's money under `price`: its input as the cache bills it, after the request `before`.
+struct Money {
+    cache: CacheSplit,
+    cost_per_turn: Option<f64>,
+    cost_per_1000_turns: Option<f64>,
+}
+
+fn money(
+    prefixes: &[PrefixTokens],
+    before: Option<&PrefixTokens>,
+    output_tokens: Option<u64>,
+    price: &PriceRow,
+) -> Money {
+    let cache = cache::split(prefixes, before, price.caching);
+    let cost = output_tokens.map(|output| cache::turn_cost(&cache, output, price));
+    // Whole nano-dollars per turn, micro-dollars per 1,000 turns: no float noise in the output.
+    let rounded = |usd: f64, per: f64| (usd * per).round() / per;
+    Money {
+        cache,
+        cost_per_turn: cost.map(|c| rounded(c, 1e9)),
+        cost_per_1000_turns: cost.map(|c| rounded(c * 1_000.0, 1e6)),
+    }
 }
 
 fn cell(
@@ -312,14 +383,9 @@ fn cell(
     observation: &LaneObservation,
     price: &PriceRow,
 ) -> Result<CompareCell, Error> {
-    let (first, turn, prefixes) = measure(observation)?;
-    let cache = cache::split(&prefixes, price.caching);
+    let [one, two] = measure(observation)?;
     let output_tokens = observation.response.usage.and_then(|u| u.output_tokens);
-    let cost_per_turn = output_tokens.map(|output| cache::turn_cost(&cache, output, price));
-    // Whole nano-dollars per turn, micro-dollars per 1,000 turns: no float noise in the output.
-    let rounded = |usd: f64, per: f64| (usd * per).round() / per;
-    let cost_per_1000_turns = cost_per_turn.map(|c| rounded(c * 1_000.0, 1e6));
-    let cost_per_turn = cost_per_turn.map(|c| rounded(c, 1e9));
+    let first_money = money(&one.prefixes, None, output_tokens, price);
     let surface = observation.session.records.iter().find_map(|r| match r {
         SessionRecord::Surface(s) => Some(s),
         _ => None,
@@ -330,6 +396,19 @@ fn cell(
         .to_string();
     let notes = surface.and_then(|s| s.notes.clone()).unwrap_or_default();
     let marker = format!("{} {}", crate::catalog::fake::FAKE_OK, scenario.target_tool);
+    let follow_up = observation.follow_up.as_ref();
+    let second_output = follow_up.and_then(|f| f.response.usage.and_then(|u| u.output_tokens));
+    let second_money = money(&two.prefixes, one.prefixes.last(), second_output, price);
+    let second_turn = SecondTurn {
+        reached_target: follow_up.is_some_and(|f| f.response.text().contains(&marker)),
+        requests: two.prefixes.len(),
+        turn: two.turn,
+        prefixes: two.prefixes,
+        cache: second_money.cache,
+        output_tokens: second_output,
+        cost_per_turn: second_money.cost_per_turn,
+        cost_per_1000_turns: second_money.cost_per_1000_turns,
+    };
     Ok(CompareCell {
         size,
         mode,
@@ -337,15 +416,16 @@ fn cell(
         notes,
         reached_target: observation.response.text().contains(&marker),
         requests: observation.requests.len(),
-        first,
-        turn,
+        first: one.first,
+        turn: one.turn,
         first_ratio: None,
         turn_ratio: None,
-        prefixes,
-        cache,
+        prefixes: one.prefixes,
+        cache: first_money.cache,
         output_tokens,
-        cost_per_turn,
-        cost_per_1000_turns,
+        cost_per_turn: first_money.cost_per_turn,
+        cost_per_1000_turns: first_money.cost_per_1000_turns,
+        second_turn,
     })
 }
 

@@ -49,6 +49,30 @@ const COST: [Column; 8] = [
     ("$ / 1k turns", |c| money(c.cost_per_1000_turns)),
 ];
 
+/// The second user turn of the same session, its first request cached from the first turn (its
+/// input tokens are the three billed parts together).
+const SECOND: [Column; 9] = [
+    CATALOGUE,
+    MODE,
+    ("requests", |c| {
+        turn_requests(c.second_turn.requests, c.second_turn.reached_target)
+    }),
+    ("cached", |c| thousands(c.second_turn.cache.cached as usize)),
+    ("cache write", |c| {
+        thousands(c.second_turn.cache.written as usize)
+    }),
+    ("uncached", |c| {
+        thousands(c.second_turn.cache.uncached as usize)
+    }),
+    ("output", |c| {
+        c.second_turn
+            .output_tokens
+            .map_or("-".into(), |o| thousands(o as usize))
+    }),
+    ("$ / turn", |c| money(c.second_turn.cost_per_turn)),
+    ("$ / 1k turns", |c| money(c.second_turn.cost_per_1000_turns)),
+];
+
 /// The mode column: the requested mode, and the effective one when it differs.
 fn mode_label(cell: &CompareCell) -> String {
     if cell.effective_mode == cell.mode.as_str() {
@@ -67,10 +91,14 @@ fn money(usd: Option<f64>) -> String {
 }
 
 fn requests_label(cell: &CompareCell) -> String {
-    if cell.reached_target {
-        cell.requests.to_string()
+    turn_requests(cell.requests, cell.reached_target)
+}
+
+fn turn_requests(requests: usize, reached_target: bool) -> String {
+    if reached_target {
+        requests.to_string()
     } else {
-        format!("{} (target not reached)", cell.requests)
+        format!("{requests} (target not reached)")
     }
 }
 
@@ -108,8 +136,8 @@ pub fn price_lines(price: &PriceRow) -> [String; 3] {
 }
 
 /// What the cache figures cover (said under every human-readable report).
-const CACHE_SCOPE: &str = "cache: the requests of one turn, each against the one before; \
-                           a second turn is not run";
+const CACHE_SCOPE: &str = "cache: each request against the one before it; the second turn's \
+                           first\nagainst the first turn's last (same session, cache still warm)";
 
 /// Three terminal tables (first request, whole turn, cost), then what they were made with.
 pub fn table(report: &CompareReport) -> String {
@@ -122,11 +150,14 @@ pub fn table(report: &CompareReport) -> String {
     };
     let mut out = format!(
         "first request · profile {p}\n{}\nwhole turn · profile {p}\n{}\n\
-         cost · profile {p} · price {}\n{}\n",
+         cost · profile {p} · price {}\n{}\n\
+         second turn, same session · profile {p} · price {}\n{}\n",
         part(&FIRST),
         part(&TURN),
         report.price.name,
         part(&COST),
+        report.price.name,
+        part(&SECOND),
         p = report.profile,
     );
     out.push_str(&format!(
@@ -159,11 +190,14 @@ pub fn markdown(report: &CompareReport, charts: &[PathBuf]) -> String {
     let p = &report.profile;
     let mut out = format!(
         "First request (profile `{p}`):\n\n{}\nWhole turn (profile `{p}`):\n\n{}\n\
-         Cost (profile `{p}`, price `{}`):\n\n{}\n",
+         Cost (profile `{p}`, price `{}`):\n\n{}\n\
+         Second turn, same session (profile `{p}`, price `{}`):\n\n{}\n",
         markdown_table(report, &FIRST),
         markdown_table(report, &TURN),
         report.price.name,
         markdown_table(report, &COST),
+        report.price.name,
+        markdown_table(report, &SECOND),
     );
     out.push_str(&format!(
         "Target: {}. Profile: `{p}`. Tokens: {}.\n\n{}.\n\n{}.\n",
@@ -200,7 +234,7 @@ pub fn json(report: &CompareReport) -> Result<String, serde_json::Error> {
 }
 
 /// The CSV header: one row per target × profile × mode × size.
-pub const CSV_HEADER: [&str; 25] = [
+pub const CSV_HEADER: [&str; 34] = [
     "target",
     "profile",
     "catalogue",
@@ -226,6 +260,15 @@ pub const CSV_HEADER: [&str; 25] = [
     "caching_rule",
     "cost_per_turn_usd",
     "cost_per_1000_turns_usd",
+    "second_reached_target",
+    "second_requests",
+    "second_turn_tokens",
+    "second_cached_tokens",
+    "second_cache_write_tokens",
+    "second_uncached_tokens",
+    "second_output_tokens",
+    "second_cost_per_turn_usd",
+    "second_cost_per_1000_turns_usd",
 ];
 
 /// A CSV field, quoted when it holds a comma, a quote or a line break (RFC 4180).
@@ -268,6 +311,15 @@ fn csv_row(report: &CompareReport, c: &CompareCell) -> Vec<String> {
         report.price.caching.describe(),
         optional(c.cost_per_turn),
         optional(c.cost_per_1000_turns),
+        c.second_turn.reached_target.to_string(),
+        c.second_turn.requests.to_string(),
+        c.second_turn.turn.tokens.to_string(),
+        c.second_turn.cache.cached.to_string(),
+        c.second_turn.cache.written.to_string(),
+        c.second_turn.cache.uncached.to_string(),
+        optional(c.second_turn.output_tokens),
+        optional(c.second_turn.cost_per_turn),
+        optional(c.second_turn.cost_per_1000_turns),
     ]
 }
 
@@ -327,6 +379,21 @@ mod tests {
                 output_tokens: Some(12),
                 cost_per_turn: Some(0.000_196),
                 cost_per_1000_turns: Some(0.196),
+                second_turn: crate::compare::SecondTurn {
+                    reached_target: false,
+                    requests: 2,
+                    turn: size,
+                    prefixes: vec![],
+                    cache: CacheSplit {
+                        input: 25,
+                        cached: 0,
+                        written: 0,
+                        uncached: 25,
+                    },
+                    output_tokens: Some(6),
+                    cost_per_turn: Some(0.000_098),
+                    cost_per_1000_turns: Some(0.098),
+                },
             }],
         }
     }
@@ -345,6 +412,10 @@ mod tests {
         );
         assert!(
             md.contains("| 36 | code (ran as tools) | 0 | 0 | 50 | 12 | $0.0001960 | $0.1960 |\n"),
+            "{md}"
+        );
+        assert!(
+            md.contains("| 36 | code (ran as tools) | 2 (target not reached) | 0 | 0 | 25 | 6 | $0.00009800 | $0.09800 |\n"),
             "{md}"
         );
         assert!(
@@ -367,7 +438,11 @@ mod tests {
             "{}",
             lines[1]
         );
-        assert!(lines[1].ends_with(",0.000196,0.196"), "{}", lines[1]);
+        assert!(
+            lines[1].ends_with(",0.000196,0.196,false,2,25,0,0,25,6,0.000098,0.098"),
+            "{}",
+            lines[1]
+        );
         assert_eq!(csv_field("a,b \"c\""), "\"a,b \"\"c\"\"\"");
     }
 
