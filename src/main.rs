@@ -335,6 +335,12 @@ struct CompareArgs {
     /// against catalogue size) into this directory; the markdown report embeds them.
     #[arg(long, value_name = "DIR")]
     chart: Option<PathBuf>,
+    /// Where the turns run: the embedded gateway (a prediction), the real product (one gateway
+    /// per size, lanes hot-reloaded), or both with the prediction's error per cell.
+    #[arg(long, value_enum, default_value_t = TargetChoice::Embedded)]
+    target: TargetChoice,
+    #[command(flatten)]
+    node: NodeArg,
 }
 
 #[derive(clap::Args)]
@@ -678,6 +684,9 @@ async fn run(command: Command, probe_secret: String) -> Result<u8, Error> {
                 price_file: args.price_file,
                 format: args.format,
                 chart_dir: args.chart,
+                target: args.target,
+                openclaw_version: args.node.openclaw_version,
+                openclaw_node: args.node.node_major.openclaw_node.unwrap_or_default(),
             };
             toolsearch_qa::compare::command(command, stdout).await
         }),

@@ -9,6 +9,7 @@ use std::path::{Path, PathBuf};
 
 use super::{CompareCell, CompareReport, ToolSearchMode};
 use crate::error::Error;
+use crate::targets::TargetKind;
 
 /// What a chart plots.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -50,7 +51,12 @@ impl Metric {
                 format!("Cost per 1,000 turns, USD ({})", report.price.name)
             }
         };
-        format!("{what} · profile {}", report.profile)
+        let target = report
+            .targets
+            .first()
+            .copied()
+            .unwrap_or(TargetKind::Embedded);
+        format!("{what} · {}", super::render::shown(report, target))
     }
 
     fn axis_label(self) -> &'static str {
@@ -70,14 +76,23 @@ impl Metric {
     }
 }
 
-/// Writes every chart into `dir` (created if missing); returns their paths.
+/// Writes every chart of every target into `dir` (created if missing): the embedded
+/// prediction's as [`Metric::file_name`], the product's with an `openclaw-` prefix. Returns
+/// their paths.
 pub fn write_all(report: &CompareReport, dir: &Path) -> Result<Vec<PathBuf>, Error> {
     std::fs::create_dir_all(dir).map_err(Error::io("cannot create", dir))?;
     let mut paths = Vec::new();
-    for metric in Metric::ALL {
-        let path = dir.join(metric.file_name());
-        std::fs::write(&path, svg(report, metric)).map_err(Error::io("cannot write", &path))?;
-        paths.push(path);
+    for &target in &report.targets {
+        let part = report.only(target);
+        let prefix = match target {
+            TargetKind::Embedded => "",
+            TargetKind::Openclaw => "openclaw-",
+        };
+        for metric in Metric::ALL {
+            let path = dir.join(format!("{prefix}{}", metric.file_name()));
+            std::fs::write(&path, svg(&part, metric)).map_err(Error::io("cannot write", &path))?;
+            paths.push(path);
+        }
     }
     Ok(paths)
 }

@@ -26,7 +26,8 @@ use crate::provider::MockProvider;
 use crate::scenario::{load_all, select, Lane, Scenario, REFERENCE_SCENARIO};
 use crate::suite::lane::run_lane;
 use crate::suite::observation::LaneObservation;
-use crate::targets::EmbeddedTarget;
+use crate::targets::openclaw::{NodeMajor, Version};
+use crate::targets::{EmbeddedTarget, OpenClawTarget, Product, Target, TargetChoice, TargetKind};
 use cache::{CacheSplit, PrefixTokens, TurnPrefixes};
 use measure::{measure_request, PayloadSize};
 use price::{PriceRow, PriceTable};
@@ -165,10 +166,13 @@ pub fn parse_modes(text: &str) -> Result<Vec<ToolSearchMode>, CompareError> {
 #[derive(Debug, Clone, PartialEq, Serialize)]
 #[serde(rename_all = "camelCase")]
 pub struct CompareCell {
+    /// Where the turn ran: the embedded gateway's prediction or the real product.
+    pub target: TargetKind,
     pub size: usize,
     /// The mode asked for.
     pub mode: ToolSearchMode,
-    /// The mode the gateway used (from its session log), e.g. `tools` for a code lane without sandbox.
+    /// The mode the gateway used (from its session log), e.g. `tools` for a code lane without
+    /// sandbox; the product's log does not say, so there it is the mode configured.
     pub effective_mode: String,
     /// Why the effective mode differs, as the gateway logged it.
     pub notes: Vec<String>,
@@ -194,6 +198,29 @@ pub struct CompareCell {
     pub cost_per_1000_turns: Option<f64>,
     /// The second user turn of the same session.
     pub second_turn: SecondTurn,
+    /// On a product cell of a run with both targets: how far the embedded prediction was off.
+    pub prediction_error: Option<PredictionError>,
+}
+
+/// The embedded prediction against the product at one cell: (predicted − product) / product.
+#[derive(Debug, Clone, Copy, PartialEq, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct PredictionError {
+    pub first_bytes: f64,
+    pub turn_tokens: f64,
+}
+
+impl PredictionError {
+    fn of(predicted: &CompareCell, product: &CompareCell) -> PredictionError {
+        let error = |p: usize, real: usize| match real {
+            0 => 0.0,
+            real => (p as f64 - real as f64) / real as f64,
+        };
+        PredictionError {
+            first_bytes: error(predicted.first.raw_bytes, product.first.raw_bytes),
+            turn_tokens: error(predicted.turn.tokens, product.turn.tokens),
+        }
+    }
 }
 
 /// The second user turn of a cell's session: its first request is read against the first turn's
@@ -220,28 +247,79 @@ pub struct SecondTurn {
 #[derive(Debug, Clone, PartialEq, Serialize)]
 #[serde(rename_all = "camelCase")]
 pub struct CompareReport {
-    /// Where the turns ran.
-    pub target: crate::scenario::TargetKind,
+    /// Where the turns ran, in report order.
+    pub targets: Vec<TargetKind>,
     /// The profile the embedded gateway showed.
     pub profile: String,
+    /// The real product the openclaw cells ran on.
+    pub product: Option<Product>,
     pub tokenizer: &'static str,
     /// The price row money is figured with, its caching rule included.
     pub price: PriceRow,
     pub sizes: Vec<usize>,
     pub modes: Vec<ToolSearchMode>,
     pub cells: Vec<CompareCell>,
+    /// Cells the product would not run: its gateway answered the turn with an error status.
+    pub refused: Vec<Refusal>,
+}
+
+/// A cell the product refused (no figures): where, and what its gateway answered.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct Refusal {
+    pub target: TargetKind,
+    pub size: usize,
+    pub mode: ToolSearchMode,
+    pub status: u16,
+    pub message: String,
 }
 
 impl CompareReport {
-    /// The cell of `mode` at `size`.
+    /// The cell of `mode` at `size` (the first target's).
     pub fn cell(&self, size: usize, mode: ToolSearchMode) -> Option<&CompareCell> {
         self.cells.iter().find(|c| c.size == size && c.mode == mode)
+    }
+
+    /// The cell of `mode` at `size` on `target`.
+    pub fn cell_on(
+        &self,
+        target: TargetKind,
+        size: usize,
+        mode: ToolSearchMode,
+    ) -> Option<&CompareCell> {
+        self.cells
+            .iter()
+            .find(|c| c.target == target && c.size == size && c.mode == mode)
+    }
+
+    /// The report of one target's cells.
+    pub fn only(&self, target: TargetKind) -> CompareReport {
+        CompareReport {
+            targets: vec![target],
+            cells: self
+                .cells
+                .iter()
+                .filter(|c| c.target == target)
+                .cloned()
+                .collect(),
+            ..self.clone()
+        }
+    }
+
+    /// What the cells of `target` show: the embedded gateway's profile, or the product release.
+    pub fn shown(&self, target: TargetKind) -> String {
+        match (target, &self.product) {
+            (TargetKind::Openclaw, Some(product)) => format!("openclaw-{}", product.version),
+            _ => self.profile.clone(),
+        }
     }
 }
 
 /// The reference scenario resized to `size` fake tools, with one lane per mode.
 pub fn sized_scenario(reference: &Scenario, size: usize, modes: &[ToolSearchMode]) -> Scenario {
     let mut scenario = reference.clone();
+    // A session key per size: one product gateway serves every size of a run.
+    scenario.id = format!("{}-{size}", reference.id);
     let target = fake_tool_name(TARGET_INDEX.min(size), size);
     scenario.catalog.size = size;
     scenario.prompt = format!("tool search qa check target={target}");
@@ -261,54 +339,142 @@ pub fn reference_scenario() -> Result<Scenario, Error> {
         .ok_or_else(|| Error::Usage(format!("no scenario {REFERENCE_SCENARIO}")))
 }
 
-/// Runs the comparison: one fresh mock provider per size, one real turn per mode.
+/// Runs the comparison on the embedded gateway.
 pub async fn run_compare(options: CompareOptions) -> Result<CompareReport, Error> {
+    run_compare_on(options, &[&EmbeddedTarget]).await
+}
+
+/// Runs the comparison on each of `targets` in turn: every size, one real turn per mode, each
+/// with a fresh mock provider. On a product target the lanes share a gateway, its config
+/// hot-reloaded per mode and size (see [`OpenClawTarget::serving_sizes`]); the gateway is
+/// stopped at the end. With both targets, each
+/// product cell carries the embedded prediction's error.
+pub async fn run_compare_on(
+    options: CompareOptions,
+    targets: &[&dyn Target],
+) -> Result<CompareReport, Error> {
     let options = options
         .normalized()
         .map_err(|e| Error::Usage(e.to_string()))?;
+    let product = targets.iter().find_map(|t| t.product());
     let mut reference = reference_scenario()?;
-    let profile = options.profile.clone().unwrap_or_else(default_profile);
+    let profile = options
+        .profile
+        .clone()
+        .unwrap_or_else(|| product_profile(product.as_ref()));
     reference.profile = crate::profile::resolve(&profile)?;
     let mut cells = Vec::new();
-    for &size in &options.sizes {
-        cells.extend(run_size(&reference, size, &options.modes, &options.price).await?);
+    let mut refused = Vec::new();
+    for target in targets {
+        let run = run_target(*target, &reference, &options, &mut refused).await;
+        target.finish().await;
+        cells.extend(run?);
     }
+    with_prediction_errors(&mut cells);
     Ok(CompareReport {
-        target: crate::scenario::TargetKind::Embedded,
+        targets: targets.iter().map(|t| t.kind()).collect(),
         profile: reference.profile.name.clone(),
+        product,
         tokenizer: "o200k_base",
         price: options.price,
         sizes: options.sizes,
         modes: options.modes,
         cells,
+        refused,
     })
 }
 
-/// Every mode at one size, each cell alone: its own mock provider and, when the command made
-/// ids reproducible, the ids it would get as the only cell of the run.
-async fn run_size(
+/// The profile that predicts `product` (its release's, when built in), else [`default_profile`].
+fn product_profile(product: Option<&Product>) -> String {
+    let names = crate::profile::built_in_names();
+    product
+        .map(|p| format!("openclaw-{}", p.version))
+        .filter(|name| names.contains(name))
+        .unwrap_or_else(default_profile)
+}
+
+/// Every size on one target.
+/// A product cell whose turn the gateway answered with an error status is `refused`, not an
+/// error of the run: where the product stops accepting a catalogue is one of its figures.
+async fn run_target(
+    target: &dyn Target,
     reference: &Scenario,
-    size: usize,
-    modes: &[ToolSearchMode],
-    price: &PriceRow,
+    options: &CompareOptions,
+    refused: &mut Vec<Refusal>,
 ) -> Result<Vec<CompareCell>, Error> {
-    let scenario = sized_scenario(reference, size, modes);
     let mut cells = Vec::new();
-    for (mode, lane) in modes.iter().zip(&scenario.lanes) {
-        crate::protocol::response_object::restart_reproducible_ids();
-        let provider = MockProvider::start().await?;
-        let observation = run_lane(
-            &EmbeddedTarget,
-            &scenario,
-            lane,
-            &provider.base_url(),
-            &provider.journal(),
-        )
-        .await?;
-        cells.push(cell(&scenario, size, *mode, &observation, price)?);
+    for &size in &options.sizes {
+        let scenario = sized_scenario(reference, size, &options.modes);
+        let plan = target.plan(&scenario)?;
+        if let Some(missing) = plan.not_applicable.first() {
+            return Err(Error::Usage(format!(
+                "--modes: {} cannot run mode {}: {}",
+                target.name(),
+                missing.lane,
+                missing.reason
+            )));
+        }
+        let mut row = Vec::new();
+        for lane in &plan.scenario.lanes {
+            match run_cell(target, &plan.scenario, size, lane, &options.price).await {
+                Ok(cell) => row.push(cell),
+                Err(Error::TurnFailed {
+                    status, message, ..
+                }) if target.kind() == TargetKind::Openclaw => refused.push(Refusal {
+                    target: target.kind(),
+                    size,
+                    mode: lane.mode(),
+                    status,
+                    message,
+                }),
+                Err(e) => return Err(e),
+            }
+        }
+        with_ratios(&mut row);
+        cells.extend(row);
     }
-    with_ratios(&mut cells);
     Ok(cells)
+}
+
+/// One mode at one size, alone: its own mock provider and, when the command made ids
+/// reproducible, the ids it would get as the only cell of the run.
+async fn run_cell(
+    target: &dyn Target,
+    scenario: &Scenario,
+    size: usize,
+    lane: &Lane,
+    price: &PriceRow,
+) -> Result<CompareCell, Error> {
+    let mode = lane.mode();
+    crate::protocol::response_object::restart_reproducible_ids();
+    let provider = MockProvider::start().await?;
+    let observation = run_lane(
+        target,
+        scenario,
+        lane,
+        &provider.base_url(),
+        &provider.journal(),
+    )
+    .await?;
+    cell(target.kind(), scenario, size, mode, &observation, price)
+}
+
+/// Each product cell gets the error of the embedded cell of the same size and mode.
+fn with_prediction_errors(cells: &mut [CompareCell]) {
+    let predicted: Vec<CompareCell> = cells
+        .iter()
+        .filter(|c| c.target == TargetKind::Embedded)
+        .cloned()
+        .collect();
+    for cell in cells
+        .iter_mut()
+        .filter(|c| c.target == TargetKind::Openclaw)
+    {
+        cell.prediction_error = predicted
+            .iter()
+            .find(|p| p.size == cell.size && p.mode == cell.mode)
+            .map(|p| PredictionError::of(p, cell));
+    }
 }
 
 /// One turn's requests measured: the first, their sum, and each one's prompt prefix.
@@ -377,6 +543,7 @@ fn money(
 }
 
 fn cell(
+    target: TargetKind,
     scenario: &Scenario,
     size: usize,
     mode: ToolSearchMode,
@@ -390,9 +557,11 @@ fn cell(
         SessionRecord::Surface(s) => Some(s),
         _ => None,
     });
+    // The product's transcript does not name its mode: there the mode is the one configured.
     let effective_mode = surface
         .and_then(|s| s.mode)
-        .map_or("unknown", ToolSearchMode::as_str)
+        .unwrap_or(mode)
+        .as_str()
         .to_string();
     let notes = surface.and_then(|s| s.notes.clone()).unwrap_or_default();
     let marker = format!("{} {}", crate::catalog::fake::FAKE_OK, scenario.target_tool);
@@ -410,6 +579,7 @@ fn cell(
         cost_per_1000_turns: second_money.cost_per_1000_turns,
     };
     Ok(CompareCell {
+        target,
         size,
         mode,
         effective_mode,
@@ -426,6 +596,7 @@ fn cell(
         cost_per_turn: first_money.cost_per_turn,
         cost_per_1000_turns: first_money.cost_per_1000_turns,
         second_turn,
+        prediction_error: None,
     })
 }
 
@@ -461,6 +632,11 @@ pub struct CompareCommand {
     pub format: CompareFormat,
     /// Where the SVG charts go.
     pub chart_dir: Option<std::path::PathBuf>,
+    /// The embedded gateway's prediction, the real product, or both side by side.
+    pub target: TargetChoice,
+    /// The product release to run (`None`: the newest with data).
+    pub openclaw_version: Option<Version>,
+    pub openclaw_node: NodeMajor,
 }
 
 /// The `compare` command: parse the flags, run, write the charts, print the report.
@@ -478,13 +654,23 @@ pub async fn command(args: CompareCommand, out: &mut dyn std::io::Write) -> Resu
         .pick(args.price.as_deref())
         .map_err(|e| Error::Usage(format!("--price: {e}")))?
         .clone();
-    let report = run_compare(CompareOptions {
+    let product = || {
+        OpenClawTarget::locate_version(args.openclaw_node, args.openclaw_version.as_ref())
+            .map(|t| t.serving_sizes(&sizes))
+    };
+    let targets: Vec<Box<dyn Target>> = match args.target {
+        TargetChoice::Embedded => vec![Box::new(EmbeddedTarget)],
+        TargetChoice::Openclaw => vec![Box::new(product()?)],
+        TargetChoice::Both => vec![Box::new(EmbeddedTarget), Box::new(product()?)],
+    };
+    let targets: Vec<&dyn Target> = targets.iter().map(|t| t.as_ref()).collect();
+    let options = CompareOptions {
         sizes,
         modes,
         profile: args.profile,
         price,
-    })
-    .await?;
+    };
+    let report = run_compare_on(options, &targets).await?;
     let charts = match &args.chart_dir {
         Some(dir) => chart::write_all(&report, dir)?,
         None => Vec::new(),

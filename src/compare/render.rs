@@ -7,6 +7,7 @@ use std::path::PathBuf;
 use super::price::PriceRow;
 use super::{CompareCell, CompareReport};
 use crate::output::{bounded_table, significant4, thousands};
+use crate::targets::TargetKind;
 
 /// A table's columns: header and how a cell fills it.
 type Column = (&'static str, fn(&CompareCell) -> String);
@@ -102,6 +103,7 @@ fn turn_requests(requests: usize, reached_target: bool) -> String {
     }
 }
 
+/// The gateways' fallback notes, then every cell the product refused.
 fn fallback_notes(report: &CompareReport) -> Vec<String> {
     let mut notes: Vec<String> = report
         .cells
@@ -114,6 +116,16 @@ fn fallback_notes(report: &CompareReport) -> Vec<String> {
         .collect();
     notes.sort();
     notes.dedup();
+    notes.extend(report.refused.iter().map(|r| {
+        format!(
+            "{} refused {} at {} tools (no figures): HTTP {}: {}",
+            report.shown(r.target),
+            r.mode.as_str(),
+            thousands(r.size),
+            r.status,
+            r.message
+        )
+    }));
     notes
 }
 
@@ -139,32 +151,89 @@ pub fn price_lines(price: &PriceRow) -> [String; 3] {
 const CACHE_SCOPE: &str = "cache: each request against the one before it; the second turn's \
                            first\nagainst the first turn's last (same session, cache still warm)";
 
-/// Three terminal tables (first request, whole turn, cost), then what they were made with.
+/// What a target's cells show, for headings and titles: `profile X` for the embedded
+/// prediction, `product openclaw-V` for the real product.
+pub fn shown(report: &CompareReport, target: TargetKind) -> String {
+    match target {
+        TargetKind::Embedded => format!("profile {}", report.profile),
+        TargetKind::Openclaw => format!("product {}", report.shown(target)),
+    }
+}
+
+/// The prediction's error, signed, in percent to 4 significant figures.
+fn error_label(error: Option<f64>) -> String {
+    error.map_or_else(
+        || "-".to_string(),
+        |e| match e {
+            e if e > 0.0 => format!("+{}%", significant4(e * 100.0)),
+            e => format!("{}%", significant4(e * 100.0)),
+        },
+    )
+}
+
+/// How far the embedded prediction was off per product cell (product and predicted figures).
+const ERRORS: [Column; 6] = [
+    CATALOGUE,
+    MODE,
+    ("1st bytes", |c| thousands(c.first.raw_bytes)),
+    ("1st error", |c| {
+        error_label(c.prediction_error.map(|e| e.first_bytes))
+    }),
+    ("turn tokens", |c| thousands(c.turn.tokens)),
+    ("turn error", |c| {
+        error_label(c.prediction_error.map(|e| e.turn_tokens))
+    }),
+];
+
+/// The product cells that carry a prediction error (a run with both targets).
+fn with_errors(report: &CompareReport) -> Vec<&CompareCell> {
+    report
+        .cells
+        .iter()
+        .filter(|c| c.prediction_error.is_some())
+        .collect()
+}
+
+fn terminal_table(cells: &[&CompareCell], columns: &[Column]) -> comfy_table::Table {
+    let mut table = bounded_table(columns.iter().map(|(h, _)| *h).collect::<Vec<_>>());
+    for cell in cells {
+        table.add_row(columns.iter().map(|(_, f)| f(cell)).collect::<Vec<_>>());
+    }
+    table
+}
+
+/// Per target: four terminal tables (first request, whole turn, cost, second turn); the
+/// prediction's error with both targets; then what they were made with.
 pub fn table(report: &CompareReport) -> String {
-    let part = |columns: &[Column]| {
-        let mut table = bounded_table(columns.iter().map(|(h, _)| *h).collect::<Vec<_>>());
-        for cell in &report.cells {
-            table.add_row(columns.iter().map(|(_, f)| f(cell)).collect::<Vec<_>>());
-        }
-        table
-    };
-    let mut out = format!(
-        "first request · profile {p}\n{}\nwhole turn · profile {p}\n{}\n\
-         cost · profile {p} · price {}\n{}\n\
-         second turn, same session · profile {p} · price {}\n{}\n",
-        part(&FIRST),
-        part(&TURN),
-        report.price.name,
-        part(&COST),
-        report.price.name,
-        part(&SECOND),
-        p = report.profile,
-    );
+    let mut out = String::new();
+    for &target in &report.targets {
+        let part = report.only(target);
+        let cells: Vec<&CompareCell> = part.cells.iter().collect();
+        let part = |columns: &[Column]| terminal_table(&cells, columns);
+        out.push_str(&format!(
+            "first request · {p}\n{}\nwhole turn · {p}\n{}\n\
+             cost · {p} · price {}\n{}\n\
+             second turn, same session · {p} · price {}\n{}\n",
+            part(&FIRST),
+            part(&TURN),
+            report.price.name,
+            part(&COST),
+            report.price.name,
+            part(&SECOND),
+            p = shown(report, target),
+        ));
+    }
+    let errors = with_errors(report);
+    if !errors.is_empty() {
+        out.push_str(&format!(
+            "prediction error · (embedded − product) / product · {}\n{}\n",
+            shown(report, TargetKind::Embedded),
+            terminal_table(&errors, &ERRORS)
+        ));
+    }
     out.push_str(&format!(
-        "target: {} · profile: {} · tokens: {}\n{}\n{CACHE_SCOPE}\n",
-        report.target.as_str(),
-        report.profile,
-        report.tokenizer,
+        "{}\n{}\n{CACHE_SCOPE}\n",
+        made_with(report),
         price_lines(&report.price).join("\n")
     ));
     for note in fallback_notes(report) {
@@ -173,38 +242,67 @@ pub fn table(report: &CompareReport) -> String {
     out
 }
 
-fn markdown_table(report: &CompareReport, columns: &[Column]) -> String {
+/// `target: … · profile: … · product: … · tokens: …`.
+fn made_with(report: &CompareReport) -> String {
+    let targets: Vec<&str> = report.targets.iter().map(|t| t.as_str()).collect();
+    let product = report.product.as_ref().map_or(String::new(), |p| {
+        format!("\nproduct: openclaw {} on Node {}", p.version, p.node)
+    });
+    format!(
+        "target: {} · profile: {} · tokens: {}{product}",
+        targets.join(", "),
+        report.profile,
+        report.tokenizer
+    )
+}
+
+fn markdown_table(cells: &[&CompareCell], columns: &[Column]) -> String {
     let headers: Vec<&str> = columns.iter().map(|(h, _)| *h).collect();
     let mut out = format!("| {} |\n", headers.join(" | "));
     out.push_str(&format!("|{}\n", "---:|".repeat(columns.len())));
-    for cell in &report.cells {
+    for cell in cells {
         let row: Vec<String> = columns.iter().map(|(_, f)| f(cell)).collect();
         out.push_str(&format!("| {} |\n", row.join(" | ")));
     }
     out
 }
 
-/// Three GitHub-flavoured markdown tables with what they were made with, the charts written
-/// (embedded by path), then the fallback notes.
+/// Per target, four GitHub-flavoured markdown tables; the prediction's error with both targets;
+/// what they were made with, the charts written (embedded by path), then the fallback notes.
 pub fn markdown(report: &CompareReport, charts: &[PathBuf]) -> String {
-    let p = &report.profile;
-    let mut out = format!(
-        "First request (profile `{p}`):\n\n{}\nWhole turn (profile `{p}`):\n\n{}\n\
-         Cost (profile `{p}`, price `{}`):\n\n{}\n\
-         Second turn, same session (profile `{p}`, price `{}`):\n\n{}\n",
-        markdown_table(report, &FIRST),
-        markdown_table(report, &TURN),
-        report.price.name,
-        markdown_table(report, &COST),
-        report.price.name,
-        markdown_table(report, &SECOND),
-    );
+    let mut out = String::new();
+    for &target in &report.targets {
+        let part = report.only(target);
+        let cells: Vec<&CompareCell> = part.cells.iter().collect();
+        let p = match target {
+            TargetKind::Embedded => format!("profile `{}`", report.profile),
+            TargetKind::Openclaw => format!("product `{}`", report.shown(target)),
+        };
+        out.push_str(&format!(
+            "First request ({p}):\n\n{}\nWhole turn ({p}):\n\n{}\n\
+             Cost ({p}, price `{}`):\n\n{}\n\
+             Second turn, same session ({p}, price `{}`):\n\n{}\n",
+            markdown_table(&cells, &FIRST),
+            markdown_table(&cells, &TURN),
+            report.price.name,
+            markdown_table(&cells, &COST),
+            report.price.name,
+            markdown_table(&cells, &SECOND),
+        ));
+    }
+    let errors = with_errors(report);
+    if !errors.is_empty() {
+        out.push_str(&format!(
+            "Prediction error, (embedded − product) / product (profile `{}`):\n\n{}\n",
+            report.profile,
+            markdown_table(&errors, &ERRORS)
+        ));
+    }
     out.push_str(&format!(
-        "Target: {}. Profile: `{p}`. Tokens: {}.\n\n{}.\n\n{}.\n",
-        report.target.as_str(),
-        report.tokenizer,
+        "{}.\n\n{}.\n\n{}.\n",
+        capitalised(&made_with(report).replace('\n', "; ")),
         capitalised(&price_lines(&report.price).join("; ")),
-        capitalised(CACHE_SCOPE)
+        capitalised(&CACHE_SCOPE.replace('\n', " "))
     ));
     for chart in charts {
         let name = chart
@@ -234,7 +332,7 @@ pub fn json(report: &CompareReport) -> Result<String, serde_json::Error> {
 }
 
 /// The CSV header: one row per target × profile × mode × size.
-pub const CSV_HEADER: [&str; 34] = [
+pub const CSV_HEADER: [&str; 36] = [
     "target",
     "profile",
     "catalogue",
@@ -260,6 +358,8 @@ pub const CSV_HEADER: [&str; 34] = [
     "caching_rule",
     "cost_per_turn_usd",
     "cost_per_1000_turns_usd",
+    "first_bytes_prediction_error",
+    "turn_tokens_prediction_error",
     "second_reached_target",
     "second_requests",
     "second_turn_tokens",
@@ -286,8 +386,8 @@ fn optional<T: ToString>(value: Option<T>) -> String {
 
 fn csv_row(report: &CompareReport, c: &CompareCell) -> Vec<String> {
     vec![
-        report.target.as_str().to_string(),
-        report.profile.clone(),
+        c.target.as_str().to_string(),
+        report.shown(c.target),
         c.size.to_string(),
         c.mode.as_str().to_string(),
         c.effective_mode.clone(),
@@ -311,6 +411,8 @@ fn csv_row(report: &CompareReport, c: &CompareCell) -> Vec<String> {
         report.price.caching.describe(),
         optional(c.cost_per_turn),
         optional(c.cost_per_1000_turns),
+        optional(c.prediction_error.map(|e| e.first_bytes)),
+        optional(c.prediction_error.map(|e| e.turn_tokens)),
         c.second_turn.reached_target.to_string(),
         c.second_turn.requests.to_string(),
         c.second_turn.turn.tokens.to_string(),
@@ -352,13 +454,15 @@ mod tests {
             tokens: 25,
         };
         CompareReport {
-            target: crate::scenario::TargetKind::Embedded,
+            targets: vec![TargetKind::Embedded],
             profile: "spec".into(),
+            product: None,
             tokenizer: "o200k_base",
             price: PriceTable::built_in().rows[0].clone(),
             sizes: vec![36],
             modes: vec![ToolSearchMode::Code],
             cells: vec![CompareCell {
+                target: TargetKind::Embedded,
                 size: 36,
                 mode: ToolSearchMode::Code,
                 effective_mode: "tools".into(),
@@ -394,7 +498,9 @@ mod tests {
                     cost_per_turn: Some(0.000_098),
                     cost_per_1000_turns: Some(0.098),
                 },
+                prediction_error: None,
             }],
+            refused: vec![],
         }
     }
 
@@ -439,7 +545,7 @@ mod tests {
             lines[1]
         );
         assert!(
-            lines[1].ends_with(",0.000196,0.196,false,2,25,0,0,25,6,0.000098,0.098"),
+            lines[1].ends_with(",0.000196,0.196,,,false,2,25,0,0,25,6,0.000098,0.098"),
             "{}",
             lines[1]
         );

@@ -455,3 +455,55 @@ fn cli_one_cell_cache_split_and_money_by_hand() {
     let per_1000 = second["costPer1000Turns"].as_f64().expect("per 1,000");
     assert!((per_1000 - 23.322).abs() < 1e-9, "{per_1000}");
 }
+
+/// The real product (opt-in, `TOOLSEARCH_QA_OPENCLAW=1`): one gateway serves two catalogue sizes
+/// (its plugin holds both, each lane's config registers its own), direct mode declares exactly
+/// the catalogue plus the release's 43 core tools at each size, both turns reach the target, and
+/// each product cell carries the embedded prediction's error.
+#[tokio::test]
+async fn product_cells_share_one_gateway_across_sizes() {
+    use toolsearch_qa::compare::run_compare_on;
+    use toolsearch_qa::targets::openclaw::OpenClawTarget;
+    use toolsearch_qa::targets::{EmbeddedTarget, Target, TargetKind};
+    let Some(install) = crate::openclaw_real::real_install("compare on the product") else {
+        return;
+    };
+    let _one = crate::openclaw_real::ONE_GATEWAY.lock().await;
+    let sizes = [36, 100];
+    let product = OpenClawTarget::with_install(install).serving_sizes(&sizes);
+    let targets: [&dyn Target; 2] = [&EmbeddedTarget, &product];
+    let report = run_compare_on(
+        CompareOptions {
+            sizes: sizes.to_vec(),
+            modes: vec![ToolSearchMode::Direct],
+            ..CompareOptions::default()
+        },
+        &targets,
+    )
+    .await
+    .expect("compare runs on both targets");
+    assert_eq!(
+        product.gateways_started().await,
+        1,
+        "one gateway for both sizes"
+    );
+    assert_eq!(report.targets, [TargetKind::Embedded, TargetKind::Openclaw]);
+    assert!(report.refused.is_empty(), "{:?}", report.refused);
+    assert_eq!(report.cells.len(), 4);
+    for size in sizes {
+        let cell = report
+            .cell_on(TargetKind::Openclaw, size, ToolSearchMode::Direct)
+            .expect("product cell");
+        assert_eq!(cell.first.declared_tools, size + 43, "size {size}");
+        assert_eq!((cell.requests, cell.second_turn.requests), (2, 2));
+        assert!(cell.reached_target && cell.second_turn.reached_target);
+        let predicted = report
+            .cell_on(TargetKind::Embedded, size, ToolSearchMode::Direct)
+            .expect("embedded cell");
+        let error = cell.prediction_error.expect("the prediction's error");
+        let expected = (predicted.first.raw_bytes as f64 - cell.first.raw_bytes as f64)
+            / cell.first.raw_bytes as f64;
+        assert_eq!(error.first_bytes, expected);
+        assert_eq!(predicted.prediction_error, None);
+    }
+}

@@ -73,7 +73,8 @@ fn writes_the_fake_catalogue_as_an_openclaw_plugin() {
             "looseSchemas": { "type": "array", "items": { "type": "string" } },
             "brokenTools": { "type": "array", "items": { "type": "string" } },
             "promptSchemas": { "type": "array", "items": { "type": "string" } },
-            "promptPadding": { "type": "integer", "minimum": 0 }
+            "promptPadding": { "type": "integer", "minimum": 0 },
+            "onlyTools": { "type": "array", "items": { "type": "string" } }
         } })
     );
     let names: Vec<Value> = tools.iter().map(|t| json!(t.name)).collect();
@@ -83,7 +84,8 @@ fn writes_the_fake_catalogue_as_an_openclaw_plugin() {
     assert!(index.contains(
         "import { definePluginEntry } from \"file:///opt/oc/node_modules/openclaw/dist/plugin-sdk/plugin-entry.js\";"
     ));
-    assert!(index.contains("registerFake(api, config, spec);"));
+    assert!(index
+        .contains("if (only === null || only.has(spec.name)) registerFake(api, config, spec);"));
     assert!(index.contains("api.registerTool(fakeTool(tool));"));
     assert!(index.contains("`FAKE_PLUGIN_OK ${spec.name} ${JSON.stringify(input)}`"));
     assert!(index.contains("details: { status: \"ok\", tool: spec.name, input }"));

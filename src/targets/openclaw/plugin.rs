@@ -23,7 +23,9 @@
 //! a schema that accepts any object, `stampDescriptions` registers them through a factory that
 //! stamps a fresh count into the description every time the product asks for the tool, and
 //! `promptSchemas` appends their schemas to the system prompt (a `before_prompt_build` hook;
-//! `promptPadding` appends that many characters of filler).
+//! `promptPadding` appends that many characters of filler). `onlyTools` registers only the
+//! named tools: one plugin holding several catalogues serves each of them in turn (`compare
+//! --target openclaw` runs every catalogue size on one gateway that way).
 
 use std::collections::BTreeSet;
 use std::path::{Path, PathBuf};
@@ -126,7 +128,8 @@ fn manifest(plugin_id: &str, tools: &[&ToolEntry]) -> Value {
                 "looseSchemas": { "type": "array", "items": { "type": "string" } },
                 "brokenTools": { "type": "array", "items": { "type": "string" } },
                 "promptSchemas": { "type": "array", "items": { "type": "string" } },
-                "promptPadding": { "type": "integer", "minimum": 0 }
+                "promptPadding": { "type": "integer", "minimum": 0 },
+                "onlyTools": { "type": "array", "items": { "type": "string" } }
             }
         }
     })
@@ -181,8 +184,9 @@ fn index_js(
          \x20 description: \"Fake tool catalogue written by toolsearch-qa.\",\n\
          \x20 register(api) {{\n\
          \x20   const config = api.pluginConfig ?? {{}};\n\
+         \x20   const only = config.onlyTools ? new Set(config.onlyTools) : null;\n\
          \x20   for (const spec of TOOLS) {{\n\
-         \x20     registerFake(api, config, spec);\n\
+         \x20     if (only === null || only.has(spec.name)) registerFake(api, config, spec);\n\
          \x20   }}\n\
          \x20   api.on(\"before_tool_call\", (event) => gate(config, event));\n\
          \x20   const schemas = promptSchemas(config);\n\

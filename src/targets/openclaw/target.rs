@@ -61,6 +61,9 @@ pub struct OpenClawTarget {
     /// (hot-reloading their configs) instead of starting their own. On by default: see
     /// [`Self::gateway_per_lane`].
     share: bool,
+    /// Catalogue sizes one gateway serves (empty: only the size it started with); see
+    /// [`Self::serving_sizes`].
+    sizes: Vec<usize>,
 }
 
 /// What the target keeps across the lanes of a run.
@@ -122,7 +125,17 @@ impl OpenClawTarget {
             release,
             run: Arc::default(),
             share,
+            sizes: Vec::new(),
         }
+    }
+
+    /// One gateway serves the catalogue at each of `sizes` (same plugin otherwise): its plugin
+    /// holds every size's tools and each lane's config registers only its own (the plugin's
+    /// `onlyTools`, applied on reload like any lane config), so a run across sizes starts one
+    /// gateway instead of one per size. Lane session keys must still differ.
+    pub fn serving_sizes(mut self, sizes: &[usize]) -> Self {
+        self.sizes = sizes.to_vec();
+        self
     }
 
     /// Every lane starts a gateway of its own (four starts for the reference scenario instead of
@@ -269,7 +282,7 @@ impl Target for OpenClawTarget {
             }
             let reusable = self.share
                 && run.live.as_ref().is_some_and(|live| {
-                    live.plugin_matches(&setup.scenario.catalog)
+                    live.plugin_matches(&setup.scenario.catalog, &self.sizes)
                         && live.env == setup.env
                         && !live.sessions.contains(&setup.session_key)
                 });
@@ -278,7 +291,10 @@ impl Target for OpenClawTarget {
                     old.close().await;
                 }
             }
-            let lane = lane_config(setup, &self.release.release)?;
+            let mut lane = lane_config(setup, &self.release.release)?;
+            if self.sizes.contains(&setup.scenario.catalog.size) {
+                only_tools(&mut lane, &setup.scenario.catalog);
+            }
             if let Some(servers) = &lane.mcp_servers {
                 check_mcp_servers(servers, &mut run.checked_mcp).await?;
             }
@@ -330,8 +346,15 @@ impl OpenClawTarget {
         let catalog = &setup.scenario.catalog;
         // The scenario's description template, as the embedded gateway writes it.
         let template = catalog.description_template.as_deref();
-        let tools: Vec<_> = described_fake_tools(&catalog.plugin_id, catalog.size, template)
-            .into_iter()
+        let mut sizes = vec![catalog.size];
+        if self.sizes.contains(&catalog.size) {
+            sizes = self.sizes.clone();
+        }
+        let mut names = BTreeSet::new();
+        let tools: Vec<_> = sizes
+            .iter()
+            .flat_map(|&size| described_fake_tools(&catalog.plugin_id, size, template))
+            .filter(|t| names.insert(t.name.clone()))
             .map(|t| match catalog.broken.contains(&t.name) {
                 true => broken(t),
                 false => t,
@@ -391,17 +414,21 @@ impl Live {
         }
     }
 
-    fn plugin_matches(&self, catalog: &CatalogSpec) -> bool {
+    /// Whether this gateway's plugin serves `catalog`: the same plugin, at the same size or, with
+    /// `sizes` (see [`OpenClawTarget::serving_sizes`]), at both sizes among them.
+    fn plugin_matches(&self, catalog: &CatalogSpec, sizes: &[usize]) -> bool {
         let spec = |c: &CatalogSpec| {
             (
                 c.plugin_id.clone(),
-                c.size,
                 c.description_template.clone(),
                 c.direct_only.clone(),
                 c.broken.clone(),
             )
         };
+        let served = |size| sizes.contains(&size);
         spec(&self.plugin) == spec(catalog)
+            && (self.plugin.size == catalog.size
+                || (served(self.plugin.size) && served(catalog.size)))
     }
 
     /// Replaces the running gateway's config with the lane's and waits until it is applied.
@@ -459,6 +486,19 @@ async fn check_mcp_servers(servers: &Value, checked: &mut BTreeSet<String>) -> R
         checked.insert(key);
     }
     Ok(())
+}
+
+/// Registers only the tools of `catalog` (the plugin holds several catalogues).
+fn only_tools(lane: &mut LaneConfig, catalog: &CatalogSpec) {
+    let names: Vec<Value> =
+        crate::catalog::fake::fake_plugin_tools(&catalog.plugin_id, catalog.size)
+            .into_iter()
+            .map(|t| Value::String(t.name))
+            .collect();
+    let config = lane
+        .plugin_config
+        .get_or_insert_with(|| Value::Object(Default::default()));
+    config["onlyTools"] = Value::Array(names);
 }
 
 /// The lane's part of the config: Tool Search, the policy, the agent, MCP servers, overrides.
