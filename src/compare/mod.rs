@@ -327,6 +327,9 @@ pub fn sized_scenario(reference: &Scenario, size: usize, modes: &[ToolSearchMode
     scenario.follow_up = Some(format!("{} once more", scenario.prompt));
     scenario.target_tool = target;
     scenario.lanes = modes.iter().map(|mode| mode_lane(*mode)).collect();
+    // Compare measures the turns and judges nothing: no claim, so no call beyond the two turns
+    // (E1's effective tools, I1's invoke batch) on either target.
+    scenario.claims = Vec::new();
     scenario
 }
 
