@@ -9,17 +9,20 @@ use std::path::Path;
 /// Writes `$OUT_DIR/<out>`: a `&[(&str, &str)]` of `(<dir>/<file name>, contents)` for every
 /// `*.toml` in `<dir>`, sorted by file name.
 fn embed(dir: &str, out: &str) {
-    let path = Path::new(env!("CARGO_MANIFEST_DIR")).join(dir);
+    // Read at run time: a build script compiled in another checkout (a copied target/) must
+    // still embed this checkout's files.
+    let root = std::env::var("CARGO_MANIFEST_DIR").expect("cargo sets CARGO_MANIFEST_DIR");
+    let path = Path::new(&root).join(dir);
     println!("cargo:rerun-if-changed={}", path.display());
-    let mut files: Vec<_> = std::fs::read_dir(&path)
-        .map(|entries| {
-            entries
-                .filter_map(Result::ok)
-                .map(|entry| entry.path())
-                .filter(|p| p.extension().is_some_and(|ext| ext == "toml"))
-                .collect()
-        })
-        .unwrap_or_default();
+    // An unreadable directory is a failed build, never an empty table: a binary without its
+    // built-in scenarios or profiles must not exist.
+    let entries = std::fs::read_dir(&path)
+        .unwrap_or_else(|e| panic!("cannot read {}: {e}", path.display()));
+    let mut files: Vec<_> = entries
+        .map(|entry| entry.unwrap_or_else(|e| panic!("cannot read {}: {e}", path.display())))
+        .map(|entry| entry.path())
+        .filter(|p| p.extension().is_some_and(|ext| ext == "toml"))
+        .collect();
     files.sort();
     let mut table = String::from("&[\n");
     for file in &files {
