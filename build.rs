@@ -16,8 +16,8 @@ fn embed(dir: &str, out: &str) {
     println!("cargo:rerun-if-changed={}", path.display());
     // An unreadable directory is a failed build, never an empty table: a binary without its
     // built-in scenarios or profiles must not exist.
-    let entries = std::fs::read_dir(&path)
-        .unwrap_or_else(|e| panic!("cannot read {}: {e}", path.display()));
+    let entries =
+        std::fs::read_dir(&path).unwrap_or_else(|e| panic!("cannot read {}: {e}", path.display()));
     let mut files: Vec<_> = entries
         .map(|entry| entry.unwrap_or_else(|e| panic!("cannot read {}: {e}", path.display())))
         .map(|entry| entry.path())

@@ -59,6 +59,10 @@ pub struct Embedder {
     dir: PathBuf,
     /// Embeddings of texts seen before (tool texts), by text.
     cache: Mutex<HashMap<String, Arc<[f32]>>>,
+    /// Held while the cache is filled: two catalogues built at once (two sessions, two tests)
+    /// embed their shared texts once, the second waiting for the first's entries instead of
+    /// running the model on the same texts beside it.
+    filling: Mutex<()>,
 }
 
 impl std::fmt::Debug for Embedder {
@@ -145,6 +149,7 @@ impl Embedder {
             device,
             dir: dir.to_path_buf(),
             cache: Mutex::new(HashMap::new()),
+            filling: Mutex::new(()),
         })
     }
 
@@ -172,6 +177,10 @@ impl Embedder {
     /// Embeddings of `texts` through the per-process cache: only texts not seen before run
     /// through the model.
     pub fn embed_cached(&self, texts: &[&str]) -> Result<Vec<Arc<[f32]>>, EmbedError> {
+        let _filling = self
+            .filling
+            .lock()
+            .unwrap_or_else(std::sync::PoisonError::into_inner);
         let missing: Vec<&str> = {
             let cache = self.lock_cache();
             let mut missing: Vec<&str> = texts

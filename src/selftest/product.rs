@@ -70,7 +70,7 @@ impl UserSeed {
             UserSeed::SchemaInPrompt => &["tools"],
             UserSeed::PromptPadded => &["direct", "tools"],
             UserSeed::ToolSearchOff => &["direct", "tools"],
-            UserSeed::TargetBroken => &["direct"],
+            UserSeed::TargetBroken => &["direct", "tools"],
             UserSeed::CatalogueGrows => &["direct"],
             UserSeed::DenyForgotten => &["tools"],
             UserSeed::ApprovalForgotten => &["direct-approval"],

@@ -66,6 +66,7 @@ const fn not_seedable(claim: ClaimId, scenario: &'static str, why: &'static str)
 pub const OPENCLAW: &[Seed] = &[
     openclaw(UserSeed::TargetBroken, REFERENCE, ClaimId::C1),
     openclaw(UserSeed::ToolSearchOff, REFERENCE, ClaimId::C2),
+    openclaw(UserSeed::TargetBroken, REFERENCE, ClaimId::C2),
     openclaw(UserSeed::DescriptionRestamped, REFERENCE, ClaimId::C3),
     openclaw(UserSeed::SchemaInPrompt, REFERENCE, ClaimId::C4),
     openclaw(UserSeed::PromptPadded, REFERENCE, ClaimId::C5),

@@ -3,14 +3,16 @@
 //! fixture servers the product starts die with it, and every built-in scenario runs — or is
 //! reported not applicable with the scenario's reason.
 
+use std::path::Path;
 use std::time::{Duration, Instant};
 
 use serde_json::{json, Value};
-use toolsearch_qa::scenario::{load_all, scenario_from_json, Scenario};
-use toolsearch_qa::suite::report::ScenarioReport;
-use toolsearch_qa::suite::run_suite;
-use toolsearch_qa::targets::openclaw::OpenClawTarget;
-use toolsearch_qa::targets::MCP_OWNER_ENV;
+use toolsearch_qa::scenario::{load_all, scenario_from_json, select, Scenario};
+use toolsearch_qa::suite::findings::built_in;
+use toolsearch_qa::suite::report::{ScenarioReport, SnapshotState, SuiteReport};
+use toolsearch_qa::suite::{run_suite, run_suite_on, ProviderSource, Quiet};
+use toolsearch_qa::targets::openclaw::{Installation, OpenClawTarget};
+use toolsearch_qa::targets::{Target, MCP_OWNER_ENV};
 
 use crate::openclaw_real::{real_install, ONE_GATEWAY};
 
@@ -177,27 +179,42 @@ fn fixture_processes(scenario: &str) -> Vec<u32> {
         .collect()
 }
 
-/// Every built-in scenario on the real product from one call: no lane is an infrastructure
-/// error, the scenarios the product cannot produce say so, and the MCP fixture servers the
-/// product started are gone once the run's gateway is.
+/// The gate's product run, made once, and every property that needs a product run (each checked
+/// by a function below): every built-in scenario on the real product from one call, on two
+/// gateways, judged as `toolsearch-qa suite --target openclaw` judges it; the MCP fixture servers
+/// the product started gone with its gateway; the reference scenario the same on a fresh gateway
+/// per lane; and the embedded gateway's prediction of it within 2%. This is the gate's product run
+/// on the tests' Node major (`.ci/run` runs the command itself on the other one). One run for all
+/// of them: each product run of the reference scenario costs a gateway and five lanes.
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
-async fn every_built_in_scenario_runs_on_the_product() {
-    let Some(install) = real_install("every_built_in_scenario_runs_on_the_product") else {
+async fn every_built_in_scenario_passes_the_gate_on_the_product() {
+    let test = "every_built_in_scenario_passes_the_gate_on_the_product";
+    let Some(install) = real_install(test) else {
         return;
     };
     let _one_gateway = ONE_GATEWAY.lock().await;
-    let target = OpenClawTarget::with_install(install);
+    let target = OpenClawTarget::with_install(install.clone());
     let scenarios = load_all(&[]).expect("built-in scenarios");
     let started = Instant::now();
-    let report = run_suite(&target, &scenarios).await.expect("a report");
+    let mut report = run_suite(&target, &scenarios).await.expect("a report");
+    report.product = target.product();
     eprintln!(
         "{}\n(all built-in scenarios: {:?})",
         report.to_table(),
         started.elapsed()
     );
-    // No lane fails its turn, and lanes share a gateway while their plugin is the same: the
-    // ranking scenario writes its own plugin (look-alike descriptions from its template), every
-    // other built-in scenario the reference fixture: two gateways.
+    every_scenario_ran_on_two_gateways(&target, &report).await;
+    passes_the_gate(&target, &mut report, &scenarios);
+    no_fixture_server_outlives_the_gateway().await;
+    let reference = reference_of(&report);
+    the_same_on_a_fresh_gateway_per_lane(install, reference, &scenarios).await;
+    crate::profile_fidelity::embedded_predicts_the_product(reference).await;
+}
+
+/// No lane fails its turn, the scenarios the product cannot produce say why, and lanes share a
+/// gateway while their plugin is the same: the ranking scenario writes its own plugin (look-alike
+/// descriptions from its template), every other built-in scenario the reference fixture.
+async fn every_scenario_ran_on_two_gateways(target: &OpenClawTarget, report: &SuiteReport) {
     let lanes: usize = report.scenarios.iter().map(|s| s.lanes.0.len()).sum();
     assert_eq!(
         target.gateways_started().await,
@@ -236,6 +253,64 @@ async fn every_built_in_scenario_runs_on_the_product() {
             "fail-closed-f4-sandbox-unavailable"
         ]
     );
+}
+
+/// The run judged as the `suite` command judges it: every snapshot matches the committed one
+/// (`snapshots/openclaw-<version>/`), every claim holds or fails exactly as the release's accepted
+/// findings say, none is stale, and the reference scenario's accepted claims are exactly the
+/// committed ones.
+fn passes_the_gate(target: &OpenClawTarget, report: &mut SuiteReport, scenarios: &[Scenario]) {
+    let label = target.label().expect("a real target has a label");
+    report
+        .record_snapshots(
+            &Path::new(env!("CARGO_MANIFEST_DIR"))
+                .join("snapshots")
+                .join(&label),
+            false,
+            "toolsearch-qa suite --target openclaw --update-snapshots",
+        )
+        .expect("snapshots readable");
+    let changed: Vec<String> = report
+        .scenarios
+        .iter()
+        .flat_map(|s| &s.snapshots)
+        .filter(|s| s.status != SnapshotState::Same)
+        .map(|s| {
+            let diff = s.diff.clone().unwrap_or_default();
+            format!("{} {:?}\n{diff}", s.name, s.status)
+        })
+        .collect();
+    assert!(
+        changed.is_empty(),
+        "snapshots differ:\n{}",
+        changed.join("\n")
+    );
+    let expectations = built_in(&label, scenarios)
+        .expect("the committed expectations load")
+        .expect("a committed expectations file for this version");
+    report.record_findings(&expectations, scenarios);
+    let verdict = report.verdict();
+    assert!(verdict.passed(), "the gate fails:\n{}", report.to_table());
+    assert_eq!(
+        (verdict.claims.failed, verdict.findings.stale),
+        (0, 0),
+        "{}",
+        report.to_table()
+    );
+    // Fifteen of the reference scenario's claims accepted, one per lane and claim of the
+    // committed findings: L1 on every lane, C6's independent counts on code, T1's catalog_size
+    // on tools, directory and batch, P1's follow-up history on every lane, and I1 on batch (no
+    // tool_search on /tools/invoke).
+    let accepted = reference_of(report)
+        .claims
+        .iter()
+        .filter(|c| c.is_accepted())
+        .count();
+    assert_eq!(accepted, 15, "{}", report.to_table());
+}
+
+/// The MCP fixture servers the product started for the run are gone once its gateway is.
+async fn no_fixture_server_outlives_the_gateway() {
     let deadline = Instant::now() + Duration::from_secs(10);
     while !fixture_processes("tool-search-mcp-target").is_empty() && Instant::now() < deadline {
         tokio::time::sleep(Duration::from_millis(100)).await;
@@ -245,6 +320,14 @@ async fn every_built_in_scenario_runs_on_the_product() {
         Vec::<u32>::new(),
         "MCP fixture servers outlived the gateway"
     );
+}
+
+fn reference_of(report: &SuiteReport) -> &ScenarioReport {
+    report
+        .scenarios
+        .iter()
+        .find(|s| s.scenario == "tool-search-gateway-e2e")
+        .expect("the reference scenario ran")
 }
 
 /// What may differ between two runs of the same lane: ports, temp paths, session ids, the
@@ -258,43 +341,29 @@ fn normalised(request: &Value) -> String {
     minute.replace_all(&text, "[minute]").into_owned()
 }
 
-/// Every lane of the reference scenario sends the provider, on the run's shared gateway (after
-/// the lanes before it, its config hot-reloaded), exactly what it sends on a fresh gateway of its
-/// own: what a lane measures does not depend on the lanes before it.
-#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
-async fn every_lane_on_a_shared_gateway_sends_what_it_sends_alone() {
-    let Some(install) = real_install("every_lane_on_a_shared_gateway_sends_what_it_sends_alone")
-    else {
-        return;
-    };
-    let _one_gateway = ONE_GATEWAY.lock().await;
-    let all = load_all(&[]).expect("built-in scenarios");
-    let reference = all
-        .iter()
-        .find(|s| s.id == "tool-search-gateway-e2e")
-        .expect("reference")
-        .clone();
-    let shared = OpenClawTarget::with_install(install.clone());
-    let together = run_suite(&shared, std::slice::from_ref(&reference))
-        .await
-        .expect("a report");
-    assert_eq!(
-        shared.gateways_started().await,
-        1,
-        "one gateway for the run"
-    );
+/// The reference scenario run again with a fresh gateway per lane sends the provider, lane by
+/// lane, exactly what it sent on the run's shared gateway (after every scenario's lanes before
+/// it, its config hot-reloaded), and every snapshot is byte-identical: runs are deterministic,
+/// and what a lane measures does not depend on the lanes before it.
+async fn the_same_on_a_fresh_gateway_per_lane(
+    install: Installation,
+    shared: &ScenarioReport,
+    scenarios: &[Scenario],
+) {
+    let reference = select(scenarios.to_vec(), &["tool-search-gateway-e2e".into()]).unwrap();
     let fresh = OpenClawTarget::with_install(install).gateway_per_lane();
-    let alone = run_suite(&fresh, std::slice::from_ref(&reference))
+    let alone = run_suite_on(&fresh, &reference, &ProviderSource::Mock, &Quiet)
         .await
-        .expect("a report");
+        .expect("every lane ran");
     assert_eq!(
         fresh.gateways_started().await,
-        reference.lanes.len(),
+        reference[0].lanes.len(),
         "a gateway per lane"
     );
-    for lane in &reference.lanes {
-        let shared_requests = requests(&together.scenarios[0], &lane.name);
-        let fresh_requests = requests(&alone.scenarios[0], &lane.name);
+    let alone = &alone.scenarios[0];
+    for lane in &reference[0].lanes {
+        let shared_requests = requests(shared, &lane.name);
+        let fresh_requests = requests(alone, &lane.name);
         assert_eq!(
             shared_requests.len(),
             fresh_requests.len(),
@@ -311,4 +380,26 @@ async fn every_lane_on_a_shared_gateway_sends_what_it_sends_alone() {
             );
         }
     }
+    assert_eq!(
+        shared.snapshot_contents.len(),
+        alone.snapshot_contents.len()
+    );
+    let differing: Vec<String> = shared
+        .snapshot_contents
+        .iter()
+        .zip(&alone.snapshot_contents)
+        .filter(|(a, b)| a != b)
+        .map(|((name, a), (_, b))| {
+            let diff = similar::TextDiff::from_lines(a, b)
+                .unified_diff()
+                .context_radius(1)
+                .to_string();
+            format!("{name}:\n{diff}")
+        })
+        .collect();
+    assert!(
+        differing.is_empty(),
+        "two runs, different snapshots:\n{}",
+        differing.join("\n")
+    );
 }

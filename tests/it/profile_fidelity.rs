@@ -1,47 +1,31 @@
 //! The product profile's fidelity against the real product: the reference scenario on both
 //! targets, per lane the embedded gateway's first request within ±2% of OpenClaw's bytes and the
-//! same declared tools. Needs the install left by `scripts/install-openclaw.sh` and
-//! `TOOLSEARCH_QA_OPENCLAW=1` (CI sets both); without the variable it prints a skip line and
-//! returns, with it and no install it fails (as `openclaw_real.rs` does).
+//! same declared tools. The product's side is the reference run of the gate's product test
+//! (`openclaw_suite.rs`, real gateway, `TOOLSEARCH_QA_OPENCLAW=1`), which calls the check here.
 
 use toolsearch_qa::profile::OPENCLAW;
 use toolsearch_qa::scenario::{load_all, select};
-use toolsearch_qa::suite::report::SuiteReport;
+use toolsearch_qa::suite::report::ScenarioReport;
 use toolsearch_qa::suite::run_suite;
-use toolsearch_qa::targets::openclaw::OpenClawTarget;
-use toolsearch_qa::targets::{EmbeddedTarget, Target};
+use toolsearch_qa::targets::EmbeddedTarget;
 
 /// How far the embedded gateway's first request may be from the product's.
 const TOLERANCE: f64 = 0.02;
 
-fn real_target() -> Option<OpenClawTarget> {
-    if std::env::var("TOOLSEARCH_QA_OPENCLAW").as_deref() != Ok("1") {
-        eprintln!("skip: set TOOLSEARCH_QA_OPENCLAW=1 to run against a real OpenClaw gateway");
-        return None;
-    }
-    match OpenClawTarget::locate(crate::openclaw_real::node_major()) {
-        Ok(target) => Some(target),
-        Err(e) => panic!("TOOLSEARCH_QA_OPENCLAW=1 but {e}"),
-    }
-}
-
-async fn reference_on(target: &dyn Target) -> SuiteReport {
+/// Per lane of the product's reference run `theirs`, the embedded gateway's first request is
+/// within [`TOLERANCE`] of its bytes, with the same declared tools and directory lines. Called
+/// from the product's gate run (`openclaw_suite::every_built_in_scenario_passes_the_gate_on_the_product`),
+/// which runs the reference scenario on the product once for every check that needs it.
+pub(crate) async fn embedded_predicts_the_product(theirs: &ScenarioReport) {
     let scenarios = select(load_all(&[]).unwrap(), &["tool-search-gateway-e2e".into()]).unwrap();
     assert_eq!(
         scenarios[0].profile.name, OPENCLAW,
         "the main job's default"
     );
-    run_suite(target, &scenarios).await.expect("the lanes run")
-}
-
-#[tokio::test(flavor = "multi_thread")]
-async fn the_product_profile_predicts_the_product_within_two_percent_per_lane() {
-    let Some(openclaw) = real_target() else {
-        return;
-    };
-    let product = reference_on(&openclaw).await;
-    let embedded = reference_on(&EmbeddedTarget).await;
-    let (ours, theirs) = (&embedded.scenarios[0], &product.scenarios[0]);
+    let embedded = run_suite(&EmbeddedTarget, &scenarios)
+        .await
+        .expect("the lanes run");
+    let ours = &embedded.scenarios[0];
     assert_eq!(ours.profile.as_deref(), Some(OPENCLAW));
     let mut deviations = Vec::new();
     for (lane, figures) in theirs.lanes.iter() {
