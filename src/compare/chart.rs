@@ -38,8 +38,8 @@ impl Metric {
     fn value(self, cell: &CompareCell) -> Option<f64> {
         match self {
             Metric::FirstBytes => Some(cell.first.raw_bytes as f64),
-            Metric::TurnTokens => Some(cell.turn.tokens as f64),
-            Metric::CostPer1000Turns => cell.cost_per_1000_turns,
+            Metric::TurnTokens => Some(cell.first_turn.turn.tokens as f64),
+            Metric::CostPer1000Turns => cell.first_turn.cost_per_1000_turns,
         }
     }
 

@@ -176,28 +176,18 @@ pub struct CompareCell {
     pub effective_mode: String,
     /// Why the effective mode differs, as the gateway logged it.
     pub notes: Vec<String>,
-    /// Did the turn end with the target's success marker?
-    pub reached_target: bool,
-    pub requests: usize,
+    /// The first request of the first turn.
     pub first: PayloadSize,
-    pub turn: PayloadSize,
     /// First-request bytes over direct's at the same size (`None` without a direct lane).
     pub first_ratio: Option<f64>,
     /// Whole-turn bytes over direct's at the same size.
     pub turn_ratio: Option<f64>,
-    /// Per request: its tokens and the prompt prefix it shares with the request before it.
-    pub prefixes: Vec<PrefixTokens>,
-    /// The turn's input tokens as the price row's provider bills them.
-    pub cache: CacheSplit,
-    /// Tokens the provider generated over the turn, as the gateway reported them.
-    pub output_tokens: Option<u64>,
-    /// USD per turn under the price row (`None` without output tokens).
-    pub cost_per_turn: Option<f64>,
-    /// USD per 1,000 turns.
-    #[serde(rename = "costPer1000Turns")]
-    pub cost_per_1000_turns: Option<f64>,
-    /// The second user turn of the same session.
-    pub second_turn: SecondTurn,
+    /// The first user turn (its figures at the top level of the JSON).
+    #[serde(flatten)]
+    pub first_turn: TurnFigures,
+    /// The second user turn of the same session: its first request is read against the first
+    /// turn's last, so what the first turn left in the provider's cache is billed as cached.
+    pub second_turn: TurnFigures,
     /// On a product cell of a run with both targets: how far the embedded prediction was off.
     pub prediction_error: Option<PredictionError>,
 }
@@ -218,27 +208,33 @@ impl PredictionError {
         };
         PredictionError {
             first_bytes: error(predicted.first.raw_bytes, product.first.raw_bytes),
-            turn_tokens: error(predicted.turn.tokens, product.turn.tokens),
+            turn_tokens: error(
+                predicted.first_turn.turn.tokens,
+                product.first_turn.turn.tokens,
+            ),
         }
     }
 }
 
-/// The second user turn of a cell's session: its first request is read against the first turn's
-/// last, so what the first turn left in the provider's cache is billed as cached.
+/// One user turn of a cell's session.
 #[derive(Debug, Clone, PartialEq, Serialize)]
 #[serde(rename_all = "camelCase")]
-pub struct SecondTurn {
-    /// Did the second turn end with the target's success marker too?
+pub struct TurnFigures {
+    /// Did the turn end with the target's success marker?
     pub reached_target: bool,
     pub requests: usize,
     /// Its provider requests, summed.
     pub turn: PayloadSize,
-    /// Per request: its tokens and the prefix it shares with the request before it (for the
-    /// first, the first turn's last request).
+    /// Per request: its tokens and the prompt prefix it shares with the request before it (the
+    /// second turn's first: the first turn's last request).
     pub prefixes: Vec<PrefixTokens>,
+    /// The turn's input tokens as the price row's provider bills them.
     pub cache: CacheSplit,
+    /// Tokens the provider generated over the turn, as the gateway reported them.
     pub output_tokens: Option<u64>,
+    /// USD per turn under the price row (`None` without output tokens).
     pub cost_per_turn: Option<f64>,
+    /// USD per 1,000 turns.
     #[serde(rename = "costPer1000Turns")]
     pub cost_per_1000_turns: Option<f64>,
 }
@@ -521,25 +517,27 @@ fn measure(observation: &LaneObservation) -> Result<[Measured; 2], Error> {
     Ok([one, two])
 }
 
-/// A turn's money under `price`: its input as the cache bills it, after the request `before`.
-struct Money {
-    cache: CacheSplit,
-    cost_per_turn: Option<f64>,
-    cost_per_1000_turns: Option<f64>,
-}
-
-fn money(
-    prefixes: &[PrefixTokens],
+/// A turn's figures: `measured`, its answer (`None`: it did not run), its input as `price`'s
+/// cache bills it after the request `before`.
+fn turn_figures(
+    measured: &Measured,
+    answer: Option<&crate::protocol::ResponseBody>,
+    marker: &str,
     before: Option<&PrefixTokens>,
-    output_tokens: Option<u64>,
     price: &PriceRow,
-) -> Money {
-    let cache = cache::split(prefixes, before, price.caching);
+) -> TurnFigures {
+    let output_tokens = answer.and_then(|a| a.usage.and_then(|u| u.output_tokens));
+    let cache = cache::split(&measured.prefixes, before, price.caching);
     let cost = output_tokens.map(|output| cache::turn_cost(&cache, output, price));
     // Whole nano-dollars per turn, micro-dollars per 1,000 turns: no float noise in the output.
     let rounded = |usd: f64, per: f64| (usd * per).round() / per;
-    Money {
+    TurnFigures {
+        reached_target: answer.is_some_and(|a| a.text().contains(marker)),
+        requests: measured.prefixes.len(),
+        turn: measured.turn,
+        prefixes: measured.prefixes.clone(),
         cache,
+        output_tokens,
         cost_per_turn: cost.map(|c| rounded(c, 1e9)),
         cost_per_1000_turns: cost.map(|c| rounded(c * 1_000.0, 1e6)),
     }
@@ -554,8 +552,6 @@ fn cell(
     price: &PriceRow,
 ) -> Result<CompareCell, Error> {
     let [one, two] = measure(observation)?;
-    let output_tokens = observation.response.usage.and_then(|u| u.output_tokens);
-    let first_money = money(&one.prefixes, None, output_tokens, price);
     let surface = observation.session.records.iter().find_map(|r| match r {
         SessionRecord::Surface(s) => Some(s),
         _ => None,
@@ -568,37 +564,18 @@ fn cell(
         .to_string();
     let notes = surface.and_then(|s| s.notes.clone()).unwrap_or_default();
     let marker = format!("{} {}", crate::catalog::fake::FAKE_OK, scenario.target_tool);
-    let follow_up = observation.follow_up.as_ref();
-    let second_output = follow_up.and_then(|f| f.response.usage.and_then(|u| u.output_tokens));
-    let second_money = money(&two.prefixes, one.prefixes.last(), second_output, price);
-    let second_turn = SecondTurn {
-        reached_target: follow_up.is_some_and(|f| f.response.text().contains(&marker)),
-        requests: two.prefixes.len(),
-        turn: two.turn,
-        prefixes: two.prefixes,
-        cache: second_money.cache,
-        output_tokens: second_output,
-        cost_per_turn: second_money.cost_per_turn,
-        cost_per_1000_turns: second_money.cost_per_1000_turns,
-    };
+    let second_answer = observation.follow_up.as_ref().map(|f| &f.response);
     Ok(CompareCell {
         target,
         size,
         mode,
         effective_mode,
         notes,
-        reached_target: observation.response.text().contains(&marker),
-        requests: observation.requests.len(),
         first: one.first,
-        turn: one.turn,
         first_ratio: None,
         turn_ratio: None,
-        prefixes: one.prefixes,
-        cache: first_money.cache,
-        output_tokens,
-        cost_per_turn: first_money.cost_per_turn,
-        cost_per_1000_turns: first_money.cost_per_1000_turns,
-        second_turn,
+        first_turn: turn_figures(&one, Some(&observation.response), &marker, None, price),
+        second_turn: turn_figures(&two, second_answer, &marker, one.prefixes.last(), price),
         prediction_error: None,
     })
 }
@@ -612,13 +589,13 @@ fn with_ratios(cells: &mut [CompareCell]) {
     let Some(direct) = cells
         .iter()
         .find(|c| c.mode == ToolSearchMode::Direct)
-        .map(|c| (c.first.raw_bytes, c.turn.raw_bytes))
+        .map(|c| (c.first.raw_bytes, c.first_turn.turn.raw_bytes))
     else {
         return;
     };
     for cell in cells {
         cell.first_ratio = ratio(cell.first.raw_bytes, direct.0);
-        cell.turn_ratio = ratio(cell.turn.raw_bytes, direct.1);
+        cell.turn_ratio = ratio(cell.first_turn.turn.raw_bytes, direct.1);
     }
 }
 

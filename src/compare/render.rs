@@ -31,23 +31,28 @@ const TURN: [Column; 6] = [
     CATALOGUE,
     MODE,
     ("requests", requests_label),
-    ("turn bytes", |c| thousands(c.turn.raw_bytes)),
-    ("turn tokens", |c| thousands(c.turn.tokens)),
+    ("turn bytes", |c| thousands(c.first_turn.turn.raw_bytes)),
+    ("turn tokens", |c| thousands(c.first_turn.turn.tokens)),
     ("turn ratio", |c| ratio_label(c.turn_ratio)),
 ];
 
 const COST: [Column; 8] = [
     CATALOGUE,
     MODE,
-    ("cached", |c| thousands(c.cache.cached as usize)),
-    ("cache write", |c| thousands(c.cache.written as usize)),
-    ("uncached", |c| thousands(c.cache.uncached as usize)),
+    ("cached", |c| thousands(c.first_turn.cache.cached as usize)),
+    ("cache write", |c| {
+        thousands(c.first_turn.cache.written as usize)
+    }),
+    ("uncached", |c| {
+        thousands(c.first_turn.cache.uncached as usize)
+    }),
     ("output", |c| {
-        c.output_tokens
+        c.first_turn
+            .output_tokens
             .map_or("-".into(), |o| thousands(o as usize))
     }),
-    ("$ / turn", |c| money(c.cost_per_turn)),
-    ("$ / 1k turns", |c| money(c.cost_per_1000_turns)),
+    ("$ / turn", |c| money(c.first_turn.cost_per_turn)),
+    ("$ / 1k turns", |c| money(c.first_turn.cost_per_1000_turns)),
 ];
 
 /// The second user turn of the same session, its first request cached from the first turn (its
@@ -92,7 +97,7 @@ fn money(usd: Option<f64>) -> String {
 }
 
 fn requests_label(cell: &CompareCell) -> String {
-    turn_requests(cell.requests, cell.reached_target)
+    turn_requests(cell.first_turn.requests, cell.first_turn.reached_target)
 }
 
 fn turn_requests(requests: usize, reached_target: bool) -> String {
@@ -179,7 +184,7 @@ const ERRORS: [Column; 6] = [
     ("1st error", |c| {
         error_label(c.prediction_error.map(|e| e.first_bytes))
     }),
-    ("turn tokens", |c| thousands(c.turn.tokens)),
+    ("turn tokens", |c| thousands(c.first_turn.turn.tokens)),
     ("turn error", |c| {
         error_label(c.prediction_error.map(|e| e.turn_tokens))
     }),
@@ -391,26 +396,26 @@ fn csv_row(report: &CompareReport, c: &CompareCell) -> Vec<String> {
         c.size.to_string(),
         c.mode.as_str().to_string(),
         c.effective_mode.clone(),
-        c.reached_target.to_string(),
-        c.requests.to_string(),
+        c.first_turn.reached_target.to_string(),
+        c.first_turn.requests.to_string(),
         c.first.raw_bytes.to_string(),
         c.first.tool_json_bytes.to_string(),
         c.first.system_prompt_chars.to_string(),
         c.first.declared_tools.to_string(),
         c.first.tokens.to_string(),
         optional(c.first_ratio),
-        c.turn.raw_bytes.to_string(),
-        c.turn.tokens.to_string(),
+        c.first_turn.turn.raw_bytes.to_string(),
+        c.first_turn.turn.tokens.to_string(),
         optional(c.turn_ratio),
-        c.cache.input.to_string(),
-        c.cache.cached.to_string(),
-        c.cache.written.to_string(),
-        c.cache.uncached.to_string(),
-        optional(c.output_tokens),
+        c.first_turn.cache.input.to_string(),
+        c.first_turn.cache.cached.to_string(),
+        c.first_turn.cache.written.to_string(),
+        c.first_turn.cache.uncached.to_string(),
+        optional(c.first_turn.output_tokens),
         report.price.name.clone(),
         report.price.caching.describe(),
-        optional(c.cost_per_turn),
-        optional(c.cost_per_1000_turns),
+        optional(c.first_turn.cost_per_turn),
+        optional(c.first_turn.cost_per_1000_turns),
         optional(c.prediction_error.map(|e| e.first_bytes)),
         optional(c.prediction_error.map(|e| e.turn_tokens)),
         c.second_turn.reached_target.to_string(),
@@ -467,23 +472,25 @@ mod tests {
                 mode: ToolSearchMode::Code,
                 effective_mode: "tools".into(),
                 notes: vec!["fell back".into()],
-                reached_target: true,
-                requests: 3,
                 first: size,
-                turn: size + size,
                 first_ratio: Some(0.5),
                 turn_ratio: None,
-                prefixes: vec![],
-                cache: CacheSplit {
-                    input: 50,
-                    cached: 0,
-                    written: 0,
-                    uncached: 50,
+                first_turn: crate::compare::TurnFigures {
+                    reached_target: true,
+                    requests: 3,
+                    turn: size + size,
+                    prefixes: vec![],
+                    cache: CacheSplit {
+                        input: 50,
+                        cached: 0,
+                        written: 0,
+                        uncached: 50,
+                    },
+                    output_tokens: Some(12),
+                    cost_per_turn: Some(0.000_196),
+                    cost_per_1000_turns: Some(0.196),
                 },
-                output_tokens: Some(12),
-                cost_per_turn: Some(0.000_196),
-                cost_per_1000_turns: Some(0.196),
-                second_turn: crate::compare::SecondTurn {
+                second_turn: crate::compare::TurnFigures {
                     reached_target: false,
                     requests: 2,
                     turn: size,

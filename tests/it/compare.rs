@@ -14,7 +14,7 @@ async fn compare(sizes: &[usize], modes: &[ToolSearchMode]) -> CompareReport {
     .await
     .expect("compare runs");
     for cell in &report.cells {
-        assert!(cell.reached_target, "{cell:?}");
+        assert!(cell.first_turn.reached_target, "{cell:?}");
     }
     report
 }
@@ -151,8 +151,8 @@ async fn bridges_are_smaller_than_direct_at_the_reference_size() {
     let tools = report.cell(36, ToolSearchMode::Tools).expect("tools cell");
     assert_eq!(direct.first.declared_tools, 43);
     assert_eq!(tools.first.declared_tools, 4);
-    assert_eq!(direct.requests, 2);
-    assert_eq!(tools.requests, 3);
+    assert_eq!(direct.first_turn.requests, 2);
+    assert_eq!(tools.first_turn.requests, 3);
     let ratio = tools.first_ratio.expect("ratio to direct");
     assert_eq!(
         ratio,
@@ -495,8 +495,11 @@ async fn product_cells_share_one_gateway_across_sizes() {
             .cell_on(TargetKind::Openclaw, size, ToolSearchMode::Direct)
             .expect("product cell");
         assert_eq!(cell.first.declared_tools, size + 43, "size {size}");
-        assert_eq!((cell.requests, cell.second_turn.requests), (2, 2));
-        assert!(cell.reached_target && cell.second_turn.reached_target);
+        assert_eq!(
+            (cell.first_turn.requests, cell.second_turn.requests),
+            (2, 2)
+        );
+        assert!(cell.first_turn.reached_target && cell.second_turn.reached_target);
         let predicted = report
             .cell_on(TargetKind::Embedded, size, ToolSearchMode::Direct)
             .expect("embedded cell");
