@@ -336,7 +336,8 @@ struct CompareArgs {
     #[arg(long, value_name = "DIR")]
     chart: Option<PathBuf>,
     /// Where the turns run: the embedded gateway (a prediction), the real product (one gateway
-    /// per size, lanes hot-reloaded), or both with the prediction's error per cell.
+    /// for the run, every size's and mode's lane hot-reloaded on it), or both with the
+    /// prediction's error per cell.
     #[arg(long, value_enum, default_value_t = TargetChoice::Embedded)]
     target: TargetChoice,
     #[command(flatten)]
