@@ -147,3 +147,75 @@ fn has(path: &str) -> bool {
     }
     true
 }
+
+/// The test names of `.config/nextest.toml`'s `openclaw-gateway` group (`test(=module::name)`).
+fn nextest_gateway_group() -> Vec<String> {
+    let text =
+        std::fs::read_to_string(concat!(env!("CARGO_MANIFEST_DIR"), "/.config/nextest.toml"))
+            .expect(".config/nextest.toml");
+    let config: toml::Value = toml::from_str(&text).expect(".config/nextest.toml is TOML");
+    let overrides = config["profile"]["default"]["overrides"]
+        .as_array()
+        .expect("[[profile.default.overrides]]");
+    let group = overrides
+        .iter()
+        .find(|o| o.get("test-group").and_then(|g| g.as_str()) == Some("openclaw-gateway"))
+        .expect("an override with test-group = \"openclaw-gateway\"");
+    let filter = group["filter"].as_str().expect("its filter");
+    let mut names: Vec<String> = filter
+        .split("test(=")
+        .skip(1)
+        .map(|rest| rest.split(')').next().unwrap_or_default().to_string())
+        .collect();
+    names.sort();
+    names
+}
+
+/// `module::function` of every integration test that takes the real-gateway lock.
+fn tests_taking_the_gateway_lock() -> Vec<String> {
+    let dir = concat!(env!("CARGO_MANIFEST_DIR"), "/tests/it");
+    let mut names = Vec::new();
+    for entry in std::fs::read_dir(dir).expect("tests/it") {
+        let path = entry.expect("entry").path();
+        if path.extension().and_then(|e| e.to_str()) != Some("rs") {
+            continue;
+        }
+        let module = path.file_stem().unwrap().to_string_lossy().to_string();
+        if module == "docs" {
+            continue; // this file names the lock in its own strings
+        }
+        let source = std::fs::read_to_string(&path).expect("a test file");
+        let mut function = None;
+        for line in source.lines() {
+            let item = line
+                .trim_start()
+                .trim_start_matches("pub(crate) ")
+                .trim_start_matches("pub ")
+                .trim_start_matches("async ");
+            if let Some(rest) = item.strip_prefix("fn ") {
+                function = rest.split(['(', '<']).next().map(str::to_string);
+            }
+            if line.contains("ONE_GATEWAY.lock") || line.contains("ONE_GATEWAY.blocking_lock") {
+                let name = function
+                    .clone()
+                    .expect("ONE_GATEWAY taken outside a function");
+                names.push(format!("{module}::{name}"));
+            }
+        }
+    }
+    names.sort();
+    names.dedup();
+    names
+}
+
+/// Nextest runs each test in its own process, where the in-process lock excludes nothing: the
+/// test group must name exactly the tests that take it, or two real gateways start together.
+#[test]
+fn the_nextest_gateway_group_is_every_test_that_takes_the_gateway_lock() {
+    let locked = tests_taking_the_gateway_lock();
+    assert!(
+        locked.len() >= 7,
+        "too few real-gateway tests found: {locked:?}"
+    );
+    assert_eq!(nextest_gateway_group(), locked);
+}

@@ -278,6 +278,8 @@ const TURN_TIMEOUT: std::time::Duration = std::time::Duration::from_secs(600);
 const TARGET: &str = "fake_plugin_tool_02";
 
 /// One real gateway at a time: two starting together on a 2-core machine starve each other.
+/// Under `cargo nextest run` (one process per test) the `openclaw-gateway` test group of
+/// .config/nextest.toml does this; a test that takes the lock must be in it (tests/it/docs.rs).
 pub(crate) static ONE_GATEWAY: tokio::sync::Mutex<()> = tokio::sync::Mutex::const_new(());
 
 /// The Node major the real tests run on (`TOOLSEARCH_QA_OPENCLAW_NODE`, default 24).
