@@ -117,6 +117,10 @@ class StrictTypes:
             return self._model(tp)
         if isinstance(tp, type) and origin is None:
             return tp
+        if origin is typing.IO or tp is typing.IO or origin in (typing.BinaryIO, typing.TextIO):
+            # File uploads (multipart params): a JSON body can never carry one, and a decoded JSON
+            # document never holds Python bytes, so this member never validates.
+            return bytes
         raise TypeError(f"no strict form for {tp!r}")
 
     def _record(self, name, hints, required):
@@ -200,8 +204,9 @@ def _member_fits(tag, value, type_values):
 
 
 def _walk(loc, data, type_values):
-    """(field path, member tags, whether every member on the way fits the data)."""
-    path, tags, fits, cursor = [], [], True, data
+    """(field path, member tags, whether every member on the way fits the data, the path of the
+    outermost union on the way or None)."""
+    path, tags, fits, cursor, anchor = [], [], True, data, None
     for step in loc:
         if isinstance(cursor, list) and isinstance(step, int):
             path.append(step)
@@ -210,28 +215,36 @@ def _walk(loc, data, type_values):
             path.append(step)
             cursor = cursor[step]
         elif _is_tag(step, type_values):
+            anchor = tuple(path) if anchor is None else anchor
             tags.append(step)
             fits = fits and _member_fits(step, cursor, type_values)
         else:
             path.append(step)
             cursor = None
-    return path, tags, fits
+    return path, tags, fits, anchor
 
 
 def describe(errors, data, type_values, where, what):
     """One line per error, with the field path and the SDK class. A failed union reports every
-    member's errors: keep those of the members the data fits, and of those the errors that got
-    deepest into the data (the member it was most likely meant as). This only chooses which
-    messages to show; it never turns a failure into a pass (when it would keep none, all stay)."""
-    walked = [(error, *_walk(error["loc"], data, type_values)) for error in errors]
-    kept = [w for w in walked if w[3]] or walked
-    deepest = max(len(w[1]) for w in kept)
-    shown = [w for w in kept if len(w[1]) == deepest]
-    problems = set()
-    for error, path, tags, _ in shown:
-        member = f" as {tags[-1]}" if tags and tags[-1] in type_values else ""
-        problems.add(f"{where}.{'.'.join(str(p) for p in path)}: {error['msg']} (sdk: {what}{member})")
-    hidden = len(errors) - len(shown)
+    member's errors: per union, keep those of the members the data fits, and of those the errors
+    that got deepest into the data (the member it was most likely meant as). This only chooses
+    which messages to show, never whether the body failed; a union where the choice would keep
+    nothing shows all its errors."""
+    groups = {}
+    for error in errors:
+        path, tags, fits, anchor = _walk(error["loc"], data, type_values)
+        groups.setdefault(anchor, []).append((error, path, tags, fits))
+    problems, hidden = set(), 0
+    for anchor, group in groups.items():
+        shown = group
+        if anchor is not None:
+            shown = [g for g in group if g[3]] or group
+            deepest = max(len(g[1]) for g in shown)
+            shown = [g for g in shown if len(g[1]) == deepest]
+        hidden += len(group) - len(shown)
+        for error, path, tags, _ in shown:
+            member = f" as {tags[-1]}" if tags and tags[-1] in type_values else ""
+            problems.add(f"{where}.{'.'.join(str(p) for p in path)}: {error['msg']} (sdk: {what}{member})")
     if hidden:
         problems.add(f"{where}: and {hidden} errors of other union members")
     return sorted(problems)
