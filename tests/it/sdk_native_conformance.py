@@ -337,8 +337,8 @@ def parse_sse(text, where):
     for index, frame in enumerate(f for f in text.replace("\r\n", "\n").split("\n\n") if f.strip()):
         at = f"{where} event {index}"
         lines = frame.split("\n")
-        events = [l[len("event:"):].strip() for l in lines if l.startswith("event:")]
-        data = "\n".join(l[len("data:"):].removeprefix(" ") for l in lines if l.startswith("data:"))
+        events = [l[len("event:") :].strip() for l in lines if l.startswith("event:")]
+        data = "\n".join(l[len("data:") :].removeprefix(" ") for l in lines if l.startswith("data:"))
         unknown = [l for l in lines if l and not l.startswith(("event:", "data:", ":", "id:", "retry:"))]
         if unknown:
             problems.append(f"{at}: not an event-stream line: {unknown[0][:80]!r} (protocol)")
@@ -355,31 +355,43 @@ def parse_sse(text, where):
     return frames, problems
 
 
+class SdkChecks:
+    """The SDK checks of one protocol: request params (JSON and streaming), the response body,
+    the error body, and each stream event by its `type`."""
+
+    def __init__(self, version, nonstreaming, streaming, body, error, events):
+        self.version = version
+        self.requests = {
+            False: ParamCheck(nonstreaming, nonstreaming.__name__),
+            True: ParamCheck(streaming, streaming.__name__),
+        }
+        self.body = ModelCheck(body)
+        self.error_body = ModelCheck(error)
+        self.events = {kind: ModelCheck(cls) for kind, cls in union_members(events).items()}
+
+
 # ---------------------------------------------------------------------------------------------
 # OpenAI Responses
 # ---------------------------------------------------------------------------------------------
 
 
-class OpenAIResponses:
+class OpenAIResponses(SdkChecks):
     name = "openai-responses"
 
     def __init__(self):
         import openai
         from openai.types.responses import Response, ResponseStreamEvent
-        from openai.types.responses.response_create_params import (
-            ResponseCreateParamsNonStreaming,
-            ResponseCreateParamsStreaming,
-        )
+        from openai.types.responses import response_create_params as params
         from openai.types.shared import ErrorObject
 
-        self.version = f"openai {openai.__version__}"
-        self.requests = {
-            False: ParamCheck(ResponseCreateParamsNonStreaming, "ResponseCreateParamsNonStreaming"),
-            True: ParamCheck(ResponseCreateParamsStreaming, "ResponseCreateParamsStreaming"),
-        }
-        self.response = ModelCheck(Response)
-        self.error_object = ModelCheck(ErrorObject)
-        self.events = {kind: ModelCheck(cls) for kind, cls in union_members(ResponseStreamEvent).items()}
+        super().__init__(
+            f"openai {openai.__version__}",
+            params.ResponseCreateParamsNonStreaming,
+            params.ResponseCreateParamsStreaming,
+            Response,
+            ErrorObject,
+            ResponseStreamEvent,
+        )
 
     @staticmethod
     def _functions(tools):
@@ -401,10 +413,14 @@ class OpenAIResponses:
         searches = [i for i, t in enumerate(tools) if isinstance(t, dict) and t.get("type") == "tool_search"]
         deferred = [path for path, tool in self._functions(tools) if tool.get("defer_loading") is True]
         if deferred and not searches:
-            problems.append(f"{where}.{deferred[0]}.defer_loading: a deferred function needs a tool_search tool in tools (protocol)")
+            problems.append(
+                f"{where}.{deferred[0]}.defer_loading: a deferred function needs a tool_search tool in tools (protocol)"
+            )
         if len(searches) > 1:
             problems.append(f"{where}.tools.{searches[1]}: a second tool_search tool (protocol)")
-        problems.extend(self._search_pairs(body.get("input"), f"{where}.input", body.get("previous_response_id")))
+        problems.extend(
+            self._search_pairs(body.get("input"), f"{where}.input", body.get("previous_response_id"))
+        )
         return problems
 
     @staticmethod
@@ -427,23 +443,29 @@ class OpenAIResponses:
                             f"{where}.{i}.execution: {item.get('execution')!r} answers a {calls[call]!r} search call (protocol)"
                         )
                 elif not previous and item.get("execution") != "server":
-                    problems.append(f"{where}.{i}.call_id: {call!r} answers no earlier tool_search_call (protocol)")
+                    problems.append(
+                        f"{where}.{i}.call_id: {call!r} answers no earlier tool_search_call (protocol)"
+                    )
         return problems
 
     def response_body(self, body, where):
-        problems = self.response(body, where)
+        problems = self.body(body, where)
         if isinstance(body, dict):
             problems.extend(self._search_pairs(body.get("output"), f"{where}.output"))
             usage = body.get("usage")
-            if isinstance(usage, dict) and all(isinstance(usage.get(k), int) for k in ("input_tokens", "output_tokens", "total_tokens")):
+            if isinstance(usage, dict) and all(
+                isinstance(usage.get(k), int) for k in ("input_tokens", "output_tokens", "total_tokens")
+            ):
                 if usage["total_tokens"] != usage["input_tokens"] + usage["output_tokens"]:
-                    problems.append(f"{where}.usage.total_tokens: {usage['total_tokens']} is not input + output (protocol)")
+                    problems.append(
+                        f"{where}.usage.total_tokens: {usage['total_tokens']} is not input + output (protocol)"
+                    )
         return problems
 
     def error(self, body, where):
         if not isinstance(body, dict) or set(body) != {"error"}:
-            return [f"{where}: an error body is exactly {{\"error\": ...}} (protocol)"]
-        return self.error_object(body["error"], f"{where}.error")
+            return [f'{where}: an error body is exactly {{"error": ...}} (protocol)']
+        return self.error_body(body["error"], f"{where}.error")
 
     def stream(self, text, where):
         frames, problems = parse_sse(text, where)
@@ -458,23 +480,31 @@ class OpenAIResponses:
                 problems.append(f"{at}.sequence_number: {got!r}, expected {index} (protocol)")
             check = self.events.get(kind)
             if check is None:
-                problems.append(f"{at}.type: {kind!r} is not a Responses stream event (sdk: ResponseStreamEvent)")
+                problems.append(
+                    f"{at}.type: {kind!r} is not a Responses stream event (sdk: ResponseStreamEvent)"
+                )
                 continue
             problems.extend(check(payload, f"{at} ({kind})"))
             if index == 0 and kind != "response.created":
-                problems.append(f"{at}.type: the first event is {kind!r}, expected 'response.created' (protocol)")
+                problems.append(
+                    f"{at}.type: the first event is {kind!r}, expected 'response.created' (protocol)"
+                )
             if kind == "response.output_item.added":
                 open_items[payload.get("output_index")] = payload.get("item", {}).get("type")
             elif kind == "response.output_item.done":
                 if payload.get("output_index") not in open_items:
-                    problems.append(f"{at}.output_index: item {payload.get('output_index')} was never added (protocol)")
+                    problems.append(
+                        f"{at}.output_index: item {payload.get('output_index')} was never added (protocol)"
+                    )
                 open_items.pop(payload.get("output_index"), None)
             if kind in ("response.completed", "response.failed", "response.incomplete"):
                 final = (index, payload.get("response"))
         if frames:
             last = frames[-1][0]
             if final is None or final[0] != last:
-                problems.append(f"{where}: the stream does not end with response.completed/failed/incomplete (protocol)")
+                problems.append(
+                    f"{where}: the stream does not end with response.completed/failed/incomplete (protocol)"
+                )
             elif isinstance(final[1], dict):
                 problems.extend(self._search_pairs(final[1].get("output"), f"{where} final.output"))
             if open_items:
@@ -495,37 +525,40 @@ SEARCH_TOOL_TYPES = {
 SEARCH_TOOL_NAMES = {"tool_search_tool_bm25", "tool_search_tool_regex"}
 
 
-class AnthropicMessages:
+class AnthropicMessages(SdkChecks):
     name = "anthropic-messages"
 
     def __init__(self):
         import anthropic
         from anthropic.types import Message, RawMessageStreamEvent
-        from anthropic.types.message_create_params import (
-            MessageCreateParamsNonStreaming,
-            MessageCreateParamsStreaming,
-        )
+        from anthropic.types import message_create_params as params
         from anthropic.types.shared import ErrorResponse
 
-        self.version = f"anthropic {anthropic.__version__}"
-        self.requests = {
-            False: ParamCheck(MessageCreateParamsNonStreaming, "MessageCreateParamsNonStreaming"),
-            True: ParamCheck(MessageCreateParamsStreaming, "MessageCreateParamsStreaming"),
-        }
-        self.message = ModelCheck(Message)
-        self.error_response = ModelCheck(ErrorResponse)
-        self.events = {kind: ModelCheck(cls) for kind, cls in union_members(RawMessageStreamEvent).items()}
+        super().__init__(
+            f"anthropic {anthropic.__version__}",
+            params.MessageCreateParamsNonStreaming,
+            params.MessageCreateParamsStreaming,
+            Message,
+            ErrorResponse,
+            RawMessageStreamEvent,
+        )
 
     def request(self, body, where):
         if not isinstance(body, dict):
             return [f"{where}: a request body is a JSON object (protocol)"]
         problems = self.requests[body.get("stream") is True](body, where)
-        tools = [t for t in body.get("tools") or [] if isinstance(t, dict)] if isinstance(body.get("tools"), list) else []
+        tools = (
+            [t for t in body.get("tools") or [] if isinstance(t, dict)]
+            if isinstance(body.get("tools"), list)
+            else []
+        )
         searches = [i for i, t in enumerate(tools) if t.get("type") in SEARCH_TOOL_TYPES]
         deferred = [i for i, t in enumerate(tools) if t.get("defer_loading") is True]
         for i in searches:
             if tools[i].get("defer_loading") is True:
-                problems.append(f"{where}.tools.{i}.defer_loading: the tool search tool itself cannot be deferred (protocol)")
+                problems.append(
+                    f"{where}.tools.{i}.defer_loading: the tool search tool itself cannot be deferred (protocol)"
+                )
         if deferred and not searches and not self._client_references(body):
             problems.append(
                 f"{where}.tools.{deferred[0]}.defer_loading: deferred tools need a tool search tool "
@@ -546,8 +579,14 @@ class AnthropicMessages:
     def _client_references(body):
         for message in body.get("messages") or []:
             for block in (message.get("content") if isinstance(message, dict) else None) or []:
-                if isinstance(block, dict) and block.get("type") == "tool_result" and isinstance(block.get("content"), list):
-                    if any(isinstance(c, dict) and c.get("type") == "tool_reference" for c in block["content"]):
+                if (
+                    isinstance(block, dict)
+                    and block.get("type") == "tool_result"
+                    and isinstance(block.get("content"), list)
+                ):
+                    if any(
+                        isinstance(c, dict) and c.get("type") == "tool_reference" for c in block["content"]
+                    ):
                         return True
         return False
 
@@ -565,10 +604,15 @@ class AnthropicMessages:
             references = []
             if block.get("type") == "tool_search_tool_result":
                 if block.get("tool_use_id") not in searches:
-                    problems.append(f"{at}.tool_use_id: {block.get('tool_use_id')!r} answers no earlier search server_tool_use (protocol)")
+                    problems.append(
+                        f"{at}.tool_use_id: {block.get('tool_use_id')!r} answers no earlier search server_tool_use (protocol)"
+                    )
                 inner = block.get("content")
                 if isinstance(inner, dict) and inner.get("type") == "tool_search_tool_search_result":
-                    references = [(f"{at}.content.tool_references.{r}", ref) for r, ref in enumerate(inner.get("tool_references") or [])]
+                    references = [
+                        (f"{at}.content.tool_references.{r}", ref)
+                        for r, ref in enumerate(inner.get("tool_references") or [])
+                    ]
             elif block.get("type") == "tool_result" and isinstance(block.get("content"), list):
                 references = [
                     (f"{at}.content.{r}", ref)
@@ -578,7 +622,9 @@ class AnthropicMessages:
             if names is not None:
                 for path, ref in references:
                     if isinstance(ref, dict) and ref.get("tool_name") not in names:
-                        problems.append(f"{path}.tool_name: {ref.get('tool_name')!r} is not a tool of the request (protocol)")
+                        problems.append(
+                            f"{path}.tool_name: {ref.get('tool_name')!r} is not a tool of the request (protocol)"
+                        )
         return problems
 
     def _message_rules(self, body, where):
@@ -588,13 +634,15 @@ class AnthropicMessages:
         uses = any(isinstance(b, dict) and b.get("type") == "tool_use" for b in content)
         stop = body.get("stop_reason")
         if uses and stop != "tool_use":
-            problems.append(f"{where}.stop_reason: {stop!r} with a tool_use block, expected 'tool_use' (protocol)")
+            problems.append(
+                f"{where}.stop_reason: {stop!r} with a tool_use block, expected 'tool_use' (protocol)"
+            )
         if not uses and stop == "tool_use":
             problems.append(f"{where}.stop_reason: 'tool_use' without a tool_use block (protocol)")
         return problems
 
     def response_body(self, body, where):
-        problems = self.message(body, where)
+        problems = self.body(body, where)
         if isinstance(body, dict):
             if body.get("stop_reason") is None:
                 problems.append(f"{where}.stop_reason: null in a complete message (protocol)")
@@ -602,7 +650,7 @@ class AnthropicMessages:
         return problems
 
     def error(self, body, where):
-        return self.error_response(body, where)
+        return self.error_body(body, where)
 
     def stream(self, text, where):
         """message_start, then per block content_block_start / deltas / content_block_stop with
@@ -617,11 +665,15 @@ class AnthropicMessages:
                 problems.append(f"{at}: `event: {event}` but data type {kind!r} (protocol)")
             if kind == "ping":
                 if payload != {"type": "ping"} or state == "start":
-                    problems.append(f"{at}: a ping is exactly {{\"type\":\"ping\"}}, after message_start (protocol)")
+                    problems.append(
+                        f'{at}: a ping is exactly {{"type":"ping"}}, after message_start (protocol)'
+                    )
                 continue
             check = self.events.get(kind)
             if check is None:
-                problems.append(f"{at}.type: {kind!r} is not a Messages stream event (sdk: RawMessageStreamEvent)")
+                problems.append(
+                    f"{at}.type: {kind!r} is not a Messages stream event (sdk: RawMessageStreamEvent)"
+                )
                 continue
             problems.extend(check(payload, f"{at} ({kind})"))
             expected = {
@@ -632,48 +684,72 @@ class AnthropicMessages:
                 "stop": set(),
             }[state]
             if kind not in expected:
-                problems.append(f"{at}.type: {kind!r} after {state!r}; expected one of {sorted(expected)} (protocol)")
+                problems.append(
+                    f"{at}.type: {kind!r} after {state!r}; expected one of {sorted(expected)} (protocol)"
+                )
                 continue
             if kind == "message_start":
                 message = payload.get("message") or {}
                 if message.get("content") != [] or message.get("stop_reason") is not None:
-                    problems.append(f"{at}.message: message_start carries empty content and a null stop_reason (protocol)")
+                    problems.append(
+                        f"{at}.message: message_start carries empty content and a null stop_reason (protocol)"
+                    )
                 state = "blocks"
             elif kind == "content_block_start":
                 if payload.get("index") != len(blocks):
-                    problems.append(f"{at}.index: {payload.get('index')!r}, expected {len(blocks)} (protocol)")
+                    problems.append(
+                        f"{at}.index: {payload.get('index')!r}, expected {len(blocks)} (protocol)"
+                    )
                 block = dict(payload.get("content_block") or {})
                 blocks.append(block)
                 current = block.get("type")
                 partial = {"json": "", "text": block.get("text", "")}
                 if current in ("tool_use", "server_tool_use") and block.get("input") != {}:
-                    problems.append(f"{at}.content_block.input: a streamed {current} starts with input {{}} (protocol)")
+                    problems.append(
+                        f"{at}.content_block.input: a streamed {current} starts with input {{}} (protocol)"
+                    )
                 state = "block"
             elif kind == "content_block_delta":
                 delta = payload.get("delta") or {}
                 if payload.get("index") != len(blocks) - 1:
-                    problems.append(f"{at}.index: {payload.get('index')!r} is not the open block {len(blocks) - 1} (protocol)")
-                allowed = {"text": "text_delta", "tool_use": "input_json_delta", "server_tool_use": "input_json_delta",
-                           "thinking": "thinking_delta"}.get(current)
-                if delta.get("type") != allowed and not (current == "thinking" and delta.get("type") == "signature_delta"):
-                    problems.append(f"{at}.delta.type: {delta.get('type')!r} in a {current!r} block (protocol)")
+                    problems.append(
+                        f"{at}.index: {payload.get('index')!r} is not the open block {len(blocks) - 1} (protocol)"
+                    )
+                allowed = {
+                    "text": "text_delta",
+                    "tool_use": "input_json_delta",
+                    "server_tool_use": "input_json_delta",
+                    "thinking": "thinking_delta",
+                }.get(current)
+                if delta.get("type") != allowed and not (
+                    current == "thinking" and delta.get("type") == "signature_delta"
+                ):
+                    problems.append(
+                        f"{at}.delta.type: {delta.get('type')!r} in a {current!r} block (protocol)"
+                    )
                 partial["json"] += delta.get("partial_json", "")
                 partial["text"] += delta.get("text", "")
             elif kind == "content_block_stop":
                 if payload.get("index") != len(blocks) - 1:
-                    problems.append(f"{at}.index: {payload.get('index')!r} is not the open block {len(blocks) - 1} (protocol)")
+                    problems.append(
+                        f"{at}.index: {payload.get('index')!r} is not the open block {len(blocks) - 1} (protocol)"
+                    )
                 block = blocks[-1]
                 if current in ("tool_use", "server_tool_use"):
                     try:
                         block["input"] = json.loads(partial["json"]) if partial["json"] else {}
                     except ValueError as error:
-                        problems.append(f"{at}: the block's input_json_delta parts are not JSON ({error}) (protocol)")
+                        problems.append(
+                            f"{at}: the block's input_json_delta parts are not JSON ({error}) (protocol)"
+                        )
                 if current == "text":
                     block["text"] = partial["text"]
                 state = "blocks"
             elif kind == "message_delta":
                 stop = (payload.get("delta") or {}).get("stop_reason")
-                problems.extend(self._message_rules({"content": blocks, "stop_reason": stop}, f"{where} message"))
+                problems.extend(
+                    self._message_rules({"content": blocks, "stop_reason": stop}, f"{where} message")
+                )
                 if stop is None:
                     problems.append(f"{at}.delta.stop_reason: null in message_delta (protocol)")
                 state = "delta"
