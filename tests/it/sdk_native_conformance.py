@@ -29,14 +29,19 @@ What "strict" means here:
     error too (the SDKs' models accept unknown keys silently);
   - then the protocol's own rules that no type expresses (event order and numbering, a search
     output answering a search call, deferred tools only beside a search tool, tool references
-    naming defined tools). Each problem says which: "sdk" or "protocol".
+    naming defined tools);
+  - then, on a document that passed, the SDK's own client, in-process over a mock transport:
+    `create(**request)` must send exactly the request, and the SDK's stream helper must digest a
+    stream into a final object that is itself valid (Anthropic's is assembled from the deltas).
+Each problem says which: "sdk", "protocol" or "sdk client".
 Every problem names the document and the field path (`tools.1.defer_load`), and the SDK class.
 
 Modes:
     python sdk_native_conformance.py --protocol openai-responses DOC...   exit 1 on any problem
     python sdk_native_conformance.py --protocol anthropic-messages --self-test tests/it/fixtures/native
         every fixture without `expect_invalid` must pass, and every one with it must fail with each
-        listed substring among its problems: the proof that the check can fail.
+        listed substring among its problems; and the SDK-client request check must refuse a key
+        create() does not take: the proof that the checks can fail.
 
 The Rust side (tests/it/sdk_conformance.rs) will feed it the mock provider's real native bodies —
 requests it received, responses and event streams it sent — once the mock speaks the protocols.
@@ -49,6 +54,7 @@ import json
 import pathlib
 import sys
 import typing
+import warnings
 
 import pydantic
 import typing_extensions
@@ -369,6 +375,75 @@ class SdkChecks:
         self.error_body = ModelCheck(error)
         self.events = {kind: ModelCheck(cls) for kind, cls in union_members(events).items()}
 
+    # The SDK's own client, run in-process over a mock transport: nothing leaves the process.
+    # Each protocol says how to build its client, call create(), drain its stream helper, and
+    # what to answer a request with (`make_client`, `create`, `accumulate`, `CANNED`).
+
+    def _client(self, reply):
+        import httpx2  # the HTTP client both pinned SDKs are built on
+
+        sent = []
+
+        def handle(request):
+            body = json.loads(request.content)
+            sent.append(body)
+            kind, payload = reply(body)
+            if kind == "sse":
+                headers = {"content-type": "text/event-stream"}
+                return httpx2.Response(200, headers=headers, content=payload.encode())
+            return httpx2.Response(200, json=payload)
+
+        return self.make_client(httpx2.Client(transport=httpx2.MockTransport(handle))), sent
+
+    def client_request(self, body, where):
+        """The SDK's create() takes the body as its keyword arguments and sends exactly it."""
+        client, sent = self._client(lambda b: self.CANNED["sse" if b.get("stream") else "json"])
+        try:
+            result = self.create(client, body)
+            if body.get("stream") is True:
+                for _ in result:
+                    pass
+        except Exception as error:  # the SDK refusing the body is the finding, with its cause
+            return [f"{where}: the SDK's create() fails on it: {type(error).__name__}: {error} (sdk client)"]
+        if len(sent) != 1:
+            return [f"{where}: the SDK's create() sent {len(sent)} requests, expected 1 (sdk client)"]
+        return [
+            f"{where}{path}: the SDK sends {ours!r}, the body has {theirs!r} (sdk client)"
+            for path, ours, theirs in differences(sent[0], body)
+        ]
+
+    def client_stream(self, sse, where):
+        """The SDK's stream helper rebuilds the final object from the events; that object must
+        itself be valid (for Anthropic it is assembled from the deltas, so this checks them)."""
+        client, _ = self._client(lambda _body: ("sse", sse))
+        try:
+            with warnings.catch_warnings():
+                # pydantic warns when it dumps what the helper built from bad parts; the strict
+                # check below reports the same thing with its field path.
+                warnings.simplefilter("ignore", UserWarning)
+                final = self.accumulate(client)
+        except Exception as error:  # the helper choking on the stream is the finding
+            return [
+                f"{where}: the SDK's stream helper fails on it: {type(error).__name__}: {error} (sdk client)"
+            ]
+        return self.response_body(final, f"{where} (the SDK's final object)")
+
+
+def differences(ours, theirs, path=""):
+    """(path, ours, theirs) where two JSON values differ (the first few)."""
+    if isinstance(ours, dict) and isinstance(theirs, dict):
+        found = []
+        for key in sorted(set(ours) | set(theirs)):
+            found.extend(differences(ours.get(key, "<absent>"), theirs.get(key, "<absent>"), f"{path}.{key}"))
+        return found[:5]
+    if isinstance(ours, list) and isinstance(theirs, list) and len(ours) == len(theirs):
+        found = []
+        for i, (a, b) in enumerate(zip(ours, theirs)):
+            found.extend(differences(a, b, f"{path}.{i}"))
+        return found[:5]
+    same = ours == theirs and type(ours) is type(theirs)
+    return [] if same else [(path, ours, theirs)]
+
 
 # ---------------------------------------------------------------------------------------------
 # OpenAI Responses
@@ -377,6 +452,73 @@ class SdkChecks:
 
 class OpenAIResponses(SdkChecks):
     name = "openai-responses"
+    MINIMAL_REQUEST = {"model": "mock-openai/qa", "input": "x"}
+    CANNED = {
+        "json": (
+            "json",
+            {
+                "id": "resp_canned",
+                "object": "response",
+                "created_at": 0,
+                "model": "m",
+                "output": [],
+                "parallel_tool_calls": True,
+                "tool_choice": "auto",
+                "tools": [],
+            },
+        ),
+        "sse": (
+            "sse",
+            "".join(
+                f"event: {kind}\ndata: "
+                + json.dumps(
+                    {
+                        "type": kind,
+                        "sequence_number": i,
+                        "response": {
+                            "id": "resp_canned",
+                            "object": "response",
+                            "created_at": 0,
+                            "model": "m",
+                            "output": [],
+                            "parallel_tool_calls": True,
+                            "tool_choice": "auto",
+                            "tools": [],
+                        },
+                    }
+                )
+                + "\n\n"
+                for i, kind in enumerate(["response.created", "response.completed"])
+            ),
+        ),
+    }
+
+    @staticmethod
+    def make_client(http):
+        import openai
+
+        return openai.OpenAI(
+            api_key="qa-key", base_url="http://127.0.0.1:9/v1", http_client=http, max_retries=0
+        )
+
+    @staticmethod
+    def create(client, body):
+        return client.responses.create(**body)
+
+    @staticmethod
+    def accumulate(client):
+        with client.responses.stream(model="mock-openai/qa", input="x") as stream:
+            for _ in stream:
+                pass
+            final = stream.get_final_response().to_dict()
+        # The helper returns a ParsedResponse: its function calls gain `parsed_arguments` and its
+        # texts `parsed` (the helper's, not the wire's); drop them to judge the wire shape.
+        for item in final.get("output", []):
+            item.pop("parsed_arguments", None)
+            for part in item.get("content") or []:
+                if isinstance(part, dict):
+                    part.pop("parsed", None)
+        return final
 
     def __init__(self):
         import openai
@@ -527,6 +669,59 @@ SEARCH_TOOL_NAMES = {"tool_search_tool_bm25", "tool_search_tool_regex"}
 
 class AnthropicMessages(SdkChecks):
     name = "anthropic-messages"
+    MINIMAL_REQUEST = {
+        "model": "mock-anthropic/qa",
+        "max_tokens": 1,
+        "messages": [{"role": "user", "content": "x"}],
+    }
+    _CANNED_MESSAGE = {
+        "id": "msg_canned",
+        "type": "message",
+        "role": "assistant",
+        "model": "m",
+        "content": [],
+        "stop_reason": None,
+        "usage": {"input_tokens": 1, "output_tokens": 1},
+    }
+    CANNED = {
+        "json": (
+            "json",
+            dict(_CANNED_MESSAGE, content=[{"type": "text", "text": "ok"}], stop_reason="end_turn"),
+        ),
+        "sse": (
+            "sse",
+            "".join(
+                f"event: {e['type']}\ndata: {json.dumps(e)}\n\n"
+                for e in [
+                    {"type": "message_start", "message": _CANNED_MESSAGE},
+                    {
+                        "type": "message_delta",
+                        "delta": {"stop_reason": "end_turn"},
+                        "usage": {"output_tokens": 1},
+                    },
+                    {"type": "message_stop"},
+                ]
+            ),
+        ),
+    }
+
+    @staticmethod
+    def make_client(http):
+        import anthropic
+
+        return anthropic.Anthropic(
+            api_key="qa-key", base_url="http://127.0.0.1:9", http_client=http, max_retries=0
+        )
+
+    @staticmethod
+    def create(client, body):
+        return client.messages.create(**body)
+
+    @staticmethod
+    def accumulate(client):
+        messages = [{"role": "user", "content": "x"}]
+        with client.messages.stream(model="mock-anthropic/qa", max_tokens=1, messages=messages) as stream:
+            return stream.get_final_message().to_dict()
 
     def __init__(self):
         import anthropic
@@ -798,15 +993,33 @@ def check(checker, name, envelope):
     if kind == "stream":
         if not isinstance(envelope.get("sse"), str) or "body" in envelope:
             return problems + [f"{name}: a stream document has a string `sse` and no `body`"]
-        return problems + checker.stream(envelope["sse"], name)
+        # The SDK's own stream helper runs on a stream the types accept (on a broken one its
+        # failure would only repeat what the checks above say).
+        found = checker.stream(envelope["sse"], name)
+        return problems + (found or checker.client_stream(envelope["sse"], name))
     if "body" not in envelope or "sse" in envelope:
         return problems + [f"{name}: a {kind} document has a `body` and no `sse`"]
     body = envelope["body"]
     if kind == "request":
-        return problems + checker.request(body, name)
+        found = checker.request(body, name)
+        return problems + (found or checker.client_request(body, name))
     if kind == "response":
         return problems + checker.response_body(body, name)
     return problems + checker.error(body, name)
+
+
+def prove_client_request(checker):
+    """The SDK-client request check must be able to fail: a body with a key create() does not
+    take (called directly: the strict type check would name the key first) and the minimal body
+    with nothing wrong."""
+    bad = checker.client_request(dict(checker.MINIMAL_REQUEST, tool_choise="auto"), "self-test")
+    good = checker.client_request(checker.MINIMAL_REQUEST, "self-test")
+    failures = []
+    if not any("create() fails" in p and "tool_choise" in p for p in bad):
+        failures.append(f"the SDK-client check let a key create() does not take pass: {bad}")
+    if good:
+        failures.append(f"the SDK-client check refused the minimal request: {good}")
+    return failures
 
 
 def main():
@@ -839,6 +1052,8 @@ def main():
                     failures.append(f"{name}: no problem mentions {want!r}; got {problems}")
     if checked == 0:
         failures.append(f"no {args.protocol} document was checked")
+    if args.self_test:
+        failures.extend(prove_client_request(checker))
     summary = {
         "protocol": args.protocol,
         "sdk": checker.version,
