@@ -337,6 +337,11 @@ def union_members(union):
     return members
 
 
+def sse_text(payloads):
+    """An event stream of these data payloads, each under an `event:` line naming its type."""
+    return "".join(f"event: {p['type']}\ndata: {json.dumps(p)}\n\n" for p in payloads)
+
+
 def parse_sse(text, where):
     """(event name, parsed data) per frame; a problem per frame that is not one event + JSON data."""
     frames, problems = [], []
@@ -453,42 +458,25 @@ def differences(ours, theirs, path=""):
 class OpenAIResponses(SdkChecks):
     name = "openai-responses"
     MINIMAL_REQUEST = {"model": "mock-openai/qa", "input": "x"}
+    _CANNED_RESPONSE = {
+        "id": "resp_canned",
+        "object": "response",
+        "created_at": 0,
+        "model": "m",
+        "output": [],
+        "parallel_tool_calls": True,
+        "tool_choice": "auto",
+        "tools": [],
+    }
     CANNED = {
-        "json": (
-            "json",
-            {
-                "id": "resp_canned",
-                "object": "response",
-                "created_at": 0,
-                "model": "m",
-                "output": [],
-                "parallel_tool_calls": True,
-                "tool_choice": "auto",
-                "tools": [],
-            },
-        ),
+        "json": ("json", _CANNED_RESPONSE),
         "sse": (
             "sse",
-            "".join(
-                f"event: {kind}\ndata: "
-                + json.dumps(
-                    {
-                        "type": kind,
-                        "sequence_number": i,
-                        "response": {
-                            "id": "resp_canned",
-                            "object": "response",
-                            "created_at": 0,
-                            "model": "m",
-                            "output": [],
-                            "parallel_tool_calls": True,
-                            "tool_choice": "auto",
-                            "tools": [],
-                        },
-                    }
-                )
-                + "\n\n"
-                for i, kind in enumerate(["response.created", "response.completed"])
+            sse_text(
+                [
+                    {"type": "response.created", "sequence_number": 0, "response": _CANNED_RESPONSE},
+                    {"type": "response.completed", "sequence_number": 1, "response": _CANNED_RESPONSE},
+                ]
             ),
         ),
     }
@@ -690,9 +678,8 @@ class AnthropicMessages(SdkChecks):
         ),
         "sse": (
             "sse",
-            "".join(
-                f"event: {e['type']}\ndata: {json.dumps(e)}\n\n"
-                for e in [
+            sse_text(
+                [
                     {"type": "message_start", "message": _CANNED_MESSAGE},
                     {
                         "type": "message_delta",
