@@ -337,6 +337,12 @@ def union_members(union):
     return members
 
 
+def obj(value):
+    """`value` when it is a JSON object, else an empty one: the protocol rules read fields of
+    bodies the type checks may already have refused, and must not crash on them."""
+    return value if isinstance(value, dict) else {}
+
+
 def sse_text(payloads):
     """An event stream of these data payloads, each under an `event:` line naming its type."""
     return "".join(f"event: {p['type']}\ndata: {json.dumps(p)}\n\n" for p in payloads)
@@ -620,7 +626,7 @@ class OpenAIResponses(SdkChecks):
                     f"{at}.type: the first event is {kind!r}, expected 'response.created' (protocol)"
                 )
             if kind == "response.output_item.added":
-                open_items[payload.get("output_index")] = payload.get("item", {}).get("type")
+                open_items[payload.get("output_index")] = obj(payload.get("item")).get("type")
             elif kind == "response.output_item.done":
                 if payload.get("output_index") not in open_items:
                     problems.append(
@@ -871,7 +877,7 @@ class AnthropicMessages(SdkChecks):
                 )
                 continue
             if kind == "message_start":
-                message = payload.get("message") or {}
+                message = obj(payload.get("message"))
                 if message.get("content") != [] or message.get("stop_reason") is not None:
                     problems.append(
                         f"{at}.message: message_start carries empty content and a null stop_reason (protocol)"
@@ -882,7 +888,7 @@ class AnthropicMessages(SdkChecks):
                     problems.append(
                         f"{at}.index: {payload.get('index')!r}, expected {len(blocks)} (protocol)"
                     )
-                block = dict(payload.get("content_block") or {})
+                block = dict(obj(payload.get("content_block")))
                 blocks.append(block)
                 current = block.get("type")
                 partial = {"json": "", "text": block.get("text", "")}
@@ -892,7 +898,7 @@ class AnthropicMessages(SdkChecks):
                     )
                 state = "block"
             elif kind == "content_block_delta":
-                delta = payload.get("delta") or {}
+                delta = obj(payload.get("delta"))
                 if payload.get("index") != len(blocks) - 1:
                     problems.append(
                         f"{at}.index: {payload.get('index')!r} is not the open block {len(blocks) - 1} (protocol)"
@@ -928,7 +934,7 @@ class AnthropicMessages(SdkChecks):
                     block["text"] = partial["text"]
                 state = "blocks"
             elif kind == "message_delta":
-                stop = (payload.get("delta") or {}).get("stop_reason")
+                stop = obj(payload.get("delta")).get("stop_reason")
                 problems.extend(
                     self._message_rules({"content": blocks, "stop_reason": stop}, f"{where} message")
                 )
@@ -1027,7 +1033,10 @@ def main():
             continue
         checked += 1
         kinds[envelope.get("kind")] = kinds.get(envelope.get("kind"), 0) + 1
-        problems = check(checker, name, envelope)
+        try:
+            problems = check(checker, name, envelope)
+        except Exception as error:  # a checker bug must not hide the other documents' results
+            problems = [f"{name}: the checker crashed: {type(error).__name__}: {error}"]
         wanted = envelope.get("expect_invalid") if args.self_test else None
         if wanted is None:
             invalid.extend(problems)
