@@ -7,7 +7,8 @@
 use std::fmt::Write as _;
 use std::path::{Path, PathBuf};
 
-use super::{CompareCell, CompareReport, ToolSearchMode};
+use super::{CompareCell, CompareMode, CompareReport};
+use crate::config::{NativeProvider, ToolSearchMode};
 use crate::error::Error;
 use crate::targets::TargetKind;
 
@@ -115,12 +116,14 @@ struct Style {
 }
 
 /// Colour, dash, marker radius and width per mode: overlapping lines stay distinguishable.
-fn style(mode: ToolSearchMode) -> Style {
+fn style(mode: CompareMode) -> Style {
     let (colour, dash, marker, width) = match mode {
-        ToolSearchMode::Direct => ("#d62728", "", 4.0, 2.0),
-        ToolSearchMode::Code => ("#1f77b4", "", 9.0, 9.0),
-        ToolSearchMode::Tools => ("#2ca02c", "", 6.5, 5.0),
-        ToolSearchMode::Directory => ("#9467bd", "6 4", 3.5, 2.0),
+        CompareMode::Gateway(ToolSearchMode::Direct) => ("#d62728", "", 4.0, 2.0),
+        CompareMode::Gateway(ToolSearchMode::Code) => ("#1f77b4", "", 9.0, 9.0),
+        CompareMode::Gateway(ToolSearchMode::Tools) => ("#2ca02c", "", 6.5, 5.0),
+        CompareMode::Gateway(ToolSearchMode::Directory) => ("#9467bd", "6 4", 3.5, 2.0),
+        CompareMode::Native(NativeProvider::Openai) => ("#ff7f0e", "2 3", 5.0, 3.0),
+        CompareMode::Native(NativeProvider::Anthropic) => ("#8c564b", "8 3 2 3", 3.0, 1.5),
     };
     Style {
         colour,
@@ -186,7 +189,7 @@ fn y_of(axis: &LogAxis, value: f64) -> f64 {
     HEIGHT - BOTTOM - axis.fraction(value) * (HEIGHT - TOP - BOTTOM)
 }
 
-fn series_label(cells: &[&CompareCell], mode: ToolSearchMode) -> String {
+fn series_label(cells: &[&CompareCell], mode: CompareMode) -> String {
     let ran_as: Vec<&str> = cells
         .iter()
         .map(|c| c.effective_mode.as_str())
@@ -257,11 +260,7 @@ fn escape(text: &str) -> String {
 }
 
 /// The cells of `mode` that have a value for `metric`, with it.
-fn points(
-    report: &CompareReport,
-    mode: ToolSearchMode,
-    metric: Metric,
-) -> Vec<(&CompareCell, f64)> {
+fn points(report: &CompareReport, mode: CompareMode, metric: Metric) -> Vec<(&CompareCell, f64)> {
     report
         .cells
         .iter()

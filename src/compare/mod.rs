@@ -12,14 +12,13 @@
 pub mod cache;
 pub mod chart;
 pub mod measure;
+pub mod mode;
 pub mod price;
 pub mod render;
 
 use serde::Serialize;
-use serde_json::Value;
 
 use crate::catalog::fake::{fake_tool_name, size_problem};
-use crate::config::ToolSearchMode;
 use crate::error::{Error, Exit};
 use crate::protocol::SessionRecord;
 use crate::provider::MockProvider;
@@ -30,21 +29,13 @@ use crate::targets::openclaw::{NodeMajor, Version};
 use crate::targets::{EmbeddedTarget, OpenClawTarget, Product, Target, TargetChoice, TargetKind};
 use cache::{CacheSplit, PrefixTokens, TurnPrefixes};
 use measure::{measure_request, PayloadSize};
+pub use mode::CompareMode;
 use price::{PriceRow, PriceTable};
 
 /// Catalogue sizes compared when none are given.
 pub const DEFAULT_SIZES: [usize; 4] = [36, 100, 1_000, 10_000];
 /// Index of the fake tool the turn reaches (the reference target), bounded by the catalogue size.
 const TARGET_INDEX: usize = 17;
-
-/// The lane of `mode`: `tools.toolSearch` is `false` for direct, `{mode = "…"}` otherwise.
-fn mode_lane(mode: ToolSearchMode) -> Lane {
-    let tool_search = match mode {
-        ToolSearchMode::Direct => Value::Bool(false),
-        mode => serde_json::json!({ "mode": mode.as_str() }),
-    };
-    Lane::new(mode.as_str(), tool_search).expect("every mode resolves")
-}
 
 /// How `compare` prints its report.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default, clap::ValueEnum)]
@@ -60,7 +51,7 @@ pub enum CompareFormat {
 /// Bad compare options.
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
 pub enum CompareError {
-    #[error("unknown mode {0:?}; known: direct, code, tools, directory")]
+    #[error("unknown mode {0:?}; known: direct, code, tools, directory, native-openai, native-anthropic")]
     UnknownMode(String),
     #[error("catalogue size {0:?} is not a positive integer")]
     BadSize(String),
@@ -75,8 +66,8 @@ pub enum CompareError {
 pub struct CompareOptions {
     /// Catalogue sizes (fake plugin tools), measured in ascending order.
     pub sizes: Vec<usize>,
-    /// Modes, reported in [`ToolSearchMode::ALL`] order.
-    pub modes: Vec<ToolSearchMode>,
+    /// Modes, reported in [`CompareMode::ALL`] order.
+    pub modes: Vec<CompareMode>,
     /// The surface the embedded gateway shows (a built-in profile or a profile file; default:
     /// the newest captured product profile, see [`default_profile`]): with a product's
     /// profile, the comparison predicts that product.
@@ -89,7 +80,7 @@ impl Default for CompareOptions {
     fn default() -> Self {
         CompareOptions {
             sizes: DEFAULT_SIZES.to_vec(),
-            modes: ToolSearchMode::ALL.to_vec(),
+            modes: CompareMode::DEFAULT.to_vec(),
             profile: None,
             price: PriceTable::built_in().rows[0].clone(),
         }
@@ -152,11 +143,11 @@ pub fn parse_sizes(text: &str) -> Result<Vec<usize>, CompareError> {
 }
 
 /// Parses `direct,tools`.
-pub fn parse_modes(text: &str) -> Result<Vec<ToolSearchMode>, CompareError> {
+pub fn parse_modes(text: &str) -> Result<Vec<CompareMode>, CompareError> {
     text.split(',')
         .filter(|s| !s.trim().is_empty())
         .map(|name| {
-            ToolSearchMode::from_name(name.trim())
+            CompareMode::from_name(name.trim())
                 .ok_or_else(|| CompareError::UnknownMode(name.to_string()))
         })
         .collect()
@@ -170,7 +161,7 @@ pub struct CompareCell {
     pub target: TargetKind,
     pub size: usize,
     /// The mode asked for.
-    pub mode: ToolSearchMode,
+    pub mode: CompareMode,
     /// The mode the gateway used (from its session log), e.g. `tools` for a code lane without
     /// sandbox; the product's log does not say, so there it is the mode configured.
     pub effective_mode: String,
@@ -253,7 +244,7 @@ pub struct CompareReport {
     /// The price row money is figured with, its caching rule included.
     pub price: PriceRow,
     pub sizes: Vec<usize>,
-    pub modes: Vec<ToolSearchMode>,
+    pub modes: Vec<CompareMode>,
     pub cells: Vec<CompareCell>,
     /// Cells the product would not run: its gateway answered the turn with an error status.
     pub refused: Vec<Refusal>,
@@ -265,14 +256,15 @@ pub struct CompareReport {
 pub struct Refusal {
     pub target: TargetKind,
     pub size: usize,
-    pub mode: ToolSearchMode,
+    pub mode: CompareMode,
     pub status: u16,
     pub message: String,
 }
 
 impl CompareReport {
     /// The cell of `mode` at `size` (the first target's).
-    pub fn cell(&self, size: usize, mode: ToolSearchMode) -> Option<&CompareCell> {
+    pub fn cell(&self, size: usize, mode: impl Into<CompareMode>) -> Option<&CompareCell> {
+        let mode = mode.into();
         self.cells.iter().find(|c| c.size == size && c.mode == mode)
     }
 
@@ -281,8 +273,9 @@ impl CompareReport {
         &self,
         target: TargetKind,
         size: usize,
-        mode: ToolSearchMode,
+        mode: impl Into<CompareMode>,
     ) -> Option<&CompareCell> {
+        let mode = mode.into();
         self.cells
             .iter()
             .find(|c| c.target == target && c.size == size && c.mode == mode)
@@ -312,7 +305,7 @@ impl CompareReport {
 }
 
 /// The reference scenario resized to `size` fake tools, with one lane per mode.
-pub fn sized_scenario(reference: &Scenario, size: usize, modes: &[ToolSearchMode]) -> Scenario {
+pub fn sized_scenario(reference: &Scenario, size: usize, modes: &[CompareMode]) -> Scenario {
     let mut scenario = reference.clone();
     // A session key per size: one product gateway serves every size of a run.
     scenario.id = format!("{}-{size}", reference.id);
@@ -322,7 +315,7 @@ pub fn sized_scenario(reference: &Scenario, size: usize, modes: &[ToolSearchMode
     // The same session's second user turn asks for the same tool again.
     scenario.follow_up = Some(format!("{} once more", scenario.prompt));
     scenario.target_tool = target;
-    scenario.lanes = modes.iter().map(|mode| mode_lane(*mode)).collect();
+    scenario.lanes = modes.iter().map(|mode| mode.lane()).collect();
     // Compare measures the turns and judges nothing: no claim, so no call beyond the two turns
     // (E1's effective tools, I1's invoke batch) on either target.
     scenario.claims = Vec::new();
@@ -402,8 +395,24 @@ async fn run_target(
     refused: &mut Vec<Refusal>,
 ) -> Result<Vec<CompareCell>, Error> {
     let mut cells = Vec::new();
+    // A native lane is the embedded gateway's: a product runs only the gateway modes.
+    let modes: Vec<CompareMode> = match target.kind() {
+        TargetKind::Openclaw => options
+            .modes
+            .iter()
+            .copied()
+            .filter(|m| m.native().is_none())
+            .collect(),
+        TargetKind::Embedded => options.modes.clone(),
+    };
+    if modes.is_empty() {
+        return Err(Error::Usage(format!(
+            "--modes: {} runs none of them: native lanes run on the embedded gateway only",
+            target.name()
+        )));
+    }
     for &size in &options.sizes {
-        let scenario = sized_scenario(reference, size, &options.modes);
+        let scenario = sized_scenario(reference, size, &modes);
         let plan = target.plan(&scenario)?;
         if let Some(missing) = plan.not_applicable.first() {
             return Err(Error::Usage(format!(
@@ -422,7 +431,7 @@ async fn run_target(
                 }) if target.kind() == TargetKind::Openclaw => refused.push(Refusal {
                     target: target.kind(),
                     size,
-                    mode: lane.mode(),
+                    mode: CompareMode::of_lane(lane),
                     status,
                     message,
                 }),
@@ -444,7 +453,7 @@ async fn run_cell(
     lane: &Lane,
     price: &PriceRow,
 ) -> Result<CompareCell, Error> {
-    let mode = lane.mode();
+    let mode = CompareMode::of_lane(lane);
     crate::protocol::response_object::restart_reproducible_ids();
     let provider = MockProvider::start().await?;
     let observation = run_lane(
@@ -547,7 +556,7 @@ fn cell(
     target: TargetKind,
     scenario: &Scenario,
     size: usize,
-    mode: ToolSearchMode,
+    mode: CompareMode,
     observation: &LaneObservation,
     price: &PriceRow,
 ) -> Result<CompareCell, Error> {
@@ -557,11 +566,11 @@ fn cell(
         _ => None,
     });
     // The product's transcript does not name its mode: there the mode is the one configured.
-    let effective_mode = surface
-        .and_then(|s| s.mode)
-        .unwrap_or(mode)
-        .as_str()
-        .to_string();
+    // A native lane plans its catalogue as directory mode does; what it ran is the native mode.
+    let effective_mode = match (mode, surface.and_then(|s| s.mode)) {
+        (CompareMode::Native(_), _) | (_, None) => mode.as_str().to_string(),
+        (CompareMode::Gateway(_), Some(logged)) => logged.as_str().to_string(),
+    };
     let notes = surface.and_then(|s| s.notes.clone()).unwrap_or_default();
     let marker = format!("{} {}", crate::catalog::fake::FAKE_OK, scenario.target_tool);
     let second_answer = observation.follow_up.as_ref().map(|f| &f.response);
@@ -588,7 +597,7 @@ fn ratio(value: usize, base: usize) -> Option<f64> {
 fn with_ratios(cells: &mut [CompareCell]) {
     let Some(direct) = cells
         .iter()
-        .find(|c| c.mode == ToolSearchMode::Direct)
+        .find(|c| c.mode.is_direct())
         .map(|c| (c.first.raw_bytes, c.first_turn.turn.raw_bytes))
     else {
         return;
@@ -672,6 +681,11 @@ pub async fn command(args: CompareCommand, out: &mut dyn std::io::Write) -> Resu
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::config::{NativeProvider, ToolSearchMode};
+
+    fn modes(list: &[ToolSearchMode]) -> Vec<CompareMode> {
+        list.iter().map(|m| CompareMode::from(*m)).collect()
+    }
 
     #[test]
     fn sizes_and_modes_parse() {
@@ -681,12 +695,16 @@ mod tests {
             CompareError::BadSize("0".into())
         );
         assert_eq!(
-            parse_modes("tools,direct").unwrap(),
-            [ToolSearchMode::Tools, ToolSearchMode::Direct]
+            parse_modes("tools,direct,native-anthropic").unwrap(),
+            [
+                CompareMode::Gateway(ToolSearchMode::Tools),
+                CompareMode::Gateway(ToolSearchMode::Direct),
+                CompareMode::Native(NativeProvider::Anthropic)
+            ]
         );
         assert_eq!(
             parse_modes("magic").unwrap_err().to_string(),
-            "unknown mode \"magic\"; known: direct, code, tools, directory"
+            "unknown mode \"magic\"; known: direct, code, tools, directory, native-openai, native-anthropic"
         );
     }
 
@@ -694,11 +712,11 @@ mod tests {
     fn options_are_sorted_and_deduplicated() {
         let options = CompareOptions {
             sizes: vec![100, 36, 100],
-            modes: vec![
+            modes: modes(&[
                 ToolSearchMode::Tools,
                 ToolSearchMode::Direct,
                 ToolSearchMode::Tools,
-            ],
+            ]),
             profile: None,
             ..CompareOptions::default()
         }
@@ -707,11 +725,11 @@ mod tests {
         assert_eq!(options.sizes, [36, 100]);
         assert_eq!(
             options.modes,
-            [ToolSearchMode::Direct, ToolSearchMode::Tools]
+            modes(&[ToolSearchMode::Direct, ToolSearchMode::Tools])
         );
         let empty = CompareOptions {
             sizes: vec![],
-            modes: vec![ToolSearchMode::Direct],
+            modes: modes(&[ToolSearchMode::Direct]),
             ..CompareOptions::default()
         };
         assert_eq!(empty.normalized().unwrap_err(), CompareError::Empty);
@@ -741,7 +759,7 @@ mod tests {
         let s = sized_scenario(
             &reference,
             1_000,
-            &[ToolSearchMode::Direct, ToolSearchMode::Code],
+            &modes(&[ToolSearchMode::Direct, ToolSearchMode::Code]),
         );
         assert_eq!(s.catalog.size, 1_000);
         assert_eq!(s.target_tool, "fake_plugin_tool_0017");
@@ -750,7 +768,7 @@ mod tests {
             "tool search qa check target=fake_plugin_tool_0017"
         );
         assert_eq!(s.lanes[1].tool_search, serde_json::json!({"mode": "code"}));
-        let small = sized_scenario(&reference, 5, &[ToolSearchMode::Direct]);
+        let small = sized_scenario(&reference, 5, &modes(&[ToolSearchMode::Direct]));
         assert_eq!(small.target_tool, "fake_plugin_tool_05");
     }
 }

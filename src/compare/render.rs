@@ -465,11 +465,11 @@ mod tests {
             tokenizer: "o200k_base",
             price: PriceTable::built_in().rows[0].clone(),
             sizes: vec![36],
-            modes: vec![ToolSearchMode::Code],
+            modes: vec![ToolSearchMode::Code.into()],
             cells: vec![CompareCell {
                 target: TargetKind::Embedded,
                 size: 36,
-                mode: ToolSearchMode::Code,
+                mode: ToolSearchMode::Code.into(),
                 effective_mode: "tools".into(),
                 notes: vec!["fell back".into()],
                 first: size,

@@ -5,6 +5,7 @@
 //! typo there silently changes what the model sees.
 
 mod guards;
+mod native;
 mod rules;
 mod tool_search;
 
@@ -18,6 +19,7 @@ use crate::catalog::fake::{plugin_id_problem, size_problem};
 use crate::catalog::ToolPolicy;
 use crate::protocol::session::agent_id_problem;
 pub use guards::{Guard, GuardRule, HooksConfig, RuleAction};
+pub use native::{NativeProvider, NativeSearch, NativeSearchConfig, NativeSettings};
 pub use rules::{Bridge, ControlRole, ToolSearchRules};
 pub use tool_search::{
     Ranker, SandboxBackend, ToolSearchMode, ToolSearchSettings, CONTROL_TOOLS, TOOL_CALL,
@@ -128,6 +130,10 @@ pub struct AgentEntry {
 pub struct ToolsConfig {
     #[serde(default)]
     pub tool_search: Option<serde_json::Value>,
+    /// Our extension: the catalogue goes to the provider deferred, and the provider's own tool
+    /// search finds it ([`native`]). The catalogue is planned as in directory mode.
+    #[serde(default)]
+    pub native_search: Option<NativeSearchConfig>,
     #[serde(default)]
     pub allow: Option<Vec<String>>,
     #[serde(default)]
@@ -236,6 +242,8 @@ pub struct FakePluginConfig {
 pub struct LoadedConfig {
     pub raw: GatewayConfig,
     pub tool_search: ToolSearchSettings,
+    /// `tools.nativeSearch`, resolved: the provider searches the deferred catalogue.
+    pub native: Option<NativeSettings>,
     pub policy: ToolPolicy,
     /// `tools.approvals`, compiled.
     pub approvals: Guard,
@@ -249,7 +257,15 @@ impl LoadedConfig {
     pub fn resolve_tool_search(&mut self, rules: &ToolSearchRules) -> Result<(), (String, String)> {
         self.tool_search =
             ToolSearchSettings::resolve_under(self.raw.tools.tool_search.as_ref(), rules)?;
+        self.plan_native_as_directory();
         Ok(())
+    }
+
+    /// A native lane's catalogue is planned as directory mode plans one ([`native_settings`]).
+    fn plan_native_as_directory(&mut self) {
+        if self.native.is_some() {
+            self.tool_search.mode = ToolSearchMode::Directory;
+        }
     }
 
     /// The provider and model named by `agents.defaults.model.primary` (`<provider>/<model>`).
@@ -366,13 +382,16 @@ fn resolve(raw: GatewayConfig, origin: &str) -> Result<LoadedConfig, ConfigError
     )
     .map_err(invalid)?;
     check_values(&raw).map_err(invalid)?;
-    let loaded = LoadedConfig {
+    let native = native_settings(&raw.tools, &tool_search).map_err(invalid)?;
+    let mut loaded = LoadedConfig {
         raw,
         tool_search,
+        native,
         policy,
         approvals,
         before_tool_call,
     };
+    loaded.plan_native_as_directory();
     if loaded.primary_model().is_none() {
         return Err(invalid((
             "models.providers".into(),
@@ -382,6 +401,27 @@ fn resolve(raw: GatewayConfig, origin: &str) -> Result<LoadedConfig, ConfigError
         )));
     }
     Ok(loaded)
+}
+
+/// `tools.nativeSearch`, resolved. Its catalogue is planned as directory mode plans one (a loaded
+/// tool is then run by its exact name, with the checks a `tool_call` gets), so `tools.toolSearch`
+/// may only say `directory` beside it.
+fn native_settings(
+    tools: &ToolsConfig,
+    tool_search: &ToolSearchSettings,
+) -> Result<Option<NativeSettings>, (String, String)> {
+    let Some(config) = tools.native_search else {
+        return Ok(None);
+    };
+    if tools.tool_search.is_some() && tool_search.mode != ToolSearchMode::Directory {
+        return Err((
+            "tools.toolSearch".into(),
+            "with tools.nativeSearch the provider searches: leave tools.toolSearch unset or \
+             { mode: \"directory\" }"
+                .into(),
+        ));
+    }
+    config.resolve().map(Some)
 }
 
 /// Deepest `{`/`[` nesting a config may have. The JSON5 parser recurses once per level, so a

@@ -16,6 +16,7 @@ use super::conversation::{Answer, Conversation, HandedBack, PendingTurn, TurnSta
 use super::dispatch::{dispatch, Dispatched};
 use super::execute::{BridgedCall, CodeHandoff, GatewayRunner};
 use super::faults::Fault;
+use super::native::NativeTools;
 use super::prompt::{turn_declarations, turn_input, turn_system_prompt};
 use super::session_log::SessionWriter;
 use super::upstream::{OutputItem, UpstreamError};
@@ -100,7 +101,21 @@ async fn run_turn_inner(
     mut conversation: Conversation,
     start: TurnStart,
 ) -> Result<TurnOutcome, TurnError> {
-    let surface = planned_surface(state, request.client_tools);
+    let mut surface = planned_surface(state, request.client_tools);
+    let native = state.config.native.map(|settings| {
+        native_tools(
+            settings,
+            &surface,
+            state.seeded(Fault::CatalogueNotDeferred),
+        )
+    });
+    if let Some(native) = &native {
+        surface.notes.push(format!(
+            "native search ({}): the catalogue goes to the provider deferred, beside its {} search",
+            native.settings.label(),
+            native.settings.search.as_str()
+        ));
+    }
     log_surface(log, &surface, state.seeded(Fault::SurfaceMiscount))?;
     for message in &start.messages {
         log.append(SessionRecord::Message(MessageRecord::text(
@@ -112,8 +127,14 @@ async fn run_turn_inner(
         log_answer(log, answer)?;
     }
 
-    let declarations = turn_declarations(&state.profile, &surface, &request.required_tools);
-    let prompt = turn_system_prompt(&state.profile, &surface, &declarations);
+    let declarations = match &native {
+        Some(native) => native.visible.clone(),
+        None => turn_declarations(&state.profile, &surface, &request.required_tools),
+    };
+    let prompt = match &native {
+        Some(_) => turn_system_prompt(&state.profile, &without_bridge(&surface), &declarations),
+        None => turn_system_prompt(&state.profile, &surface, &declarations),
+    };
     let prompt = seeded_prompt(state, &surface, prompt);
     let mut input = vec![system_item(&prompt)];
     input.extend(conversation.history.iter().cloned());
@@ -143,19 +164,29 @@ async fn run_turn_inner(
             }
             false => &declarations,
         };
-        let body = provider_body(
-            &state.model,
-            &input,
-            tools,
-            request.max_output_tokens,
-            state.provider.streams(),
-        );
-        let bytes = body.to_bytes();
-        log.append(SessionRecord::ProviderRequest(request_figures(
-            round,
-            &body,
-            bytes.len(),
-        )))?;
+        let (bytes, figures) = match &native {
+            Some(native) => {
+                let reversed = round > 1 && state.seeded(Fault::ToolOrderVaries);
+                let native = match reversed {
+                    true => &native.reversed(),
+                    false => native,
+                };
+                native_request(native, state, &input, round, request.max_output_tokens)
+            }
+            None => {
+                let body = provider_body(
+                    &state.model,
+                    &input,
+                    tools,
+                    request.max_output_tokens,
+                    state.provider.streams(),
+                );
+                let bytes = body.to_bytes();
+                let figures = request_figures(round, &body, bytes.len());
+                (bytes, figures)
+            }
+        };
+        log.append(SessionRecord::ProviderRequest(figures))?;
         let sent = String::from_utf8_lossy(&bytes).into_owned();
         let reply = state.provider.send(bytes).await?;
         usage = usage + round_usage(&sent, &reply.items, reply.usage)?;
@@ -224,6 +255,22 @@ async fn run_turn_inner(
                         text.clone(),
                     )))?;
                     answer = Some(text);
+                }
+                OutputItem::Carried { item } => {
+                    if !state.seeded(Fault::SearchResultDropped) {
+                        input.push(item);
+                    }
+                }
+                OutputItem::SearchCall {
+                    call_id,
+                    arguments,
+                    item,
+                } => {
+                    called = true;
+                    input.push(item);
+                    let output =
+                        client_search(log, &surface, native.as_ref(), &call_id, &arguments)?;
+                    input.push(output);
                 }
             }
         }
@@ -364,9 +411,129 @@ fn round_usage(
             OutputItem::FunctionCall {
                 name, arguments, ..
             } => vec![name.as_str(), arguments.as_str()],
+            OutputItem::Carried { .. } | OutputItem::SearchCall { .. } => Vec::new(),
         })
         .collect();
     Usage::count(sent, &generated)
+}
+
+/// The tools of a native turn: the surface's visible tools in full, its catalogue deferred
+/// (`in_full`: the [`Fault::CatalogueNotDeferred`] seed, the catalogue declared in full too).
+fn native_tools(
+    settings: crate::config::NativeSettings,
+    surface: &Surface,
+    in_full: bool,
+) -> NativeTools {
+    let mut deferred: Vec<FunctionDeclaration> = surface
+        .run
+        .as_ref()
+        .map(|run| {
+            run.catalog()
+                .entries()
+                .iter()
+                .map(ToolEntry::function_declaration)
+                .collect()
+        })
+        .unwrap_or_default();
+    deferred.sort_by(|a, b| a.name.cmp(&b.name));
+    let mut visible: Vec<FunctionDeclaration> = surface
+        .visible
+        .iter()
+        .map(ToolEntry::function_declaration)
+        .collect();
+    if in_full {
+        visible.append(&mut deferred);
+    }
+    NativeTools {
+        settings,
+        visible,
+        deferred,
+    }
+}
+
+/// The surface a native turn's system prompt describes: the visible tools only, no bridge and
+/// no directory (the provider shows the deferred tools its own way).
+fn without_bridge(surface: &Surface) -> Surface {
+    Surface {
+        mode: crate::config::ToolSearchMode::Direct,
+        controls: Vec::new(),
+        run: None,
+        ..surface.clone()
+    }
+}
+
+/// A native round's body and its figures (spec §9's, over the native `tools[]`).
+fn native_request(
+    native: &NativeTools,
+    state: &GatewayState,
+    input: &[Value],
+    round: usize,
+    max_output_tokens: Option<u64>,
+) -> (Vec<u8>, ProviderRequestRecord) {
+    let bytes = native.body(
+        &state.model,
+        input,
+        max_output_tokens,
+        state.provider.streams(),
+    );
+    let prompt_chars = input
+        .first()
+        .map(|system| item_text(system).chars().count())
+        .unwrap_or(0);
+    let figures = ProviderRequestRecord {
+        round,
+        raw_bytes: bytes.len(),
+        tools_bytes: native.tools_bytes(),
+        system_prompt_chars: prompt_chars,
+        declared_tool_count: native.declared_count(),
+    };
+    (bytes, figures)
+}
+
+/// Answers a client-executed native search with the engine's search over the catalogue; the
+/// call and what it loaded go to the session log as a `tool_search` call and its result.
+fn client_search(
+    log: &SessionWriter,
+    surface: &Surface,
+    native: Option<&NativeTools>,
+    call_id: &str,
+    arguments: &Value,
+) -> Result<Value, TurnError> {
+    log.append(SessionRecord::Message(MessageRecord::tool_call(
+        ToolCallRecord {
+            id: call_id.to_string(),
+            name: crate::config::TOOL_SEARCH.to_string(),
+            arguments: arguments.to_string(),
+            parent_tool_call_id: None,
+            tool_id: None,
+            source: None,
+        },
+    )))?;
+    let answered = match (native, &surface.run) {
+        (Some(native), Some(run)) => native.client_search_output(run, call_id, arguments),
+        _ => Err(crate::engine::EngineError::InvalidInput(
+            "a client search on a lane without a native catalogue".into(),
+        )),
+    };
+    let (output, text, is_error) = match answered {
+        Ok((output, names)) => (output, names.join(", "), false),
+        Err(error) => (
+            json!({ "type": "tool_search_output", "call_id": call_id, "execution": "client",
+                    "status": "completed", "tools": [] }),
+            error.to_string(),
+            true,
+        ),
+    };
+    log.append(SessionRecord::ToolResult(ToolResultRecord::Direct(
+        DirectResult {
+            tool_call_id: call_id.to_string(),
+            tool_name: crate::config::TOOL_SEARCH.to_string(),
+            is_error,
+            source: None,
+            output: text,
+        },
+    )))?;
+    Ok(output)
 }
 
 /// The role of a caller's message item (`user` unless it says otherwise).

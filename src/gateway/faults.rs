@@ -33,7 +33,8 @@ pub enum Fault {
     BridgedRecordSkipped,
     /// The surface record counts one declared tool too many.
     SurfaceMiscount,
-    /// `tools[]` is sent in reverse order from the turn's second request on.
+    /// `tools[]` (a native lane: its deferred tools) is sent in reverse order from the turn's
+    /// second request on.
     ToolOrderVaries,
     /// The system prompt carries a fresh id in every request.
     NonceInPrompt,
@@ -69,6 +70,10 @@ pub enum Fault {
     InvokeBatchLosesGroup,
     /// `tools/effective` reports plugin tools as core tools, without their plugin.
     EffectiveLosesPlugin,
+    /// A native lane leaves the provider's search call and result out of the next request.
+    SearchResultDropped,
+    /// A native lane declares its catalogue in full instead of deferred.
+    CatalogueNotDeferred,
 }
 
 impl Fault {

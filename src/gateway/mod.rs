@@ -12,6 +12,7 @@ pub mod faults;
 pub mod http;
 pub mod invoke;
 pub mod mcp;
+pub mod native;
 pub mod prompt;
 pub mod session_log;
 pub mod sessions;
@@ -120,8 +121,13 @@ impl GatewayState {
             .filter(|ms| *ms > 0)
             .map_or(PROVIDER_TIMEOUT, Duration::from_millis);
         let streams = provider.stream;
+        let protocol = match config.native.map(|n| n.provider) {
+            Some(crate::config::NativeProvider::Anthropic) => upstream::WireProtocol::Messages,
+            _ => upstream::WireProtocol::Responses,
+        };
         let provider = ProviderClient::new(&provider.base_url, provider.api_key.clone(), timeout)?
-            .streaming(streams);
+            .streaming(streams)
+            .speaking(protocol);
         let tools = catalog_tools(&config, &profile);
         let mut agents = vec!["main".to_string()];
         agents.extend(config.raw.agents.list.iter().map(|a| a.id.clone()));

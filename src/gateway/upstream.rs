@@ -53,6 +53,18 @@ pub enum OutputItem {
     Message {
         text: String,
     },
+    /// An item the provider produced and ran itself (a native search call or its result): the
+    /// next request sends it back as it came.
+    Carried {
+        item: Value,
+    },
+    /// A native search the provider leaves to the caller (OpenAI `execution: "client"`): the
+    /// gateway searches and answers with a `tool_search_output`.
+    SearchCall {
+        call_id: String,
+        arguments: Value,
+        item: Value,
+    },
 }
 
 /// What one provider round produced: the output items and the usage the provider reported
@@ -63,6 +75,19 @@ pub struct ProviderReply {
     pub usage: Option<Usage>,
 }
 
+/// The protocol the gateway speaks to its provider.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub enum WireProtocol {
+    /// OpenAI Responses: `POST <base>/responses`.
+    #[default]
+    Responses,
+    /// Anthropic Messages: `POST <base>/messages` (a native Anthropic lane).
+    Messages,
+}
+
+/// The `anthropic-version` header a Messages request carries.
+pub const ANTHROPIC_VERSION: &str = "2023-06-01";
+
 #[derive(Clone)]
 pub struct ProviderClient {
     http: reqwest::Client,
@@ -70,6 +95,7 @@ pub struct ProviderClient {
     api_key: Option<String>,
     timeout: Duration,
     stream: bool,
+    protocol: WireProtocol,
 }
 
 impl ProviderClient {
@@ -93,7 +119,19 @@ impl ProviderClient {
             api_key,
             timeout,
             stream: false,
+            protocol: WireProtocol::Responses,
         })
+    }
+
+    /// Speak `protocol` (requests go to `<base_url>/messages` for Messages).
+    pub fn speaking(mut self, protocol: WireProtocol) -> Self {
+        if protocol == WireProtocol::Messages {
+            if let Some(base) = self.url.strip_suffix("/responses") {
+                self.url = format!("{base}/messages");
+            }
+        }
+        self.protocol = protocol;
+        self
     }
 
     /// Ask the provider for Server-Sent Events (`stream: true`) instead of one JSON body.
@@ -118,8 +156,13 @@ impl ProviderClient {
             .post(&self.url)
             .header("content-type", "application/json")
             .body(body);
-        if let Some(key) = &self.api_key {
-            request = request.bearer_auth(key);
+        request = match (&self.api_key, self.protocol) {
+            (Some(key), WireProtocol::Responses) => request.bearer_auth(key),
+            (Some(key), WireProtocol::Messages) => request.header("x-api-key", key),
+            (None, _) => request,
+        };
+        if self.protocol == WireProtocol::Messages {
+            request = request.header("anthropic-version", ANTHROPIC_VERSION);
         }
         let response = request.send().await.map_err(|e| self.connect_error(e))?;
         let status = response.status();
@@ -144,7 +187,11 @@ impl ProviderClient {
             });
         }
         let json = self.response_json(&text)?;
-        let items = parse_output(&json).map_err(|message| UpstreamError::Shape {
+        let items = match self.protocol {
+            WireProtocol::Responses => parse_output(&json),
+            WireProtocol::Messages => super::native::parse_message_content(&json),
+        };
+        let items = items.map_err(|message| UpstreamError::Shape {
             url: self.url.clone(),
             message,
         })?;
@@ -157,11 +204,13 @@ impl ProviderClient {
     /// The response object: the body itself, or the `response.completed` of a stream.
     fn response_json(&self, text: &str) -> Result<Value, UpstreamError> {
         if self.stream {
-            return crate::protocol::sse::decode_stream(text).map_err(|message| {
-                UpstreamError::Stream {
-                    url: self.url.clone(),
-                    message,
-                }
+            let decoded = match self.protocol {
+                WireProtocol::Responses => crate::protocol::sse::decode_stream(text),
+                WireProtocol::Messages => super::native::stream::decode_message_stream(text),
+            };
+            return decoded.map_err(|message| UpstreamError::Stream {
+                url: self.url.clone(),
+                message,
             });
         }
         serde_json::from_str(text).map_err(|e| UpstreamError::Malformed {
@@ -217,6 +266,19 @@ pub fn parse_output(json: &Value) -> Result<Vec<OutputItem>, String> {
                     .collect::<Vec<_>>()
                     .join("");
                 parsed.push(OutputItem::Message { text });
+            }
+            Some("tool_search_call") if item["execution"] == "client" => {
+                let call_id = item.get("call_id").and_then(Value::as_str).ok_or(format!(
+                    "output[{i}] client tool_search_call has no string `call_id`"
+                ))?;
+                parsed.push(OutputItem::SearchCall {
+                    call_id: call_id.to_string(),
+                    arguments: item.get("arguments").cloned().unwrap_or(Value::Null),
+                    item: item.clone(),
+                });
+            }
+            Some("tool_search_call" | "tool_search_output") => {
+                parsed.push(OutputItem::Carried { item: item.clone() })
             }
             Some(_) => {}
             None => return Err(format!("output[{i}] has no `type`")),

@@ -37,6 +37,9 @@ pub enum ClaimId {
     P1,
     R1,
     T1,
+    V1,
+    V2,
+    V3,
 }
 
 /// The lanes a claim is checked on when the scenario does not narrow them.
@@ -50,6 +53,8 @@ pub enum Applies {
     EveryLane,
     /// Lanes that set exact expected figures for the target.
     LanesWithExpectations,
+    /// Native lanes: the provider's own tool search over the deferred catalogue.
+    NativeLanes,
 }
 
 /// A claim's definition.
@@ -63,11 +68,14 @@ pub struct ClaimDef {
     pub nameable: bool,
     /// It compares each lane with the scenario's direct lane (C5), so it needs one.
     pub compares_with_direct: bool,
+    /// It means something on a native lane too (the gateway's bridge claims do not: there the
+    /// provider searches).
+    pub on_native: bool,
 }
 
 impl ClaimId {
     /// Every claim, in report order.
-    pub const ALL: [ClaimId; 22] = [
+    pub const ALL: [ClaimId; 25] = [
         ClaimId::C1,
         ClaimId::C2,
         ClaimId::C3,
@@ -90,6 +98,9 @@ impl ClaimId {
         ClaimId::P1,
         ClaimId::R1,
         ClaimId::T1,
+        ClaimId::V1,
+        ClaimId::V2,
+        ClaimId::V3,
     ];
 
     /// The claims a scenario without `claims` gets: the six regression claims, the directory's
@@ -114,7 +125,7 @@ impl ClaimId {
     pub fn keeps_own_lanes(self) -> bool {
         matches!(
             self.def().applies,
-            Applies::DirectLanes | Applies::ToolSearchLanes
+            Applies::DirectLanes | Applies::ToolSearchLanes | Applies::NativeLanes
         )
     }
 
@@ -142,6 +153,9 @@ impl ClaimId {
             ClaimId::P1 => "P1",
             ClaimId::R1 => "R1",
             ClaimId::T1 => "T1",
+            ClaimId::V1 => "V1",
+            ClaimId::V2 => "V2",
+            ClaimId::V3 => "V3",
         }
     }
 
@@ -158,6 +172,7 @@ impl ClaimId {
             needs_tool,
             nameable: true,
             compares_with_direct: false,
+            on_native: applies == NativeLanes,
         };
         match self {
             ClaimId::C1 => def("direct mode calls the fake plugin tool", DirectLanes, false),
@@ -254,11 +269,14 @@ impl ClaimId {
                 EveryLane,
                 false,
             ),
-            ClaimId::P1 => def(
-                "every request of the turn starts with the same prompt and tools (cache prefix)",
-                EveryLane,
-                false,
-            ),
+            ClaimId::P1 => ClaimDef {
+                on_native: true,
+                ..def(
+                    "every request of the turn starts with the same prompt and tools (cache prefix)",
+                    EveryLane,
+                    false,
+                )
+            },
             ClaimId::R1 => def(
                 "a natural-language search lists the target within its limit",
                 ToolSearchLanes,
@@ -266,13 +284,35 @@ impl ClaimId {
             ),
             ClaimId::T1 => ClaimDef {
                 nameable: false,
+                on_native: true,
                 ..def(
                     "the lane shows the scenario's exact expected figures",
                     LanesWithExpectations,
                     false,
                 )
             },
+            ClaimId::V1 => def(
+                "the provider's own search loads the target and the model calls it",
+                NativeLanes,
+                false,
+            ),
+            ClaimId::V2 => def(
+                "no deferred schema reaches the model before a search loads it",
+                NativeLanes,
+                false,
+            ),
+            ClaimId::V3 => def(
+                "the deferred catalogue is sent byte-identical in every request",
+                NativeLanes,
+                false,
+            ),
         }
+    }
+
+    /// Is `lane` one this claim can be checked on at all? A native lane takes only the claims
+    /// that mean something there ([`ClaimDef::on_native`]).
+    pub fn checks(self, lane: &Lane) -> bool {
+        !lane.is_native() || self.def().on_native
     }
 
     /// The claim's one-line statement.
@@ -287,8 +327,23 @@ impl ClaimId {
     /// — never a failure, never left out.
     pub fn missing_lane(self, candidates: &[&Lane], all: &[&Lane]) -> Option<&'static str> {
         let def = self.def();
-        let has = |lanes: &[&Lane], direct: bool| lanes.iter().any(|l| l.is_direct() == direct);
+        let candidates: Vec<&Lane> = candidates
+            .iter()
+            .copied()
+            .filter(|l| self.checks(l))
+            .collect();
+        let candidates = candidates.as_slice();
+        let gateway = |l: &&&Lane| !l.is_native();
+        let has = |lanes: &[&Lane], direct: bool| {
+            lanes
+                .iter()
+                .filter(gateway)
+                .any(|l| l.is_direct() == direct)
+        };
         match def.applies {
+            Applies::NativeLanes if !candidates.iter().any(|l| l.is_native()) => {
+                return Some("no native lane (native = { provider = … })")
+            }
             Applies::DirectLanes if !has(candidates, true) => {
                 return Some("no lane with Tool Search off (tool_search = false)")
             }

@@ -183,7 +183,12 @@ pub(super) struct ClaimFile {
 #[serde(deny_unknown_fields)]
 pub(super) struct LaneFile {
     name: String,
-    tool_search: Value,
+    /// Required, except on a native lane (whose catalogue the gateway plans).
+    #[serde(default)]
+    tool_search: Option<Value>,
+    /// `{ provider = "openai" | "anthropic", search = … }`: a native lane.
+    #[serde(default)]
+    native: Option<crate::config::NativeSearchConfig>,
     #[serde(default)]
     config: Option<Value>,
     #[serde(default)]
@@ -711,7 +716,36 @@ fn resolve_lane(before: &[Lane], field: Field, lane: LaneFile) -> Checked<Lane> 
             format!("{:?} is used by an earlier lane", lane.name),
         ));
     }
-    let settings = ToolSearchSettings::resolve(Some(&lane.tool_search)).map_err(|(key, m)| {
+    let native = match lane.native {
+        Some(config) => Some(
+            config
+                .resolve()
+                .map_err(|(_, m)| problem(field.clone().key("native").key("search"), m))?,
+        ),
+        None => None,
+    };
+    let tool_search =
+        match (lane.tool_search, native) {
+            (Some(_), Some(_)) => return Err(problem(
+                field.key("tool_search"),
+                "a native lane has no tool_search: the provider searches (remove one of the two)",
+            )),
+            (None, None) => {
+                return Err(problem(
+                    field.key("tool_search"),
+                    "missing: false, true or { mode = \"…\" } (or `native` for a native lane)",
+                ))
+            }
+            (Some(tool_search), None) => tool_search,
+            (None, Some(_)) => super::native_tool_search(),
+        };
+    if native.is_some() && lane.openclaw != LaneOnOpenclaw::default() {
+        return Err(problem(
+            field.key("openclaw"),
+            "a native lane never runs on the product; it has no openclaw table",
+        ));
+    }
+    let settings = ToolSearchSettings::resolve(Some(&tool_search)).map_err(|(key, m)| {
         let key = key.strip_prefix("tools.toolSearch").unwrap_or(&key);
         problem(field.clone().key("tool_search").key(key), m)
     })?;
@@ -729,17 +763,25 @@ fn resolve_lane(before: &[Lane], field: Field, lane: LaneFile) -> Checked<Lane> 
         check_script(field.clone().key("script"), script)?;
     }
     check_on_openclaw(field.clone().key("openclaw"), &lane.openclaw)?;
+    let openclaw = match native {
+        Some(_) => LaneOnOpenclaw {
+            not_applicable: Some(super::NATIVE_ON_OPENCLAW.to_string()),
+            ..LaneOnOpenclaw::default()
+        },
+        None => lane.openclaw,
+    };
     Ok(Lane {
         name: lane.name,
-        tool_search: lane.tool_search,
+        tool_search,
         settings,
         config: lane.config,
         script: lane.script,
         stream: lane.stream,
         provider_timeout_ms: lane.provider_timeout_ms,
+        native,
         expect: lane.expect,
         openclaw_expect: lane.openclaw_expect,
-        openclaw: lane.openclaw,
+        openclaw,
     })
 }
 
@@ -996,7 +1038,17 @@ mod tests {
                 .iter()
                 .map(|l| l.name.as_str())
                 .collect::<Vec<_>>(),
-            ["direct", "tools", "code", "directory", "batch"]
+            [
+                "direct",
+                "tools",
+                "code",
+                "directory",
+                "batch",
+                "native-openai",
+                "native-openai-client",
+                "native-anthropic",
+                "native-anthropic-regex"
+            ]
         );
         assert!(reference.lanes[0].is_direct());
         assert!(!reference.lanes[1].is_direct());
@@ -1138,7 +1190,7 @@ mod tests {
         assert_eq!(
             error("", "config = { tools = { toolSerch = true } }\n"),
             "s.toml:17:22: lane \"tools\": config.tools.toolSerch: unknown field `toolSerch`, \
-             expected one of `toolSearch`, `allow`, `deny`, `alsoAllow`, `approvals`; did you mean \
+             expected one of `toolSearch`, `nativeSearch`, `allow`, `deny`, `alsoAllow`, `approvals`; did you mean \
              `toolSearch`?"
         );
         assert_eq!(
@@ -1168,7 +1220,7 @@ mod tests {
         assert_eq!(
             claims("id = 'F9'"),
             "s.toml:11:1: claims[0].id: unknown claim \"F9\"; expected one of C1, C2, C3, C4, C5, \
-             C6, D1, N1, B1, I1, E1, F1, F2, F3, F4, F5, F6, H1, L1, P1, R1"
+             C6, D1, N1, B1, I1, E1, F1, F2, F3, F4, F5, F6, H1, L1, P1, R1, V1, V2, V3"
         );
         assert_eq!(
             claims("id = 'F1'\ntool = 'fake_plugin_tool_4'"),

@@ -21,7 +21,7 @@ use serde_json::{json, Value};
 use crate::catalog::{ToolPolicy, ToolSource};
 use std::sync::Arc;
 
-use crate::config::{Bridge, ToolSearchMode, ToolSearchSettings};
+use crate::config::{Bridge, NativeSettings, ToolSearchMode, ToolSearchSettings};
 use crate::profile::Profile;
 use crate::provider::ScriptedTurn;
 pub use claim::ClaimId;
@@ -214,6 +214,9 @@ pub struct Lane {
     pub stream: bool,
     /// How long the gateway waits for one provider response (`models.providers.<id>.timeoutMs`).
     pub provider_timeout_ms: Option<u64>,
+    /// A native lane (`native = { provider, search }`): the catalogue goes to the provider
+    /// deferred and the provider's own tool search finds it (embedded target only).
+    pub native: Option<NativeSettings>,
     /// Exact figures the lane must show on the embedded target.
     pub expect: LaneExpect,
     /// Exact figures the lane must show on a real OpenClaw gateway (its own core tools differ).
@@ -293,10 +296,25 @@ impl Lane {
             script: None,
             stream: false,
             provider_timeout_ms: None,
+            native: None,
             expect: LaneExpect::default(),
             openclaw_expect: LaneExpect::default(),
             openclaw: LaneOnOpenclaw::default(),
         })
+    }
+
+    /// A native lane named `name`: its catalogue is planned as directory mode plans one
+    /// ([`NATIVE_TOOL_SEARCH`]), the provider searches it; the product has no such lane.
+    pub fn native(name: &str, native: NativeSettings) -> Lane {
+        let mut lane = Lane::new(name, native_tool_search()).expect("directory mode resolves");
+        lane.native = Some(native);
+        lane.openclaw.not_applicable = Some(NATIVE_ON_OPENCLAW.to_string());
+        lane
+    }
+
+    /// Is this a native lane (the provider searches)?
+    pub fn is_native(&self) -> bool {
+        self.native.is_some()
     }
 
     /// The expectations for a target.
@@ -329,6 +347,19 @@ impl Lane {
         !self.mode().is_tool_search()
     }
 }
+
+/// What a native lane's `tools.toolSearch` is: its catalogue is planned as directory mode
+/// plans one (a tool the provider loaded runs by its exact name, checked as a `tool_call` is).
+pub const NATIVE_TOOL_SEARCH: &str = "directory";
+
+/// `tools.toolSearch` of a native lane.
+pub fn native_tool_search() -> Value {
+    json!({ "mode": NATIVE_TOOL_SEARCH })
+}
+
+/// Why a native lane does not run on the product.
+pub const NATIVE_ON_OPENCLAW: &str = "a native lane is the embedded gateway sending the catalogue \
+     deferred to the provider's own tool search; OpenClaw sends its own Tool Search bridge";
 
 /// The declaration a scenario's client tool `name` is sent with in the turn request (as a
 /// caller of `/v1/responses` sends its own tools).

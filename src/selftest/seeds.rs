@@ -134,7 +134,13 @@ pub const OPENCLAW: &[Seed] = &[
          searchDefaultLimit never applies",
     ),
     openclaw(UserSeed::CatalogueGrows, REFERENCE, ClaimId::T1),
+    not_seedable(ClaimId::V1, REFERENCE, NATIVE_ONLY),
+    not_seedable(ClaimId::V2, REFERENCE, NATIVE_ONLY),
+    not_seedable(ClaimId::V3, REFERENCE, NATIVE_ONLY),
 ];
+
+const NATIVE_ONLY: &str =
+    "native lanes run on the embedded gateway only: the product sends its own bridge, never a deferred catalogue";
 
 const REFERENCE: &str = "tool-search-gateway-e2e";
 
@@ -219,6 +225,9 @@ pub const EMBEDDED: &[Seed] = &[
     embedded(Fault::NonceInPrompt, REFERENCE, ClaimId::P1),
     embedded(Fault::WorstFirstRanker, "tool-search-ranking", ClaimId::R1),
     embedded(Fault::CatalogueDropsOne, REFERENCE, ClaimId::T1),
+    embedded(Fault::SearchResultDropped, REFERENCE, ClaimId::V1),
+    embedded(Fault::CatalogueNotDeferred, REFERENCE, ClaimId::V2),
+    embedded(Fault::ToolOrderVaries, REFERENCE, ClaimId::V3),
 ];
 
 #[cfg(test)]

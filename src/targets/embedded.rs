@@ -150,7 +150,15 @@ pub fn embedded_config(setup: &LaneSetup<'_>) -> Result<Value, Error> {
     if let Some(allow) = &policy.allow {
         tools["allow"] = json!(allow);
     }
-    let mut provider = json!({ "baseUrl": setup.provider_base_url, "apiKey": "qa-key", "api": "openai-responses" });
+    if let Some(native) = setup.lane.native {
+        tools["nativeSearch"] = json!({ "provider": native.provider, "search": native.search });
+    }
+    let api = match setup.lane.native.map(|n| n.provider) {
+        Some(crate::config::NativeProvider::Anthropic) => "anthropic-messages",
+        _ => "openai-responses",
+    };
+    let mut provider =
+        json!({ "baseUrl": setup.provider_base_url, "apiKey": "qa-key", "api": api });
     if setup.lane.stream {
         provider["stream"] = json!(true);
     }

@@ -322,7 +322,7 @@ fn malformed() -> Vec<(String, &'static str)> {
         (
             ok("config = { tools = { toolSerch = true } }\n"),
             ":17:22: lane \"tools\": config.tools.toolSerch: unknown field `toolSerch`, expected one of \
-             `toolSearch`, `allow`, `deny`, `alsoAllow`, `approvals`; did you mean `toolSearch`?",
+             `toolSearch`, `nativeSearch`, `allow`, `deny`, `alsoAllow`, `approvals`; did you mean `toolSearch`?",
         ),
         (
             format!("{HEAD}target_tol = \"fake_plugin_tool_0900\"\n{catalog}{lanes}"),

@@ -7,7 +7,7 @@ use toolsearch_qa::config::ToolSearchMode;
 async fn compare(sizes: &[usize], modes: &[ToolSearchMode]) -> CompareReport {
     let report = run_compare(CompareOptions {
         sizes: sizes.to_vec(),
-        modes: modes.to_vec(),
+        modes: modes.iter().map(|m| (*m).into()).collect(),
         profile: Some("spec".into()),
         ..CompareOptions::default()
     })
@@ -475,7 +475,7 @@ async fn product_cells_share_one_gateway_across_sizes() {
     let report = run_compare_on(
         CompareOptions {
             sizes: sizes.to_vec(),
-            modes: vec![ToolSearchMode::Direct],
+            modes: vec![ToolSearchMode::Direct.into()],
             ..CompareOptions::default()
         },
         &targets,

@@ -23,6 +23,7 @@ mod fixture;
 pub mod handoff;
 pub mod invoke;
 pub mod known;
+pub mod native;
 pub mod negative;
 pub mod ranking;
 pub mod regression;
@@ -93,17 +94,23 @@ pub fn check_of(claim: ClaimId) -> CheckFn {
         ClaimId::P1 => cache::p1_prefix_is_stable,
         ClaimId::R1 => ranking::r1_target_ranked,
         ClaimId::T1 => fail_closed::t1_expected_figures,
+        ClaimId::V1 => native::v1_target_found_and_called,
+        ClaimId::V2 => native::v2_nothing_loaded_before_search,
+        ClaimId::V3 => native::v3_deferred_catalogue_stable,
     }
 }
 
 /// Does `claim` apply to this lane by default?
 fn applies_to(claim: ClaimId, lane: &Observed<'_>) -> bool {
-    match claim.def().applies {
-        Applies::DirectLanes => lane.lane.is_direct(),
-        Applies::ToolSearchLanes => !lane.lane.is_direct(),
-        Applies::EveryLane => true,
-        Applies::LanesWithExpectations => lane.lane.expect_for(lane.target).is_set(),
-    }
+    let native = lane.lane.is_native();
+    claim.checks(lane.lane)
+        && match claim.def().applies {
+            Applies::DirectLanes => lane.lane.is_direct() && !native,
+            Applies::ToolSearchLanes => !lane.lane.is_direct() && !native,
+            Applies::EveryLane => true,
+            Applies::LanesWithExpectations => lane.lane.expect_for(lane.target).is_set(),
+            Applies::NativeLanes => native,
+        }
 }
 
 /// One check of a claim: its name (stable: accepted findings name it), what was expected, what
@@ -277,6 +284,7 @@ pub fn evaluate(scenario: &Scenario, lanes: &[Observed<'_>]) -> Vec<Verdict> {
             .iter()
             .filter(|l| spec.is_none_or(|s| s.lanes.is_empty() || s.lanes.contains(&l.lane.name)))
             .filter(|l| spec.is_some() && !claim.keeps_own_lanes() || applies_to(claim, l))
+            .filter(|l| claim.checks(l.lane))
             .collect();
         let candidate_lanes: Vec<&crate::scenario::Lane> =
             candidates.iter().map(|l| l.lane).collect();
