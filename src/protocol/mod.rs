@@ -10,6 +10,8 @@
 
 pub mod envelope;
 pub mod invoke;
+pub mod messages;
+pub mod raw;
 pub mod record;
 pub mod response_object;
 pub mod responses;

@@ -12,9 +12,10 @@ use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 use std::sync::OnceLock;
 use std::time::{SystemTime, UNIX_EPOCH};
 
-use serde::{Deserialize, Serialize};
+use serde::{Deserialize, Deserializer, Serialize};
 use serde_json::{Map, Value};
 
+use super::raw::{type_tag, RawJson};
 use super::usage::Usage;
 
 /// The per-process seed of [`fresh_id`].
@@ -109,6 +110,54 @@ pub struct FunctionTool {
     pub parameters: Option<Value>,
     #[serde(default)]
     pub strict: Option<bool>,
+    /// `true` for a deferred tool (provider-native tool search loads it when a search finds it).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub defer_loading: Option<bool>,
+}
+
+/// The single-valued `type` of a `tool_search` tool.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum ToolSearchType {
+    ToolSearch,
+}
+
+/// Who runs a provider-native tool search: the provider (`server`) or the caller (`client`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum SearchExecution {
+    Server,
+    Client,
+}
+
+/// The `{"type": "tool_search"}` tool of a request (`ToolSearchToolParam`), echoed as declared.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct ToolSearchTool {
+    #[serde(rename = "type")]
+    pub kind: ToolSearchType,
+    /// Absent means `server`.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub execution: Option<SearchExecution>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub description: Option<String>,
+    /// The argument schema of a client search (any JSON).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub parameters: Option<Value>,
+}
+
+impl ToolSearchTool {
+    /// Who runs the search (`server` when `execution` is absent).
+    pub fn execution(&self) -> SearchExecution {
+        self.execution.unwrap_or(SearchExecution::Server)
+    }
+}
+
+/// A tool of a request, as a response echoes it: a function or the `tool_search` tool.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(untagged)]
+pub enum EchoTool {
+    Function(FunctionTool),
+    ToolSearch(ToolSearchTool),
 }
 
 /// `tool_choice`: a mode, or one function by name.
@@ -144,7 +193,7 @@ pub struct RequestEcho {
     pub instructions: Option<String>,
     pub max_output_tokens: Option<u64>,
     pub previous_response_id: Option<String>,
-    pub tools: Vec<FunctionTool>,
+    pub tools: Vec<EchoTool>,
     pub tool_choice: ToolChoice,
     pub parallel_tool_calls: bool,
 }
@@ -212,7 +261,7 @@ impl RequestEcho {
                     serde_json::from_value(tool.clone()).map_err(|e| {
                         bad(
                             &format!("tools[{i}]"),
-                            format!("tools[{i}] must be a function tool {{type: \"function\", name, description?, parameters?, strict?}}: {e}"),
+                            format!("tools[{i}] must be a function tool {{type: \"function\", name, description?, parameters?, strict?, defer_loading?}} or {{type: \"tool_search\", execution?, description?, parameters?}}: {e}"),
                         )
                     })
                 })
@@ -293,17 +342,100 @@ pub struct OutputFunctionCall {
     pub status: ItemStatus,
 }
 
-/// One item of `output`, tagged by `type`.
+/// A `tool_search_call` output item: what the model searched with (`ResponseToolSearchCall`).
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct OutputToolSearchCall {
+    pub id: String,
+    /// `null` for a hosted search; the id a client search's output answers.
+    pub call_id: Option<String>,
+    pub execution: SearchExecution,
+    pub status: ItemStatus,
+    /// The search's arguments (any JSON object; the mock sends `{"query": …}`).
+    pub arguments: Value,
+}
+
+/// A `tool_search_output` item: the tool definitions a search loaded
+/// (`ResponseToolSearchOutputItem`), each kept as the exact JSON the request declared it with.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct OutputToolSearchOutput {
+    pub id: String,
+    pub call_id: Option<String>,
+    pub execution: SearchExecution,
+    pub status: ItemStatus,
+    pub tools: Vec<RawJson>,
+}
+
+/// One item of `output`, tagged by `type`. Read from JSON text only (a search output keeps its
+/// tools as raw JSON, see [`super::raw`]).
+#[derive(Debug, Clone, PartialEq, Serialize)]
 #[serde(tag = "type")]
 pub enum ResponseItem {
     #[serde(rename = "message")]
     Message(OutputMessage),
     #[serde(rename = "function_call")]
     FunctionCall(OutputFunctionCall),
+    #[serde(rename = "tool_search_call")]
+    ToolSearchCall(OutputToolSearchCall),
+    #[serde(rename = "tool_search_output")]
+    ToolSearchOutput(OutputToolSearchOutput),
+}
+
+impl<'de> Deserialize<'de> for ResponseItem {
+    fn deserialize<D: Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
+        let raw = RawJson::deserialize(deserializer)?;
+        ResponseItem::from_json(raw.get()).map_err(serde::de::Error::custom)
+    }
 }
 
 impl ResponseItem {
+    /// Reads one output item from its JSON text, by its `type`.
+    pub fn from_json(text: &str) -> Result<ResponseItem, serde_json::Error> {
+        let kind = type_tag(text)?;
+        Ok(match kind.as_deref() {
+            Some("message") => ResponseItem::Message(serde_json::from_str(text)?),
+            Some("function_call") => ResponseItem::FunctionCall(serde_json::from_str(text)?),
+            Some("tool_search_call") => ResponseItem::ToolSearchCall(serde_json::from_str(text)?),
+            Some("tool_search_output") => {
+                ResponseItem::ToolSearchOutput(serde_json::from_str(text)?)
+            }
+            other => {
+                return Err(serde::de::Error::custom(format!(
+                    "unknown output item type {other:?}"
+                )))
+            }
+        })
+    }
+
+    /// A completed `tool_search_call` with a fresh `tsc_` id.
+    pub fn tool_search_call(
+        execution: SearchExecution,
+        call_id: Option<String>,
+        arguments: Value,
+    ) -> Self {
+        ResponseItem::ToolSearchCall(OutputToolSearchCall {
+            id: fresh_id("tsc"),
+            call_id,
+            execution,
+            status: ItemStatus::Completed,
+            arguments,
+        })
+    }
+
+    /// A completed `tool_search_output` with a fresh `tso_` id.
+    pub fn tool_search_output(
+        execution: SearchExecution,
+        call_id: Option<String>,
+        tools: Vec<RawJson>,
+    ) -> Self {
+        ResponseItem::ToolSearchOutput(OutputToolSearchOutput {
+            id: fresh_id("tso"),
+            call_id,
+            execution,
+            status: ItemStatus::Completed,
+            tools,
+        })
+    }
+
     /// A completed assistant message with one text part and a fresh `msg_` id.
     pub fn message(text: impl Into<String>) -> Self {
         ResponseItem::Message(OutputMessage {
@@ -329,6 +461,8 @@ impl ResponseItem {
         match self {
             ResponseItem::Message(m) => &m.id,
             ResponseItem::FunctionCall(c) => &c.id,
+            ResponseItem::ToolSearchCall(c) => &c.id,
+            ResponseItem::ToolSearchOutput(o) => &o.id,
         }
     }
 
@@ -345,6 +479,16 @@ impl ResponseItem {
                 arguments: String::new(),
                 ..c.clone()
             }),
+            ResponseItem::ToolSearchCall(c) => ResponseItem::ToolSearchCall(OutputToolSearchCall {
+                status: ItemStatus::InProgress,
+                ..c.clone()
+            }),
+            ResponseItem::ToolSearchOutput(o) => {
+                ResponseItem::ToolSearchOutput(OutputToolSearchOutput {
+                    status: ItemStatus::InProgress,
+                    ..o.clone()
+                })
+            }
         }
     }
 }
@@ -373,7 +517,7 @@ pub struct ResponseObject {
     pub parallel_tool_calls: bool,
     pub previous_response_id: Option<String>,
     pub tool_choice: ToolChoice,
-    pub tools: Vec<FunctionTool>,
+    pub tools: Vec<EchoTool>,
     pub usage: Option<Usage>,
 }
 
@@ -498,6 +642,63 @@ mod tests {
             let err = RequestEcho::from_request(body.as_object().unwrap()).unwrap_err();
             assert_eq!(err.param, param, "{body}");
         }
+    }
+
+    #[test]
+    fn echo_keeps_the_search_tool_and_deferred_functions() {
+        let tools = json!([
+            {"type": "tool_search", "execution": "client", "description": "find",
+             "parameters": {"type": "object", "properties": {"query": {"type": "string"}}}},
+            {"type": "tool_search"},
+            {"type": "function", "name": "t17", "description": "d", "parameters": {"type": "object"},
+             "strict": false, "defer_loading": true}
+        ]);
+        let body = json!({ "tools": tools });
+        let echo = RequestEcho::from_request(body.as_object().unwrap()).unwrap();
+        let EchoTool::ToolSearch(search) = &echo.tools[1] else {
+            panic!("{echo:?}")
+        };
+        assert_eq!(search.execution(), SearchExecution::Server);
+        let response = ResponseObject::completed("m", echo, vec![], Usage::of(1, 2));
+        assert_eq!(serde_json::to_value(&response).unwrap()["tools"], tools);
+        let bad = json!({"tools": [{"type": "tool_search", "execution": "elsewhere"}]});
+        let err = RequestEcho::from_request(bad.as_object().unwrap()).unwrap_err();
+        assert_eq!(err.param, "tools[0]");
+    }
+
+    #[test]
+    fn search_items_keep_the_tools_byte_for_byte_and_read_back() {
+        let declared = r#"{"type":"function","name":"t17","parameters":{"x":1.50},"strict":null}"#;
+        let output = ResponseItem::tool_search_output(
+            SearchExecution::Server,
+            None,
+            vec![RawJson::from_text(declared.to_string()).unwrap()],
+        );
+        let text = serde_json::to_string(&output).unwrap();
+        assert!(text.contains(&format!(r#""tools":[{declared}]"#)), "{text}");
+        assert!(
+            text.starts_with(r#"{"type":"tool_search_output","id":"tso_"#),
+            "{text}"
+        );
+        assert_eq!(ResponseItem::from_json(&text).unwrap(), output);
+        let call = ResponseItem::tool_search_call(
+            SearchExecution::Client,
+            Some("call_1".into()),
+            json!({"query": "q"}),
+        );
+        let read: Vec<ResponseItem> =
+            serde_json::from_str(&serde_json::to_string(&[&call, &output]).unwrap()).unwrap();
+        assert_eq!(read, [call.clone(), output]);
+        let opening = serde_json::to_value(call.opening()).unwrap();
+        assert_eq!(
+            (opening["status"].clone(), opening["arguments"].clone()),
+            (json!("in_progress"), json!({"query": "q"}))
+        );
+        let err = ResponseItem::from_json(r#"{"type":"reasoning"}"#).unwrap_err();
+        assert_eq!(
+            err.to_string(),
+            "unknown output item type Some(\"reasoning\")"
+        );
     }
 
     #[test]

@@ -107,10 +107,31 @@ pub fn encode_response(response: &ResponseObject) -> String {
         .collect()
 }
 
+/// One `event:` + `data:` frame. The data is serialised straight to text, so the raw tool
+/// definitions of a `tool_search_output` go out byte for byte.
 fn frame(frame: Frame<'_>) -> String {
-    let data = serde_json::to_value(&frame).unwrap_or_default();
-    let kind = data["type"].as_str().unwrap_or_default();
+    let kind = frame.event.kind();
+    let data = serde_json::to_string(&frame).unwrap_or_default();
     format!("event: {kind}\ndata: {data}\n\n")
+}
+
+impl Event<'_> {
+    /// The event's `type`, as serialised.
+    fn kind(&self) -> &'static str {
+        match self {
+            Event::Created { .. } => "response.created",
+            Event::InProgress { .. } => "response.in_progress",
+            Event::ItemAdded { .. } => "response.output_item.added",
+            Event::PartAdded { .. } => "response.content_part.added",
+            Event::TextDelta { .. } => "response.output_text.delta",
+            Event::TextDone { .. } => "response.output_text.done",
+            Event::PartDone { .. } => "response.content_part.done",
+            Event::ArgumentsDelta { .. } => "response.function_call_arguments.delta",
+            Event::ArgumentsDone { .. } => "response.function_call_arguments.done",
+            Event::ItemDone { .. } => "response.output_item.done",
+            Event::Completed { .. } => "response.completed",
+        }
+    }
 }
 
 fn item_events(output_index: usize, item: &ResponseItem) -> Vec<Event<'_>> {
@@ -120,6 +141,8 @@ fn item_events(output_index: usize, item: &ResponseItem) -> Vec<Event<'_>> {
         item: item.opening(),
     }];
     match item {
+        // No event is specific to tool search: its items arrive whole, added then done.
+        ResponseItem::ToolSearchCall(_) | ResponseItem::ToolSearchOutput(_) => {}
         ResponseItem::FunctionCall(call) => {
             events.push(Event::ArgumentsDelta {
                 item_id,
@@ -293,6 +316,50 @@ mod tests {
         assert!(
             delta.ends_with(",\"delta\":\"hi\",\"logprobs\":[],\"sequence_number\":4}"),
             "{delta}"
+        );
+    }
+
+    #[test]
+    fn search_items_stream_as_generic_item_events_with_their_bytes() {
+        use crate::protocol::raw::RawJson;
+        use crate::protocol::response_object::SearchExecution;
+        let declared = r#"{"type":"function","name":"t17","parameters":{"x":1.50},"strict":null}"#;
+        let output = vec![
+            ResponseItem::tool_search_call(SearchExecution::Server, None, json!({"query": "t17"})),
+            ResponseItem::tool_search_output(
+                SearchExecution::Server,
+                None,
+                vec![RawJson::from_text(declared.to_string()).unwrap()],
+            ),
+            ResponseItem::function_call("call_1", "t17", "{}"),
+        ];
+        let response =
+            ResponseObject::completed("m", RequestEcho::default(), output, Usage::of(3, 2));
+        let stream = encode_response(&response);
+        assert_eq!(
+            kinds(&stream),
+            [
+                "response.created",
+                "response.in_progress",
+                "response.output_item.added",
+                "response.output_item.done",
+                "response.output_item.added",
+                "response.output_item.done",
+                "response.output_item.added",
+                "response.function_call_arguments.delta",
+                "response.function_call_arguments.done",
+                "response.output_item.done",
+                "response.completed",
+            ]
+        );
+        assert_eq!(
+            stream.matches(declared).count(),
+            3,
+            "added, done, completed"
+        );
+        assert_eq!(
+            decode_stream(&stream).unwrap(),
+            serde_json::to_value(&response).unwrap()
         );
     }
 

@@ -29,6 +29,8 @@ fn generated(item: &ResponseItem) -> Vec<&str> {
     match item {
         ResponseItem::Message(message) => message.content.iter().map(|p| p.text.as_str()).collect(),
         ResponseItem::FunctionCall(call) => vec![call.name.as_str(), call.arguments.as_str()],
+        // Native search items are counted by the native replies themselves.
+        ResponseItem::ToolSearchCall(_) | ResponseItem::ToolSearchOutput(_) => Vec::new(),
     }
 }
 
