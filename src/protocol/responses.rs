@@ -223,10 +223,11 @@ impl RequestPrefix {
     }
 }
 
-/// The raw parts of a request body the prefix is made of (borrowed from the body text).
+/// The raw parts of a request body the prefix is made of (borrowed from the body text). An
+/// Anthropic Messages body (a native lane's) has `system` where Responses has `instructions`.
 #[derive(Deserialize)]
 struct RawParts<'a> {
-    #[serde(borrow, default)]
+    #[serde(borrow, default, alias = "system")]
     instructions: Option<&'a serde_json::value::RawValue>,
     #[serde(borrow, default)]
     input: Option<Vec<&'a serde_json::value::RawValue>>,
@@ -259,12 +260,14 @@ pub fn request_prefix(raw: &str) -> Result<RequestPrefix, serde_json::Error> {
     })
 }
 
-/// Every `input` item of a request body as received (`raw`), byte for byte; an error when the
-/// body is not a JSON object. (An `input` that is a plain string is one item.)
+/// Every `input` item (Messages: every message) of a request body as received (`raw`), byte
+/// for byte; an error when the body is not a JSON object. (An `input` that is a plain string is
+/// one item.)
 pub fn raw_input_items(raw: &str) -> Result<Vec<String>, serde_json::Error> {
+    /// A Messages body's `messages` are its input items.
     #[derive(Deserialize)]
     struct Input<'a> {
-        #[serde(borrow, default)]
+        #[serde(borrow, default, alias = "messages")]
         input: Option<&'a serde_json::value::RawValue>,
     }
     let Input { input } = serde_json::from_str(raw)?;
@@ -294,6 +297,21 @@ pub fn directory_lines(system_text: &str) -> Option<Vec<&str>> {
 mod tests {
     use super::*;
     use serde_json::json;
+
+    #[test]
+    fn a_messages_body_has_its_system_and_messages_read_as_prefix_and_input() {
+        let raw = r#"{"model":"m","system":"be brief","messages":[{"role":"user","content":"a"},{"role":"assistant","content":"b"}],"tools":[{"name":"t"}]}"#;
+        let prefix = request_prefix(raw).unwrap();
+        assert_eq!(prefix.instructions.as_deref(), Some(r#""be brief""#));
+        assert_eq!(prefix.tools.as_deref(), Some(r#"[{"name":"t"}]"#));
+        assert_eq!(
+            raw_input_items(raw).unwrap(),
+            [
+                r#"{"role":"user","content":"a"}"#,
+                r#"{"role":"assistant","content":"b"}"#
+            ]
+        );
+    }
 
     #[test]
     fn reads_messages_and_calls_and_skips_other_items() {
