@@ -1186,6 +1186,53 @@ mod tests {
     }
 
     #[test]
+    fn a_native_lane_is_checked_and_not_applicable_on_the_product() {
+        let native = |table: &str| {
+            FILE.replace("{extra}", "").replace(
+                "{lane}",
+                &format!("\n[[lanes]]\nname = 'native'\n{table}\n"),
+            )
+        };
+        let scenario =
+            parse_scenario(&native("native = { provider = 'anthropic' }"), "s.toml").unwrap();
+        let lane = &scenario.lanes[2];
+        assert_eq!(
+            lane.native,
+            Some(crate::config::NativeSettings {
+                provider: crate::config::NativeProvider::Anthropic,
+                search: crate::config::NativeSearch::Bm25
+            })
+        );
+        assert_eq!(lane.mode(), ToolSearchMode::Directory);
+        assert!(lane.openclaw.not_applicable.is_some());
+        let error = |table: &str| {
+            parse_scenario(&native(table), "s.toml")
+                .unwrap_err()
+                .to_string()
+        };
+        assert_eq!(
+            error("native = { provider = 'openai', search = 'regex' }"),
+            "s.toml:20:33: lane \"native\": native.search: \"regex\" is not a search openai \
+             offers; expected \"server\" or \"client\""
+        );
+        assert_eq!(
+            error("native = { provider = 'openai' }\ntool_search = false"),
+            "s.toml:21:1: lane \"native\": tool_search: a native lane has no tool_search: the \
+             provider searches (remove one of the two)"
+        );
+        assert_eq!(
+            error("stream = true"),
+            "s.toml:18:1: lane \"native\": tool_search: missing: false, true or { mode = \"…\" } \
+             (or `native` for a native lane)"
+        );
+        assert_eq!(
+            error("native = { provider = 'openai' }\nopenclaw = { not_applicable = 'x' }"),
+            "s.toml:21:1: lane \"native\": openclaw: a native lane never runs on the product; it \
+             has no openclaw table"
+        );
+    }
+
+    #[test]
     fn bad_lane_values_name_the_lane_and_its_key() {
         assert_eq!(
             error("", "config = { tools = { toolSerch = true } }\n"),
