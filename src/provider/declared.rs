@@ -40,6 +40,11 @@ impl DeclaredNames {
         DeclaredNames::from_json(&tools.to_string())
     }
 
+    /// These names (a request read another way, e.g. a Messages body).
+    pub fn from_names<'a>(names: impl IntoIterator<Item = &'a str>) -> DeclaredNames {
+        DeclaredNames(names.into_iter().map(str::to_string).collect())
+    }
+
     pub fn contains(&self, name: &str) -> bool {
         self.0.contains(name)
     }

@@ -57,6 +57,11 @@ impl Reply {
         self
     }
 
+    /// The body text.
+    pub(crate) fn body(&self) -> String {
+        self.body.clone()
+    }
+
     pub(crate) fn set_body_raw(mut self, body: String, content_type: &'static str) -> Reply {
         self.body = body;
         self.content_type = content_type;

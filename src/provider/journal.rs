@@ -1,4 +1,5 @@
-//! The request journal: every `POST /v1/responses` the mock provider received, in arrival order.
+//! The request journal: every `POST /v1/responses` and `POST /v1/messages` the mock provider
+//! received, in arrival order, with the reply it sent.
 //!
 //! The harness observes a target only through what reached the provider, so the journal keeps the
 //! exact body bytes (for payload-size claims) next to what the scripted model made of them. The
@@ -11,6 +12,8 @@ use std::sync::{Arc, Mutex, MutexGuard, OnceLock};
 
 use serde::{Serialize, Serializer};
 use serde_json::Value;
+
+pub use super::native::Protocol;
 
 /// Whether a request starts a turn or continues one after tool output.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
@@ -177,6 +180,11 @@ pub struct JournalRecord {
     /// request the mock could not answer).
     #[serde(skip_serializing_if = "Option::is_none")]
     pub input_tokens: Option<u64>,
+    /// Which API the request spoke.
+    pub protocol: Protocol,
+    /// The reply as sent: the JSON body (an error's too), or the event-stream text.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub reply: Option<RawText>,
 }
 
 /// Shared, append-only journal; clones see the same records. Records are shared, never copied:

@@ -18,6 +18,7 @@ mod http;
 pub mod input;
 pub mod journal;
 pub mod model;
+pub mod native;
 mod routes;
 pub mod wire;
 
@@ -32,7 +33,7 @@ use tokio::task::JoinHandle;
 use crate::server::Limits;
 pub use http::MAX_BODY_BYTES;
 
-pub use journal::{Journal, JournalRecord, ParsedBody, RawText, RequestKind};
+pub use journal::{Journal, JournalRecord, ParsedBody, Protocol, RawText, RequestKind};
 pub use model::{Outcome, ScriptedTurn};
 pub use routes::MOCK_MODEL;
 

@@ -68,6 +68,11 @@ pub enum Outcome {
     ScriptExhausted,
     /// The body could not be read (400).
     InvalidRequest,
+    /// Provider-native tool search: the mock searched the deferred tools (hosted: and called
+    /// the target it loaded) or asked the caller to search (client).
+    NativeSearch,
+    /// Provider-native tool search did not load the target: `TOOL_SEARCH_QA_NOT_FOUND <target>`.
+    NotFound,
 }
 
 impl Outcome {
@@ -84,6 +89,8 @@ impl Outcome {
             Outcome::ScriptedText => "scripted-text",
             Outcome::ScriptExhausted => "script-exhausted",
             Outcome::InvalidRequest => "invalid-request",
+            Outcome::NativeSearch => "native-search",
+            Outcome::NotFound => "not-found",
         }
     }
 }

@@ -119,6 +119,8 @@ fn journal_record(
         planned_tool_args: None,
         outcome: "tool-call".into(),
         input_tokens: None,
+        protocol: Default::default(),
+        reply: None,
     }
 }
 
