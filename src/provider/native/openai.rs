@@ -8,7 +8,7 @@ use std::collections::HashSet;
 
 use serde::Deserialize;
 use serde_json::value::RawValue;
-use serde_json::{json, Value};
+use serde_json::json;
 
 use super::search::{bm25, Candidate, SEARCH_LIMIT};
 use super::{billed_input_tokens, check_declarations, not_found_decision, plan};
@@ -288,6 +288,7 @@ fn generated_tokens(item: &ResponseItem) -> Result<u64, crate::protocol::usage::
 mod tests {
     use super::*;
     use crate::provider::model::Reply;
+    use serde_json::Value;
 
     fn is_call_of(item: &ResponseItem, name: &str) -> bool {
         matches!(item, ResponseItem::FunctionCall(c) if c.name == name)
