@@ -81,6 +81,17 @@ fn search_of(request: &MessagesRequest) -> Result<Option<NativeSearch>, Refusal>
     for tool in &request.tools {
         match tool {
             ToolDefinition::Search(search) => {
+                if search.name != search.kind.tool_name() {
+                    return Err(Refusal::new(
+                        Some("tools"),
+                        format!(
+                            "the {} tool must be named {:?}, not {:?}",
+                            search.kind.tool_name(),
+                            search.kind.tool_name(),
+                            search.name
+                        ),
+                    ));
+                }
                 search_deferred |= tool.deferred();
                 server = Some(match search.kind {
                     SearchToolType::Bm25 => NativeSearch::Bm25,
@@ -431,6 +442,14 @@ mod tests {
         let refusal = read(&body.to_string()).err().unwrap();
         assert!(refusal.message.contains("\"nope\""), "{refusal:?}");
         assert!(read("{").is_err());
+        let misnamed = fixture_body("anthropic-invalid-request-tools.json");
+        let refusal = read(&misnamed).err().unwrap();
+        assert!(
+            refusal
+                .message
+                .contains("must be named \"tool_search_tool_bm25\""),
+            "{refusal:?}"
+        );
         // Five tools whose text names the target come first: the regex's first five hits miss it.
         let mut body: Value =
             serde_json::from_str(&fixture_body("anthropic-request-regex-continue.json")).unwrap();

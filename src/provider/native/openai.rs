@@ -7,8 +7,8 @@
 use std::collections::HashSet;
 
 use serde::Deserialize;
-use serde_json::value::RawValue;
 use serde_json::json;
+use serde_json::value::RawValue;
 
 use super::search::{bm25, Candidate, SEARCH_LIMIT};
 use super::{billed_input_tokens, check_declarations, not_found_decision, plan};
