@@ -1,4 +1,5 @@
-//! The mock OpenAI provider: a loopback Responses API whose "model" is a deterministic script.
+//! The mock provider: a loopback Responses API (and Messages API) whose "model" is a
+//! deterministic script.
 //!
 //! Targets (the embedded gateway or a real OpenClaw gateway) are pointed at [`MockProvider::base_url`];
 //! every `POST /v1/responses` is answered by the scripted model ([`model`]) and recorded in the
@@ -6,7 +7,10 @@
 //! routes (see [`routes`]), behind an axum app with a body limit and read timeouts ([`http`]).
 //!
 //! Routes: `POST /v1/responses` (JSON, or Server-Sent Events when `"stream": true`; the answer
-//! is valid for the official SDK's strict models, see [`wire`]), `GET /v1/models`, `GET /healthz`,
+//! is valid for the official SDK's strict models, see [`wire`]; with a `tool_search` tool and
+//! deferred tools, provider-native tool search, see [`native`]), `POST /v1/messages` (Anthropic's
+//! Messages API, JSON or SSE, with its tool search tools; errors in Anthropic's shape),
+//! `GET /v1/models`, `GET /healthz`,
 //! `GET /debug/requests[?after=N]`, `GET /debug/request-cursor`, `GET /debug/last-request`
 //! (`null` when nothing was recorded). A known path with another method → 405, anything else →
 //! 404; a body that is not a JSON object with a readable `input` (or with a `tools`,

@@ -696,3 +696,47 @@ async fn the_provider_command_follows_a_script_file() {
         "{stderr}"
     );
 }
+
+/// `POST /v1/messages` over loopback: a BM25 search answered in one message, journaled with its
+/// protocol, its billed usage and its reply; a refusal in Anthropic's error shape.
+#[tokio::test]
+async fn messages_search_is_journaled_with_protocol_usage_and_reply() {
+    use toolsearch_qa::provider::native::{billed_input_tokens, Protocol};
+    let provider = toolsearch_qa::provider::MockProvider::start()
+        .await
+        .unwrap();
+    let url = format!("{}/messages", provider.base_url());
+    let tool = |name: &str, deferred: bool| {
+        serde_json::json!({"name": name, "description": "A fake plugin tool.",
+            "input_schema": {"type": "object", "properties": {"marker": {"type": "string"}}},
+            "defer_loading": deferred})
+    };
+    let body = serde_json::json!({"model": "m", "max_tokens": 64,
+        "messages": [{"role": "user", "content": "tool search qa check target=fake_plugin_tool_17"}],
+        "tools": [{"type": "tool_search_tool_bm25_20251119", "name": "tool_search_tool_bm25"},
+                  tool("pick_file", false), tool("fake_plugin_tool_16", true), tool("fake_plugin_tool_17", true)]});
+    let http = reqwest::Client::new();
+    let response = http.post(&url).json(&body).send().await.unwrap();
+    assert_eq!(response.status().as_u16(), 200);
+    let reply = response.text().await.unwrap();
+    let message: serde_json::Value = serde_json::from_str(&reply).unwrap();
+    let record = provider.journal().last().unwrap();
+    assert_eq!(record.protocol, Protocol::AnthropicMessages);
+    assert_eq!(record.outcome, "native-search");
+    assert_eq!(record.reply.as_deref(), Some(reply.as_str()));
+    let billed = billed_input_tokens(Protocol::AnthropicMessages, &record.raw).unwrap();
+    assert_eq!(message["usage"]["input_tokens"], billed);
+    assert_eq!(record.input_tokens, Some(billed));
+    assert_eq!(message["content"][2]["name"], "fake_plugin_tool_17");
+    let mut refused = body.clone();
+    refused["tools"][0]["defer_loading"] = serde_json::json!(true);
+    let response = http.post(&url).json(&refused).send().await.unwrap();
+    assert_eq!(response.status().as_u16(), 400);
+    let error: serde_json::Value = response.json().await.unwrap();
+    assert_eq!(error["type"], "error");
+    assert_eq!(error["error"]["type"], "invalid_request_error");
+    assert_eq!(
+        provider.journal().last().unwrap().outcome,
+        "invalid-request"
+    );
+}
