@@ -41,6 +41,11 @@ struct Body<'a> {
     tools: Option<&'a RawValue>,
     #[serde(borrow, default)]
     input: Option<&'a RawValue>,
+    /// An Anthropic Messages body (a native lane's): `system` and `messages`.
+    #[serde(borrow, default)]
+    system: Option<&'a RawValue>,
+    #[serde(borrow, default)]
+    messages: Option<&'a RawValue>,
 }
 
 #[derive(Deserialize)]
@@ -54,6 +59,9 @@ fn parts(raw: &str) -> Vec<(Kind, &str)> {
     let Ok(body) = serde_json::from_str::<Body<'_>>(raw) else {
         return vec![(Kind::Item, raw)];
     };
+    if let Some(messages) = body.messages {
+        return messages_parts(&body, messages);
+    }
     let mut parts = Vec::new();
     if let Some(i) = body.instructions {
         parts.push((Kind::Instructions, i.get()));
@@ -74,6 +82,22 @@ fn parts(raw: &str) -> Vec<(Kind, &str)> {
             })),
             Err(_) => parts.push((Kind::Item, input.get())),
         }
+    }
+    parts
+}
+
+/// A Messages body in the order Anthropic's cache reads it: tools, system, then the messages.
+fn messages_parts<'a>(body: &Body<'a>, messages: &'a RawValue) -> Vec<(Kind, &'a str)> {
+    let mut parts = Vec::new();
+    if let Some(t) = body.tools {
+        parts.push((Kind::Tools, t.get()));
+    }
+    if let Some(s) = body.system {
+        parts.push((Kind::Instructions, s.get()));
+    }
+    match serde_json::from_str::<Vec<&RawValue>>(messages.get()) {
+        Ok(items) => parts.extend(items.into_iter().map(|m| (Kind::Item, m.get()))),
+        Err(_) => parts.push((Kind::Item, messages.get())),
     }
     parts
 }
@@ -268,6 +292,15 @@ mod tests {
         );
         assert_eq!(parts(raw)[1].1, r#"[{"name":"a"}]"#);
         assert_eq!(parts("not json"), [(Kind::Item, "not json")]);
+        let messages = r#"{"model":"m","system":"s","messages":[{"role":"user","content":"u"}],"tools":[{"name":"a"}]}"#;
+        assert_eq!(
+            parts(messages),
+            [
+                (Kind::Tools, r#"[{"name":"a"}]"#),
+                (Kind::Instructions, r#""s""#),
+                (Kind::Item, r#"{"role":"user","content":"u"}"#)
+            ]
+        );
     }
 
     #[test]

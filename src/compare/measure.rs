@@ -62,7 +62,8 @@ pub fn tool_json_bytes(raw: &str) -> usize {
 /// The fields of a body a measurement reads: the prompt's two (small) and `tools` as text.
 #[derive(Deserialize)]
 struct Parts<'a> {
-    #[serde(default)]
+    /// Or a Messages body's `system`.
+    #[serde(default, alias = "system")]
     instructions: Option<Value>,
     #[serde(default)]
     input: Option<Value>,

@@ -14,13 +14,17 @@ pub mod chart;
 pub mod measure;
 pub mod mode;
 pub mod price;
+pub mod quality;
 pub mod render;
+
+use std::borrow::Cow;
 
 use serde::Serialize;
 
 use crate::catalog::fake::{fake_tool_name, size_problem};
 use crate::error::{Error, Exit};
 use crate::protocol::SessionRecord;
+use crate::provider::native::billed_view;
 use crate::provider::MockProvider;
 use crate::scenario::{load_all, select, Lane, Scenario, REFERENCE_SCENARIO};
 use crate::suite::lane::run_lane;
@@ -248,6 +252,8 @@ pub struct CompareReport {
     pub cells: Vec<CompareCell>,
     /// Cells the product would not run: its gateway answered the turn with an error status.
     pub refused: Vec<Refusal>,
+    /// How well each mode's search finds a tool on the labelled set (`quality`).
+    pub search_quality: Vec<quality::SearchQuality>,
 }
 
 /// A cell the product refused (no figures): where, and what its gateway answered.
@@ -363,6 +369,7 @@ pub async fn run_compare_on(
         cells.extend(run?);
     }
     with_prediction_errors(&mut cells);
+    let search_quality = quality::search_quality(&options.modes)?;
     Ok(CompareReport {
         targets: targets.iter().map(|t| t.kind()).collect(),
         profile: reference.profile.name.clone(),
@@ -373,6 +380,7 @@ pub async fn run_compare_on(
         modes: options.modes,
         cells,
         refused,
+        search_quality,
     })
 }
 
@@ -493,24 +501,38 @@ struct Measured {
 }
 
 /// Both turns of a session, each request read against the one before it (the second turn's
-/// first against the first turn's last).
-fn measure(observation: &LaneObservation) -> Result<[Measured; 2], Error> {
+/// first against the first turn's last). A native cell's requests are read as their provider
+/// bills them ([`billed_view`]): the deferred schemas not yet loaded are no part of its prompt.
+fn measure(observation: &LaneObservation, native: bool) -> Result<[Measured; 2], Error> {
     let machine = |e: crate::protocol::usage::TokenizerError| Error::Machine(e.to_string());
     let second: &[std::sync::Arc<crate::provider::JournalRecord>] = match &observation.follow_up {
         Some(follow_up) => &follow_up.requests,
         None => return Err(Error::Machine("the second turn did not run".into())),
     };
+    let turns_requests = [&observation.requests[..], second];
+    let views: Vec<Vec<Cow<'_, str>>> = turns_requests
+        .iter()
+        .map(|requests| {
+            requests
+                .iter()
+                .map(|record| match native {
+                    true => billed_view(record.protocol, &record.raw)
+                        .map(Cow::Owned)
+                        .map_err(|e| Error::Machine(format!("billed view: {e}"))),
+                    false => Ok(Cow::Borrowed(&*record.raw)),
+                })
+                .collect::<Result<Vec<_>, Error>>()
+        })
+        .collect::<Result<_, _>>()?;
     let mut prefixes = TurnPrefixes::default();
     let mut turns = Vec::new();
-    for requests in [&observation.requests[..], second] {
+    for (requests, views) in turns_requests.iter().zip(&views) {
         let mut first = None;
         let mut turn = PayloadSize::default();
         let from = prefixes.requests.len();
-        for record in requests {
+        for (record, view) in requests.iter().zip(views) {
             let size = measure_request(record).map_err(machine)?;
-            prefixes
-                .push(&record.raw, size.tokens as u64)
-                .map_err(machine)?;
+            prefixes.push(view, size.tokens as u64).map_err(machine)?;
             first.get_or_insert(size);
             turn = turn + size;
         }
@@ -560,7 +582,7 @@ fn cell(
     observation: &LaneObservation,
     price: &PriceRow,
 ) -> Result<CompareCell, Error> {
-    let [one, two] = measure(observation)?;
+    let [one, two] = measure(observation, mode.native().is_some())?;
     let surface = observation.session.records.iter().find_map(|r| match r {
         SessionRecord::Surface(s) => Some(s),
         _ => None,

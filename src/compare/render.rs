@@ -236,15 +236,81 @@ pub fn table(report: &CompareReport) -> String {
             terminal_table(&errors, &ERRORS)
         ));
     }
+    if !report.search_quality.is_empty() {
+        out.push_str(&format!(
+            "search quality · labelled set ({} queries) · whose search\n{}\n",
+            quality_queries(report),
+            quality_table(report)
+        ));
+    }
     out.push_str(&format!(
         "{}\n{}\n{CACHE_SCOPE}\n",
         made_with(report),
         price_lines(&report.price).join("\n")
     ));
+    for line in native_lines(report) {
+        out.push_str(&format!("{line}\n"));
+    }
     for note in fallback_notes(report) {
         out.push_str(&format!("note: {note}\n"));
     }
     out
+}
+
+/// The search-quality rows: mode, whose search, recall@1, recall@5, MRR (`-` without a search).
+fn quality_rows(report: &CompareReport) -> Vec<[String; 5]> {
+    report
+        .search_quality
+        .iter()
+        .map(|q| {
+            let figure = |f: fn(&crate::quality::Figures) -> f64| {
+                q.figures
+                    .as_ref()
+                    .map_or("-".to_string(), |x| significant4(f(x)))
+            };
+            [
+                q.mode.as_str().to_string(),
+                q.searched_by.to_string(),
+                figure(|f| f.recall_at_1),
+                figure(|f| f.recall_at_5),
+                figure(|f| f.mrr),
+            ]
+        })
+        .collect()
+}
+
+const QUALITY_HEADERS: [&str; 5] = ["mode", "searched by", "recall@1", "recall@5", "MRR"];
+
+fn quality_queries(report: &CompareReport) -> usize {
+    report
+        .search_quality
+        .iter()
+        .find_map(|q| q.figures.map(|f| f.queries))
+        .unwrap_or(0)
+}
+
+fn quality_table(report: &CompareReport) -> comfy_table::Table {
+    let mut table = bounded_table(QUALITY_HEADERS.to_vec());
+    for row in quality_rows(report) {
+        table.add_row(row.to_vec());
+    }
+    table
+}
+
+/// What a native row's figures are, said under every human-readable report that has one.
+fn native_lines(report: &CompareReport) -> Vec<String> {
+    if !report.modes.iter().any(|m| m.native().is_some()) {
+        return Vec::new();
+    }
+    vec![
+        "native-*: bytes are the wire (every schema sent, deferred); tokens are what the provider"
+            .into(),
+        "bills by its published rules, as the mock models them: a deferred tool's schema is not"
+            .into(),
+        "read until a search loads it (OpenAI: its name and description are; Anthropic: nothing),"
+            .into(),
+        "a search result adds the loaded definitions; no per-search fee (docs/compare.md)".into(),
+    ]
 }
 
 /// `target: … · profile: … · product: … · tokens: …`.
@@ -303,12 +369,28 @@ pub fn markdown(report: &CompareReport, charts: &[PathBuf]) -> String {
             markdown_table(&errors, &ERRORS)
         ));
     }
+    if !report.search_quality.is_empty() {
+        out.push_str(&format!(
+            "Search quality on the labelled set ({} queries):\n\n| {} |\n|{}\n",
+            quality_queries(report),
+            QUALITY_HEADERS.join(" | "),
+            "---|".repeat(QUALITY_HEADERS.len())
+        ));
+        for row in quality_rows(report) {
+            out.push_str(&format!("| {} |\n", row.join(" | ")));
+        }
+        out.push('\n');
+    }
     out.push_str(&format!(
         "{}.\n\n{}.\n\n{}.\n",
         capitalised(&made_with(report).replace('\n', "; ")),
         capitalised(&price_lines(&report.price).join("; ")),
         capitalised(&CACHE_SCOPE.replace('\n', " "))
     ));
+    let native = native_lines(report);
+    if !native.is_empty() {
+        out.push_str(&format!("\n{}\n", native.join(" ")));
+    }
     for chart in charts {
         let name = chart
             .file_stem()
@@ -508,6 +590,7 @@ mod tests {
                 prediction_error: None,
             }],
             refused: vec![],
+            search_quality: vec![],
         }
     }
 

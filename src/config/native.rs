@@ -108,16 +108,6 @@ impl NativeSearchConfig {
     }
 }
 
-impl NativeSettings {
-    /// `native-openai`, `native-anthropic-regex`, …: the provider's default search is left out.
-    pub fn label(self) -> String {
-        match self.search == self.provider.default_search() {
-            true => format!("native-{}", self.provider.as_str()),
-            false => format!("native-{}-{}", self.provider.as_str(), self.search.as_str()),
-        }
-    }
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -130,10 +120,11 @@ mod tests {
             NativeSearch::Server
         );
         assert_eq!(
-            resolve(NativeProvider::Anthropic, Some(NativeSearch::Regex))
-                .unwrap()
-                .label(),
-            "native-anthropic-regex"
+            resolve(NativeProvider::Anthropic, Some(NativeSearch::Regex)).unwrap(),
+            NativeSettings {
+                provider: NativeProvider::Anthropic,
+                search: NativeSearch::Regex
+            }
         );
         assert_eq!(
             resolve(NativeProvider::Openai, Some(NativeSearch::Bm25)).unwrap_err(),

@@ -101,7 +101,7 @@ async fn run_turn_inner(
     mut conversation: Conversation,
     start: TurnStart,
 ) -> Result<TurnOutcome, TurnError> {
-    let mut surface = planned_surface(state, request.client_tools);
+    let surface = planned_surface(state, request.client_tools);
     let native = state.config.native.map(|settings| {
         native_tools(
             settings,
@@ -109,13 +109,6 @@ async fn run_turn_inner(
             state.seeded(Fault::CatalogueNotDeferred),
         )
     });
-    if let Some(native) = &native {
-        surface.notes.push(format!(
-            "native search ({}): the catalogue goes to the provider deferred, beside its {} search",
-            native.settings.label(),
-            native.settings.search.as_str()
-        ));
-    }
     log_surface(log, &surface, state.seeded(Fault::SurfaceMiscount))?;
     for message in &start.messages {
         log.append(SessionRecord::Message(MessageRecord::text(

@@ -178,8 +178,10 @@ fn system_items(body: &Value) -> impl Iterator<Item = &Value> {
         })
 }
 
+/// `instructions`, or a Messages body's `system` (a native Anthropic lane's) when it is a string.
 fn instructions(body: &Value) -> &str {
     body.get("instructions")
+        .or_else(|| body.get("system"))
         .and_then(Value::as_str)
         .unwrap_or_default()
 }

@@ -18,10 +18,11 @@ pub mod anthropic;
 pub mod openai;
 pub mod search;
 
-use std::collections::HashSet;
+use std::collections::{HashMap, HashSet};
 
 use serde::{Deserialize, Serialize};
 use serde_json::value::RawValue;
+use serde_json::Value;
 
 use super::model::{Decision, Outcome, Reply};
 use crate::protocol::messages::{BlockContent, ContentBlock, MessageParam};
@@ -198,9 +199,11 @@ struct BodySlices<'a> {
 /// The request body as the provider's model reads it (the text its usage counts): `raw` with
 /// each deferred `tools[]` entry reduced — OpenAI: to `{"type", "name", "description"}` (its
 /// parameters wait for a search, whose output then carries the whole definition in the input);
-/// Anthropic: removed, unless a search result of the conversation references it (the provider
-/// expands a reference into the definition). Everything else is the bytes as sent. The body is
-/// cut into slices, never parsed into a tree (a 10,000-tool body is megabytes).
+/// Anthropic: removed from `tools[]`, and a definition a search result references is read where
+/// the reference is (the provider expands it there, in the conversation: `tools[]`, the head of
+/// the cached prefix, stays the same), as a `loaded` list beside the reference. Everything else
+/// is the bytes as sent. `tools` is cut into slices, never parsed into a tree (a 10,000-tool
+/// body is megabytes); only `messages` is, when a search result in it needs expanding.
 pub fn billed_view(protocol: Protocol, raw: &str) -> Result<String, BilledError> {
     let slices: BodySlices<'_> = serde_json::from_str(raw)?;
     let Some(tools) = slices.tools else {
@@ -218,6 +221,7 @@ pub fn billed_view(protocol: Protocol, raw: &str) -> Result<String, BilledError>
         Err(_) => return Ok(raw.to_string()),
     };
     let mut kept = Vec::with_capacity(entries.len());
+    let mut definitions: HashMap<String, Value> = HashMap::new();
     for entry in entries {
         let head: BilledHead = serde_json::from_str(entry.get())?;
         let name = head.name.as_deref().unwrap_or_default();
@@ -232,19 +236,71 @@ pub fn billed_view(protocol: Protocol, raw: &str) -> Result<String, BilledError>
                 description: head.description.as_deref(),
             })?),
             Protocol::AnthropicMessages if loaded.contains(name) => {
-                kept.push(entry.get().to_string())
+                definitions.insert(name.to_string(), serde_json::from_str(entry.get())?);
             }
             Protocol::AnthropicMessages => {}
         }
     }
-    let start = tools.get().as_ptr() as usize - raw.as_ptr() as usize;
-    let end = start + tools.get().len();
-    Ok(format!(
-        "{}[{}]{}",
-        &raw[..start],
-        kept.join(","),
-        &raw[end..]
-    ))
+    let mut pieces = vec![(slice_range(raw, tools), format!("[{}]", kept.join(",")))];
+    if let (Some(messages), false) = (slices.messages, definitions.is_empty()) {
+        pieces.push((
+            slice_range(raw, messages),
+            expanded(messages, &definitions)?,
+        ));
+    }
+    Ok(splice(raw, pieces))
+}
+
+/// Where `part` (a slice of `raw`) sits in `raw`.
+fn slice_range(raw: &str, part: &RawValue) -> std::ops::Range<usize> {
+    let start = part.get().as_ptr() as usize - raw.as_ptr() as usize;
+    start..start + part.get().len()
+}
+
+/// `raw` with each range replaced by its text (ranges do not overlap).
+fn splice(raw: &str, mut pieces: Vec<(std::ops::Range<usize>, String)>) -> String {
+    pieces.sort_by_key(|(range, _)| range.start);
+    let mut out = String::with_capacity(raw.len());
+    let mut at = 0;
+    for (range, text) in pieces {
+        out.push_str(&raw[at..range.start]);
+        out.push_str(&text);
+        at = range.end;
+    }
+    out.push_str(&raw[at..]);
+    out
+}
+
+/// `messages` with the definitions of the tools each search result references beside it, as
+/// `loaded` (a `tool_search_tool_result` block, or a `tool_result` holding `tool_reference`s).
+fn expanded(
+    messages: &RawValue,
+    definitions: &HashMap<String, Value>,
+) -> Result<String, BilledError> {
+    let mut messages: Vec<Value> = serde_json::from_str(messages.get())?;
+    let blocks = messages
+        .iter_mut()
+        .filter_map(|m| m.get_mut("content").and_then(Value::as_array_mut))
+        .flatten();
+    for block in blocks {
+        let references = match block["type"].as_str() {
+            Some("tool_search_tool_result") => block["content"]["tool_references"].clone(),
+            Some("tool_result") => block["content"].clone(),
+            _ => continue,
+        };
+        let loaded: Vec<Value> = references
+            .as_array()
+            .into_iter()
+            .flatten()
+            .filter(|r| r["type"] == "tool_reference")
+            .filter_map(|r| r["tool_name"].as_str())
+            .filter_map(|name| definitions.get(name).cloned())
+            .collect();
+        if !loaded.is_empty() {
+            block["loaded"] = Value::Array(loaded);
+        }
+    }
+    Ok(serde_json::to_string(&messages)?)
 }
 
 /// o200k_base tokens of [`billed_view`]: the `input_tokens` the mock reports for a native request.
@@ -324,7 +380,13 @@ mod tests {
             &billed_view(Protocol::AnthropicMessages, &later.to_string()).unwrap(),
         )
         .unwrap();
-        assert_eq!(view["tools"], json!([search, tool("b")]));
+        // tools[] (the cached head) stays the same; b is read where its reference is.
+        assert_eq!(view["tools"], json!([search]));
+        assert_eq!(
+            view["messages"][1]["content"][1]["loaded"],
+            json!([tool("b")])
+        );
+        assert_eq!(view["messages"][0], later["messages"][0]);
     }
 
     fn call(name: &str) -> Decision {

@@ -20,6 +20,7 @@ use serde_json::Value;
 
 use super::{check, names, Check, ClaimInput};
 use crate::catalog::fake::FAKE_OK;
+use crate::provider::native::billed_input_tokens;
 use crate::provider::JournalRecord;
 
 /// One step of a native turn as a request shows it.
@@ -218,7 +219,38 @@ pub fn v2_nothing_loaded_before_search(input: &ClaimInput<'_>) -> Vec<Check> {
         "every call names a tool a search loaded before it, or one never deferred",
         format!("called before any search loaded it: {}", early.join("; ")),
     ));
+    checks.extend(billed_checks(input));
     checks
+}
+
+/// The provider's usage view: each request billed without the deferred schemas (the mock's
+/// `usage.input_tokens`, against the same view counted again, and below the whole body).
+fn billed_checks(input: &ClaimInput<'_>) -> Vec<Check> {
+    let records: Vec<&Arc<JournalRecord>> = input.lane.observation.all_requests().collect();
+    let mut wrong = Vec::new();
+    for (i, record) in records.iter().enumerate() {
+        let billed = record.input_tokens;
+        let view = billed_input_tokens(record.protocol, &record.raw).ok();
+        let whole = crate::protocol::usage::count_tokens(&record.raw)
+            .ok()
+            .map(|n| n as u64);
+        let fine = matches!((billed, view, whole), (Some(b), Some(v), Some(w)) if b == v && b < w);
+        if !fine {
+            wrong.push(format!(
+                "request {}: billed {}, view {}, whole body {}",
+                i + 1,
+                super::show(billed),
+                super::show(view),
+                super::show(whole)
+            ));
+        }
+    }
+    vec![check(
+        "billed without deferred schemas",
+        !records.is_empty() && wrong.is_empty(),
+        "every request's usage.input_tokens is its count without the deferred schemas, below the whole body's",
+        wrong.join("; "),
+    )]
 }
 
 pub fn v3_deferred_catalogue_stable(input: &ClaimInput<'_>) -> Vec<Check> {
