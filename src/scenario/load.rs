@@ -730,12 +730,11 @@ fn resolve_lane(before: &[Lane], field: Field, lane: LaneFile) -> Checked<Lane> 
                 field.key("tool_search"),
                 "a native lane has no tool_search: the provider searches (remove one of the two)",
             )),
-            (None, None) => {
-                return Err(problem(
-                    field.key("tool_search"),
-                    "missing: false, true or { mode = \"…\" } (or `native` for a native lane)",
-                ))
-            }
+            (None, None) => return Err(problem(
+                field.key("tool_search"),
+                "missing field `tool_search`: false, true or { mode = \"…\" } (or `native` for a \
+                 native lane)",
+            )),
             (Some(tool_search), None) => tool_search,
             (None, Some(_)) => super::native_tool_search(),
         };
@@ -1222,8 +1221,8 @@ mod tests {
         );
         assert_eq!(
             error("stream = true"),
-            "s.toml:18:1: lane \"native\": tool_search: missing: false, true or { mode = \"…\" } \
-             (or `native` for a native lane)"
+            "s.toml:18:1: lane \"native\": tool_search: missing field `tool_search`: false, true \
+             or { mode = \"…\" } (or `native` for a native lane)"
         );
         assert_eq!(
             error("native = { provider = 'openai' }\nopenclaw = { not_applicable = 'x' }"),

@@ -373,7 +373,8 @@ fn cli_rejects_an_unknown_mode_with_exit_two() {
     assert_eq!(out.status.code(), Some(2));
     assert_eq!(
         String::from_utf8_lossy(&out.stderr),
-        "error: --modes: unknown mode \"magic\"; known: direct, code, tools, directory\n"
+        "error: --modes: unknown mode \"magic\"; known: direct, code, tools, directory, \
+         native-openai, native-anthropic\n"
     );
 }
 

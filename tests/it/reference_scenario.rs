@@ -68,11 +68,31 @@ async fn every_claim_holds_with_exact_figures() {
             ("P1", "code"),
             ("P1", "directory"),
             ("P1", "batch"),
+            ("P1", "native-openai"),
+            ("P1", "native-openai-client"),
+            ("P1", "native-anthropic"),
+            ("P1", "native-anthropic-regex"),
             ("T1", "direct"),
             ("T1", "tools"),
             ("T1", "code"),
             ("T1", "directory"),
             ("T1", "batch"),
+            ("T1", "native-openai"),
+            ("T1", "native-openai-client"),
+            ("T1", "native-anthropic"),
+            ("T1", "native-anthropic-regex"),
+            ("V1", "native-openai"),
+            ("V1", "native-openai-client"),
+            ("V1", "native-anthropic"),
+            ("V1", "native-anthropic-regex"),
+            ("V2", "native-openai"),
+            ("V2", "native-openai-client"),
+            ("V2", "native-anthropic"),
+            ("V2", "native-anthropic-regex"),
+            ("V3", "native-openai"),
+            ("V3", "native-openai-client"),
+            ("V3", "native-anthropic"),
+            ("V3", "native-anthropic-regex"),
         ]
     );
 
@@ -189,7 +209,7 @@ async fn two_runs_give_identical_figures_and_claims() {
     let Value::Object(lanes) = &strip(&a)["scenarios"][0]["lanes"] else {
         panic!("lanes")
     };
-    assert_eq!(lanes.len(), 5);
+    assert_eq!(lanes.len(), 9);
 }
 
 /// What the product profile declares in a Tool Search lane: OpenClaw 2026.9.6's always-declared

@@ -31,6 +31,12 @@ fn declared_with(controls: &[&str]) -> Value {
     json!(names)
 }
 
+/// The reference scenario's native lanes.
+const NO: &str = "native-openai";
+const NOC: &str = "native-openai-client";
+const NA: &str = "native-anthropic";
+const NAR: &str = "native-anthropic-regex";
+
 #[tokio::test]
 async fn the_reference_scenario_holds_under_the_upstream_surface() {
     let report = reference_report(UPSTREAM).await;
@@ -57,8 +63,18 @@ async fn the_reference_scenario_holds_under_the_upstream_surface() {
         ("I1", &["batch"]),
         ("E1", &["direct", "tools"]),
         ("L1", &["direct", "tools", "directory", "batch"]),
-        ("P1", &["direct", "tools", "directory", "batch"]),
-        ("T1", &["direct", "tools", "directory", "batch"]),
+        (
+            "P1",
+            &["direct", "tools", "directory", "batch", NO, NOC, NA, NAR],
+        ),
+        (
+            "T1",
+            &["direct", "tools", "directory", "batch", NO, NOC, NA, NAR],
+        ),
+        // The native lanes do not use the surface's bridge: they hold there too.
+        ("V1", &[NO, NOC, NA, NAR]),
+        ("V2", &[NO, NOC, NA, NAR]),
+        ("V3", &[NO, NOC, NA, NAR]),
     ] {
         want.extend(lanes.iter().map(|lane| (claim, *lane, true)));
     }
@@ -72,7 +88,7 @@ async fn the_reference_scenario_holds_under_the_upstream_surface() {
 
     let json = serde_json::to_value(scenario).unwrap();
     let lanes = &json["lanes"];
-    assert_eq!(lanes.as_object().unwrap().len(), 4);
+    assert_eq!(lanes.as_object().unwrap().len(), 8);
     assert_eq!(lanes["direct"]["providerDeclaredToolCount"], 79);
     assert_eq!(
         lanes["direct"]["providerPlannedTools"],
@@ -201,7 +217,7 @@ fn the_suite_command_passes_on_the_upstream_profile() {
     assert_eq!(scenario["profile"], UPSTREAM);
     assert_eq!(scenario["notApplicable"][0]["lane"], "code");
     let claims = scenario["claims"].as_array().unwrap();
-    assert_eq!(claims.len(), 39);
+    assert_eq!(claims.len(), 59);
     assert!(claims.iter().all(|c| c["ok"] == true), "{claims:#?}");
 }
 
