@@ -110,9 +110,11 @@ fn turn_requests(requests: usize, reached_target: bool) -> String {
 
 /// The gateways' fallback notes, then every cell the product refused.
 fn fallback_notes(report: &CompareReport) -> Vec<String> {
+    // A native cell's surface note says what the native row is, which the native lines do.
     let mut notes: Vec<String> = report
         .cells
         .iter()
+        .filter(|c| c.mode.native().is_none())
         .flat_map(|c| {
             c.notes
                 .iter()

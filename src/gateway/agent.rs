@@ -109,7 +109,12 @@ async fn run_turn_inner(
             state.seeded(Fault::CatalogueNotDeferred),
         )
     });
-    log_surface(log, &surface, state.seeded(Fault::SurfaceMiscount))?;
+    log_surface(
+        log,
+        &surface,
+        native.as_ref(),
+        state.seeded(Fault::SurfaceMiscount),
+    )?;
     for message in &start.messages {
         log.append(SessionRecord::Message(MessageRecord::text(
             role_of(message),
@@ -764,16 +769,33 @@ fn request_figures(
 }
 
 /// The `surface` record; `miscount` is the [`Fault::SurfaceMiscount`] seed.
-fn log_surface(log: &SessionWriter, surface: &Surface, miscount: bool) -> std::io::Result<()> {
+/// A native turn logs what it declares in full (the visible tools; its catalogue goes deferred,
+/// beside the provider's search tool, which a note names) instead of the planned bridge.
+fn log_surface(
+    log: &SessionWriter,
+    surface: &Surface,
+    native: Option<&NativeTools>,
+    miscount: bool,
+) -> std::io::Result<()> {
     let telemetry = surface.run.as_ref().map(|r| r.telemetry());
-    let declared = surface.declared_names();
+    let (declared, notes) = match native {
+        Some(native) => (
+            native.visible.iter().map(|d| d.name.clone()).collect(),
+            vec![format!(
+                "native search: {} {} search over the catalogue, sent deferred",
+                native.settings.provider.as_str(),
+                native.settings.search.as_str()
+            )],
+        ),
+        None => (surface.declared_names(), surface.notes.clone()),
+    };
     log.append(SessionRecord::Surface(SurfaceRecord {
         mode: Some(surface.mode),
         declared_tool_count: Some(declared.len() + usize::from(miscount)),
         declared_tools: Some(declared),
         catalog_size: Some(telemetry.as_ref().map(|t| t.catalog_size).unwrap_or(0)),
         sources: telemetry.map(|t| t.sources),
-        notes: Some(surface.notes.clone()),
+        notes: Some(notes),
         unrecorded: None,
     }))
 }

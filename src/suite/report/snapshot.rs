@@ -173,7 +173,7 @@ fn patterns_for(temp: &Path) -> Vec<(Regex, &'static str)> {
         ),
         (format!(r"(?:{temps})/[A-Za-z0-9._-]+"), "[tmp]"),
         (
-            r"\b(resp|msg|fc|call)_[0-9a-f]{16,}\b".to_string(),
+            r"\b(resp|msg|fc|call|srvtoolu|toolu|tsc|tso)_[0-9a-f]{16,}\b".to_string(),
             "${1}_[id]",
         ),
     ]
@@ -260,6 +260,11 @@ mod tests {
         assert_eq!(
             redact("call_1 fc_2 FAKE_PLUGIN_OK"),
             "call_1 fc_2 FAKE_PLUGIN_OK"
+        );
+        // The native protocols' ids: Anthropic's tool uses, OpenAI's search items.
+        assert_eq!(
+            redact("srvtoolu_0123456789abcdef toolu_0123456789abcdef tsc_0123456789abcdef tso_0123456789abcdef"),
+            "srvtoolu_[id] toolu_[id] tsc_[id] tso_[id]"
         );
     }
 
