@@ -288,7 +288,11 @@ async fn run_turn_inner(
                 .history
                 .extend(input[turn_from..].iter().cloned());
             if !text.is_empty() {
-                conversation.history.push(json!({ "type": "message", "role": "assistant", "content": [{ "type": "output_text", "text": text }] }));
+                // The answer as an input message (the SDK's `EasyInputMessageParam`: an
+                // assistant's `output_text` parts would need the output item's id and status).
+                conversation
+                    .history
+                    .push(json!({ "type": "message", "role": "assistant", "content": text }));
             }
             conversation.pending = None;
             finished = Some((text, Vec::new()));

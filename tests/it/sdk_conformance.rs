@@ -327,6 +327,38 @@ async fn drive_anthropic(provider: &MockProvider) {
     assert_eq!(post(&url, &refused).await.0, 400);
 }
 
+/// The reference scenario's native lanes of `protocol`, run on the embedded gateway against
+/// `provider`: the requests the gateway sends (and the mock's replies) go through the same
+/// strict check. Returns how many provider requests they made.
+async fn drive_gateway(provider: &MockProvider, protocol: &str) -> usize {
+    use toolsearch_qa::config::NativeProvider;
+    let scenario = toolsearch_qa::compare::reference_scenario().unwrap();
+    let wanted = match protocol {
+        "openai-responses" => NativeProvider::Openai,
+        _ => NativeProvider::Anthropic,
+    };
+    let lanes: Vec<_> = scenario
+        .lanes
+        .iter()
+        .filter(|l| l.native.is_some_and(|n| n.provider == wanted))
+        .collect();
+    assert_eq!(lanes.len(), 2, "two native lanes per provider");
+    let before = provider.journal().cursor();
+    for lane in lanes {
+        let observation = toolsearch_qa::suite::lane::run_lane(
+            &toolsearch_qa::targets::EmbeddedTarget,
+            &scenario,
+            lane,
+            &provider.base_url(),
+            &provider.journal(),
+        )
+        .await
+        .unwrap();
+        assert_eq!(observation.status, 200, "{}", lane.name);
+    }
+    (provider.journal().cursor() - before) as usize
+}
+
 async fn native_conformance(protocol: &str, env: &str, install_dir: &str, installer: &str) {
     let Some(python) = sdk_interpreter(env, install_dir, installer) else {
         eprintln!("sdk_conformance: {protocol} not run — no SDK; run {installer} or set {env}");
@@ -339,6 +371,7 @@ async fn native_conformance(protocol: &str, env: &str, install_dir: &str, instal
         "openai-responses" => drive_openai(&provider).await,
         _ => drive_anthropic(&provider).await,
     }
+    let from_gateway = drive_gateway(&provider, protocol).await;
     let envelopes = envelopes(&provider, protocol);
     let stdin = serde_json::to_string(&envelopes).unwrap();
     let (python, protocol_owned) = (python.clone(), protocol.to_string());
@@ -347,9 +380,17 @@ async fn native_conformance(protocol: &str, env: &str, install_dir: &str, instal
             .await
             .unwrap();
     eprintln!("sdk_conformance: {protocol} strict: {summary}");
-    // Six exchanges, one refused: five requests and six replies.
-    assert_eq!(summary["documents"], 11, "{summary}");
-    assert_eq!(envelopes.len(), 11);
+    // Six exchanges, one refused: five requests and six replies; then each of the gateway's
+    // requests (both turns of both lanes) and its reply.
+    let gateway_requests = match protocol {
+        // Hosted: search-and-call, answer; client: search, call, answer — each turn searches
+        // again (the mock loads for the turn), so the follow-up turns take as many.
+        "openai-responses" => 2 + 2 + 3 + 3,
+        _ => 2 + 2 + 2 + 2,
+    };
+    assert_eq!(from_gateway, gateway_requests);
+    assert_eq!(summary["documents"], 11 + 2 * gateway_requests, "{summary}");
+    assert_eq!(envelopes.len(), 11 + 2 * gateway_requests);
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
