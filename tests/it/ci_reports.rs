@@ -93,9 +93,9 @@ fn junit_has_one_case_per_scenario_lane_and_claim_and_the_report_dir_is_written(
         junit_cases(&std::fs::read_to_string(&junit).unwrap())
             .into_iter()
             .partition(|c| c.1 == format!("{REFERENCE}.snapshots"));
-    // One passing case per snapshot compared (five lanes, provider and session each, and the
+    // One passing case per snapshot compared (nine lanes, provider and session each, and the
     // non-model views of the three lanes I1 and E1 are named on).
-    assert_eq!(snapshot_cases.len(), 13, "{snapshot_cases:?}");
+    assert_eq!(snapshot_cases.len(), 21, "{snapshot_cases:?}");
     assert!(
         snapshot_cases.iter().all(|c| c.2.is_none()),
         "{snapshot_cases:?}"
@@ -166,7 +166,7 @@ fn a_wrong_expectation_fails_with_exit_1_and_junit_carries_expected_and_actual()
         .output()
         .unwrap();
     assert_eq!(out.status.code(), Some(1), "{}", stderr_of(&out));
-    assert!(String::from_utf8_lossy(&out.stdout).ends_with("47 passed, 1 failed\n"));
+    assert!(String::from_utf8_lossy(&out.stdout).ends_with("67 passed, 1 failed\n"));
     let cases = junit_cases(&std::fs::read_to_string(&junit).unwrap());
     let failed: Vec<_> = cases.iter().filter(|c| c.2.is_some()).collect();
     assert_eq!(failed.len(), 1, "{cases:?}");
@@ -265,9 +265,19 @@ fn a_provider_that_is_not_there_exits_3_with_one_line() {
     assert_eq!(out.status.code(), Some(3), "{}", stderr_of(&out));
     let stderr = stderr_of(&out);
     // One line per lane; every lane still appears in the report on stdout.
-    assert_eq!(stderr.lines().count(), 5, "{stderr}");
+    assert_eq!(stderr.lines().count(), 9, "{stderr}");
     let stdout = String::from_utf8_lossy(&out.stdout);
-    for lane in ["direct", "tools", "code", "directory", "batch"] {
+    for lane in [
+        "direct",
+        "tools",
+        "code",
+        "directory",
+        "batch",
+        "native-openai",
+        "native-openai-client",
+        "native-anthropic",
+        "native-anthropic-regex",
+    ] {
         assert!(stdout.contains(&format!("ERROR lane {lane}: ")), "{stdout}");
     }
     assert!(
@@ -312,7 +322,7 @@ async fn both_targets_side_by_side_fit_the_terminal_and_every_report_file_covers
     let text = side_by_side(&reports);
     let widest = text.lines().map(|l| l.chars().count()).max().unwrap();
     assert!(widest <= 100, "a line of {widest} columns:\n{text}");
-    assert!(text.ends_with("96 passed, 0 failed\n"), "{text}");
+    assert!(text.ends_with("136 passed, 0 failed\n"), "{text}");
     // The direct lane's claims, all passing (the cell wraps before "pass").
     let claims = text
         .find("C1 C3 C6 D1 N1 E1 L1 P1 T1")

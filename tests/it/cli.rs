@@ -34,7 +34,7 @@ fn suite_json_passes_with_exit_zero() {
     let scenario = &json["scenarios"][0];
     assert_eq!(scenario["scenario"], "tool-search-gateway-e2e");
     assert_eq!(scenario["targetTool"], "fake_plugin_tool_17");
-    assert_eq!(scenario["claims"].as_array().unwrap().len(), 48);
+    assert_eq!(scenario["claims"].as_array().unwrap().len(), 68);
     assert!(scenario["claims"]
         .as_array()
         .unwrap()
@@ -51,7 +51,7 @@ fn table_output_ends_with_the_count_line() {
         .stdout(predicate::str::contains(
             "FAKE_PLUGIN_OK fake_plugin_tool_17",
         ))
-        .stdout(predicate::str::ends_with("48 passed, 0 failed\n"));
+        .stdout(predicate::str::ends_with("68 passed, 0 failed\n"));
 }
 
 #[test]

@@ -230,7 +230,7 @@ async fn full_input_history_continues_to_the_final_answer_on_every_lane() {
         assert!(
             history
                 .raw
-                .contains("\"text\":\"FAKE_PLUGIN_OK pick_file\""),
+                .contains("\"role\":\"assistant\",\"content\":\"FAKE_PLUGIN_OK pick_file\""),
             "{lane}"
         );
     }

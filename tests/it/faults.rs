@@ -219,7 +219,17 @@ async fn each_fault_is_an_infrastructure_error_of_the_harness() {
         let lanes: Vec<&str> = scenario.errors.iter().map(|e| e.lane.as_str()).collect();
         assert_eq!(
             lanes,
-            ["direct", "tools", "code", "directory", "batch"],
+            [
+                "direct",
+                "tools",
+                "code",
+                "directory",
+                "batch",
+                "native-openai",
+                "native-openai-client",
+                "native-anthropic",
+                "native-anthropic-regex"
+            ],
             "{}",
             fault.name
         );

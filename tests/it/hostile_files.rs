@@ -274,7 +274,7 @@ fn changed_reference_snapshots(dir: &Path) -> String {
         .filter(|n| n.starts_with("tool-search-gateway-e2e__") && n.ends_with(".snap"))
         .collect();
     names.sort();
-    assert_eq!(names.len(), 13);
+    assert_eq!(names.len(), 21);
     for name in &names {
         std::fs::copy(committed.join(name), copy.join(name)).unwrap();
     }
@@ -414,7 +414,7 @@ fn junit_creates_its_folder_as_the_report_dir_does_and_carries_the_lane_times() 
         "{xml}"
     );
     assert!(
-        xml.contains("<testsuites name=\"toolsearch-qa\" tests=\"48\"")
+        xml.contains("<testsuites name=\"toolsearch-qa\" tests=\"68\"")
             && xml[..xml.find("<testsuite ").unwrap()]
                 .contains(&format!("time=\"{}\"", seconds(total))),
         "{xml}"

@@ -119,9 +119,21 @@ impl Redactor {
         }
     }
 
-    /// A JSON value with every string redacted (through its text).
+    /// A JSON value with every string (and key) redacted, one by one: numbers and structure
+    /// stay as they are. (Redacting the JSON text whole could turn a number into text such as
+    /// `[epoch-ms]` and leave no JSON to read; then nothing was redacted, and the outline's
+    /// sizes counted the machine's kernel, paths and ids.)
     fn apply_json(&self, value: &Value) -> Value {
-        serde_json::from_str(&self.apply(&value.to_string())).unwrap_or_else(|_| value.clone())
+        match value {
+            Value::String(text) => Value::String(self.apply(text)),
+            Value::Array(items) => Value::Array(items.iter().map(|v| self.apply_json(v)).collect()),
+            Value::Object(map) => Value::Object(
+                map.iter()
+                    .map(|(k, v)| (self.apply(k), self.apply_json(v)))
+                    .collect(),
+            ),
+            other => other.clone(),
+        }
     }
 
     fn apply(&self, text: &str) -> String {
@@ -245,6 +257,18 @@ pub fn write_pending(dir: &Path, name: &str, content: &str) -> std::io::Result<P
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn a_json_value_is_redacted_string_by_string_and_keeps_its_numbers() {
+        let redactor = Redactor::new(&[(r"host=[^ |]+".into(), "host=[host]".into())]);
+        let body = serde_json::json!({"created": 1764440000000u64,
+            "input": [{"text": "host=vm | at 127.0.0.1:40123", "n": 3}]});
+        assert_eq!(
+            redactor.apply_json(&body),
+            serde_json::json!({"created": 1764440000000u64,
+                "input": [{"text": "host=[host] | at 127.0.0.1:[port]", "n": 3}]})
+        );
+    }
 
     #[test]
     fn redacts_only_volatile_values() {
