@@ -314,7 +314,9 @@ struct CompareArgs {
     /// Catalogue sizes, comma-separated.
     #[arg(long, default_value = "36,100,1000,10000")]
     sizes: String,
-    /// Modes, comma-separated (direct, code, tools, directory).
+    /// Modes, comma-separated: the gateway's (direct, code, tools, directory) and the
+    /// providers' own tool search over the catalogue sent deferred (native-openai,
+    /// native-anthropic; embedded target only, the mock provider's search standing in).
     #[arg(long, default_value = "direct,code,tools,directory")]
     modes: String,
     /// The surface the embedded gateway shows: a built-in profile (default: the newest captured

@@ -120,7 +120,7 @@ fn junit_has_one_case_per_scenario_lane_and_claim_and_the_report_dir_is_written(
         })
         .collect();
     assert_eq!(cases, from_summary);
-    assert_eq!(cases.len(), 48);
+    assert_eq!(cases.len(), 68);
     let per_lane = |lane: &str| {
         cases
             .iter()
@@ -133,9 +133,12 @@ fn junit_has_one_case_per_scenario_lane_and_claim_and_the_report_dir_is_written(
             per_lane("tools"),
             per_lane("code"),
             per_lane("directory"),
-            per_lane("batch")
+            per_lane("batch"),
+            per_lane("native-openai"),
+            per_lane("native-anthropic-regex")
         ),
-        (9, 10, 9, 9, 11)
+        // A native lane: V1, V2, V3, P1 and T1.
+        (9, 10, 9, 9, 11, 5, 5)
     );
     let markdown = std::fs::read_to_string(reports.join("report.md")).unwrap();
     assert!(markdown.contains(REFERENCE), "{markdown}");
@@ -323,12 +326,13 @@ async fn both_targets_side_by_side_fit_the_terminal_and_every_report_file_covers
     let widest = text.lines().map(|l| l.chars().count()).max().unwrap();
     assert!(widest <= 100, "a line of {widest} columns:\n{text}");
     assert!(text.ends_with("136 passed, 0 failed\n"), "{text}");
-    // The direct lane's claims, all passing (the cell wraps before "pass").
+    // The direct lane's claims, all passing (the cell wraps, the long native lane names making
+    // the lane column wider).
     let claims = text
-        .find("C1 C3 C6 D1 N1 E1 L1 P1 T1")
-        .expect("the direct lane's claims");
+        .find("C1 C3 C6 D1 N1 E1 L1")
+        .unwrap_or_else(|| panic!("the direct lane's claims:\n{text}"));
     let next_line = text[claims..].lines().nth(1).unwrap();
-    assert!(next_line.contains(" pass "), "{text}");
+    assert!(next_line.contains(" P1 T1 pass "), "{text}");
     let dir = tempfile::tempdir().unwrap();
     let junit = dir.path().join("junit.xml");
     let report_dir = dir.path().join("reports");
@@ -352,7 +356,7 @@ async fn both_targets_side_by_side_fit_the_terminal_and_every_report_file_covers
             .as_array()
             .unwrap()
             .len(),
-        48
+        68
     );
     let markdown = std::fs::read_to_string(report_dir.join("report.md")).unwrap();
     assert_eq!(markdown.matches("# toolsearch-qa report").count(), 2);

@@ -96,7 +96,13 @@ fn snapshots(report: &SuiteReport) -> Vec<(String, String)> {
 
 #[tokio::test]
 async fn streaming_lanes_give_the_same_claims_and_snapshots() {
-    let plain = run_suite(&EmbeddedTarget, &reference()).await.unwrap();
+    // Every lane plain (the reference's `native-anthropic-regex` streams of its own), then
+    // every lane streamed.
+    let mut plain = reference();
+    for lane in &mut plain[0].lanes {
+        lane.stream = false;
+    }
+    let plain = run_suite(&EmbeddedTarget, &plain).await.unwrap();
     let mut streaming = reference();
     for lane in &mut streaming[0].lanes {
         lane.stream = true;

@@ -91,13 +91,13 @@ fn a_changed_snapshot_is_red_in_every_report() {
     let (stdout, code, summary, junit, markdown) = run_reference(snapshots.path(), &[]);
     assert_eq!(code, Some(1), "{stdout}");
     assert!(
-        stdout.ends_with("\n48 passed, 0 failed, 1 snapshot changed\n"),
+        stdout.ends_with("\n68 passed, 0 failed, 1 snapshot changed\n"),
         "{stdout}"
     );
     assert_eq!(summary["ok"], false);
     assert_eq!(summary["outcome"], "failed");
     assert_eq!(summary["verdict"]["snapshots"]["changed"], 1);
-    assert_eq!(summary["verdict"]["snapshots"]["same"], 12);
+    assert_eq!(summary["verdict"]["snapshots"]["same"], 20);
     assert_eq!(summary["scenarios"][0]["ok"], false);
     assert_eq!(junit_failures(&junit), "1", "{junit}");
     assert!(
@@ -108,7 +108,7 @@ fn a_changed_snapshot_is_red_in_every_report() {
     );
     assert!(junit.contains("message=\"snapshot changed\""), "{junit}");
     assert!(
-        markdown.contains("result: **FAIL** · 48 passed, 0 failed, 1 snapshot changed"),
+        markdown.contains("result: **FAIL** · 68 passed, 0 failed, 1 snapshot changed"),
         "{markdown}"
     );
     assert!(
@@ -128,7 +128,7 @@ fn a_missing_snapshot_is_red_in_every_report() {
     let (stdout, code, summary, junit, markdown) = run_reference(snapshots.path(), &[]);
     assert_eq!(code, Some(1), "{stdout}");
     assert!(
-        stdout.ends_with("\n48 passed, 0 failed, 1 snapshot missing\n"),
+        stdout.ends_with("\n68 passed, 0 failed, 1 snapshot missing\n"),
         "{stdout}"
     );
     assert_eq!(summary["verdict"]["snapshots"]["missing"], 1);
@@ -143,7 +143,7 @@ fn update_snapshots_fails_while_a_snapshot_waits_for_review() {
     let snapshots = reference_snapshots();
     let (stdout, code, _, _, _) = run_reference(snapshots.path(), &["--update-snapshots"]);
     assert_eq!(code, Some(0), "{stdout}");
-    assert!(stdout.ends_with("\n48 passed, 0 failed\n"), "{stdout}");
+    assert!(stdout.ends_with("\n68 passed, 0 failed\n"), "{stdout}");
     let pending = |dir: &Path| {
         std::fs::read_dir(dir)
             .unwrap()
@@ -163,7 +163,7 @@ fn update_snapshots_fails_while_a_snapshot_waits_for_review() {
         run_reference(snapshots.path(), &["--update-snapshots"]);
     assert_eq!(code, Some(1), "{stdout}");
     assert!(
-        stdout.ends_with("\n48 passed, 0 failed, 2 snapshots pending review\n"),
+        stdout.ends_with("\n68 passed, 0 failed, 2 snapshots pending review\n"),
         "{stdout}"
     );
     assert_eq!(pending(snapshots.path()), 2);
@@ -260,7 +260,7 @@ async fn findings_of_a_lane_that_errored_are_unjudged() {
             verdict.findings.unjudged,
             verdict.lane_errors
         ),
-        (0, 1, 5)
+        (0, 1, 9)
     );
     assert_eq!(
         (verdict.outcome(), verdict.exit_code()),
@@ -271,7 +271,7 @@ async fn findings_of_a_lane_that_errored_are_unjudged() {
     assert!(!table.contains("remove the entry"), "{table}");
     assert!(
         table.ends_with(
-            "0 passed, 0 failed, 1 accepted finding unjudged (its lane errored), 5 lanes errored\n"
+            "0 passed, 0 failed, 1 accepted finding unjudged (its lane errored), 9 lanes errored\n"
         ),
         "{table}"
     );
@@ -298,7 +298,7 @@ async fn accepted_findings_never_hide_a_missing_snapshot() {
     let none = Expectations::parse("", "e.toml", &known).unwrap();
     report.record_findings(&none, &scenarios);
     let verdict = report.verdict();
-    assert_eq!(verdict.snapshots.missing, 13);
+    assert_eq!(verdict.snapshots.missing, 21);
     assert_eq!(verdict.outcome(), Outcome::Failed);
     let summary: Value = serde_json::from_str(&report.to_json()).unwrap();
     assert_eq!(
@@ -336,5 +336,5 @@ fn the_reference_run_matches_its_snapshots_under_another_tmpdir() {
         .unwrap();
     let stdout = String::from_utf8_lossy(&out.stdout);
     assert_eq!(out.status.code(), Some(0), "{stdout}{}", stderr_of(&out));
-    assert!(stdout.ends_with("\n48 passed, 0 failed\n"), "{stdout}");
+    assert!(stdout.ends_with("\n68 passed, 0 failed\n"), "{stdout}");
 }
