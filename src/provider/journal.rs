@@ -43,6 +43,13 @@ impl From<String> for RawText {
     }
 }
 
+/// Shares the text (a reply the mock sent keeps one copy for the wire and the journal).
+impl From<Arc<str>> for RawText {
+    fn from(text: Arc<str>) -> Self {
+        RawText(text)
+    }
+}
+
 impl From<&str> for RawText {
     fn from(text: &str) -> Self {
         RawText(text.into())
@@ -182,7 +189,8 @@ pub struct JournalRecord {
     pub input_tokens: Option<u64>,
     /// Which API the request spoke.
     pub protocol: Protocol,
-    /// The reply as sent: the JSON body (an error's too), or the event-stream text.
+    /// The reply as sent: the JSON body (an error's too), or the event-stream text — for native
+    /// requests and refusals (a plain answer's is not kept: it can echo megabytes of tools).
     #[serde(skip_serializing_if = "Option::is_none")]
     pub reply: Option<RawText>,
 }

@@ -128,7 +128,9 @@ impl Router {
         let stream = view.stream;
         let reply = decision.reply.clone();
         let response = response_for(&text, &model, echo, &reply);
-        self.send_response(raw, parsed, decision, response, stream)
+        // A plain answer's reply is not kept: nobody reads it back, and at 10,000 tools it
+        // echoes megabytes of declarations (compare's memory bound).
+        self.send_response(raw, parsed, decision, response, stream, false)
     }
 
     /// A Responses request with provider-native tool search.
@@ -149,12 +151,14 @@ impl Router {
                 decision,
                 Ok::<_, std::convert::Infallible>(response),
                 view.stream,
+                true,
             ),
             Err(e) => error_reply(500, ErrorBody::new("server_error", e.to_string())),
         }
     }
 
-    /// Journals the request with its reply and sends the reply (JSON, or the event stream).
+    /// Journals the request (with its reply when `keep_reply`: the native answers the strict SDK
+    /// check reads back) and sends the reply (JSON, or the event stream).
     fn send_response<E: std::fmt::Display>(
         &self,
         raw: &[u8],
@@ -162,6 +166,7 @@ impl Router {
         decision: Decision,
         response: Result<ResponseObject, E>,
         stream: bool,
+        keep_reply: bool,
     ) -> Reply {
         let reply = match &response {
             Ok(response) if stream => Reply::new(200)
@@ -181,7 +186,7 @@ impl Router {
         let answered = Answered {
             protocol: Protocol::OpenaiResponses,
             input_tokens,
-            reply: reply.body(),
+            reply: keep_reply.then(|| reply.body()),
         };
         self.journal
             .push_with(|cursor| record(cursor, raw, parsed, decision, answered));
@@ -222,7 +227,7 @@ impl Router {
         let answered = Answered {
             protocol: Protocol::AnthropicMessages,
             input_tokens: Some(message.usage.input_tokens),
-            reply: reply.body(),
+            reply: Some(reply.body()),
         };
         self.journal
             .push_with(|cursor| record(cursor, raw, &view.parsed, decision, answered));
@@ -265,7 +270,7 @@ fn echo_of(raw: &[u8]) -> Result<RequestEcho, ErrorBody> {
 struct Answered {
     protocol: Protocol,
     input_tokens: Option<u64>,
-    reply: String,
+    reply: Option<std::sync::Arc<str>>,
 }
 
 fn record(
@@ -298,11 +303,16 @@ fn record(
         outcome: decision.outcome.as_str().to_string(),
         input_tokens: answered.input_tokens,
         protocol: answered.protocol,
-        reply: Some(RawText::from(answered.reply)),
+        reply: answered.reply.map(RawText::from),
     }
 }
 
-fn invalid_record(cursor: u64, raw: &[u8], protocol: Protocol, reply: String) -> JournalRecord {
+fn invalid_record(
+    cursor: u64,
+    raw: &[u8],
+    protocol: Protocol,
+    reply: std::sync::Arc<str>,
+) -> JournalRecord {
     JournalRecord {
         cursor,
         raw: raw_text(raw),

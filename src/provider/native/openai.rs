@@ -86,6 +86,11 @@ pub struct NativeRequest<'a> {
 /// `tool_search` tool nor a deferred function (today's path answers it), a refusal when it
 /// breaks the rules.
 pub fn read(raw: &str) -> Result<Option<NativeRequest<'_>>, Refusal> {
+    // A body that names neither can declare neither: a plain request (megabytes at 10,000
+    // tools) is not read a second time for its tools.
+    if !raw.contains("\"tool_search\"") && !raw.contains("\"defer_loading\"") {
+        return Ok(None);
+    }
     let malformed = |e: serde_json::Error| Refusal::new(None, format!("malformed request: {e}"));
     let slices: Slices<'_> = serde_json::from_str(raw).map_err(malformed)?;
     let entries: Vec<&RawValue> = match slices.tools {
