@@ -270,17 +270,7 @@ fn a_provider_that_is_not_there_exits_3_with_one_line() {
     // One line per lane; every lane still appears in the report on stdout.
     assert_eq!(stderr.lines().count(), 9, "{stderr}");
     let stdout = String::from_utf8_lossy(&out.stdout);
-    for lane in [
-        "direct",
-        "tools",
-        "code",
-        "directory",
-        "batch",
-        "native-openai",
-        "native-openai-client",
-        "native-anthropic",
-        "native-anthropic-regex",
-    ] {
+    for lane in crate::common::REFERENCE_LANES {
         assert!(stdout.contains(&format!("ERROR lane {lane}: ")), "{stdout}");
     }
     assert!(

@@ -15,6 +15,19 @@ pub fn tools_config(provider: Value) -> Value {
 }
 
 /// The event types of a streamed text reply, in order (a tool call's stream has its own).
+/// The reference scenario's lanes, in file order (the last four native).
+pub const REFERENCE_LANES: [&str; 9] = [
+    "direct",
+    "tools",
+    "code",
+    "directory",
+    "batch",
+    "native-openai",
+    "native-openai-client",
+    "native-anthropic",
+    "native-anthropic-regex",
+];
+
 pub const TEXT_REPLY_EVENTS: [&str; 9] = [
     "response.created",
     "response.in_progress",

@@ -217,22 +217,7 @@ async fn each_fault_is_an_infrastructure_error_of_the_harness() {
         let scenario = &report.scenarios[0];
         // Every lane is reported as an error of its own; none becomes a claim verdict.
         let lanes: Vec<&str> = scenario.errors.iter().map(|e| e.lane.as_str()).collect();
-        assert_eq!(
-            lanes,
-            [
-                "direct",
-                "tools",
-                "code",
-                "directory",
-                "batch",
-                "native-openai",
-                "native-openai-client",
-                "native-anthropic",
-                "native-anthropic-regex"
-            ],
-            "{}",
-            fault.name
-        );
+        assert_eq!(lanes, crate::common::REFERENCE_LANES, "{}", fault.name);
         assert!(scenario.claims.is_empty(), "{}", fault.name);
         let want = format!(
             "scenario tool-search-gateway-e2e lane direct: the gateway answered HTTP 502: provider at {}/v1/responses {}",

@@ -20,21 +20,11 @@ const SDK_ENV: &str = "TOOLSEARCH_QA_OPENAI_SDK";
 const SDK_VERSION: &str = "3.57.0";
 
 fn interpreter() -> Option<PathBuf> {
-    if let Ok(path) = std::env::var(SDK_ENV) {
-        let path = PathBuf::from(path);
-        assert!(
-            path.exists(),
-            "{SDK_ENV}={} does not exist; run scripts/install-openai-sdk.sh",
-            path.display()
-        );
-        return Some(path);
-    }
-    let cache = std::env::var("TOOLSEARCH_QA_CACHE")
-        .map(PathBuf::from)
-        .or_else(|_| std::env::var("HOME").map(|h| PathBuf::from(h).join(".cache/toolsearch-qa")))
-        .ok()?;
-    let path = cache.join(format!("openai-sdk-{SDK_VERSION}/bin/python"));
-    path.exists().then_some(path)
+    sdk_interpreter(
+        SDK_ENV,
+        &format!("openai-sdk-{SDK_VERSION}"),
+        "scripts/install-openai-sdk.sh",
+    )
 }
 
 /// A gateway config with the client-target scenario's catalogue, for one lane.

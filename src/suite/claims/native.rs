@@ -19,7 +19,6 @@ use serde_json::value::RawValue;
 use serde_json::Value;
 
 use super::{check, names, Check, ClaimInput};
-use crate::catalog::fake::FAKE_OK;
 use crate::provider::native::billed_input_tokens;
 use crate::provider::JournalRecord;
 
@@ -120,47 +119,32 @@ fn last_of_turn<'a>(input: &'a ClaimInput<'a>) -> Option<&'a Arc<JournalRecord>>
 }
 
 pub fn v1_target_found_and_called(input: &ClaimInput<'_>) -> Vec<Check> {
-    let target = input.tool();
-    let figures = &input.lane.figures;
-    let text = &figures.gateway_output_text;
-    let want = format!("{FAKE_OK} {target}");
+    let target = &input.scenario.target_tool;
     let steps = last_of_turn(input)
         .and_then(|r| read(r))
         .map(|r| r.steps)
         .unwrap_or_default();
     let loaded_at = steps
         .iter()
-        .position(|s| matches!(s, Step::Loaded(names) if names.iter().any(|n| n == target)));
+        .position(|s| matches!(s, Step::Loaded(names) if names.contains(target)));
     let called_at = steps
         .iter()
         .position(|s| matches!(s, Step::Called(name) if name == target));
     let shown: Vec<String> = steps.iter().map(show_step).collect();
-    vec![
-        check(
-            "status",
-            figures.status == 200,
-            "gateway HTTP 200",
-            format!("HTTP {}", figures.status),
-        ),
-        check(
-            "search loaded the target",
-            loaded_at.is_some(),
-            format!("a search result of the turn loads {target}"),
-            format!("steps: {}", shown.join(" → ")),
-        ),
-        check(
-            "target called after its search",
-            matches!((loaded_at, called_at), (Some(l), Some(c)) if l < c),
-            format!("the model calls {target} by name after the search that loaded it"),
-            format!("steps: {}", shown.join(" → ")),
-        ),
-        check(
-            "answer",
-            text.contains(&want),
-            format!("output text contains {want:?}"),
-            format!("output text {text:?}"),
-        ),
-    ]
+    let mut checks = super::regression::reached_target(input.scenario, &input.lane.figures);
+    checks.push(check(
+        "search loaded the target",
+        loaded_at.is_some(),
+        format!("a search result of the turn loads {target}"),
+        format!("steps: {}", shown.join(" → ")),
+    ));
+    checks.push(check(
+        "target called after its search",
+        matches!((loaded_at, called_at), (Some(l), Some(c)) if l < c),
+        format!("the model calls {target} by name after the search that loaded it"),
+        format!("steps: {}", shown.join(" → ")),
+    ));
+    checks
 }
 
 fn show_step(step: &Step) -> String {

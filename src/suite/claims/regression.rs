@@ -31,7 +31,8 @@ fn fake_tools(scenario: &Scenario) -> Vec<ToolEntry> {
     scenario.catalog.fake_tools()
 }
 
-fn reached_target(scenario: &Scenario, figures: &LaneFigures) -> Vec<Check> {
+/// The gateway answered 200 with `FAKE_PLUGIN_OK <target>` (C1, C2, and V1 on a native lane).
+pub(super) fn reached_target(scenario: &Scenario, figures: &LaneFigures) -> Vec<Check> {
     let text = &figures.gateway_output_text;
     let want = format!("{FAKE_OK} {}", scenario.target_tool);
     vec![
