@@ -117,11 +117,12 @@ fn end_to_end(c: &mut Criterion) {
             })
         });
     }
+    let plan = toolsearch_qa::targets::TargetPlan::as_written(&reference);
     group.bench_function("reference_scenario", |b| {
         b.iter(|| {
             runtime.block_on(run_scenario(
                 &EmbeddedTarget,
-                &reference,
+                &plan,
                 &ProviderSource::Mock,
                 &Quiet,
             ))

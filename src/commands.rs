@@ -12,7 +12,7 @@ use crate::output::{emit, warn};
 use crate::provider::{MockProvider, ProviderOptions, ScriptedTurn};
 use crate::scenario::load::{id_problem, toml_files};
 use crate::scenario::template::new_scenario as template;
-use crate::scenario::{load_all, load_file, Scenario, ScriptStep};
+use crate::scenario::{check_file, load_all, Scenario, ScriptStep};
 use crate::signals::Signals;
 use crate::suite::command::shell_line;
 use crate::suite::select::{choose, Origins};
@@ -56,7 +56,7 @@ pub fn check(
     let mut loaded: Vec<Scenario> = Vec::new();
     let mut bad = 0;
     for file in &files {
-        let checked = load_file(file)
+        let checked = check_file(file)
             .map_err(Error::from)
             .and_then(|s| unique(s, file, &built_in, &loaded));
         match checked {
@@ -132,7 +132,7 @@ pub fn new_scenario(id: &str, dir: &Path, size: usize, out: &mut dyn Write) -> R
     }
     std::fs::create_dir_all(dir).map_err(Error::io("cannot create", dir))?;
     std::fs::write(&path, template(id, size)).map_err(Error::io("cannot write", &path))?;
-    let scenario = load_file(&path)?;
+    let scenario = check_file(&path)?;
     let lanes: Vec<&str> = scenario.lanes.iter().map(|l| l.name.as_str()).collect();
     let mut text = format!(
         "wrote {} (scenario {id}: lanes {}); next:\n",
@@ -234,7 +234,7 @@ struct ScriptFile {
 
 /// Reads a model script file; errors name the file and the step.
 pub fn load_script(path: &Path) -> Result<Vec<ScriptedTurn>, Error> {
-    let text = std::fs::read_to_string(path).map_err(Error::io("cannot read script", path))?;
+    let text = crate::error::read_given("script", path)?;
     let origin = path.display();
     let file: ScriptFile = toml::from_str(&text)
         .map_err(|e| Error::Usage(format!("script {origin}: {}", e.to_string().trim_end())))?;

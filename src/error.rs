@@ -184,6 +184,25 @@ impl Error {
     }
 }
 
+/// Reads a file the user named on the command line (`what`: `expectations file`, `price file`,
+/// `script`). One that is not there, is a directory or is not text is what the command was
+/// given, a usage error (exit 2), as a file that does not parse is; any other failure to read
+/// it is the machine's (exit 3).
+pub fn read_given(what: &str, path: &std::path::Path) -> Result<String, Error> {
+    use std::io::ErrorKind::{InvalidData, IsADirectory, NotADirectory, NotFound};
+    std::fs::read_to_string(path).map_err(|source| match source.kind() {
+        NotFound => Error::Usage(format!("{what} {}: no such file", path.display())),
+        IsADirectory | NotADirectory | InvalidData => {
+            Error::Usage(format!("{what} {}: {source}", path.display()))
+        }
+        _ => Error::Io {
+            action: "cannot read",
+            path: path.to_path_buf(),
+            source,
+        },
+    })
+}
+
 /// A fresh temporary directory named `prefix…`.
 pub fn temp_dir(prefix: &str) -> Result<tempfile::TempDir, Error> {
     tempfile::Builder::new()

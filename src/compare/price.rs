@@ -100,8 +100,7 @@ impl PriceTable {
 
     /// Reads a user's price file.
     pub fn read(path: &Path) -> Result<PriceTable, crate::error::Error> {
-        let text = std::fs::read_to_string(path)
-            .map_err(crate::error::Error::io("cannot read price file", path))?;
+        let text = crate::error::read_given("price file", path)?;
         PriceTable::parse(&text, &path.display().to_string())
             .map_err(|e| crate::error::Error::Usage(e.to_string()))
     }

@@ -4,6 +4,7 @@
 //! Unknown keys inside `tools` and `tools.toolSearch` are errors that name the key, because a
 //! typo there silently changes what the model sees.
 
+mod agent_id;
 mod guards;
 mod native;
 mod rules;
@@ -17,7 +18,7 @@ use thiserror::Error;
 
 use crate::catalog::fake::{plugin_id_problem, size_problem};
 use crate::catalog::ToolPolicy;
-use crate::protocol::session::agent_id_problem;
+pub use agent_id::agent_id_problem;
 pub use guards::{Guard, GuardRule, HooksConfig, RuleAction};
 pub use native::{NativeProvider, NativeSearch, NativeSearchConfig, NativeSettings};
 pub use rules::{Bridge, ControlRole, ToolSearchRules};

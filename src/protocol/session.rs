@@ -21,22 +21,6 @@ pub fn session_log_path(state_dir: &Path, agent_id: &str, session_id: &str) -> P
         .join(format!("{session_id}.jsonl"))
 }
 
-/// Why `id` is not an agent id, if it is not. Agent ids name directories (and a real OpenClaw's
-/// agent folders), so they are ASCII letters, digits, `-` and `_`, starting with a letter or a
-/// digit, at most 64 bytes: `qa`, `main`, `ops-2`.
-pub fn agent_id_problem(id: &str) -> Option<String> {
-    let starts_well = id.chars().next().is_some_and(|c| c.is_ascii_alphanumeric());
-    let valid = id
-        .chars()
-        .all(|c| c.is_ascii_alphanumeric() || c == '-' || c == '_');
-    (!(starts_well && valid && id.len() <= 64)).then(|| {
-        format!(
-            "{id:?} is not an agent id: start with a letter or digit, use only A-Z, a-z, 0-9, '-' \
-             and '_', at most 64 characters"
-        )
-    })
-}
-
 /// Longest name [`file_name_for`] keeps readable; longer (and empty) names are shortened with a
 /// hash, so no name is longer than [`MAX_FILE_NAME_BYTES`].
 pub const READABLE_NAME_BYTES: usize = 128;

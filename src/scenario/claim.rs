@@ -120,6 +120,17 @@ impl ClaimId {
         ClaimId::P1,
     ];
 
+    /// The claims of a scenario without `claims`: [`ClaimId::DEFAULT`], and with a native lane
+    /// the native lanes' own claims V1–V3 (of the defaults only P1 means something there).
+    pub fn defaults(has_native_lane: bool) -> Vec<ClaimId> {
+        let native = [ClaimId::V1, ClaimId::V2, ClaimId::V3];
+        let mut claims = ClaimId::DEFAULT.to_vec();
+        if has_native_lane {
+            claims.extend(native);
+        }
+        claims
+    }
+
     /// Claims that keep their own lanes even when a scenario lists them (a regression claim on a
     /// direct lane would mean nothing).
     pub fn keeps_own_lanes(self) -> bool {

@@ -23,9 +23,9 @@ use super::{
 };
 use crate::catalog::fake::{fake_tool_name, plugin_id_problem, size_problem};
 use crate::catalog::{ToolPolicy, ToolSource};
+use crate::config::agent_id_problem;
 use crate::config::{Bridge, ToolSearchSettings};
 use crate::profile::{self, built_in_names, Profile, ProfileError};
-use crate::protocol::session::agent_id_problem;
 
 #[derive(Debug, Error)]
 pub enum ScenarioError {
@@ -705,6 +705,25 @@ fn is_fake_tool(name: &str, size: usize) -> bool {
         .is_some_and(|n| (1..=size).contains(&n) && fake_tool_name(n, size) == name)
 }
 
+/// A limit of `tool_search` the gateway would ignore: spec §2 takes only a positive whole number
+/// and uses its default for anything else, so a scenario that writes `codeTimeoutMs = -5` would
+/// run with 10,000 ms and never say so. The key and why.
+fn ignored_limit(tool_search: &serde_json::Value) -> Option<(&'static str, String)> {
+    let object = tool_search.as_object()?;
+    ["maxSearchLimit", "searchDefaultLimit", "codeTimeoutMs"]
+        .into_iter()
+        .find_map(|key| {
+            let value = object.get(key)?;
+            value.as_u64().is_none_or(|n| n == 0).then(|| {
+                let message = format!(
+                    "expected a positive whole number, got {value}: the gateway would ignore it \
+                     and use its default"
+                );
+                (key, message)
+            })
+        })
+}
+
 /// Lane `field` (`lanes[i]`), checked against the lanes before it.
 fn resolve_lane(before: &[Lane], field: Field, lane: LaneFile) -> Checked<Lane> {
     if let Some(message) = file_part_problem(&lane.name, MAX_LANE_NAME_BYTES) {
@@ -748,6 +767,9 @@ fn resolve_lane(before: &[Lane], field: Field, lane: LaneFile) -> Checked<Lane> 
         let key = key.strip_prefix("tools.toolSearch").unwrap_or(&key);
         problem(field.clone().key("tool_search").key(key), m)
     })?;
+    if let Some((key, message)) = ignored_limit(&tool_search) {
+        return Err(problem(field.key("tool_search").key(key), message));
+    }
     if let Some(config) = &lane.config {
         if !config.is_object() {
             return Err(problem(
@@ -957,6 +979,72 @@ pub fn load_file(path: &Path) -> Result<Scenario, ScenarioError> {
         false => dir.to_path_buf(),
     });
     Ok(scenario)
+}
+
+/// Loads one scenario file as `check` does: [`load_file`], and then what the file makes fail
+/// at run time whatever the gateway does ([`unjudgeable`]), as errors of the file.
+pub fn check_file(path: &Path) -> Result<Scenario, ScenarioError> {
+    let scenario = load_file(path)?;
+    let problems = unjudgeable(&scenario);
+    if problems.is_empty() {
+        return Ok(scenario);
+    }
+    let text = std::fs::read_to_string(path).map_err(|source| ScenarioError::Read {
+        path: path.to_path_buf(),
+        source,
+    })?;
+    let places = Places::new(&text);
+    let found = problems
+        .into_iter()
+        .map(|p| {
+            let place = places.of(&p.field);
+            Invalid {
+                origin: path.display().to_string(),
+                place,
+                field: places.describe(&p.field),
+                message: plain(&p.message, &p.field),
+                excerpt: place.and_then(|at| places.excerpt(at)),
+            }
+        })
+        .collect();
+    Err(ScenarioError::Invalid(found))
+}
+
+/// Lanes C6 judges whose `expect` leaves a count unset: C6 would fail there on any gateway
+/// (`searches = 0 is unchecked`), so `check` says it before a run does.
+fn unjudgeable(scenario: &Scenario) -> Vec<Problem> {
+    let names_c6 = scenario.claims.iter().find(|c| c.id == ClaimId::C6);
+    let judged = scenario.claims.is_empty() || names_c6.is_some();
+    let mut problems = Vec::new();
+    for (i, lane) in scenario.lanes.iter().enumerate() {
+        let on_lane = names_c6.is_none_or(|c| c.lanes.is_empty() || c.lanes.contains(&lane.name));
+        if !judged || !on_lane || !ClaimId::C6.checks(lane) {
+            continue;
+        }
+        let e = &lane.expect;
+        let unset: Vec<&str> = [
+            ("searches", e.searches),
+            ("describes", e.describes),
+            ("calls", e.calls),
+        ]
+        .into_iter()
+        .filter(|(_, n)| n.is_none())
+        .map(|(name, _)| name)
+        .collect();
+        if !unset.is_empty() {
+            problems.push(problem(
+                Field::of("lanes").index(i).key("expect"),
+                format!(
+                    "C6 judges this lane and needs the session log's counts, but `expect` does not \
+                     set {}: the run would fail (\"{} = 0 is unchecked\"); set them, or list \
+                     `claims` without C6",
+                    unset.join(", "),
+                    unset[0]
+                ),
+            ));
+        }
+    }
+    problems
 }
 
 /// Loads the built-in scenarios (the reference first, then by file name) plus every `*.toml`
@@ -1258,6 +1346,37 @@ mod tests {
             "s.toml:16:17: lane \"tools\": tool_search.mode: expected \"code\", \"tools\" or \
              \"directory\", got \"magic\""
         );
+    }
+
+    /// A limit the gateway would ignore (spec §2: not a positive whole number) is a load error,
+    /// not a silent default (issue #41: `codeTimeoutMs = -5` passed `check` and ran).
+    #[test]
+    fn a_limit_the_gateway_would_ignore_is_an_error() {
+        for (written, got) in [("-5", "-5"), ("0", "0"), ("1.5", "1.5"), ("'9'", "\"9\"")] {
+            let text = FILE
+                .replace(
+                    "{ mode = 'tools' }",
+                    &format!("{{ mode = 'code', codeTimeoutMs = {written} }}"),
+                )
+                .replace("{extra}", "")
+                .replace("{lane}", "");
+            let err = parse_scenario(&text, "s.toml").unwrap_err().to_string();
+            assert!(
+                err.ends_with(&format!(
+                    "lane \"tools\": tool_search.codeTimeoutMs: expected a positive whole number, \
+                     got {got}: the gateway would ignore it and use its default"
+                )),
+                "{err}"
+            );
+        }
+        let text = FILE
+            .replace(
+                "{ mode = 'tools' }",
+                "{ mode = 'code', codeTimeoutMs = 5000 }",
+            )
+            .replace("{extra}", "")
+            .replace("{lane}", "");
+        assert!(parse_scenario(&text, "s.toml").is_ok());
     }
 
     #[test]

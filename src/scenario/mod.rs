@@ -26,7 +26,8 @@ use crate::profile::Profile;
 use crate::provider::ScriptedTurn;
 pub use claim::ClaimId;
 pub use load::{
-    load_all, load_file, parse_scenario, scenario_from_json, select, Invalid, ScenarioError,
+    check_file, load_all, load_file, parse_scenario, scenario_from_json, select, Invalid,
+    ScenarioError,
 };
 
 /// The reference run's scenario; listed and run first.

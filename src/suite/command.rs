@@ -9,7 +9,8 @@ use super::findings::{self, Expectations};
 use super::report::junit::junit_xml;
 use super::report::table::Detail;
 use super::report::{
-    render_json, render_markdown, render_table, run_verdict, Selection, SnapshotPlace, SuiteReport,
+    render_json, render_markdown, render_table, run_verdict, Checks, Outcome, Selection,
+    SnapshotPlace, SuiteReport,
 };
 use super::select::{choose, empty_selection, in_shard, narrow, Origins, Shard};
 use super::{plan_all, run_plans, ProviderSource, Reporter};
@@ -125,6 +126,10 @@ pub async fn run(
     let selection = Selection {
         scenarios: filtered.iter().map(|s| s.id.clone()).collect(),
         shard: options.shard,
+        checks: Checks {
+            snapshots: options.snapshots != Snapshots::Off,
+            profile: options.profile.clone(),
+        },
     };
     let mut scenarios = match options.shard {
         Some(shard) => in_shard(filtered, shard, options.target),
@@ -180,6 +185,7 @@ pub async fn run(
             }
             _ => &options.snapshots,
         };
+        report.selection.checks.snapshots = *snapshots != Snapshots::Off;
         record_snapshots(&mut report, snapshots, &scenarios, options, target.as_ref())?;
         if let Some(expectations) = expectations {
             report.record_findings(expectations, &scenarios);
@@ -206,7 +212,28 @@ pub fn conclude(
 ) -> Result<u8, Error> {
     render(reports, format, verbose, out)?;
     write_reports(reports, junit, report_dir)?;
-    Ok(run_verdict(reports).exit_code())
+    let verdict = run_verdict(reports);
+    if verdict.scenarios > 0 && verdict.outcome() == Outcome::Empty {
+        eprintln!("error: {}", judged_nothing(reports));
+    }
+    Ok(verdict.exit_code())
+}
+
+/// Why a run that selected scenarios judged nothing (exit 2, as an empty selection is).
+fn judged_nothing(reports: &[SuiteReport]) -> String {
+    let ids: Vec<&str> = reports
+        .iter()
+        .flat_map(|r| &r.scenarios)
+        .map(|s| s.scenario.as_str())
+        .collect();
+    let targets: Vec<&str> = reports.iter().map(|r| r.target.as_str()).collect();
+    format!(
+        "every claim of {} on {} is not applicable (the target cannot run {}): nothing would \
+         be checked",
+        ids.join(", "),
+        targets.join(" and "),
+        if ids.len() == 1 { "it" } else { "them" }
+    )
 }
 
 /// Prints the run's reports to `out` as `format` says (long values whole with `verbose`), and

@@ -251,7 +251,7 @@ impl Expectations {
 
     /// Reads and parses the file at `path`.
     pub fn read(path: &Path, scenarios: &[Scenario]) -> Result<Expectations, Error> {
-        let text = std::fs::read_to_string(path).map_err(Error::io("cannot read", path))?;
+        let text = crate::error::read_given("expectations file", path)?;
         Expectations::parse(&text, &path.display().to_string(), scenarios)
     }
 }

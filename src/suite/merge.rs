@@ -184,6 +184,17 @@ fn merge_run(key: &RunKey, mut parts: Vec<Part>) -> Result<SuiteReport, Error> {
             other.dir.display()
         )));
     }
+    let checks = first.report.selection.checks.clone();
+    if let Some(other) = parts.iter().find(|p| p.report.selection.checks != checks) {
+        return Err(Error::Usage(format!(
+            "run {name}: {} {} but {} {}: the shards of one run must check the same (the same \
+             --no-snapshots and --profile), or the merge would pass what a shard did not check",
+            first.dir.display(),
+            checks.describe(),
+            other.dir.display(),
+            other.report.selection.checks.describe()
+        )));
+    }
     check_shards(&name, &parts)?;
     parts.sort_by_key(|p| p.report.selection.shard.map(|s| s.index));
     let mut reports = parts.into_iter().map(|p| (p.dir, p.report));
@@ -206,6 +217,7 @@ fn merge_run(key: &RunKey, mut parts: Vec<Part>) -> Result<SuiteReport, Error> {
     merged.selection = Selection {
         scenarios: selection,
         shard: None,
+        checks,
     };
     Ok(merged)
 }

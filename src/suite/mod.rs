@@ -120,9 +120,7 @@ pub async fn run_plans(
     });
     let mut reports = Vec::new();
     for plan in plans {
-        let report = run_scenario(target, &plan.scenario, source, reporter)
-            .await
-            .with_not_applicable(plan.not_applicable.clone());
+        let report = run_scenario(target, plan, source, reporter).await;
         reporter.event(SuiteEvent::ScenarioFinished {
             target,
             report: &report,
@@ -144,13 +142,15 @@ async fn start_provider(steps: Option<&[ScriptStep]>) -> Result<MockProvider, Er
 }
 
 /// Runs one scenario's lanes in order and evaluates its claims on the lanes that ran; a lane
-/// that could not run is one of the report's `errors`.
+/// that could not run is one of the report's `errors`, a lane the target cannot run one of its
+/// `not_applicable`.
 pub async fn run_scenario(
     target: &dyn Target,
-    scenario: &Scenario,
+    plan: &TargetPlan,
     source: &ProviderSource,
     reporter: &dyn Reporter,
 ) -> ScenarioReport {
+    let scenario = &plan.scenario;
     let mut errors = Vec::new();
     let mut observations = Vec::new();
     if !scenario.lanes.is_empty() {
@@ -180,7 +180,7 @@ pub async fn run_scenario(
             Observed::new(target.kind(), lane, observation, tool, &surface)
         })
         .collect();
-    let mut verdicts = evaluate(scenario, &observed);
+    let mut verdicts = evaluate(scenario, &observed, &plan.not_applicable);
     if !errors.is_empty() {
         // A claim whose lanes could not run is those lanes' error, not "not applicable".
         verdicts.retain(|v| !v.is_not_applicable());
@@ -196,7 +196,9 @@ pub async fn run_scenario(
         .iter()
         .flat_map(|(_, o)| snapshot::lane_snapshots(&scenario.id, o, style, &redactions))
         .collect();
-    ScenarioReport::new(scenario, &observed, verdicts, snapshots).with_errors(errors)
+    ScenarioReport::new(scenario, &observed, verdicts, snapshots)
+        .with_errors(errors)
+        .with_not_applicable(plan.not_applicable.clone())
 }
 
 /// The scenario's provider: a fresh mock, or the URL the run was pointed at (not journaled).

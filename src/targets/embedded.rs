@@ -32,10 +32,7 @@ impl Target for EmbeddedTarget {
         let mut not_applicable = Vec::new();
         for lane in &scenario.lanes {
             match lane_under_profile(scenario, lane)? {
-                Some(reason) => not_applicable.push(NotApplicable {
-                    lane: lane.name.clone(),
-                    reason,
-                }),
+                Some(reason) => not_applicable.push(NotApplicable::new(lane, reason)),
                 None => resolved.lanes.push(lane.clone()),
             }
         }

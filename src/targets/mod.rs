@@ -110,6 +110,21 @@ pub struct TargetPlan {
 pub struct NotApplicable {
     pub lane: String,
     pub reason: String,
+    /// The lane is a native one (the provider's own search): its claims (V1–V3) say the target
+    /// cannot run it rather than that the scenario has none.
+    #[serde(skip)]
+    pub native: bool,
+}
+
+impl NotApplicable {
+    /// `lane` is not run here, for `reason`.
+    pub fn new(lane: &crate::scenario::Lane, reason: String) -> NotApplicable {
+        NotApplicable {
+            lane: lane.name.clone(),
+            reason,
+            native: lane.is_native(),
+        }
+    }
 }
 
 impl TargetPlan {

@@ -402,11 +402,18 @@ fn check_reports_every_file_and_exits_2_when_one_does_not_load() {
     );
     let cases = malformed();
     let (good_text, _) = &cases[0];
-    std::fs::write(
-        &good,
-        good_text.replace("fake_plugin_tool_900\"", "fake_plugin_tool_0900\""),
-    )
-    .unwrap();
+    // Good: it loads, and C6 has the counts it needs on both lanes (`check` says so otherwise).
+    let good_text = good_text
+        .replace("fake_plugin_tool_900\"", "fake_plugin_tool_0900\"")
+        .replace(
+            "tool_search = false\n",
+            "tool_search = false\nexpect = { searches = 0, describes = 0, calls = 0 }\n",
+        )
+        .replace(
+            "tool_search = { mode = \"tools\" }\n",
+            "tool_search = { mode = \"tools\" }\nexpect = { searches = 1, describes = 0, calls = 1 }\n",
+        );
+    std::fs::write(&good, &good_text).unwrap();
     std::fs::write(&bad, &cases[2].0).unwrap();
     let (code, stdout, stderr) = run(&["check", "."], dir.path());
     assert_eq!(code, 2);
@@ -420,11 +427,7 @@ fn check_reports_every_file_and_exits_2_when_one_does_not_load() {
         "{stderr}"
     );
     // The same id twice, or a built-in id, is a clash.
-    std::fs::write(
-        &bad,
-        good_text.replace("fake_plugin_tool_900\"", "fake_plugin_tool_0900\""),
-    )
-    .unwrap();
+    std::fs::write(&bad, &good_text).unwrap();
     let (code, _, stderr) = run(&["check", "."], dir.path());
     assert_eq!(code, 2);
     assert_eq!(

@@ -187,3 +187,120 @@ fn list_fails_on(file: &str, text: &str) -> String {
     assert_eq!(out.status.code(), Some(2));
     String::from_utf8(out.stderr).unwrap()
 }
+
+/// A file the user names that is not there is what the command was given: exit 2, one `error:`
+/// line naming the file, on every command that reads one (issue #41: 3 for three of them).
+#[test]
+fn a_missing_input_file_is_a_usage_error_everywhere() {
+    let dir = tempfile::tempdir().unwrap();
+    let missing = dir.path().join("nope.toml");
+    let m = missing.display().to_string();
+    let cases: [(Vec<&str>, String); 4] = [
+        (
+            vec![
+                "suite",
+                "--scenario",
+                "fail-closed-f1-policy-denied",
+                "--expectations",
+                &m,
+            ],
+            format!("error: expectations file {m}: no such file\n"),
+        ),
+        (
+            vec!["compare", "--price-file", &m],
+            format!("error: price file {m}: no such file\n"),
+        ),
+        (
+            vec!["provider", "--script", &m],
+            format!("error: script {m}: no such file\n"),
+        ),
+        (
+            vec!["gateway", "--config", &m],
+            format!(
+                "error: cannot read gateway config {m}: No such file or directory (os error 2)\n"
+            ),
+        ),
+    ];
+    for (args, want) in cases {
+        let out = bin().args(&args).output().unwrap();
+        assert_eq!(out.status.code(), Some(2), "{args:?}");
+        assert_eq!(String::from_utf8_lossy(&out.stderr), want, "{args:?}");
+    }
+}
+
+/// A scenario with a native lane and no `claims` list gets the native lanes' claims V1–V3 on it
+/// (issue #41: only P1 ran there, silently).
+#[test]
+fn a_native_lane_gets_its_own_claims_by_default() {
+    let dir = tempfile::tempdir().unwrap();
+    std::fs::write(
+        dir.path().join("native-defaults.toml"),
+        "id = \"native-defaults\"\ntitle = \"t\"\n\
+         prompt = \"tool search qa check target=fake_plugin_tool_03\"\n\
+         target_tool = \"fake_plugin_tool_03\"\n\
+         [catalog]\nplugin_id = \"my-plugin\"\nsize = 12\n\
+         [[lanes]]\nname = \"direct\"\ntool_search = false\n\
+         expect = { searches = 0, describes = 0, calls = 0 }\n\
+         [[lanes]]\nname = \"native\"\nnative = { provider = \"openai\", search = \"server\" }\n",
+    )
+    .unwrap();
+    let out = bin()
+        .args([
+            "suite",
+            "--no-snapshots",
+            "--format",
+            "json",
+            "--scenario-dir",
+        ])
+        .arg(dir.path())
+        .output()
+        .unwrap();
+    let stdout = String::from_utf8_lossy(&out.stdout);
+    assert_eq!(out.status.code(), Some(0), "{stdout}");
+    let report: Value = serde_json::from_str(&stdout).unwrap();
+    let on_native: Vec<&str> = report["scenarios"][0]["claims"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter(|c| c["lane"] == "native")
+        .map(|c| c["claim"].as_str().unwrap())
+        .collect();
+    assert_eq!(on_native, ["P1", "V1", "V2", "V3"]);
+}
+
+/// `check` says what would fail whatever the gateway does: a lane C6 judges without the counts
+/// it needs (issue #41: it passed `check` and failed at run time, "searches = 0 is unchecked").
+#[test]
+fn check_says_a_lane_lacks_the_counts_c6_needs() {
+    let dir = tempfile::tempdir().unwrap();
+    let file = dir.path().join("counts.toml");
+    let scenario = |expect: &str| {
+        format!(
+            "id = \"counts\"\ntitle = \"t\"\n\
+             prompt = \"tool search qa check target=fake_plugin_tool_03\"\n\
+             target_tool = \"fake_plugin_tool_03\"\n\
+             [catalog]\nplugin_id = \"my-plugin\"\nsize = 12\n\
+             [[lanes]]\nname = \"direct\"\ntool_search = false\n{expect}"
+        )
+    };
+    std::fs::write(&file, scenario("expect = { searches = 0 }\n")).unwrap();
+    let out = bin().arg("check").arg(&file).output().unwrap();
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(out.status.code(), Some(2), "{stderr}");
+    assert_eq!(
+        stderr,
+        format!(
+            "error: {}:11:1: lane \"direct\": expect: C6 judges this lane and needs the session \
+             log's counts, but `expect` does not set describes, calls: the run would fail \
+             (\"describes = 0 is unchecked\"); set them, or list `claims` without C6\n",
+            file.display()
+        )
+    );
+    std::fs::write(
+        &file,
+        scenario("expect = { searches = 0, describes = 0, calls = 0 }\n"),
+    )
+    .unwrap();
+    let out = bin().arg("check").arg(&file).output().unwrap();
+    assert_eq!(out.status.code(), Some(0));
+}

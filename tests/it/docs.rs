@@ -217,3 +217,148 @@ fn the_nextest_gateway_group_is_every_test_that_takes_the_gateway_lock() {
     assert_eq!(locked.len(), 7, "real-gateway tests found: {locked:?}");
     assert_eq!(nextest_gateway_group(), locked);
 }
+
+/// The commands of the README's "Run it" block, comments cut.
+fn readme_run_commands() -> Vec<String> {
+    let readme = std::fs::read_to_string(concat!(env!("CARGO_MANIFEST_DIR"), "/README.md"))
+        .expect("README.md");
+    let block = readme
+        .split("## Run it")
+        .nth(1)
+        .and_then(|rest| rest.split("```sh\n").nth(1))
+        .and_then(|rest| rest.split("```").next())
+        .expect("a ```sh block under ## Run it");
+    block
+        .lines()
+        .map(|line| {
+            line.split('#')
+                .next()
+                .unwrap_or_default()
+                .trim()
+                .to_string()
+        })
+        .filter(|line| !line.is_empty())
+        .collect()
+}
+
+/// The README's two commands need nothing but Rust on a fresh machine: each is a cargo command
+/// that ships with cargo (no `cargo nextest`, which needs an install first: issue #41), and the
+/// README names nextest as the faster option CI runs.
+#[test]
+fn the_readme_commands_need_only_rust() {
+    let commands = readme_run_commands();
+    assert_eq!(commands, ["cargo run --release -- suite", "cargo test"]);
+    let built_in = ["run", "test", "build", "bench"];
+    for command in &commands {
+        let sub = command.split_whitespace().nth(1).unwrap();
+        assert!(built_in.contains(&sub), "{command} needs an install");
+    }
+    let readme =
+        std::fs::read_to_string(concat!(env!("CARGO_MANIFEST_DIR"), "/README.md")).unwrap();
+    assert!(readme.contains("`cargo nextest run` runs the same tests a few minutes"));
+    let ci = std::fs::read_to_string(concat!(env!("CARGO_MANIFEST_DIR"), "/.ci/run")).unwrap();
+    assert!(ci.lines().any(|l| l.trim() == "cargo nextest run --locked"));
+    assert!(ci.contains("cargo install cargo-nextest --locked"));
+}
+
+/// The room of a file under `src/`: its first path component (`suite`, `error`).
+fn room_of(relative: &std::path::Path) -> String {
+    let first = relative.components().next().unwrap().as_os_str();
+    first.to_string_lossy().trim_end_matches(".rs").to_string()
+}
+
+/// The rooms a Rust source text reaches: every `crate::<room>` in its `use` declarations (a
+/// braced `use crate::{a::X, b::Y}` too) and in its code; comments do not count.
+fn rooms_reached(text: &str) -> std::collections::BTreeSet<String> {
+    let mut reached = std::collections::BTreeSet::new();
+    let code: String = text
+        .lines()
+        .map(|line| line.split("//").next().unwrap_or_default())
+        .collect::<Vec<_>>()
+        .join("\n");
+    let mut add = |path: &str| {
+        let room: String = path
+            .chars()
+            .take_while(|c| c.is_ascii_alphanumeric() || *c == '_')
+            .collect();
+        if !room.is_empty() {
+            reached.insert(room);
+        }
+    };
+    for (at, _) in code.match_indices("crate::") {
+        let rest = &code[at + "crate::".len()..];
+        match rest.strip_prefix('{') {
+            // `use crate::{a::X, b::{Y, Z}}`: the first segment of each top-level item.
+            Some(inner) => {
+                for item in split_top_level(inner) {
+                    add(item.trim());
+                }
+            }
+            None => add(rest),
+        }
+    }
+    reached
+}
+
+/// The top-level items of a braced `use` list, up to its closing brace.
+fn split_top_level(inner: &str) -> Vec<&str> {
+    let mut items = Vec::new();
+    let (mut depth, mut start) = (0usize, 0usize);
+    for (i, c) in inner.char_indices() {
+        match c {
+            '{' => depth += 1,
+            '}' if depth == 0 => {
+                items.push(&inner[start..i]);
+                return items;
+            }
+            '}' => depth -= 1,
+            ',' if depth == 0 => {
+                items.push(&inner[start..i]);
+                start = i + 1;
+            }
+            _ => {}
+        }
+    }
+    items
+}
+
+/// docs/layout.md: "no two rooms import each other". Every file under `src/` is read; a room
+/// that reaches another that reaches it back fails, naming both (issue #41: `config` and
+/// `protocol` did).
+#[test]
+fn no_two_rooms_import_each_other() {
+    let layout =
+        std::fs::read_to_string(concat!(env!("CARGO_MANIFEST_DIR"), "/docs/layout.md")).unwrap();
+    let words: Vec<&str> = layout.split_whitespace().collect();
+    assert!(words.join(" ").contains("no two rooms import each other"));
+    let src = std::path::Path::new(concat!(env!("CARGO_MANIFEST_DIR"), "/src"));
+    let mut reaches: std::collections::BTreeMap<String, std::collections::BTreeSet<String>> =
+        Default::default();
+    let mut files = vec![src.to_path_buf()];
+    while let Some(path) = files.pop() {
+        if path.is_dir() {
+            files.extend(std::fs::read_dir(&path).unwrap().map(|e| e.unwrap().path()));
+            continue;
+        }
+        if path.extension().is_none_or(|e| e != "rs") {
+            continue;
+        }
+        let room = room_of(path.strip_prefix(src).unwrap());
+        let text = std::fs::read_to_string(&path).unwrap();
+        let reached: Vec<String> = rooms_reached(&text)
+            .into_iter()
+            .filter(|r| *r != room)
+            .collect();
+        reaches.entry(room).or_default().extend(reached);
+    }
+    assert!(reaches["config"].contains("catalog"), "{reaches:?}");
+    let mut both_ways = Vec::new();
+    for (room, reached) in &reaches {
+        for other in reached {
+            if room < other && reaches.get(other).is_some_and(|r| r.contains(room)) {
+                both_ways.push(format!("{room} <-> {other}"));
+            }
+        }
+    }
+    assert_eq!(both_ways, Vec::<String>::new());
+}

@@ -263,3 +263,37 @@ fn a_directory_without_a_summary_is_named() {
         "{stderr}"
     );
 }
+
+/// Shards of one run that checked different things do not merge (issue #41: a shard run with
+/// `--no-snapshots` merged green beside two that compared snapshots).
+#[test]
+fn shards_that_checked_different_things_do_not_merge() {
+    let root = tempfile::tempdir().unwrap();
+    let root = root.path();
+    let first = suite(root, "s1", &["--shard", "1/2"]);
+    let second = suite(root, "s2", &["--shard", "2/2", "--no-snapshots"]);
+    assert_eq!(first.code, Some(0), "{}", first.stderr);
+    assert_eq!(second.code, Some(0), "{}", second.stderr);
+    let merged = merge(root, "merged", &[&first, &second]);
+    assert_eq!(merged.code, Some(2), "{}", merged.stdout);
+    assert_eq!(
+        merged.stderr,
+        format!(
+            "error: run embedded: {} compared snapshots, each scenario under its own profile but \
+             {} did not compare snapshots (--no-snapshots, or a release without data), each \
+             scenario under its own profile: the shards of one run must check the same (the \
+             same --no-snapshots and --profile), or the merge would pass what a shard did not \
+             check\n",
+            first.dir.display(),
+            second.dir.display()
+        )
+    );
+    assert!(merged.stdout.is_empty());
+    assert!(!merged.dir.exists());
+    // Both without snapshots: one run without snapshots, as the unsharded run would be.
+    let second_on = suite(root, "s2b", &["--shard", "2/2"]);
+    let merged = merge(root, "merged-ok", &[&first, &second_on]);
+    assert_eq!(merged.code, Some(0), "{}", merged.stderr);
+    let summary: serde_json::Value = serde_json::from_str(&merged.file("summary.json")).unwrap();
+    assert_eq!(summary["selection"]["checks"]["snapshots"], true);
+}

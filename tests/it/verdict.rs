@@ -204,6 +204,45 @@ fn an_empty_selection_is_a_usage_error() {
     assert!(out.stdout.is_empty());
 }
 
+/// A selection whose every claim is not applicable judged nothing: exit 2, as an empty selection
+/// (issue #41: it was "0 passed, 0 failed, 1 not applicable", exit 0). Code mode is not in the
+/// upstream profile, so F5's only lane cannot run under it; F5 with its own profile passes.
+#[test]
+fn a_run_whose_every_claim_is_not_applicable_is_a_usage_error() {
+    let dir = tempfile::tempdir().unwrap();
+    let reports = dir.path().join("reports");
+    let out = bin()
+        .args(["suite", "--scenario", "fail-closed-f5-code-timeout"])
+        .args(["--profile", "openclaw-upstream", "--report-dir"])
+        .arg(&reports)
+        .output()
+        .unwrap();
+    let stdout = String::from_utf8_lossy(&out.stdout);
+    assert_eq!(out.status.code(), Some(i32::from(Exit::USAGE)), "{stdout}");
+    assert!(
+        stdout.ends_with(
+            "0 passed, 0 failed, 1 not applicable, nothing judged (every claim not applicable)\n"
+        ),
+        "{stdout}"
+    );
+    assert_eq!(
+        stderr_of(&out),
+        "error: every claim of fail-closed-f5-code-timeout on embedded is not applicable (the \
+         target cannot run it): nothing would be checked\n"
+    );
+    let summary: Value =
+        serde_json::from_str(&std::fs::read_to_string(reports.join("summary.json")).unwrap())
+            .unwrap();
+    assert_eq!(summary["outcome"], "empty");
+    assert_eq!(summary["ok"], false);
+    // The same scenario under its own profile judges something, and passes.
+    let out = bin()
+        .args(["suite", "--scenario", "fail-closed-f5-code-timeout"])
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(0), "{}", stderr_of(&out));
+}
+
 /// `--expectations FILE` is read and checked whatever the target: a malformed file is exit 2 on
 /// the embedded gateway too, before anything runs.
 #[test]

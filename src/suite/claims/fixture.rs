@@ -330,13 +330,13 @@ impl Fixture {
 
     /// Every verdict the scenario's claims give on these observations (on `target`).
     pub fn verdicts(&self) -> Vec<Verdict> {
-        self.observe(evaluate)
+        self.observe(|scenario, observed| evaluate(scenario, observed, &[]))
     }
 
     /// The suite report of these observations, as every report format renders it.
     pub fn suite_report(&self) -> SuiteReport {
         self.observe(|scenario, observed| {
-            let verdicts = evaluate(scenario, observed);
+            let verdicts = evaluate(scenario, observed, &[]);
             let report = ScenarioReport::new(scenario, observed, verdicts, Vec::new());
             SuiteReport::new(self.target, vec![report])
         })

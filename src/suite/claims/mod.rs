@@ -19,7 +19,7 @@ pub mod directory;
 pub mod effective;
 pub mod fail_closed;
 #[cfg(test)]
-mod fixture;
+pub(crate) mod fixture;
 pub mod handoff;
 pub mod invoke;
 pub mod known;
@@ -35,6 +35,7 @@ use super::findings::Acceptance;
 use super::observation::Observed;
 pub use crate::scenario::claim::{Applies, ClaimDef, ClaimId};
 use crate::scenario::{ClaimSpec, Scenario};
+use crate::targets::NotApplicable;
 
 /// What to check on one lane, with everything a check function may read.
 pub struct ClaimInput<'a> {
@@ -264,18 +265,32 @@ fn verdict(
 /// The lane of a verdict that is about no lane (a claim that is not applicable).
 pub const NO_LANE: &str = "-";
 
+/// Why a native claim is not applicable where the scenario has native lanes the target cannot
+/// run (a real product: the provider's own search is the embedded gateway's lane).
+pub const TARGET_HAS_NO_NATIVE_LANES: &str =
+    "this target cannot run native lanes (the embedded gateway runs them)";
+
 /// Evaluates every claim that applies to the scenario's lanes, in a stable order (claim, then
 /// lane order, not-applicable ones first). A scenario without `claims` gets
-/// [`ClaimId::DEFAULT`]; one that lists claims gets exactly those (narrowed to their `lanes`;
+/// [`ClaimId::defaults`]; one that lists claims gets exactly those (narrowed to their `lanes`;
 /// C1–C5 keep to the lanes they are about). A claim whose lane is missing is one
-/// not-applicable verdict ([`ClaimId::missing_lane`]). T1 runs on every lane that sets exact
-/// expectations for the target.
-pub fn evaluate(scenario: &Scenario, lanes: &[Observed<'_>]) -> Vec<Verdict> {
+/// not-applicable verdict ([`ClaimId::missing_lane`]; a native claim whose lanes the target
+/// cannot run says so). T1 runs on every lane that sets exact expectations for the target.
+/// `not_run`: the scenario's lanes the target cannot run.
+pub fn evaluate(
+    scenario: &Scenario,
+    lanes: &[Observed<'_>],
+    not_run: &[NotApplicable],
+) -> Vec<Verdict> {
     let mut verdicts = Vec::new();
-    let defaults = ClaimId::DEFAULT.map(|id| (id, None));
+    let native_not_run = not_run.iter().any(|l| l.native);
+    let has_native = native_not_run || scenario.lanes.iter().any(|l| l.is_native());
     let named = scenario.claims.iter().map(|spec| (spec.id, Some(spec)));
     let claims: Vec<(ClaimId, Option<&ClaimSpec>)> = match scenario.claims.is_empty() {
-        true => defaults.to_vec(),
+        true => ClaimId::defaults(has_native)
+            .into_iter()
+            .map(|id| (id, None))
+            .collect(),
         false => named.collect(),
     };
     let all: Vec<&crate::scenario::Lane> = lanes.iter().map(|l| l.lane).collect();
@@ -289,6 +304,9 @@ pub fn evaluate(scenario: &Scenario, lanes: &[Observed<'_>]) -> Vec<Verdict> {
         let candidate_lanes: Vec<&crate::scenario::Lane> =
             candidates.iter().map(|l| l.lane).collect();
         match claim.missing_lane(&candidate_lanes, &all) {
+            Some(_) if claim.def().applies == Applies::NativeLanes && native_not_run => {
+                verdicts.push(Verdict::not_applicable(claim, TARGET_HAS_NO_NATIVE_LANES))
+            }
             Some(reason) => verdicts.push(Verdict::not_applicable(claim, reason)),
             None => verdicts.extend(
                 candidates
@@ -312,6 +330,64 @@ pub fn evaluate(scenario: &Scenario, lanes: &[Observed<'_>]) -> Vec<Verdict> {
 #[cfg(test)]
 mod tests {
     use super::fixture::Fixture;
+    use super::{evaluate, TARGET_HAS_NO_NATIVE_LANES};
+    use crate::scenario::{parse_scenario, ClaimId};
+    use crate::targets::NotApplicable;
+
+    /// On a target that cannot run native lanes (the product drops them from its plan), V1–V3
+    /// say so, named in `claims` or by default — not that the scenario has no native lane
+    /// (issue #41).
+    #[test]
+    fn native_claims_say_the_target_cannot_run_native_lanes() {
+        let text = |claims: &str| {
+            format!(
+                "id='n'\ntitle='t'\nprompt='p'\ntarget_tool='fake_plugin_tool_03'\n{claims}\n\
+                 [catalog]\nplugin_id='p'\nsize=12\n\
+                 [[lanes]]\nname='direct'\ntool_search=false\n\
+                 [[lanes]]\nname='native'\nnative={{ provider='openai', search='server' }}\n"
+            )
+        };
+        for claims in [
+            "",
+            "claims = [{ id = 'C1' }, { id = 'V1' }, { id = 'V2' }, { id = 'V3' }]",
+        ] {
+            let full = parse_scenario(&text(claims), "n.toml").unwrap();
+            let native = full.lanes.iter().find(|l| l.is_native()).unwrap();
+            let not_run = [NotApplicable::new(native, "never on the product".into())];
+            let mut planned = full.clone();
+            planned.lanes.retain(|l| !l.is_native());
+            let verdicts = evaluate(&planned, &[], &not_run);
+            let native_claims: Vec<(ClaimId, Option<&str>)> = verdicts
+                .iter()
+                .filter(|v| matches!(v.claim, ClaimId::V1 | ClaimId::V2 | ClaimId::V3))
+                .map(|v| (v.claim, v.not_applicable.as_deref()))
+                .collect();
+            let want = Some(TARGET_HAS_NO_NATIVE_LANES);
+            assert_eq!(
+                native_claims,
+                [
+                    (ClaimId::V1, want),
+                    (ClaimId::V2, want),
+                    (ClaimId::V3, want)
+                ],
+                "claims: {claims:?}"
+            );
+        }
+        // With no native lane at all, a scenario without `claims` does not get V1–V3.
+        let plain = parse_scenario(
+            &text("").replace(
+                "[[lanes]]\nname='native'\nnative={ provider='openai', search='server' }\n",
+                "",
+            ),
+            "n.toml",
+        )
+        .unwrap();
+        assert_eq!(plain.lanes.len(), 1);
+        assert!(evaluate(&plain, &[], &[])
+            .iter()
+            .all(|v| !matches!(v.claim, ClaimId::V1 | ClaimId::V2 | ClaimId::V3)));
+    }
+
     use crate::suite::evidence::MAX_EVIDENCE_CHARS;
 
     /// A gateway whose answer echoes a secret and runs long: no report shows the secret, and no

@@ -186,8 +186,20 @@ fn schema_text(value: &Value) -> String {
     serde_json::to_string(value).unwrap_or_default()
 }
 
+/// C3: every fake tool the scenario's policy allows is declared in the first request, schema
+/// and description byte for byte (a denied one is rightly absent: F1 holds that).
 pub fn c3_direct_declares_fake_schemas(input: &ClaimInput<'_>) -> Vec<Check> {
-    let (fake, o) = (fake_tools(input.scenario), input.lane);
+    let (all, o) = (fake_tools(input.scenario), input.lane);
+    let policy = &input.scenario.policy;
+    let (fake, denied): (Vec<ToolEntry>, Vec<ToolEntry>) =
+        all.into_iter().partition(|t| policy.allows(&t.name, &t.id));
+    let wanted = match denied.len() {
+        0 => format!("all {} fake tools declared", fake.len()),
+        n => format!(
+            "all {} fake tools the policy allows declared ({n} denied)",
+            fake.len()
+        ),
+    };
     let Some(first) = o.observation.requests.first() else {
         return vec![no_request()];
     };
@@ -221,7 +233,7 @@ pub fn c3_direct_declares_fake_schemas(input: &ClaimInput<'_>) -> Vec<Check> {
         check(
             "fake tools declared",
             missing.is_empty(),
-            format!("all {} fake tools declared", fake.len()),
+            wanted,
             format!("missing {}", names(&missing)),
         ),
         check(
@@ -678,6 +690,34 @@ mod tests {
             v.failures[1].actual,
             "differing 1 name: fake_plugin_tool_02 (description)"
         );
+    }
+
+    /// A tool the scenario's policy denies is rightly absent from the direct lane: C3 asks for
+    /// the tools the policy allows (issue #41: it asked for all 36 and failed).
+    #[test]
+    fn c3_does_not_ask_for_a_tool_the_policy_denies() {
+        let mut f = Fixture::passing_reference()
+            .scenario_extra("[policy]\ndeny = ['fake_plugin_tool_11']\n");
+        let tools = f.lane("direct").requests[0].0["tools"]
+            .as_array_mut()
+            .unwrap();
+        let before = tools.len();
+        tools.retain(|t| t["name"] != "fake_plugin_tool_11");
+        assert_eq!(tools.len(), before - 1);
+        let v = verdict(&f, C3, "direct");
+        assert!(v.ok, "{v:?}");
+        assert!(
+            v.expected
+                .starts_with("all 35 fake tools the policy allows declared (1 denied)"),
+            "{v:?}"
+        );
+        // An allowed tool missing still fails.
+        let tools = f.lane("direct").requests[0].0["tools"]
+            .as_array_mut()
+            .unwrap();
+        tools.retain(|t| t["name"] != "fake_plugin_tool_12");
+        let v = verdict(&f, C3, "direct");
+        assert_eq!(v.failures[0].actual, "missing 1 name: fake_plugin_tool_12");
     }
 
     #[test]

@@ -26,9 +26,9 @@ impl SuiteReport {
             out.push_str("| lane | status | requests | 1st req bytes | ratio | declared | prompt chars | planned |\n");
             out.push_str("|---|---:|---:|---:|---:|---:|---:|---|\n");
             for (name, f) in s.lanes.iter() {
-                let ratio = s.ratio(name).unwrap_or(1.0);
+                let ratio = s.ratio_text(name);
                 out.push_str(&format!(
-                    "| {name} | {} | {} | {} | {ratio:.3} | {} | {} | {} |\n",
+                    "| {name} | {} | {} | {} | {ratio} | {} | {} | {} |\n",
                     f.status,
                     f.provider_request_count,
                     f.first_request_bytes,
@@ -39,11 +39,7 @@ impl SuiteReport {
             }
             out.push_str("\n| claim | lane | result | what | detail |\n|---|---|---|---|---|\n");
             for c in &s.claims {
-                let detail = if c.ok && !c.is_not_applicable() {
-                    format!("{} checks", c.checks)
-                } else {
-                    detail(c, "; ", Detail::Cut)
-                };
+                let detail = detail(c, "; ", Detail::Cut);
                 let result = match result(c) {
                     "FAIL" => "**FAIL**",
                     other => other,
@@ -126,4 +122,30 @@ fn snapshot_rows(s: &ScenarioReport) -> String {
         out.push_str(&format!("| {} | {status} |\n", snapshot.name));
     }
     out
+}
+
+#[cfg(test)]
+mod tests {
+    use crate::suite::claims::fixture::Fixture;
+
+    /// report.md's lane table shows `-` for the ratio of a scenario without a direct lane (it
+    /// showed 1.000), the direct lane's own ratio as 1.000, and a claim that holds says how many
+    /// checks in words ("1 check holds", not "1 checks").
+    #[test]
+    fn ratios_without_a_direct_lane_are_dashes_and_counts_read_right() {
+        let alone = Fixture::tools_lane().suite_report();
+        let scenario = &alone.scenarios[0];
+        assert_eq!(scenario.ratio_text("tools"), "-");
+        let markdown = alone.to_markdown();
+        assert!(markdown.contains("| tools | "), "{markdown}");
+        assert!(!markdown.contains("1.000"), "{markdown}");
+        let reference = Fixture::passing_reference().suite_report();
+        let scenario = &reference.scenarios[0];
+        assert_eq!(scenario.ratio_text("direct"), "1.000");
+        assert_ne!(scenario.ratio_text("tools"), "-");
+        let markdown = reference.to_markdown();
+        assert!(!markdown.contains(" checks |"), "{markdown}");
+        assert!(!markdown.contains("| 1 check |"), "{markdown}");
+        assert!(markdown.contains(" checks hold |") || markdown.contains(" check holds |"));
+    }
 }

@@ -109,6 +109,35 @@ pub struct Selection {
     pub scenarios: Vec<String>,
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub shard: Option<Shard>,
+    /// What the run was told that changes what it checks.
+    pub checks: Checks,
+}
+
+/// The options of a run that change what it checks: the shards of one run must agree on them
+/// (`report merge`), or the merged verdict would pass scenarios some shard never checked.
+#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct Checks {
+    /// The committed snapshots were compared (not with `--no-snapshots`, nor on a release
+    /// without data).
+    pub snapshots: bool,
+    /// `--profile`: the profile every scenario ran under instead of its own.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub profile: Option<String>,
+}
+
+impl Checks {
+    /// What a run with these checks did, in words (`report merge`'s errors).
+    pub fn describe(&self) -> String {
+        let snapshots = match self.snapshots {
+            true => "compared snapshots",
+            false => "did not compare snapshots (--no-snapshots, or a release without data)",
+        };
+        match &self.profile {
+            Some(profile) => format!("{snapshots}, under --profile {profile}"),
+            None => format!("{snapshots}, each scenario under its own profile"),
+        }
+    }
 }
 
 /// The scenarios, each with its `ok` (derived, never stored) first.
@@ -368,6 +397,16 @@ impl ScenarioReport {
     /// The first-request ratio of a lane against direct (1 for direct itself).
     pub fn ratio(&self, lane: &str) -> Option<f64> {
         self.reduction.get(lane).map(|r| r.first_request_ratio)
+    }
+
+    /// The `ratio` column of `lane`: its ratio to the direct lane; `1.000` on the direct lane a
+    /// lane was compared with; `-` where nothing was compared (no direct lane).
+    pub fn ratio_text(&self, lane: &str) -> String {
+        match self.ratio(lane) {
+            Some(ratio) => format!("{ratio:.3}"),
+            None if self.reduction.0.is_empty() => "-".to_string(),
+            None => "1.000".to_string(),
+        }
     }
 }
 

@@ -157,7 +157,6 @@ fn figures_table(s: &ScenarioReport) -> Table {
         "planned",
     ]);
     for (name, f) in s.lanes.iter() {
-        let ratio = s.ratio(name).map(|r| format!("{r:.3}"));
         let directory = f
             .directory
             .as_ref()
@@ -166,7 +165,7 @@ fn figures_table(s: &ScenarioReport) -> Table {
             Cell::new(name),
             Cell::new(f.provider_request_count),
             Cell::new(f.first_request_bytes),
-            Cell::new(ratio.unwrap_or_else(|| "1.000".into())),
+            Cell::new(s.ratio_text(name)),
             Cell::new(f.provider_declared_tool_count),
             Cell::new(f.provider_system_prompt_chars),
             Cell::new(directory),

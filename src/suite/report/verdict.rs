@@ -21,6 +21,10 @@ pub struct RunVerdict {
     pub findings: FindingCounts,
     /// Lanes that could not start or answer (infrastructure errors).
     pub lane_errors: usize,
+    /// One shard of a run (`--shard K/N`): a shard that judged nothing is not yet a run that
+    /// judged nothing (`report merge` judges the whole).
+    #[serde(skip)]
+    pub sharded: bool,
 }
 
 /// Claim verdicts by result.
@@ -70,7 +74,8 @@ pub enum Outcome {
     Failed,
     /// A lane could not start or answer: the run could not judge it.
     Errored,
-    /// No scenario was selected: the run judged nothing.
+    /// No scenario was selected, or every claim of those selected was not applicable: the run
+    /// judged nothing.
     Empty,
 }
 
@@ -97,7 +102,8 @@ impl Outcome {
 }
 
 impl RunVerdict {
-    /// The outcome: an empty run, then lane errors, then any failure, decide it in that order.
+    /// The outcome: an empty selection, then lane errors, then any failure, then a run that
+    /// judged nothing, decide it in that order.
     pub fn outcome(&self) -> Outcome {
         if self.scenarios == 0 {
             Outcome::Empty
@@ -105,9 +111,18 @@ impl RunVerdict {
             Outcome::Errored
         } else if self.fails() {
             Outcome::Failed
+        } else if self.judged_nothing() && !self.sharded {
+            Outcome::Empty
         } else {
             Outcome::Passed
         }
+    }
+
+    /// No claim passed, failed or was accepted, and no snapshot was compared: every claim of
+    /// the selection was not applicable (on the product, a scenario it cannot run).
+    pub fn judged_nothing(&self) -> bool {
+        let (c, s) = (&self.claims, &self.snapshots);
+        c.passed + c.failed + c.accepted + s.same + s.changed + s.missing + s.pending == 0
     }
 
     /// Did anything the run judged fail it?
@@ -151,6 +166,7 @@ impl RunVerdict {
                     unjudged: f.unjudged + g.unjudged,
                 },
                 lane_errors: a.lane_errors + b.lane_errors,
+                sharded: a.sharded || b.sharded,
             }
         })
     }
@@ -191,6 +207,11 @@ impl RunVerdict {
         add(self.lane_errors, "lane errored", "lanes errored");
         if self.scenarios == 0 {
             line.push_str(", no scenario selected");
+        } else if self.judged_nothing() && self.lane_errors == 0 {
+            line.push_str(match self.sharded {
+                true => ", nothing judged in this shard (every claim not applicable)",
+                false => ", nothing judged (every claim not applicable)",
+            });
         }
         line + "\n"
     }
@@ -227,6 +248,7 @@ impl SuiteReport {
                 unjudged: self.unjudged_findings.len(),
             },
             lane_errors: self.scenarios.iter().map(|s| s.errors.len()).sum(),
+            sharded: self.selection.shard.is_some(),
         }
     }
 }
@@ -289,6 +311,44 @@ mod tests {
             (empty.outcome(), empty.exit_code()),
             (Outcome::Empty, Exit::USAGE)
         );
+    }
+
+    /// A run whose every claim was not applicable judged nothing: exit 2, as an empty selection;
+    /// one shard of a run may (the merge judges the whole), and a run with one claim judged
+    /// beside them passes.
+    #[test]
+    fn a_run_that_judged_nothing_is_empty_unless_it_is_one_shard() {
+        let nothing = with(|v| {
+            v.claims.passed = 0;
+            v.claims.not_applicable = 25;
+        });
+        assert_eq!(
+            (nothing.outcome(), nothing.exit_code()),
+            (Outcome::Empty, Exit::USAGE)
+        );
+        assert_eq!(
+            nothing.count_line(),
+            "0 passed, 0 failed, 25 not applicable, nothing judged (every claim not applicable)\n"
+        );
+        let shard = RunVerdict {
+            sharded: true,
+            ..nothing
+        };
+        assert_eq!(shard.outcome(), Outcome::Passed);
+        assert!(shard.count_line().contains("nothing judged in this shard"));
+        let one = RunVerdict::sum([nothing, with(|v| v.claims.passed = 1)]);
+        assert_eq!(one.outcome(), Outcome::Passed);
+        let snapshot_only = with(|v| {
+            v.claims.passed = 0;
+            v.snapshots.same = 1;
+        });
+        assert_eq!(snapshot_only.outcome(), Outcome::Passed);
+        let errored = with(|v| {
+            v.claims.passed = 0;
+            v.lane_errors = 1;
+        });
+        assert_eq!(errored.outcome(), Outcome::Errored);
+        assert!(!errored.count_line().contains("nothing judged"));
     }
 
     #[test]

@@ -48,17 +48,15 @@ pub fn plan_release(scenario: &Scenario, found: &Found) -> Result<TargetPlan, Er
         .into_iter()
         .partition(|lane| release.mode(lane.mode()).is_some());
     planned.scenario.lanes = runs;
-    planned
-        .not_applicable
-        .extend(missing.into_iter().map(|lane| NotApplicable {
-            reason: format!(
-                "OpenClaw {} has no `{}` Tool Search mode ({})",
-                release.version,
-                lane.mode().as_str(),
-                found.origin
-            ),
-            lane: lane.name,
-        }));
+    planned.not_applicable.extend(missing.iter().map(|lane| {
+        let reason = format!(
+            "OpenClaw {} has no `{}` Tool Search mode ({})",
+            release.version,
+            lane.mode().as_str(),
+            found.origin
+        );
+        NotApplicable::new(lane, reason)
+    }));
     Ok(planned)
 }
 
@@ -69,10 +67,7 @@ pub fn plan(scenario: &Scenario) -> Result<TargetPlan, Error> {
         let not_applicable = resolved
             .lanes
             .drain(..)
-            .map(|lane| NotApplicable {
-                lane: lane.name,
-                reason: reason.clone(),
-            })
+            .map(|lane| NotApplicable::new(&lane, reason.clone()))
             .collect();
         return Ok(TargetPlan {
             scenario: resolved,
@@ -84,10 +79,7 @@ pub fn plan(scenario: &Scenario) -> Result<TargetPlan, Error> {
     resolved.lanes.clear();
     for lane in &scenario.lanes {
         match &lane.openclaw.not_applicable {
-            Some(reason) => not_applicable.push(NotApplicable {
-                lane: lane.name.clone(),
-                reason: reason.clone(),
-            }),
+            Some(reason) => not_applicable.push(NotApplicable::new(lane, reason.clone())),
             None => resolved.lanes.push(product_lane(scenario, lane)?),
         }
     }
