@@ -297,3 +297,41 @@ fn shards_that_checked_different_things_do_not_merge() {
     let summary: serde_json::Value = serde_json::from_str(&merged.file("summary.json")).unwrap();
     assert_eq!(summary["selection"]["checks"]["snapshots"], true);
 }
+
+/// The merged fix-it hints are the commands the shards printed, flags and all (issue #41: the
+/// merge dropped `--snapshot-dir`).
+#[test]
+fn the_merge_prints_the_commands_the_shards_printed() {
+    let root = tempfile::tempdir().unwrap();
+    let root = root.path();
+    let empty = root.join("no-snapshots-yet");
+    std::fs::create_dir(&empty).unwrap();
+    let at = empty.display().to_string();
+    let shards: Vec<Run> = (1..=2)
+        .map(|k| {
+            let shard = format!("{k}/2");
+            suite(
+                root,
+                &format!("m{k}"),
+                &["--shard", &shard, "--snapshot-dir", &at],
+            )
+        })
+        .collect();
+    let hints = |text: &str| -> Vec<String> {
+        text.lines()
+            .filter(|l| l.trim_start().starts_with("write them for review:"))
+            .map(str::to_string)
+            .collect()
+    };
+    let mut printed: Vec<String> = shards.iter().flat_map(|s| hints(&s.stdout)).collect();
+    assert!(!printed.is_empty());
+    assert!(printed
+        .iter()
+        .all(|l| l.contains(&format!("--snapshot-dir {at}"))));
+    let merged = merge(root, "merged", &[&shards[0], &shards[1]]);
+    assert_eq!(merged.code, Some(1), "{}", merged.stderr);
+    let mut got = hints(&merged.stdout);
+    printed.sort();
+    got.sort();
+    assert_eq!(got, printed);
+}

@@ -42,7 +42,7 @@ pub fn side_by_side_with(reports: &[SuiteReport], shown: Detail) -> String {
             scenario.target_tool,
             reports
                 .iter()
-                .map(target_label)
+                .map(|r| target_label(r, Some(&scenario.scenario)))
                 .collect::<Vec<_>>()
                 .join(" and "),
             scenario_table(reports, scenario)
@@ -59,8 +59,14 @@ pub fn side_by_side_with(reports: &[SuiteReport], shown: Detail) -> String {
     out
 }
 
-fn target_label(report: &SuiteReport) -> String {
-    let profile = report.scenarios.first().and_then(|s| s.profile.as_ref());
+/// `embedded (profile P)` with the profile scenario `id` ran under there (each scenario has its
+/// own; no scenario: no profile), or the product's release and Node.
+fn target_label(report: &SuiteReport, id: Option<&str>) -> String {
+    let profile = report
+        .scenarios
+        .iter()
+        .find(|s| Some(s.scenario.as_str()) == id)
+        .and_then(|s| s.profile.as_ref());
     match (&report.product, profile) {
         (Some(p), _) => format!("{} {} (node {})", report.target.as_str(), p.version, p.node),
         (None, Some(profile)) => format!("{} (profile {profile})", report.target.as_str()),
@@ -232,7 +238,7 @@ fn failures_section(report: &SuiteReport, shown: Detail) -> String {
         }
     }
     match any {
-        true => format!("failing checks on {}\n{table}\n", target_label(report)),
+        true => format!("failing checks on {}\n{table}\n", target_label(report, None)),
         false => String::new(),
     }
 }
@@ -261,4 +267,38 @@ pub fn side_by_side_json(reports: &[SuiteReport]) -> String {
 
 fn find_scenario<'r>(report: &'r SuiteReport, scenario: &str) -> Option<&'r ScenarioReport> {
     report.scenarios.iter().find(|s| s.scenario == scenario)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::side_by_side;
+    use crate::suite::claims::fixture::Fixture;
+    use crate::targets::TargetKind;
+
+    /// Each scenario is headed with the profile it ran under, not the first scenario's (issue
+    /// #41: a merge of an embedded and a product run headed every scenario with the reference's
+    /// profile).
+    #[test]
+    fn each_scenario_is_headed_with_its_own_profile() {
+        let mut embedded = Fixture::passing_reference().suite_report();
+        embedded.scenarios[0].profile = Some("openclaw-2026.9.6".into());
+        let mut other = embedded.scenarios[0].clone();
+        other.scenario = "other".into();
+        other.profile = Some("spec".into());
+        embedded.scenarios.push(other);
+        let mut product = embedded.clone();
+        product.target = TargetKind::Openclaw;
+        for s in &mut product.scenarios {
+            s.profile = None;
+        }
+        let text = side_by_side(&[embedded, product]);
+        assert!(
+            text.contains("scenario f (tool fake_plugin_tool_17)\non embedded (profile openclaw-2026.9.6) and openclaw\n"),
+            "{text}"
+        );
+        assert!(
+            text.contains("scenario other (tool fake_plugin_tool_17)\non embedded (profile spec) and openclaw\n"),
+            "{text}"
+        );
+    }
 }

@@ -189,8 +189,9 @@ pub struct ScenarioReport {
     #[serde(skip)]
     pub snapshot_contents: Vec<(String, String)>,
     /// Where the snapshots were compared and the commands that write and settle them (said once
-    /// per scenario under the table; `None` when snapshots were not compared).
-    #[serde(skip)]
+    /// per scenario under the table; `None` when snapshots were not compared). Kept in
+    /// `summary.json`, so `report merge` prints the commands the shard printed.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
     pub snapshot_place: Option<SnapshotPlace>,
     /// Lanes the target cannot run, with the scenario's reason (never run, never a failure).
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
@@ -214,7 +215,7 @@ pub struct SnapshotStatus {
 
 /// Where a scenario's snapshots are and the commands, each to paste as printed in the directory
 /// the run was started from, that write them and settle them.
-#[derive(Debug, Clone, PartialEq, Eq)]
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 pub struct SnapshotPlace {
     /// The folder compared with.
     pub dir: std::path::PathBuf,
