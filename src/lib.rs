@@ -14,6 +14,7 @@ pub mod catalog;
 pub mod commands;
 pub mod compare;
 pub mod config;
+pub mod data_root;
 pub mod engine;
 pub mod error;
 pub mod gateway;

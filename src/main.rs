@@ -33,6 +33,11 @@ use toolsearch_qa::targets::TargetChoice;
 struct Cli {
     #[command(subcommand)]
     command: Command,
+    /// Read release data (data/releases/, data/profiles/, expectations/, snapshots/, search
+    /// baselines) from this tree at run time. Default: the working directory when it is a
+    /// checkout (it has data/releases/ and data/profiles/), else the copy built into the binary.
+    #[arg(long, global = true, value_name = "DIR")]
+    data_dir: Option<PathBuf>,
 }
 
 #[derive(Subcommand)]
@@ -211,8 +216,9 @@ struct AdoptArgs {
     /// of a release adopted already; nothing else is written.
     #[arg(long, conflicts_with = "force")]
     record_only: bool,
-    /// The source tree to write into (default: the one the binary was built from).
-    #[arg(long, value_name = "DIR")]
+    /// The tree to write into and read the adopted releases from (the same as --data-dir;
+    /// default: the data root, the working directory when it is a checkout).
+    #[arg(long, value_name = "DIR", conflicts_with = "data_dir")]
     root: Option<PathBuf>,
 }
 
@@ -568,10 +574,20 @@ fn main() -> ExitCode {
         builder.worker_threads(1);
         return_large_blocks_to_the_system();
     }
-    let result = builder
-        .enable_all()
-        .build()
-        .map_err(|e| Error::Machine(format!("cannot start the async runtime: {e}")))
+    let data_dir = match &cli.command {
+        Command::Adopt(AdoptArgs {
+            root: Some(root), ..
+        }) => Some(root.clone()),
+        _ => cli.data_dir.clone(),
+    };
+    let result = toolsearch_qa::data_root::init(data_dir.as_deref())
+        .map_err(|e| Error::Usage(e.to_string()))
+        .and_then(|_| {
+            builder
+                .enable_all()
+                .build()
+                .map_err(|e| Error::Machine(format!("cannot start the async runtime: {e}")))
+        })
         .and_then(|runtime| {
             let result = runtime.block_on(run(cli.command, probe_secret));
             // Tasks still running (a turn in flight when a signal came) end here, before exit.
@@ -725,7 +741,7 @@ async fn run(command: Command, probe_secret: String) -> Result<u8, Error> {
             let options = toolsearch_qa::releases::adopt::AdoptOptions {
                 version: args.openclaw_version,
                 node: args.node_major.openclaw_node.unwrap_or_default(),
-                root: args.root.unwrap_or_else(source_root),
+                root: data_root_dir()?,
                 force: args.force,
                 record_only: args.record_only,
             };
@@ -737,7 +753,7 @@ async fn run(command: Command, probe_secret: String) -> Result<u8, Error> {
                 &args.after,
                 args.live
                     .then(|| args.node_major.openclaw_node.unwrap_or_default()),
-                &source_root(),
+                &toolsearch_qa::data_root::current().path(""),
                 args.format,
                 stdout,
             )
@@ -781,9 +797,16 @@ async fn run(command: Command, probe_secret: String) -> Result<u8, Error> {
     }
 }
 
-/// The source tree this binary was built from: where committed release data lives.
-fn source_root() -> PathBuf {
-    PathBuf::from(env!("CARGO_MANIFEST_DIR"))
+/// The data root's folder, for a command that writes release data into it.
+fn data_root_dir() -> Result<PathBuf, Error> {
+    let root = toolsearch_qa::data_root::current();
+    root.dir().map(|d| d.to_path_buf()).ok_or_else(|| {
+        Error::Usage(
+            "no tree to write release data into: run in a checkout of toolsearch-qa (or a tree \
+             with data/releases/ and data/profiles/), or pass --data-dir DIR"
+                .into(),
+        )
+    })
 }
 
 /// A progress bar on stderr, only when stderr is a terminal (never in CI logs).

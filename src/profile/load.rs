@@ -1,5 +1,5 @@
-//! Reading profiles: the built-in ones (`data/profiles/*.toml`, compiled in by `build.rs`) by
-//! name, any other by its file's path. Every error names the file and the field.
+//! Reading profiles: the data root's (`data/profiles/*.toml`, read at run time from the root
+//! src/data_root.rs chose) by name, any other by its file's path. Every error names the file and the field.
 
 use std::collections::BTreeSet;
 use std::path::Path;
@@ -14,6 +14,7 @@ use super::model::{
 };
 use super::Profile;
 use crate::config::{ToolSearchMode, ToolSearchRules};
+use crate::data_root::{DataFile, DataKind};
 
 /// A profile that cannot be used: unknown, unreadable, or with a missing or wrong field.
 #[derive(Debug, Clone, PartialEq, Eq, Error)]
@@ -31,14 +32,19 @@ pub enum ProfileError {
     },
 }
 
-/// The profiles that ship with the binary: every `data/profiles/*.toml`, by file name.
-const BUILT_IN: &[(&str, &str)] = include!(concat!(env!("OUT_DIR"), "/builtin_profiles.rs"));
+/// The data root's profiles: every `data/profiles/*.toml` (an unreadable folder: none; the
+/// release facts, read first on every path that needs a profile, report it).
+fn root_files() -> Vec<DataFile> {
+    crate::data_root::current()
+        .files(DataKind::Profiles)
+        .unwrap_or_default()
+}
 
-/// The names of the built-in profiles, sorted.
+/// The names of the data root's profiles, sorted.
 pub fn built_in_names() -> Vec<String> {
-    BUILT_IN
+    root_files()
         .iter()
-        .map(|(path, _)| file_stem(path).to_string())
+        .map(|file| file_stem(&file.name).to_string())
         .collect()
 }
 
@@ -50,14 +56,23 @@ fn file_stem(path: &str) -> &str {
 /// The profile a scenario, a flag or a gateway config names: a built-in profile by name, else
 /// a profile file by path. Built-in ones are read once.
 pub fn resolve(reference: &str) -> Result<Arc<Profile>, ProfileError> {
-    if let Some((origin, text)) = BUILT_IN.iter().find(|(p, _)| file_stem(p) == reference) {
+    let files = crate::data_root::current()
+        .files(DataKind::Profiles)
+        .map_err(|e| ProfileError::Read {
+            path: crate::data_root::current()
+                .path(DataKind::Profiles.dir())
+                .display()
+                .to_string(),
+            message: e.to_string(),
+        })?;
+    if let Some(file) = files.iter().find(|f| file_stem(&f.name) == reference) {
         static CACHE: OnceLock<Mutex<Vec<Arc<Profile>>>> = OnceLock::new();
         let cache = CACHE.get_or_init(Mutex::default);
         let mut cache = cache.lock().unwrap_or_else(|p| p.into_inner());
         if let Some(found) = cache.iter().find(|p| p.reference == reference) {
             return Ok(found.clone());
         }
-        let profile = Arc::new(parse(text, origin, reference)?);
+        let profile = Arc::new(parse(&file.text, &file.origin, reference)?);
         cache.push(profile.clone());
         return Ok(profile);
     }
@@ -398,12 +413,13 @@ mod tests {
         assert!(message.contains("takes no captured parts"), "{message}");
     }
 
-    fn built_in_text(name: &str) -> &'static str {
-        BUILT_IN
-            .iter()
-            .find(|(p, _)| file_stem(p) == name)
+    fn built_in_text(name: &str) -> String {
+        root_files()
+            .into_iter()
+            .find(|f| file_stem(&f.name) == name)
             .unwrap()
-            .1
+            .text
+            .into_owned()
     }
 
     #[test]
@@ -455,11 +471,7 @@ mod tests {
     fn a_wrong_nested_field_has_its_path() {
         let spec = resolve("openclaw-2026.9.6").unwrap();
         assert_eq!(spec.name, "openclaw-2026.9.6");
-        let text = BUILT_IN
-            .iter()
-            .find(|(p, _)| file_stem(p) == "openclaw-2026.9.6")
-            .unwrap()
-            .1;
+        let text = built_in_text("openclaw-2026.9.6");
         let broken = text.replacen("exposure = \"", "exposure = \"sometimes-", 1);
         let (field, message) = error_of(&broken);
         assert_eq!(field, "core_tools[0].exposure");

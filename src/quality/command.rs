@@ -176,12 +176,17 @@ fn render_reports(reports: &[(QualityReport, Option<Baseline>)], format: Format)
 /// is said on stderr and gated on exact-name recall only.
 fn release_baseline(version: &str) -> Result<Option<Baseline>, Error> {
     let name = format!("data/search-quality-baseline-openclaw-{version}.json");
-    let path = Path::new(env!("CARGO_MANIFEST_DIR")).join(&name);
-    match std::fs::read_to_string(&path) {
-        Ok(text) => Baseline::parse(&text)
+    let file = crate::data_root::current()
+        .file(
+            crate::data_root::DataKind::Baselines,
+            &format!("search-quality-baseline-openclaw-{version}.json"),
+        )
+        .map_err(|e| Error::Usage(e.to_string()))?;
+    match file {
+        Some(file) => Baseline::parse(&file.text)
             .map(Some)
-            .map_err(|e| Error::Usage(format!("{name}: {e}"))),
-        Err(_) => {
+            .map_err(|e| Error::Usage(format!("{}: {e}", file.origin))),
+        None => {
             crate::output::warn(&format!(
                 "note: openclaw {version} has no committed search baseline ({name}): only \
                  exact-name recall gates; write one with `toolsearch-qa quality --target openclaw \

@@ -12,9 +12,11 @@ use serde_json::Value;
 use crate::capture::CaptureOptions;
 use crate::error::{Error, Exit};
 use crate::output::{emit, Format};
+use crate::scenario::load_all;
 use crate::suite::command::{SnapshotDir, Snapshots, SuiteOptions};
+use crate::suite::findings::{self, Expectations};
 use crate::suite::{ProviderSource, Reporter, SuiteEvent};
-use crate::targets::openclaw::release::{Release, Version};
+use crate::targets::openclaw::release::{Found, Release, Version};
 use crate::targets::openclaw::{NodeMajor, OpenClawTarget, Pick};
 use crate::targets::TargetChoice;
 
@@ -45,6 +47,16 @@ pub struct Draft {
     pub check: String,
     pub expected: String,
     pub observed: String,
+    /// The reason of the base release's identical accepted finding, when it has one.
+    pub carried: Option<Carried>,
+}
+
+/// A reason carried over from another release's accepted finding of the same failure.
+#[derive(Debug, Clone, PartialEq, Eq, PartialOrd, Ord)]
+pub struct Carried {
+    pub reason: String,
+    /// The release it was accepted in (`2026.9.6`).
+    pub from: String,
 }
 
 /// A probe that escaped on the release, drafted as an accepted escape.
@@ -54,6 +66,7 @@ pub struct EscapeDraft {
     /// The probe's evidence, exactly (an entry accepts that escape only).
     pub observed: String,
     pub node: u32,
+    pub carried: Option<Carried>,
 }
 
 /// Where a release's files go under `root`.
@@ -110,6 +123,16 @@ pub async fn command(
     let target = OpenClawTarget::locate_version(options.node, Some(version))?;
     let node = target.install().node_major();
     drop(target);
+    let facts = Release::find(version).map_err(|e| Error::Usage(e.to_string()))?;
+    let base = Base::nearest(version)?;
+    crate::output::warn(&format!(
+        "adopt: release facts from {}; reasons carried from {}",
+        facts.why(version),
+        base.as_ref().map_or(
+            "no release (none has accepted findings)".into(),
+            Base::describe
+        )
+    ));
 
     let summary = run_suite(
         &options.version,
@@ -118,35 +141,61 @@ pub async fn command(
     )
     .await?;
     accept_pending_snapshots(&files.snapshots)?;
-    let drafts = failing_checks(&summary);
+    let drafts = carry(failing_checks(&summary), base.as_ref());
     let record = RunRecord::from_summary(&summary);
     let record_path = RunRecord::path(&options.root, &version.to_string());
     record.write(&record_path)?;
-    let escapes = run_probes(options, node, probe_secret).await?;
+    let escapes = carry_escapes(
+        run_probes(options, node, probe_secret).await?,
+        base.as_ref(),
+    );
     // The profile only feeds the embedded gateway's prediction: a release whose surface the
     // capture cannot read yet is adopted without one, and the summary says why.
     let profile_note = match capture_profile(options, &files.profile).await {
         Ok(()) => format!("{} written", files.profile.display()),
         Err(e) => format!("no profile captured ({e})"),
     };
-    let release_note = write_release_facts(version, &files.release)?;
+    let release_note = write_release_facts(version, &facts, &files.release)?;
     let text = expectations_text(version, node, &drafts, &escapes);
+    let todo = drafts.iter().filter(|d| d.carried.is_none()).count()
+        + escapes.iter().filter(|e| e.carried.is_none()).count();
+    let carried = drafts.len() + escapes.len() - todo;
     std::fs::create_dir_all(files.expectations.parent().unwrap_or(Path::new(".")))
         .map_err(Error::io("create", &files.expectations))?;
     std::fs::write(&files.expectations, text).map_err(Error::io("write", &files.expectations))?;
 
+    let from = base.as_ref().map_or("no adopted release".into(), |b| {
+        format!("openclaw {}", b.version)
+    });
     let mut summary = format!(
-        "adopted openclaw {version} (Node {node}):\n  {} written: {} failing checks and {} probe escapes drafted with reason {TODO_REASON}\n  {} written\n  {profile_note}\n  {} written\n  {release_note}\n",
+        "adopted openclaw {version} (Node {node}):\n  {} written: {} failing checks and {} probe escapes; {carried} reasons carried from {from} (same check, expected and observed), {todo} left {TODO_REASON}\n  {} written\n  {profile_note}\n  {} written\n  {release_note}\n",
         files.expectations.display(),
         drafts.len(),
         escapes.len(),
         files.snapshots.display(),
         record_path.display(),
     );
-    let _ = writeln!(
-        summary,
-        "next: write each reason (the suite refuses a {TODO_REASON} reason, exit 2), rebuild, then\n  toolsearch-qa suite --target openclaw --openclaw-version {version}"
-    );
+    let data_dir = crate::suite::command::shell_line(&[options.root.display().to_string()]);
+    let gate = if options.root.as_os_str().is_empty() {
+        format!("toolsearch-qa suite --target openclaw --openclaw-version {version}")
+    } else {
+        format!(
+            "toolsearch-qa suite --target openclaw --openclaw-version {version} --data-dir {data_dir}"
+        )
+    };
+    if todo == 0 {
+        let _ = writeln!(
+            summary,
+            "next (no rebuild needed: release data is read at run time):\n  {gate}"
+        );
+    } else {
+        let _ = writeln!(
+            summary,
+            "next: write the {todo} {TODO_REASON} reasons (each verified in the release's own \
+             dist/; the suite lists every one left with its line and refuses the file, exit 2), \
+             then (no rebuild needed):\n  {gate}"
+        );
+    }
     emit(out, &summary)?;
     Ok(Exit::OK)
 }
@@ -250,6 +299,7 @@ pub fn failing_checks(summary: &Value) -> Vec<Draft> {
                     check: failure["check"].as_str().unwrap_or_default().to_string(),
                     expected: failure["expected"].as_str().unwrap_or_default().to_string(),
                     observed: failure["actual"].as_str().unwrap_or_default().to_string(),
+                    carried: None,
                 });
             }
         }
@@ -311,6 +361,7 @@ async fn run_probes(
             probe: p["name"].as_str().unwrap_or_default().to_string(),
             observed: p["evidence"].as_str().unwrap_or_default().to_string(),
             node,
+            carried: None,
         })
         .collect();
     escapes.sort();
@@ -334,8 +385,7 @@ async fn capture_profile(options: &AdoptOptions, path: &Path) -> Result<(), Erro
 
 /// Writes the release's surface facts when it has none, from the nearest release's (a person
 /// checks them against the snapshots); the line that says which.
-fn write_release_facts(version: &Version, path: &Path) -> Result<String, Error> {
-    let found = Release::find(version).map_err(|e| Error::Machine(e.to_string()))?;
+fn write_release_facts(version: &Version, found: &Found, path: &Path) -> Result<String, Error> {
     if found.exact {
         return Ok(format!("{} kept (the release's own)", found.origin));
     }
@@ -345,15 +395,15 @@ fn write_release_facts(version: &Version, path: &Path) -> Result<String, Error> 
         .map_err(|e| Error::Machine(format!("cannot write release facts: {e}")))?;
     let text = format!(
         "# OpenClaw {version}'s Tool Search surface, drafted by `toolsearch-qa adopt` from\n\
-         # {} (the nearest release with data): check each fact against\n\
-         # snapshots/openclaw-{version}/ and the release's own docs before committing.\n{body}",
-        found.origin
+         # {}: check each fact against\n\
+         # snapshots/openclaw-{version}/ and the release's own dist/ before committing.\n{body}",
+        found.why(version)
     );
     std::fs::write(path, text).map_err(Error::io("write", path))?;
     Ok(format!(
         "{} drafted from {}: check it",
         path.display(),
-        found.origin
+        found.why(version)
     ))
 }
 
@@ -374,27 +424,132 @@ pub fn expectations_text(
         let _ = write!(
             text,
             "\n[[finding]]\nscenario = {}\nlane = {}\nclaim = {}\ncheck = {}\nexpected = {}\n\
-             observed = {}\nreason = {}\n",
+             observed = {}\n{}",
             quote(&d.scenario),
             quote(&d.lane),
             quote(&d.claim),
             quote(&d.check),
             quote(&d.expected),
             quote(&d.observed),
-            quote(TODO_REASON)
+            reason_lines(d.carried.as_ref())
         );
     }
     for e in escapes {
         let _ = write!(
             text,
-            "\n[[probe]]\nprobe = {}\nobserved = {}\nnode = [{}]\nreason = {}\n",
+            "\n[[probe]]\nprobe = {}\nobserved = {}\nnode = [{}]\n{}",
             quote(&e.probe),
             quote(&e.observed),
             e.node,
-            quote(TODO_REASON)
+            reason_lines(e.carried.as_ref())
         );
     }
     text
+}
+
+/// `reason = …` (and `carried_from = …` when the reason is another release's), or `TODO`.
+fn reason_lines(carried: Option<&Carried>) -> String {
+    match carried {
+        Some(c) => format!(
+            "reason = {}\ncarried_from = {}\n",
+            quote(&c.reason),
+            quote(&c.from)
+        ),
+        None => format!("reason = {}\n", quote(TODO_REASON)),
+    }
+}
+
+/// The adopted release whose accepted findings an adoption carries reasons from.
+pub struct Base {
+    pub version: Version,
+    pub expectations: Expectations,
+    /// Why this one (`nearest to 2026.9.4 by version, newer`).
+    pub why: String,
+}
+
+impl Base {
+    /// The release nearest to `version` ([`Version::distance`]; on a tie the newer) among those
+    /// of the data root with accepted findings that load.
+    pub fn nearest(version: &Version) -> Result<Option<Base>, Error> {
+        let known = load_all(&[])?;
+        let mut candidates: Vec<Version> = Release::known_versions()
+            .map_err(|e| Error::Usage(e.to_string()))?
+            .iter()
+            .filter_map(|v| v.parse().ok())
+            .collect();
+        candidates.sort_by_key(|v: &Version| (version.distance(v), std::cmp::Reverse(v.clone())));
+        for candidate in candidates {
+            let label = format!("openclaw-{candidate}");
+            // A file with unwritten reasons carries nothing; the next nearest may.
+            let Ok(Some(expectations)) = findings::built_in(&label, &known) else {
+                continue;
+            };
+            let side = if &candidate > version {
+                "newer"
+            } else if &candidate < version {
+                "older"
+            } else {
+                "itself"
+            };
+            return Ok(Some(Base {
+                why: format!("nearest to {version} by version with accepted findings, {side}"),
+                version: candidate,
+                expectations,
+            }));
+        }
+        Ok(None)
+    }
+
+    pub fn describe(&self) -> String {
+        format!("{} ({})", self.expectations.origin, self.why)
+    }
+}
+
+/// Each draft with the base's reason where the base accepted exactly the same failure (same
+/// scenario, lane, claim, check, expected and observed).
+pub fn carry(mut drafts: Vec<Draft>, base: Option<&Base>) -> Vec<Draft> {
+    let Some(base) = base else {
+        return drafts;
+    };
+    for d in &mut drafts {
+        d.carried = base
+            .expectations
+            .findings
+            .iter()
+            .find(|f| {
+                f.scenario == d.scenario
+                    && f.lane == d.lane
+                    && f.claim.as_str() == d.claim
+                    && f.check == d.check
+                    && f.expected == d.expected
+                    && f.observed == d.observed
+            })
+            .map(|f| Carried {
+                reason: f.reason.clone(),
+                from: base.version.to_string(),
+            });
+    }
+    drafts
+}
+
+/// Each escape with the base's reason where the base accepted the same probe escaping the same
+/// way.
+fn carry_escapes(mut escapes: Vec<EscapeDraft>, base: Option<&Base>) -> Vec<EscapeDraft> {
+    let Some(base) = base else {
+        return escapes;
+    };
+    for e in &mut escapes {
+        e.carried = base
+            .expectations
+            .probes
+            .iter()
+            .find(|p| p.probe == e.probe && p.observed == e.observed)
+            .map(|p| Carried {
+                reason: p.reason.clone(),
+                from: base.version.to_string(),
+            });
+    }
+    escapes
 }
 
 /// A TOML string: literal (`'…'`) when that keeps it as written, basic otherwise.
@@ -427,6 +582,7 @@ mod tests {
                 check: "schemas up front".into(),
                 expected: "a".into(),
                 observed: "not \"recorded\"".into(),
+                carried: None,
             }]
         );
         let version: Version = "2026.9.5".parse().unwrap();
@@ -434,6 +590,7 @@ mod tests {
             probe: "import_error_constructor".into(),
             observed: "returned \"object\"".into(),
             node: 26,
+            carried: None,
         }];
         let text = expectations_text(&version, 26, &drafts, &escapes);
         let parsed: toml::Table = toml::from_str(&text).unwrap();
@@ -444,5 +601,79 @@ mod tests {
             parsed["probe"].as_array().unwrap()[0]["node"][0].as_integer(),
             Some(26)
         );
+    }
+
+    #[test]
+    fn a_reason_is_carried_only_for_the_same_failure() {
+        let known = load_all(&[]).unwrap();
+        let text = "[[finding]]\nscenario = \"tool-search-gateway-e2e\"\nlane = \"direct\"\n\
+                    claim = \"L1\"\ncheck = \"c\"\nexpected = \"e\"\nobserved = \"o\"\n\
+                    reason = \"known since 2026.9.6\"\n";
+        let base = Base {
+            version: "2026.9.6".parse().unwrap(),
+            expectations: Expectations::parse(text, "x.toml", &known).unwrap(),
+            why: "test".into(),
+        };
+        let draft = |observed: &str| Draft {
+            scenario: "tool-search-gateway-e2e".into(),
+            lane: "direct".into(),
+            claim: "L1".into(),
+            check: "c".into(),
+            expected: "e".into(),
+            observed: observed.into(),
+            carried: None,
+        };
+        let drafts = carry(vec![draft("o"), draft("other")], Some(&base));
+        assert_eq!(
+            drafts[0].carried,
+            Some(Carried {
+                reason: "known since 2026.9.6".into(),
+                from: "2026.9.6".into()
+            })
+        );
+        assert_eq!(drafts[1].carried, None);
+        let version: Version = "2026.9.5".parse().unwrap();
+        let text = expectations_text(&version, 24, &drafts, &[]);
+        assert!(
+            text.contains("reason = \"known since 2026.9.6\"\ncarried_from = \"2026.9.6\"\n"),
+            "{text}"
+        );
+        // The drafted file still refuses to load while one reason is TODO, and names its line.
+        let error = Expectations::parse(&text, "d.toml", &known)
+            .unwrap_err()
+            .to_string();
+        assert!(
+            error.contains("line 16: finding[1].reason: TODO"),
+            "{error}"
+        );
+    }
+
+    #[test]
+    fn every_todo_of_a_file_is_reported_at_once() {
+        let known = load_all(&[]).unwrap();
+        let entry = "[[finding]]\nscenario = \"tool-search-gateway-e2e\"\nlane = \"direct\"\n\
+                     claim = \"L1\"\ncheck = \"c\"\nexpected = \"e\"\nobserved = \"o\"\n\
+                     reason = \"TODO\"\n";
+        let text = format!("{entry}\n{entry}\n{}", entry.replace("L1", "Q9"));
+        let error = Expectations::parse(&text, "d.toml", &known)
+            .unwrap_err()
+            .to_string();
+        let lines: Vec<&str> = error.lines().collect();
+        assert_eq!(lines.len(), 4, "{error}");
+        assert!(
+            lines[0].starts_with("expectations file d.toml: line 1: finding[0].reason: TODO"),
+            "{error}"
+        );
+        assert!(
+            lines[1].starts_with("expectations file d.toml: line 10: finding[1].reason: TODO"),
+            "{error}"
+        );
+        assert!(
+            lines[2].starts_with(
+                "expectations file d.toml: line 19: finding[2].claim: unknown claim \"Q9\""
+            ),
+            "{error}"
+        );
+        assert_eq!(lines[3], "3 problems in d.toml");
     }
 }

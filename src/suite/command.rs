@@ -9,8 +9,8 @@ use super::findings::{self, Expectations};
 use super::report::junit::junit_xml;
 use super::report::table::Detail;
 use super::report::{
-    render_json, render_markdown, render_table, run_verdict, Checks, Outcome, Selection,
-    SnapshotPlace, SuiteReport,
+    render_json, render_markdown, render_table, run_verdict, Checks, DataUsed, Outcome,
+    Selection, SnapshotPlace, SuiteReport,
 };
 use super::select::{choose, empty_selection, in_shard, narrow, Origins, Shard};
 use super::{plan_all, run_plans, ProviderSource, Reporter};
@@ -176,6 +176,10 @@ pub async fn run(
     for ((target, expectations), plans) in targets.iter().zip(&expectations).zip(&plans) {
         let mut report = run_plans(target.as_ref(), plans, &options.provider, reporter).await;
         report.product = target.product();
+        report.data = target.product().map(|_| DataUsed {
+            root: crate::data_root::current().to_string(),
+            release_facts: target.release_facts(),
+        });
         report.selection = selection.clone();
         let snapshots = match (target.label(), expectations) {
             // A release never adopted: its claims are reported, nothing is accepted or compared.
@@ -264,10 +268,13 @@ pub fn render(
 /// What a run of a release without data says (it runs, and fails on every failing check).
 fn not_adopted_note(label: &str) -> String {
     let version = label.split_once('-').map_or(label, |(_, v)| v);
+    let root = crate::data_root::current();
     format!(
-        "note: {label} has no accepted findings (expectations/{label}.toml) or snapshots \
-         (snapshots/{label}/) yet: every failing check counts and no snapshot is compared; \
-         adopt it with `toolsearch-qa adopt --openclaw-version {version}`"
+        "note: {label} has no accepted findings ({}) in the data root, {root}: every failing \
+         check counts and no snapshot is compared; adopt it with `toolsearch-qa adopt \
+         --openclaw-version {version}`, or run from the tree that adopted it (or pass \
+         --data-dir <that tree>)",
+        root.path(&format!("expectations/{label}.toml")).display()
     )
 }
 
@@ -403,9 +410,9 @@ pub fn shell_line<S: AsRef<str>>(words: &[S]) -> String {
 }
 
 /// Where the built-in scenarios' committed snapshots are when `--snapshot-dir` is not given:
-/// `snapshots/` of the current directory (the project's root).
+/// `snapshots/` of the data root (src/data_root.rs; the working directory outside a checkout).
 pub fn default_snapshot_dir() -> PathBuf {
-    PathBuf::from("snapshots")
+    crate::data_root::current().snapshots()
 }
 
 /// Writes the JUnit file and the report directory (`summary.json`, `report.md`) for every

@@ -17,20 +17,18 @@ use std::path::Path;
 use serde::{Deserialize, Serialize};
 
 use super::claims::Verdict;
+use crate::data_root::DataKind;
 use crate::error::Error;
 use crate::sandbox::probes::probe;
 use crate::scenario::{ClaimId, Scenario};
 
-/// The committed expectations files: `expectations/<target>-<version>.toml`, compiled in.
-const BUILT_IN: &[(&str, &str)] = include!(concat!(env!("OUT_DIR"), "/builtin_expectations.rs"));
-
-/// The committed accepted findings for a target labelled `label` (`openclaw-2026.9.6`), if any.
+/// The committed accepted findings for a target labelled `label` (`openclaw-2026.9.6`), if any:
+/// `expectations/<label>.toml` of the data root (src/data_root.rs), read at run time.
 pub fn built_in(label: &str, scenarios: &[Scenario]) -> Result<Option<Expectations>, Error> {
-    let name = format!("expectations/{label}.toml");
-    BUILT_IN
-        .iter()
-        .find(|(origin, _)| *origin == name)
-        .map(|(origin, text)| Expectations::parse(text, origin, scenarios))
+    crate::data_root::current()
+        .file(DataKind::Expectations, &format!("{label}.toml"))
+        .map_err(|e| Error::Usage(e.to_string()))?
+        .map(|file| Expectations::parse(&file.text, &file.origin, scenarios))
         .transpose()
 }
 
@@ -60,6 +58,10 @@ pub struct AcceptedFinding {
     /// Node majors it applies to (empty: every one).
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub node: Vec<u32>,
+    /// The release `adopt` carried the reason over from (the same check failed the same way
+    /// there), when it did.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub carried_from: Option<String>,
     #[serde(skip)]
     pub line: usize,
 }
@@ -75,6 +77,8 @@ pub struct AcceptedEscape {
     pub reason: String,
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub node: Vec<u32>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub carried_from: Option<String>,
     #[serde(skip)]
     pub line: usize,
 }
@@ -117,6 +121,8 @@ struct FindingFile {
     reason: String,
     #[serde(default)]
     node: Vec<u32>,
+    #[serde(default)]
+    carried_from: Option<String>,
 }
 
 #[derive(Deserialize)]
@@ -127,6 +133,8 @@ struct EscapeFile {
     reason: String,
     #[serde(default)]
     node: Vec<u32>,
+    #[serde(default)]
+    carried_from: Option<String>,
 }
 
 /// The reason `adopt` drafts an entry with; a file that still has one does not load.
@@ -141,112 +149,52 @@ fn line_of(text: &str, offset: usize) -> usize {
 impl Expectations {
     /// Parses an expectations file; every entry must name a known scenario, lane, claim and
     /// probe (`scenarios` are the ones it may name), and give a non-empty reason.
+    /// Every problem of the file is reported in one error (a line each, `line N: field:
+    /// message`), so a half-written file drafted by `adopt` shows every `TODO` at once.
     pub fn parse(text: &str, origin: &str, scenarios: &[Scenario]) -> Result<Expectations, Error> {
-        let invalid = |line: Option<usize>, message: String| Error::Expectations {
+        let file: File = toml::from_str(text).map_err(|e| Error::Expectations {
             origin: origin.to_string(),
-            line,
-            message,
-        };
-        let file: File = toml::from_str(text).map_err(|e| {
-            let line = e.span().map(|s| line_of(text, s.start));
-            invalid(line, e.message().to_string())
+            line: e.span().map(|s| line_of(text, s.start)),
+            message: e.message().to_string(),
         })?;
         let mut expectations = Expectations {
             origin: origin.to_string(),
             ..Expectations::default()
         };
+        let mut problems: Vec<(usize, String)> = Vec::new();
         for (i, entry) in file.finding.into_iter().enumerate() {
             let line = line_of(text, entry.span().start);
-            let f = entry.into_inner();
-            let at = |field: &str, message: String| {
-                invalid(Some(line), format!("finding[{i}].{field}: {message}"))
-            };
-            let Some(scenario) = scenarios.iter().find(|s| s.id == f.scenario) else {
-                let known: Vec<&str> = scenarios.iter().map(|s| s.id.as_str()).collect();
-                return Err(at(
-                    "scenario",
-                    format!(
-                        "unknown scenario {:?}; known: {}",
-                        f.scenario,
-                        known.join(", ")
-                    ),
-                ));
-            };
-            if !scenario.lanes.iter().any(|l| l.name == f.lane) {
-                let known: Vec<&str> = scenario.lanes.iter().map(|l| l.name.as_str()).collect();
-                return Err(at(
-                    "lane",
-                    format!(
-                        "scenario {} has no lane {:?}; its lanes: {}",
-                        scenario.id,
-                        f.lane,
-                        known.join(", ")
-                    ),
-                ));
+            match finding(i, line, entry.into_inner(), scenarios) {
+                Ok(found) => expectations.findings.push(found),
+                Err(message) => problems.push((line, message)),
             }
-            let Some(claim) = ClaimId::from_name(&f.claim) else {
-                let known: Vec<&str> = ClaimId::ALL.iter().map(|c| c.as_str()).collect();
-                return Err(at(
-                    "claim",
-                    format!("unknown claim {:?}; known: {}", f.claim, known.join(", ")),
-                ));
-            };
-            if f.reason.trim().is_empty() {
-                return Err(at("reason", "say why the finding is accepted".into()));
-            }
-            if f.reason.trim() == TODO_REASON {
-                return Err(at("reason", TODO_MESSAGE.into()));
-            }
-            let Some(expected) = f.expected else {
-                return Err(at(
-                    "expected",
-                    "missing: copy the failing check's `expected` text from a run (`suite --format \
-                     json`), so the entry covers that expectation only"
-                        .into(),
-                ));
-            };
-            expectations.findings.push(AcceptedFinding {
-                scenario: f.scenario,
-                lane: f.lane,
-                claim,
-                check: f.check,
-                expected,
-                observed: f.observed,
-                reason: f.reason,
-                node: f.node,
-                line,
-            });
         }
         for (i, entry) in file.probe.into_iter().enumerate() {
             let line = line_of(text, entry.span().start);
-            let p = entry.into_inner();
-            if probe(&p.probe).is_none() {
-                return Err(invalid(
-                    Some(line),
-                    format!("probe[{i}].probe: unknown probe {:?}", p.probe),
-                ));
+            match escape(i, line, entry.into_inner()) {
+                Ok(found) => expectations.probes.push(found),
+                Err(message) => problems.push((line, message)),
             }
-            if p.reason.trim().is_empty() {
-                return Err(invalid(
-                    Some(line),
-                    format!("probe[{i}].reason: say why the escape is accepted"),
-                ));
-            }
-            if p.reason.trim() == TODO_REASON {
-                return Err(invalid(
-                    Some(line),
-                    format!("probe[{i}].reason: {TODO_MESSAGE}"),
-                ));
-            }
-            expectations.probes.push(AcceptedEscape {
-                probe: p.probe,
-                observed: p.observed,
-                reason: p.reason,
-                node: p.node,
-                line,
-            });
         }
-        Ok(expectations)
+        match problems.split_first() {
+            None => Ok(expectations),
+            Some(((line, first), rest)) => {
+                let mut message = first.clone();
+                for (line, problem) in rest {
+                    message.push_str(&format!(
+                        "\nexpectations file {origin}: line {line}: {problem}"
+                    ));
+                }
+                if !rest.is_empty() {
+                    message.push_str(&format!("\n{} problems in {origin}", problems.len()));
+                }
+                Err(Error::Expectations {
+                    origin: origin.to_string(),
+                    line: Some(*line),
+                    message,
+                })
+            }
+        }
     }
 
     /// Reads and parses the file at `path`.
@@ -254,6 +202,95 @@ impl Expectations {
         let text = crate::error::read_given("expectations file", path)?;
         Expectations::parse(&text, &path.display().to_string(), scenarios)
     }
+}
+
+/// One `[[finding]]` entry checked against the scenarios; the problem as `finding[i].field:
+/// message`.
+fn finding(
+    i: usize,
+    line: usize,
+    f: FindingFile,
+    scenarios: &[Scenario],
+) -> Result<AcceptedFinding, String> {
+    let at = |field: &str, message: String| format!("finding[{i}].{field}: {message}");
+    let Some(scenario) = scenarios.iter().find(|s| s.id == f.scenario) else {
+        let known: Vec<&str> = scenarios.iter().map(|s| s.id.as_str()).collect();
+        return Err(at(
+            "scenario",
+            format!(
+                "unknown scenario {:?}; known: {}",
+                f.scenario,
+                known.join(", ")
+            ),
+        ));
+    };
+    if !scenario.lanes.iter().any(|l| l.name == f.lane) {
+        let known: Vec<&str> = scenario.lanes.iter().map(|l| l.name.as_str()).collect();
+        return Err(at(
+            "lane",
+            format!(
+                "scenario {} has no lane {:?}; its lanes: {}",
+                scenario.id,
+                f.lane,
+                known.join(", ")
+            ),
+        ));
+    }
+    let Some(claim) = ClaimId::from_name(&f.claim) else {
+        let known: Vec<&str> = ClaimId::ALL.iter().map(|c| c.as_str()).collect();
+        return Err(at(
+            "claim",
+            format!("unknown claim {:?}; known: {}", f.claim, known.join(", ")),
+        ));
+    };
+    check_reason(&f.reason).map_err(|m| at("reason", m))?;
+    let Some(expected) = f.expected else {
+        return Err(at(
+            "expected",
+            "missing: copy the failing check's `expected` text from a run (`suite --format \
+             json`), so the entry covers that expectation only"
+                .into(),
+        ));
+    };
+    Ok(AcceptedFinding {
+        scenario: f.scenario,
+        lane: f.lane,
+        claim,
+        check: f.check,
+        expected,
+        observed: f.observed,
+        reason: f.reason,
+        node: f.node,
+        carried_from: f.carried_from,
+        line,
+    })
+}
+
+/// One `[[probe]]` entry checked; the problem as `probe[i].field: message`.
+fn escape(i: usize, line: usize, p: EscapeFile) -> Result<AcceptedEscape, String> {
+    if probe(&p.probe).is_none() {
+        return Err(format!("probe[{i}].probe: unknown probe {:?}", p.probe));
+    }
+    check_reason(&p.reason).map_err(|m| format!("probe[{i}].reason: {m}"))?;
+    Ok(AcceptedEscape {
+        probe: p.probe,
+        observed: p.observed,
+        reason: p.reason,
+        node: p.node,
+        carried_from: p.carried_from,
+        line,
+    })
+}
+
+/// A reason must say something, and not be `adopt`'s `TODO`.
+fn check_reason(reason: &str) -> Result<(), String> {
+    if reason.trim().is_empty() {
+        return Err("say why it is accepted".into());
+    }
+    if reason.trim() == TODO_REASON {
+        return Err(TODO_MESSAGE.into());
+    }
+    Ok(())
 }
 
 /// How a claim came out once accepted findings are applied.

@@ -162,6 +162,11 @@ pub trait Target: Send + Sync {
     fn product(&self) -> Option<Product> {
         None
     }
+    /// The release facts file this target drives its product by (`None`: no product), and
+    /// whether it is the release's own.
+    fn release_facts(&self) -> Option<String> {
+        None
+    }
     /// The name of the target's accepted findings and snapshot folder (`openclaw-2026.9.6`;
     /// `None` for the embedded gateway, whose snapshots are the top-level ones).
     fn label(&self) -> Option<String> {

@@ -230,7 +230,7 @@ fn locating_an_empty_cache_says_to_run_the_install_script() {
         matches!(err, OpenClawError::VersionNotInstalled { .. }),
         "{err:?}"
     );
-    let version = toolsearch_qa::targets::openclaw::install::default_version();
+    let version = toolsearch_qa::targets::openclaw::install::default_version().unwrap();
     assert!(
         err.to_string().ends_with(&format!(
             "run scripts/install-openclaw.sh --version {version} --node 26"

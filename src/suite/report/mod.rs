@@ -77,6 +77,18 @@ impl<'de, T: Deserialize<'de>> Deserialize<'de> for LaneMap<T> {
     }
 }
 
+/// The release data a product run read: the data root and the release's surface facts.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct DataUsed {
+    /// The data root, as [`crate::data_root::DataRoot`] describes it.
+    pub root: String,
+    /// The release facts file (`data/releases/openclaw-2026.9.6.toml`), and whether it was
+    /// borrowed from another release.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub release_facts: Option<String>,
+}
+
 /// All scenarios of one run on one target: what was observed and judged, as data. Its verdict
 /// is computed from it, never stored ([`SuiteReport::verdict`]).
 #[derive(Debug, Clone, Serialize, Deserialize)]
@@ -91,6 +103,9 @@ pub struct SuiteReport {
     /// Where the accepted findings came from, when the target has any.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub expectations: Option<String>,
+    /// Which data root and release file a product run read (src/data_root.rs).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub data: Option<DataUsed>,
     /// Accepted findings that did not show in this run (each fails the run).
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub stale_findings: Vec<StaleFinding>,
@@ -418,6 +433,7 @@ impl SuiteReport {
             product: None,
             scenarios,
             expectations: None,
+            data: None,
             stale_findings: Vec::new(),
             unjudged_findings: Vec::new(),
             selection: Selection::default(),

@@ -110,6 +110,14 @@ impl SuiteReport {
                 product.node
             ));
         }
+        if let Some(data) = &self.data {
+            out.push_str(&format!(
+                "data: {}; release facts {}; accepted findings {}\n",
+                data.root,
+                data.release_facts.as_deref().unwrap_or("none"),
+                self.expectations.as_deref().unwrap_or("none")
+            ));
+        }
         for s in &self.scenarios {
             let profile = s
                 .profile

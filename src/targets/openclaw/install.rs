@@ -213,12 +213,22 @@ pub fn install_prefix(cache_root: &Path, version: &Version) -> PathBuf {
     cache_root.join(format!("openclaw-{version}"))
 }
 
-/// The newest release the repository has data for (`data/releases/`): the default.
-pub fn default_version() -> Version {
+/// The newest release the data root has facts for (`data/releases/`): the default.
+pub fn default_version() -> Result<Version, OpenClawError> {
+    let invalid = |reason: String| OpenClawError::Invalid {
+        what: "release data",
+        reason,
+    };
     Release::known_versions()
-        .ok()
-        .and_then(|v| v.last().and_then(|v| v.parse().ok()))
-        .expect("data/releases/ has a valid release (a unit test checks it)")
+        .map_err(|e| invalid(e.to_string()))?
+        .last()
+        .and_then(|v| v.parse().ok())
+        .ok_or_else(|| {
+            invalid(format!(
+                "no release facts in {}",
+                crate::data_root::current().path("data/releases").display()
+            ))
+        })
 }
 
 /// The release [`VERSION_ENV`] names, else [`default_version`].
@@ -227,7 +237,7 @@ pub fn version_from_env() -> Result<Version, OpenClawError> {
         .ok()
         .filter(|v| !v.trim().is_empty())
     {
-        None => Ok(default_version()),
+        None => default_version(),
         Some(text) => text.trim().parse().map_err(|e| OpenClawError::Invalid {
             what: "OpenClaw version",
             reason: format!("{VERSION_ENV}: {e}"),

@@ -12,9 +12,7 @@ use serde::{Deserialize, Serialize};
 use serde_json::Value;
 
 use crate::config::{Bridge, ToolSearchMode, ToolSearchRules};
-
-/// The release files compiled into the binary: `(data/releases/<file>, contents)`.
-const BUILT_IN: &[(&str, &str)] = include!(concat!(env!("OUT_DIR"), "/builtin_releases.rs"));
+use crate::data_root::DataKind;
 
 /// An OpenClaw version as npm publishes it: `2026.9.6`, or with a suffix (`2026.7.1-beta.2`).
 #[derive(Debug, Clone, PartialEq, Eq, Hash, PartialOrd, Ord)]
@@ -190,9 +188,12 @@ pub enum ReleaseError {
     /// A committed release file does not load (a build with a broken file fails its tests).
     #[error("{origin}: {reason}")]
     Invalid { origin: String, reason: String },
-    /// No release data at all (never for a binary built from this repository).
-    #[error("no release data in data/releases/")]
-    Empty,
+    /// No release data at all in the data root.
+    #[error("no release data in {0}")]
+    Empty(String),
+    /// The data root cannot be read.
+    #[error(transparent)]
+    Root(#[from] crate::data_root::DataRootError),
 }
 
 /// A release's facts and where they came from.
@@ -202,7 +203,7 @@ pub struct Found {
     /// `data/releases/openclaw-<v>.toml`.
     pub origin: String,
     /// True when the file is the asked version's own; false when the version has no data yet and
-    /// these are the nearest older release's (the oldest's when none is older).
+    /// these are the nearest release's ([`Release::find`]).
     pub exact: bool,
 }
 
@@ -293,44 +294,86 @@ impl Release {
         Ok(release)
     }
 
-    /// Every built-in release, oldest first.
-    pub fn built_in() -> Result<Vec<(Release, &'static str)>, ReleaseError> {
-        let mut releases = BUILT_IN
+    /// Every release of the data root (src/data_root.rs), oldest first, with its file.
+    pub fn all() -> Result<Vec<(Release, String)>, ReleaseError> {
+        let files = crate::data_root::current().files(DataKind::Releases)?;
+        let mut releases = files
             .iter()
-            .map(|(origin, text)| Release::parse(text, origin).map(|r| (r, *origin)))
+            .map(|file| Release::parse(&file.text, &file.origin).map(|r| (r, file.origin.clone())))
             .collect::<Result<Vec<_>, _>>()?;
         releases.sort_by_key(|(r, _)| r.version.parse::<Version>().ok());
         Ok(releases)
     }
 
-    /// The versions the repository has release data for, oldest first.
+    /// The versions the data root has release facts for, oldest first.
     pub fn known_versions() -> Result<Vec<String>, ReleaseError> {
-        Ok(Release::built_in()?
+        Ok(Release::all()?
             .into_iter()
             .map(|(r, _)| r.version)
             .collect())
     }
 
-    /// The facts for `version`: its own file, else the nearest older release's, else the
-    /// oldest's ([`Found::exact`] says which).
+    /// The facts for `version`: its own file, else the nearest release's on either side
+    /// ([`Version::distance`]; on a tie the newer), which [`Found::why`] explains.
     pub fn find(version: &Version) -> Result<Found, ReleaseError> {
-        let releases = Release::built_in()?;
+        let releases = Release::all()?;
+        let parsed = |r: &Release| r.version.parse::<Version>().ok();
         let exact = releases
             .iter()
-            .find(|(r, _)| r.version.parse::<Version>().ok().as_ref() == Some(version));
-        let older = releases
+            .find(|(r, _)| parsed(r).as_ref() == Some(version));
+        let nearest = releases
             .iter()
-            .rev()
-            .find(|(r, _)| r.version.parse::<Version>().is_ok_and(|v| &v <= version));
-        let (release, origin) = exact
-            .or(older)
-            .or(releases.first())
-            .ok_or(ReleaseError::Empty)?;
+            .filter_map(|(r, origin)| parsed(r).map(|v| (v, r, origin)))
+            .min_by_key(|(v, _, _)| (version.distance(v), std::cmp::Reverse(v.clone())));
+        let (release, origin) = match (exact, nearest) {
+            (Some((r, origin)), _) => (r, origin),
+            (None, Some((_, r, origin))) => (r, origin),
+            (None, None) => {
+                return Err(ReleaseError::Empty(
+                    crate::data_root::current()
+                        .path(DataKind::Releases.dir())
+                        .display()
+                        .to_string(),
+                ))
+            }
+        };
         Ok(Found {
             release: release.clone(),
-            origin: origin.to_string(),
+            origin: origin.clone(),
             exact: exact.is_some(),
         })
+    }
+}
+
+impl Found {
+    /// Why these facts serve `version`: its own file, or the nearest release's and how near.
+    pub fn why(&self, version: &Version) -> String {
+        if self.exact {
+            return format!("{} (its own)", self.origin);
+        }
+        let from = &self.release.version;
+        let side = match from.parse::<Version>() {
+            Ok(v) if &v > version => "newer",
+            _ => "older",
+        };
+        format!(
+            "{} (openclaw {from}: the adopted release nearest to {version} by version, {side})",
+            self.origin
+        )
+    }
+}
+
+impl Version {
+    /// How far apart two releases are, on one line of releases: a month on the calendar
+    /// outweighs any number of patches (2026.9.4 is nearer 2026.9.5 than 2026.8.2, and
+    /// 2027.1.1 nearer 2026.9.6 than 2026.9.5); a different suffix breaks a tie.
+    pub fn distance(&self, other: &Version) -> (u64, bool) {
+        let place =
+            |n: [u32; 3]| (u64::from(n[0]) * 12 + u64::from(n[1])) * 100_000 + u64::from(n[2]);
+        (
+            place(self.numbers).abs_diff(place(other.numbers)),
+            self.suffix != other.suffix,
+        )
     }
 }
 
@@ -365,7 +408,7 @@ mod tests {
 
     #[test]
     fn built_in_releases_load() {
-        let releases = Release::built_in().unwrap();
+        let releases = Release::all().unwrap();
         assert!(!releases.is_empty());
         let found = Release::find(&v("2026.9.6")).unwrap();
         assert!(found.exact);
@@ -399,7 +442,7 @@ mod tests {
     #[test]
     fn every_release_profile_agrees_with_its_release_facts() {
         let mut checked = Vec::new();
-        for (release, origin) in Release::built_in().unwrap() {
+        for (release, origin) in Release::all().unwrap() {
             let name = format!("openclaw-{}", release.version);
             let Ok(profile) = crate::profile::resolve(&name) else {
                 continue;
@@ -417,18 +460,42 @@ mod tests {
     }
 
     #[test]
-    fn an_unknown_version_borrows_the_nearest_older_release() {
+    fn an_unknown_version_borrows_the_nearest_release_on_either_side() {
+        // 2026.9.4 sits between 2026.8.2 and 2026.9.5: one patch from the newer.
+        let found = Release::find(&v("2026.9.4")).unwrap();
+        if !found.exact {
+            assert!(
+                found.release.version.starts_with("2026.9."),
+                "{}",
+                found.why(&v("2026.9.4"))
+            );
+        }
+        assert_eq!(v("2026.9.4").distance(&v("2026.9.5")), (1, false));
+        assert!(v("2026.9.4").distance(&v("2026.9.5")) < v("2026.9.4").distance(&v("2026.8.2")));
+        let borrowed = Found {
+            release: Release::find(&v("2026.9.6")).unwrap().release,
+            origin: "data/releases/openclaw-2026.9.6.toml".into(),
+            exact: false,
+        };
+        assert_eq!(
+            borrowed.why(&v("2026.9.5")),
+            "data/releases/openclaw-2026.9.6.toml (openclaw 2026.9.6: the adopted release nearest \
+             to 2026.9.5 by version, newer)"
+        );
         let found = Release::find(&v("2099.1.1")).unwrap();
         assert!(!found.exact);
-        let newest = Release::built_in().unwrap().pop().unwrap().0;
+        let newest = Release::all().unwrap().pop().unwrap().0;
         assert_eq!(found.release.version, newest.version);
-        let oldest = Release::built_in().unwrap().remove(0).0;
+        let oldest = Release::all().unwrap().remove(0).0;
         assert_eq!(Release::find(&v("2000.1.1")).unwrap().release, oldest);
     }
 
     #[test]
     fn a_file_must_be_named_by_its_version() {
-        let text = BUILT_IN[0].1;
+        let files = crate::data_root::current()
+            .files(DataKind::Releases)
+            .unwrap();
+        let text = &files[0].text;
         let error = Release::parse(text, "data/releases/openclaw-1.2.3.toml").unwrap_err();
         assert!(error.to_string().contains("must be named"), "{error}");
         let error = Release::parse("version = 3", "x.toml").unwrap_err();

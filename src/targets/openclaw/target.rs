@@ -99,7 +99,7 @@ impl OpenClawTarget {
     /// with data) with the chosen Node major; the error says how to install it.
     pub fn locate(node: NodeMajor) -> Result<Self, Error> {
         let install = Installation::locate(None, node).map_err(Error::openclaw("target"))?;
-        Ok(OpenClawTarget::with_install(install))
+        OpenClawTarget::checked(install)
     }
 
     /// Finds the install of `version` (`None`: as [`Self::locate`]) with the chosen Node major.
@@ -109,9 +109,21 @@ impl OpenClawTarget {
         };
         let install =
             Installation::locate_version(None, version, node).map_err(Error::openclaw("target"))?;
+        OpenClawTarget::checked(install)
+    }
+
+    /// [`Self::with_install`] once the data root's release facts are known to load: a broken
+    /// or missing file is one usage error naming it, never a panic.
+    fn checked(install: Installation) -> Result<Self, Error> {
+        let version: Version = install
+            .version
+            .parse()
+            .map_err(|e: super::release::BadVersion| Error::Usage(e.to_string()))?;
+        Release::find(&version).map_err(|e| Error::Usage(format!("release data: {e}")))?;
         Ok(OpenClawTarget::with_install(install))
     }
 
+    /// A target for `install`; its release facts must load (see [`Self::checked`]).
     pub fn with_install(install: Installation) -> Self {
         let release = install
             .version
@@ -179,6 +191,17 @@ impl Target for OpenClawTarget {
         Some(Product {
             version: self.install.version.clone(),
             node: self.install.node_version.clone(),
+        })
+    }
+
+    fn release_facts(&self) -> Option<String> {
+        Some(if self.release.exact {
+            self.release.origin.clone()
+        } else {
+            format!(
+                "{} (borrowed: openclaw {} has no release facts of its own)",
+                self.release.origin, self.install.version
+            )
         })
     }
 
