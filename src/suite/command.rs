@@ -68,10 +68,11 @@ impl SnapshotDir {
                     && !default_snapshot_dir().is_dir() =>
             {
                 Err(Error::Usage(format!(
-                    "no {}/ folder in the current directory, where the built-in scenarios' \
-                     snapshots are: run from the project's root, pass --snapshot-dir DIR, or \
-                     --no-snapshots to skip the comparison",
-                    default_snapshot_dir().display()
+                    "no {}/ folder, where the built-in scenarios' snapshots are (data root: \
+                     {}): run from the project's root, pass --data-dir or --snapshot-dir DIR, \
+                     or --no-snapshots to skip the comparison",
+                    default_snapshot_dir().display(),
+                    crate::data_root::current()
                 )))
             }
             _ => Ok(()),

@@ -341,8 +341,9 @@ fn the_default_snapshot_dir_is_the_working_directory_s_and_a_copied_binary_works
     assert_eq!(code, Some(2));
     assert_eq!(
         err,
-        "error: no snapshots/ folder in the current directory, where the built-in scenarios' \
-         snapshots are: run from the project's root, pass --snapshot-dir DIR, or \
+        "error: no snapshots/ folder, where the built-in scenarios' snapshots are (data root: \
+         built into the binary (the working directory has no data/releases/; --data-dir names a \
+         checkout)): run from the project's root, pass --data-dir or --snapshot-dir DIR, or \
          --no-snapshots to skip the comparison\n"
     );
 }

@@ -74,3 +74,122 @@ fn diff_releases_without_a_committed_run_says_how_to_make_one() {
             "adopt it with `toolsearch-qa adopt --openclaw-version 2099.1.1`, or pass --live",
         ));
 }
+
+/// A tree with the project's release data (data/releases, data/profiles, expectations).
+fn data_tree() -> tempfile::TempDir {
+    let tree = tempfile::tempdir().unwrap();
+    let root = std::path::Path::new(env!("CARGO_MANIFEST_DIR"));
+    for dir in ["data/releases", "data/profiles", "expectations"] {
+        std::fs::create_dir_all(tree.path().join(dir)).unwrap();
+        for entry in std::fs::read_dir(root.join(dir)).unwrap() {
+            let path = entry.unwrap().path();
+            std::fs::copy(&path, tree.path().join(dir).join(path.file_name().unwrap())).unwrap();
+        }
+    }
+    tree
+}
+
+/// Release data is read at run time from the data root: a file changed after the build is
+/// what the run sees (here: a profile the binary was never built with runs the reference
+/// scenario; a broken release file is one `error:` line naming it, exit 2).
+#[test]
+fn release_data_is_read_at_run_time_from_the_data_root() {
+    let tree = data_tree();
+    let profiles = tree.path().join("data/profiles");
+    let text = std::fs::read_to_string(profiles.join("openclaw-2026.9.6.toml")).unwrap();
+    std::fs::write(
+        profiles.join("openclaw-2099.1.1.toml"),
+        text.replace(
+            "name = \"openclaw-2026.9.6\"",
+            "name = \"openclaw-2099.1.1\"",
+        ),
+    )
+    .unwrap();
+    let elsewhere = tempfile::tempdir().unwrap();
+    let run = |root: &std::path::Path| {
+        bin()
+            .current_dir(elsewhere.path())
+            .args([
+                "suite",
+                "--scenario",
+                "tool-search-gateway-e2e",
+                "--no-snapshots",
+            ])
+            .args([
+                "--profile",
+                "openclaw-2099.1.1",
+                "--format",
+                "json",
+                "--data-dir",
+            ])
+            .arg(root)
+            .output()
+            .unwrap()
+    };
+    let output = run(tree.path());
+    let stderr = String::from_utf8_lossy(&output.stderr);
+    assert_eq!(output.status.code(), Some(0), "{stderr}");
+    // Without the tree the binary's own copy has no such profile.
+    let output = bin()
+        .current_dir(elsewhere.path())
+        .args([
+            "suite",
+            "--scenario",
+            "tool-search-gateway-e2e",
+            "--no-snapshots",
+        ])
+        .args(["--profile", "openclaw-2099.1.1"])
+        .output()
+        .unwrap();
+    assert_eq!(output.status.code(), Some(2));
+    assert!(
+        String::from_utf8_lossy(&output.stderr).contains("unknown profile \"openclaw-2099.1.1\""),
+        "{}",
+        String::from_utf8_lossy(&output.stderr)
+    );
+
+    let release = tree.path().join("data/releases/openclaw-2026.9.6.toml");
+    std::fs::write(&release, "version = 3\n").unwrap();
+    let output = bin()
+        .current_dir(elsewhere.path())
+        .env("TOOLSEARCH_QA_CACHE", elsewhere.path())
+        .args([
+            "suite",
+            "--target",
+            "openclaw",
+            "--no-snapshots",
+            "--data-dir",
+        ])
+        .arg(tree.path())
+        .output()
+        .unwrap();
+    let stderr = String::from_utf8(output.stderr).unwrap();
+    assert_eq!(output.status.code(), Some(2), "{stderr}");
+    assert!(
+        stderr.starts_with(&format!("error: release data: {}: ", release.display())),
+        "{stderr}"
+    );
+    assert_eq!(std::fs::read_dir(elsewhere.path()).unwrap().count(), 0);
+}
+
+#[test]
+fn a_data_dir_that_is_not_a_data_root_is_a_usage_error() {
+    let empty = tempfile::tempdir().unwrap();
+    for args in [
+        vec!["suite", "--data-dir"],
+        vec!["adopt", "--openclaw-version", "2026.9.4", "--root"],
+    ] {
+        let output = bin().args(&args).arg(empty.path()).output().unwrap();
+        assert_eq!(output.status.code(), Some(2), "{args:?}");
+        let stderr = String::from_utf8(output.stderr).unwrap();
+        assert_eq!(
+            stderr,
+            format!(
+                "error: --data-dir {}: it has no data/releases/; point it at a checkout of \
+                 toolsearch-qa (or a tree with its data/releases/, data/profiles/, expectations/ \
+                 and snapshots/)\n",
+                empty.path().display()
+            )
+        );
+    }
+}

@@ -98,6 +98,7 @@ impl OpenClawTarget {
     /// Finds the install of the release `TOOLSEARCH_QA_OPENCLAW_VERSION` names (else the newest
     /// with data) with the chosen Node major; the error says how to install it.
     pub fn locate(node: NodeMajor) -> Result<Self, Error> {
+        Release::all().map_err(|e| Error::Usage(format!("release data: {e}")))?;
         let install = Installation::locate(None, node).map_err(Error::openclaw("target"))?;
         OpenClawTarget::checked(install)
     }
@@ -107,6 +108,7 @@ impl OpenClawTarget {
         let Some(version) = version else {
             return OpenClawTarget::locate(node);
         };
+        Release::all().map_err(|e| Error::Usage(format!("release data: {e}")))?;
         let install =
             Installation::locate_version(None, version, node).map_err(Error::openclaw("target"))?;
         OpenClawTarget::checked(install)
