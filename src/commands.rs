@@ -131,7 +131,8 @@ pub fn new_scenario(id: &str, dir: &Path, size: usize, out: &mut dyn Write) -> R
         )));
     }
     std::fs::create_dir_all(dir).map_err(Error::io("cannot create", dir))?;
-    std::fs::write(&path, template(id, size)).map_err(Error::io("cannot write", &path))?;
+    let text = template(id, &path.display().to_string(), size);
+    std::fs::write(&path, text).map_err(Error::io("cannot write", &path))?;
     let scenario = check_file(&path)?;
     let lanes: Vec<&str> = scenario.lanes.iter().map(|l| l.name.as_str()).collect();
     let mut text = format!(

@@ -74,7 +74,8 @@ enum Command {
     },
     /// Write a new scenario file that passes as written: a fake plugin, every lane mode (direct,
     /// code, tools, directory) with exact expectations, the claims that apply in comments. Prints
-    /// the next two commands (run it, write its snapshots).
+    /// the six commands that follow (check it, run it, write, review and accept its snapshots, the
+    /// gated run).
     NewScenario {
         /// The scenario id (also the file name: ID.toml).
         id: String,

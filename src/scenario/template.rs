@@ -13,8 +13,9 @@ use crate::scenario::ClaimId;
 /// and held by a test that runs the template at 6 and 7 tools.
 pub const C5_MIN_SIZE: usize = 7;
 
-/// A new scenario `id` with a fake plugin of `size` tools, targeting the middle one.
-pub fn new_scenario(id: &str, size: usize) -> String {
+/// A new scenario `id` with a fake plugin of `size` tools, targeting the middle one; `file` is
+/// its path as the author named it (the `check` command its first comment gives).
+pub fn new_scenario(id: &str, file: &str, size: usize) -> String {
     let plugin_id = plugin_id(id);
     let claims = claims(size);
     let target = fake_tool_name(size.div_ceil(2), size);
@@ -22,7 +23,7 @@ pub fn new_scenario(id: &str, size: usize) -> String {
     format!(
         r#"# {id}: a scenario written by `toolsearch-qa new-scenario`. It passes as written; change
 # one thing at a time and re-run. Every field: docs/scenarios.md. Check without running:
-# `toolsearch-qa check {id}.toml`.
+# `toolsearch-qa check {file}` (from where `new-scenario` ran).
 id = "{id}"
 title = "{id}: the target is reached in every mode"
 objective = """
@@ -144,12 +145,13 @@ mod tests {
     #[test]
     fn the_template_loads_at_every_width() {
         for size in [1, 2, 36, 1000, 100_000] {
-            let scenario = parse_scenario(&new_scenario("mine", size), "mine.toml").unwrap();
+            let scenario =
+                parse_scenario(&new_scenario("mine", "mine.toml", size), "mine.toml").unwrap();
             assert_eq!(scenario.catalog.size, size);
             let lanes: Vec<&str> = scenario.lanes.iter().map(|l| l.name.as_str()).collect();
             assert_eq!(lanes, ["direct", "code", "tools", "directory"]);
         }
-        let text = new_scenario("mine", 1000);
+        let text = new_scenario("mine", "mine.toml", 1000);
         assert!(
             text.contains("target_tool = \"fake_plugin_tool_0500\""),
             "{text}"

@@ -304,3 +304,42 @@ fn check_says_a_lane_lacks_the_counts_c6_needs() {
     let out = bin().arg("check").arg(&file).output().unwrap();
     assert_eq!(out.status.code(), Some(0));
 }
+
+/// `new-scenario --help` says how many commands it prints, and the file's first comment names
+/// the file with its directory (issue #41: "two commands" for six, and a bare file name).
+#[test]
+fn new_scenario_says_what_it_prints() {
+    let dir = tempfile::tempdir().unwrap();
+    let out = bin()
+        .current_dir(dir.path())
+        .args(["new-scenario", "my-check", "--dir", "sub/dir"])
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(0));
+    let stdout = String::from_utf8_lossy(&out.stdout);
+    let commands = stdout
+        .lines()
+        .filter(|l| l.starts_with("  toolsearch-qa "))
+        .count();
+    let help = bin().args(["new-scenario", "--help"]).output().unwrap();
+    let help = String::from_utf8_lossy(&help.stdout)
+        .split_whitespace()
+        .collect::<Vec<_>>()
+        .join(" ");
+    let words = [
+        "zero", "one", "two", "three", "four", "five", "six", "seven", "eight",
+    ];
+    assert!(
+        help.contains(&format!(
+            "Prints the {} commands that follow",
+            words[commands]
+        )),
+        "{commands} commands printed; help: {help}"
+    );
+    let text = std::fs::read_to_string(dir.path().join("sub/dir/my-check.toml")).unwrap();
+    assert!(
+        text.contains("# `toolsearch-qa check sub/dir/my-check.toml`"),
+        "{}",
+        &text[..300]
+    );
+}

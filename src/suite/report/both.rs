@@ -238,7 +238,10 @@ fn failures_section(report: &SuiteReport, shown: Detail) -> String {
         }
     }
     match any {
-        true => format!("failing checks on {}\n{table}\n", target_label(report, None)),
+        true => format!(
+            "failing checks on {}\n{table}\n",
+            target_label(report, None)
+        ),
         false => String::new(),
     }
 }

@@ -191,6 +191,12 @@ pub(super) fn snapshot_lines(s: &ScenarioReport) -> String {
     let count = |state: SnapshotState| s.snapshots.iter().filter(|x| x.status == state).count();
     for snapshot in &s.snapshots {
         let Some(diff) = &snapshot.diff else { continue };
+        // A diff cut to its bound ends with the cut's marker, not a line end: the next line
+        // starts on a line of its own.
+        let diff = match diff.ends_with('\n') {
+            true => diff.clone(),
+            false => format!("{diff}\n"),
+        };
         match snapshot.status {
             SnapshotState::Changed => {
                 out.push_str(&format!("snapshot {} changed:\n{diff}", snapshot.name))
@@ -368,5 +374,33 @@ impl SuiteReport {
             ));
         }
         out
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::snapshot_lines;
+    use crate::suite::claims::fixture::Fixture;
+    use crate::suite::report::{SnapshotState, SnapshotStatus};
+
+    /// A diff cut to its bound ends with the cut's marker; the next snapshot's heading starts a
+    /// line of its own (issue #41: `…characters]snapshot my-check__direct__session changed:`).
+    #[test]
+    fn a_cut_diff_ends_its_line() {
+        let mut report = Fixture::passing_reference().suite_report();
+        let scenario = &mut report.scenarios[0];
+        for name in ["a", "b"] {
+            scenario.snapshots.push(SnapshotStatus {
+                name: name.into(),
+                status: SnapshotState::Changed,
+                diff: Some("-x\n+y … [cut: 6,000 of 46,534 characters]".into()),
+                write_with: None,
+            });
+        }
+        let text = snapshot_lines(scenario);
+        assert!(
+            text.contains("characters]\nsnapshot b changed:\n"),
+            "{text}"
+        );
     }
 }
