@@ -466,6 +466,11 @@ struct SuiteArgs {
     /// Keep only scenarios whose id contains this text.
     #[arg(long, value_name = "TEXT")]
     filter: Option<String>,
+    /// Print where the time went on stderr: per lane its gateway start or config reload, turns
+    /// and other calls; per target the gateway starts, processes and peak memory (also in the
+    /// JSON summary as `laneSteps` and `costs`).
+    #[arg(long)]
+    timings: bool,
     /// Run only shard K of N (1-based; balanced by each scenario's expected time on the
     /// target), for CI matrices.
     #[arg(long, value_name = "K/N")]
@@ -538,6 +543,7 @@ impl SuiteArgs {
                 .map_or(ProviderSource::Mock, ProviderSource::Url),
             expectations: self.expectations,
             verbose: self.verbose,
+            timings: self.timings,
             profile: self.profile,
             openclaw_node: self.node.node_major.openclaw_node.unwrap_or_default(),
             openclaw_version: self.node.openclaw_version,

@@ -232,6 +232,7 @@ pub async fn run_suite(
         provider: ProviderSource::Mock,
         expectations: Some(empty_expectations(report_dir.path())?),
         verbose: true,
+        timings: false,
         profile: None,
         openclaw_node: node,
         openclaw_version: Some(version.clone()),

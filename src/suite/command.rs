@@ -102,6 +102,8 @@ pub struct SuiteOptions {
     pub expectations: Option<PathBuf>,
     /// Tables show long values whole instead of cut (`--verbose`).
     pub verbose: bool,
+    /// Print where the run's time went on stderr (`--timings`).
+    pub timings: bool,
     /// The profile the embedded gateway shows in every scenario instead of the scenario's own
     /// (a built-in name or a profile file's path).
     pub profile: Option<String>,
@@ -196,6 +198,9 @@ pub async fn run(
             report.record_findings(expectations, &scenarios);
         }
         reports.push(report);
+    }
+    if options.timings {
+        eprint!("{}", super::report::timings::render_timings(&reports));
     }
     conclude(
         &reports,

@@ -12,6 +12,7 @@ use crate::error::{temp_dir, Error};
 use crate::protocol::{sse, ResponseBody, AGENT_HEADER, SESSION_HEADER};
 use crate::provider::Journal;
 use crate::scenario::{client_tool_declaration, ClaimId, Lane, Scenario};
+use crate::suite::timing::{Step, Timed};
 use crate::targets::{LaneSetup, Target};
 
 /// Runs one lane on `target` against the provider whose journal is `journal`.
@@ -34,6 +35,7 @@ pub async fn run_lane(
     };
     let started = Instant::now();
     let gateway = target.start(&setup).await?;
+    let mut steps = gateway.setup_steps();
     let url = gateway.base_url();
     let with_log = |e: Error| match gateway.diagnostics() {
         d if d.is_empty() => e,
@@ -46,17 +48,25 @@ pub async fn run_lane(
     let timeout = target.turn_timeout();
     let cursor = journal.cursor();
     let body = turn_body(scenario, &scenario.prompt, lane.stream);
-    let sent = post_turn(&url, &scenario.agent, &key, &body, timeout).await;
+    let sent = timed(
+        &mut steps,
+        Step::Turn,
+        post_turn(&url, &scenario.agent, &key, &body, timeout),
+    )
+    .await;
     let sent = sent.map_err(with_log);
     // The session log of the first turn; the follow-up turn, when the scenario has one, runs in
     // the same session after it.
+    let read = Instant::now();
     let session = gateway.session_log(&scenario.agent, &key);
+    steps.push(Timed::new(Step::SessionRead, read.elapsed()));
     let requests = journal.since(cursor);
     let follow_up = match (&sent, &scenario.follow_up) {
         (Ok((status, _)), Some(text)) if is_success(*status) => {
             let cursor = journal.cursor();
             let body = turn_body(scenario, text, lane.stream);
-            let sent = post_turn(&url, &scenario.agent, &key, &body, timeout).await;
+            let turn = post_turn(&url, &scenario.agent, &key, &body, timeout);
+            let sent = timed(&mut steps, Step::FollowUp, turn).await;
             Some(
                 sent.map_err(with_log)
                     .map(|answer| (answer, journal.since(cursor))),
@@ -70,11 +80,21 @@ pub async fn run_lane(
     // failed on the direct lane in one of two runs).
     let bridge = target.surface(scenario).bridge().clone();
     let invoke = match invoke_request(scenario, lane, &bridge, &key) {
-        Some(request) => Some(post_invoke(&url, request, timeout).await),
+        Some(request) => Some(
+            timed(
+                &mut steps,
+                Step::Invoke,
+                post_invoke(&url, request, timeout),
+            )
+            .await,
+        ),
         None => None,
     };
     let effective = match scenario.names_claim_on(ClaimId::E1, lane) {
-        true => Some(gateway.effective_tools(&scenario.agent, &key).await),
+        true => {
+            let call = gateway.effective_tools(&scenario.agent, &key);
+            Some(timed(&mut steps, Step::EffectiveTools, call).await)
+        }
         false => None,
     };
     let follow_up_ok = follow_up
@@ -108,7 +128,20 @@ pub async fn run_lane(
         invoke,
         effective,
         elapsed: started.elapsed(),
+        steps,
     })
+}
+
+/// Awaits `work`, recording how long it took as `step`.
+async fn timed<T>(
+    steps: &mut Vec<Timed>,
+    step: Step,
+    work: impl std::future::Future<Output = T>,
+) -> T {
+    let started = Instant::now();
+    let done = work.await;
+    steps.push(Timed::new(step, started.elapsed()));
+    done
 }
 
 fn is_success(status: u16) -> bool {

@@ -21,6 +21,7 @@ pub mod merge;
 pub mod observation;
 pub mod report;
 pub mod select;
+pub mod timing;
 
 use crate::error::Error;
 use crate::provider::{Journal, MockProvider, ProviderOptions};
@@ -128,7 +129,12 @@ pub async fn run_plans(
         reports.push(report);
     }
     target.finish().await;
-    SuiteReport::new(target.kind(), reports)
+    let mut report = SuiteReport::new(target.kind(), reports);
+    report.costs = target.costs().await.map(|costs| timing::RunCosts {
+        harness_peak_kib: timing::own_peak_kib().unwrap_or(0),
+        ..costs
+    });
+    report
 }
 
 /// A mock provider following the directive logic, or `steps` when given.

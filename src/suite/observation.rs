@@ -39,6 +39,8 @@ pub struct LaneObservation {
     /// The session's effective tools (`tools.effective`), when E1 is named on it.
     pub effective: Option<Effective>,
     pub elapsed: Duration,
+    /// Where the lane's time went, step by step.
+    pub steps: Vec<crate::suite::timing::Timed>,
 }
 
 /// The second turn of a lane's session: what P1 holds to the first turn's prefix.

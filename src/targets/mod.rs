@@ -200,6 +200,10 @@ pub trait Target: Send + Sync {
         &'a self,
         setup: &'a LaneSetup<'a>,
     ) -> BoxFuture<'a, Result<Box<dyn LaneGateway>, Error>>;
+    /// What the run cost this target as a whole so far (`None`: it starts no processes).
+    fn costs(&self) -> BoxFuture<'_, Option<crate::suite::timing::RunCosts>> {
+        Box::pin(async { None })
+    }
 }
 
 /// A gateway started for one lane.
@@ -221,6 +225,10 @@ pub trait LaneGateway: Send {
     /// one, so nothing the failed turn left behind reaches the next lane.
     fn discard(self: Box<Self>) -> BoxFuture<'static, ()> {
         self.stop()
+    }
+    /// What giving the lane its gateway took (a start, a config reload), for the timings.
+    fn setup_steps(&self) -> Vec<crate::suite::timing::Timed> {
+        Vec::new()
     }
     /// What to show when a turn fails (e.g. the tail of the gateway's own log).
     fn diagnostics(&self) -> String {

@@ -93,6 +93,7 @@ impl LaneFixture {
             invoke: self.invoke.clone(),
             effective: self.effective.clone(),
             elapsed: Duration::ZERO,
+            steps: Vec::new(),
         }
     }
 }

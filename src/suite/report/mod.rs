@@ -11,6 +11,7 @@ pub mod not_run;
 pub mod outline;
 pub mod snapshot;
 pub mod table;
+pub mod timings;
 pub mod verdict;
 
 use serde::ser::SerializeMap;
@@ -40,6 +41,16 @@ impl<T> LaneMap<T> {
 
     pub fn keys(&self) -> impl Iterator<Item = &String> {
         self.0.iter().map(|(name, _)| name)
+    }
+
+    pub fn is_empty(&self) -> bool {
+        self.0.is_empty()
+    }
+}
+
+impl<T> Default for LaneMap<T> {
+    fn default() -> Self {
+        LaneMap(Vec::new())
     }
 }
 
@@ -115,6 +126,10 @@ pub struct SuiteReport {
     /// What the run was asked to cover (`report merge` checks that a CI matrix's shards add up to it).
     #[serde(default)]
     pub selection: Selection,
+    /// What the run cost the target as a whole (a real product's gateway starts, processes,
+    /// peak memory); absent for the embedded gateway.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub costs: Option<crate::suite::timing::RunCosts>,
 }
 
 /// The scenarios a run was asked for before `--shard`, in run order, and the shard it ran.
@@ -197,6 +212,9 @@ pub struct ScenarioReport {
     pub claims: Vec<Verdict>,
     /// Wall time per lane in milliseconds (not deterministic; left out of snapshots).
     pub lane_millis: LaneMap<u64>,
+    /// Where each lane's time went ([`crate::suite::timing`]; not deterministic either).
+    #[serde(default, skip_serializing_if = "LaneMap::is_empty")]
+    pub lane_steps: LaneMap<Vec<crate::suite::timing::Timed>>,
     /// Snapshot comparison per lane snapshot (empty when snapshots were not checked).
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub snapshots: Vec<SnapshotStatus>,
@@ -318,6 +336,10 @@ impl ScenarioReport {
                 (o.lane.name.clone(), millis)
             })
             .collect();
+        let lane_steps = observed
+            .iter()
+            .map(|o| (o.lane.name.clone(), o.observation.steps.clone()))
+            .collect();
         let reduction = observed
             .iter()
             .filter(|o| !o.lane.is_direct())
@@ -340,6 +362,7 @@ impl ScenarioReport {
             reduction: LaneMap(reduction),
             claims,
             lane_millis: LaneMap(lane_millis),
+            lane_steps: LaneMap(lane_steps),
             snapshots: Vec::new(),
             snapshot_contents,
             snapshot_place: None,
@@ -437,6 +460,7 @@ impl SuiteReport {
             stale_findings: Vec::new(),
             unjudged_findings: Vec::new(),
             selection: Selection::default(),
+            costs: None,
         }
     }
 

@@ -11,6 +11,7 @@ use rustix::process::{kill_process_group, Pid, Signal};
 use tokio::process::{Child, Command};
 
 use super::{Installation, OpenClawError};
+use crate::suite::timing::peak_kib;
 
 /// The log line OpenClaw prints once its HTTP server accepts connections.
 pub const READY_LINE: &str = "http server listening";
@@ -179,6 +180,18 @@ impl OpenClawGateway {
     /// Time from spawn to [`READY_LINE`].
     pub fn ready_after(&self) -> Duration {
         self.ready_after
+    }
+
+    /// Peak resident memory in KiB of the gateway's main process and the sum over its process
+    /// group (its helper processes included), read from `/proc` while it runs.
+    pub fn peak_kib(&self) -> (u64, u64) {
+        let Some(pid) = self.pid else {
+            return (0, 0);
+        };
+        let main = pid.as_raw_nonzero().get();
+        let peak = |p: i32| u32::try_from(p).ok().and_then(peak_kib).unwrap_or(0);
+        let group: u64 = group_members(main).into_iter().map(peak).sum();
+        (peak(main), group.max(peak(main)))
     }
 
     /// The last lines of the gateway's output.
@@ -395,6 +408,22 @@ pub fn free_loopback_port() -> Result<u16, OpenClawError> {
         .map_err(OpenClawError::io("read the address of", "127.0.0.1:0"))?
         .port();
     Ok(port)
+}
+
+/// The processes of process group `group` (from `/proc/<pid>/stat`: field 5 is the group).
+fn group_members(group: i32) -> Vec<i32> {
+    let Ok(entries) = std::fs::read_dir("/proc") else {
+        return Vec::new();
+    };
+    entries
+        .filter_map(|e| e.ok()?.file_name().to_str()?.parse::<i32>().ok())
+        .filter(|pid| {
+            let stat = std::fs::read_to_string(format!("/proc/{pid}/stat")).unwrap_or_default();
+            // The command name (field 2) is in parentheses and may hold spaces.
+            let fields = stat.rsplit_once(')').map_or("", |(_, rest)| rest);
+            fields.split_whitespace().nth(2) == Some(&group.to_string())
+        })
+        .collect()
 }
 
 /// The log's text after byte `mark` (empty when it cannot be read).

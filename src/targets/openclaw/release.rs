@@ -174,6 +174,8 @@ pub struct Release {
     /// lane.
     #[serde(default = "logged")]
     pub hot_reload: bool,
+    /// What the gateway's WebSocket connect request must say (`[gateway_rpc]`).
+    pub gateway_rpc: super::rpc::GatewayRpc,
     pub config: ConfigShape,
     pub transcript: TranscriptShape,
 }

@@ -24,7 +24,7 @@ use tokio::sync::{Mutex, OwnedMutexGuard};
 
 use super::install::NodeMajor;
 use super::release::{Found, Release, Version};
-use super::rpc::{gateway_call, GatewayAt};
+use super::rpc::{self, GatewayRpc};
 use super::transcript::read_session_compiled_tools;
 use super::translate::translate_transcript;
 use super::{
@@ -39,6 +39,7 @@ use crate::error::{temp_dir, Error};
 use crate::protocol::invoke::{EffectiveRequest, EffectiveTools};
 use crate::protocol::session::SessionLog;
 use crate::scenario::{CatalogSpec, Lane, Scenario, REFERENCE_SCENARIO};
+use crate::suite::timing::{RunCosts, Step, Timed};
 use crate::targets::{
     mcp_servers, BoxFuture, LaneGateway, LaneSetup, Product, Redaction, Surface, Target,
     TargetKind, TargetPlan,
@@ -78,6 +79,20 @@ struct Run {
     checked_mcp: BTreeSet<String>,
     /// Starts that failed early and were tried again.
     start_retries: usize,
+    /// Milliseconds from spawn to readiness of each gateway that started.
+    start_millis: Vec<u64>,
+    /// The largest peaks of a gateway's main process and of its process group, in KiB.
+    peak_kib: (u64, u64),
+}
+
+impl Run {
+    /// Stops the live gateway (if any), keeping its memory peaks.
+    async fn close_live(&mut self) {
+        if let Some(live) = self.live.take() {
+            let (main, group) = live.close().await;
+            self.peak_kib = (self.peak_kib.0.max(main), self.peak_kib.1.max(group));
+        }
+    }
 }
 
 /// The running gateway and what it was started with.
@@ -312,9 +327,7 @@ impl Target for OpenClawTarget {
                         && !live.sessions.contains(&setup.session_key)
                 });
             if !reusable {
-                if let Some(old) = run.live.take() {
-                    old.close().await;
-                }
+                run.close_live().await;
             }
             let mut lane = lane_config(setup, &self.release.release)?;
             if self.sizes.contains(&setup.scenario.catalog.size) {
@@ -323,23 +336,34 @@ impl Target for OpenClawTarget {
             if let Some(servers) = &lane.mcp_servers {
                 check_mcp_servers(servers, &mut run.checked_mcp).await?;
             }
-            match run.live.as_mut() {
-                Some(live) => live.apply(&lane, setup).await.map_err(infra)?,
+            let took = std::time::Instant::now();
+            let step = match run.live.as_mut() {
+                Some(live) => match live.apply(&lane, setup).await.map_err(infra)? {
+                    true => Some(Timed::new(Step::ConfigReload, took.elapsed())),
+                    false => None,
+                },
                 None => match self.start_gateway(&mut run, &lane, setup).await {
-                    Ok(live) => run.live = Some(live),
+                    Ok(live) => {
+                        let ready = live.gateway.ready_after();
+                        run.start_millis
+                            .push(Timed::new(Step::GatewayStart, ready).millis);
+                        run.live = Some(live);
+                        Some(Timed::new(Step::GatewayStart, took.elapsed()))
+                    }
                     Err(e) => {
                         run.failed = Some(e.to_string());
                         return Err(e);
                     }
                 },
-            }
+            };
             if let Some(live) = run.live.as_mut() {
                 live.sessions.insert(setup.session_key.clone());
             }
             Ok(Box::new(OpenClawLane {
                 run,
+                setup: step.into_iter().collect(),
                 bridge: self.release.release.bridge.clone(),
-                install: self.install.clone(),
+                rpc: self.release.release.gateway_rpc.clone(),
             }) as Box<dyn LaneGateway>)
         })
     }
@@ -347,10 +371,24 @@ impl Target for OpenClawTarget {
     fn finish(&self) -> BoxFuture<'_, ()> {
         Box::pin(async move {
             let mut run = self.run.lock().await;
-            if let Some(live) = run.live.take() {
-                live.close().await;
-            }
+            run.close_live().await;
             run.failed = None;
+        })
+    }
+
+    /// Every gateway start (retries too) is one Node process; `tools.effective` starts none.
+    fn costs(&self) -> BoxFuture<'_, Option<RunCosts>> {
+        Box::pin(async move {
+            let run = self.run.lock().await;
+            Some(RunCosts {
+                gateway_starts: run.started + run.start_retries,
+                start_retries: run.start_retries,
+                cli_processes: 0,
+                start_millis: run.start_millis.clone(),
+                gateway_peak_kib: run.peak_kib.0,
+                gateway_group_peak_kib: run.peak_kib.1,
+                harness_peak_kib: 0,
+            })
         })
     }
 }
@@ -428,8 +466,9 @@ impl OpenClawTarget {
 
 impl Live {
     /// Stops the gateway and removes its directory (kept with `TOOLSEARCH_QA_KEEP_OPENCLAW_RUN=1`,
-    /// its path said on stderr).
-    async fn close(self) {
+    /// its path said on stderr); the peak memory of its main process and its group, in KiB.
+    async fn close(self) -> (u64, u64) {
+        let peaks = self.gateway.peak_kib();
         self.gateway.kill().await;
         if std::env::var_os(KEEP_ENV).is_some_and(|v| v == "1") {
             eprintln!(
@@ -437,6 +476,7 @@ impl Live {
                 self.dir.keep().display()
             );
         }
+        peaks
     }
 
     /// Whether this gateway's plugin serves `catalog`: the same plugin, at the same size or, with
@@ -456,12 +496,13 @@ impl Live {
                 || (served(self.plugin.size) && served(catalog.size)))
     }
 
-    /// Replaces the running gateway's config with the lane's and waits until it is applied.
+    /// Replaces the running gateway's config with the lane's and waits until it is applied;
+    /// whether it changed (an unchanged config is not rewritten).
     async fn apply(
         &mut self,
         lane: &LaneConfig,
         setup: &LaneSetup<'_>,
-    ) -> Result<(), super::OpenClawError> {
+    ) -> Result<bool, super::OpenClawError> {
         let root = self
             .config_path
             .parent()
@@ -475,7 +516,7 @@ impl Live {
             }
         })?;
         if config == self.config {
-            return Ok(());
+            return Ok(false);
         }
         let mark = self.gateway.log_mark();
         // Written beside the config and renamed over it, so the watcher never reads half a file.
@@ -485,7 +526,7 @@ impl Live {
             .map_err(super::OpenClawError::io("replace", &self.config_path))?;
         self.gateway.wait_for_reload(mark, RELOAD_TIMEOUT).await?;
         self.config = config;
-        Ok(())
+        Ok(true)
     }
 }
 
@@ -597,10 +638,12 @@ fn product_config(
 /// One lane's hold on the run's gateway: no other lane reconfigures it until this one is done.
 struct OpenClawLane {
     run: OwnedMutexGuard<Run>,
+    /// What giving this lane its gateway took.
+    setup: Vec<Timed>,
     /// The release's bridge tools, by which its transcript is read.
     bridge: Bridge,
-    /// The install whose CLI asks the gateway for `tools.effective`.
-    install: Installation,
+    /// How the release's gateway is spoken to (`tools.effective`).
+    rpc: GatewayRpc,
 }
 
 impl OpenClawLane {
@@ -635,7 +678,8 @@ impl LaneGateway for OpenClawLane {
         })
     }
 
-    /// The product's `tools.effective` method with `{sessionKey, agentId}`, through its CLI.
+    /// The product's `tools.effective` method with `{sessionKey, agentId}`, over the gateway's
+    /// WebSocket.
     fn effective_tools<'a>(
         &'a self,
         agent: &'a str,
@@ -643,21 +687,13 @@ impl LaneGateway for OpenClawLane {
     ) -> BoxFuture<'a, Result<EffectiveTools, String>> {
         Box::pin(async move {
             let live = self.live().map_err(|e| e.to_string())?;
-            let at = GatewayAt {
-                install: &self.install,
-                config_path: &live.config_path,
-                state_dir: &live.state_dir,
-                port: live.gateway.port(),
-            };
             let params = EffectiveRequest {
                 session_key: session_key.to_string(),
                 agent_id: Some(agent.to_string()),
             };
-            let params = serde_json::to_value(&params).map_err(|e| e.to_string())?;
-            let answer = gateway_call(&at, "tools.effective", &params).await?;
-            serde_json::from_value(answer.clone()).map_err(|e| {
-                format!("tools.effective answered, not in its known shape ({e}): {answer}")
-            })
+            rpc::call(live.gateway.port(), &self.rpc, "tools.effective", &params)
+                .await
+                .map_err(|e| e.to_string())
         })
     }
 
@@ -669,11 +705,11 @@ impl LaneGateway for OpenClawLane {
     /// A lane whose turn failed may have left work in the gateway: it goes, and the next lane
     /// starts a fresh one.
     fn discard(mut self: Box<Self>) -> BoxFuture<'static, ()> {
-        Box::pin(async move {
-            if let Some(live) = self.run.live.take() {
-                live.close().await;
-            }
-        })
+        Box::pin(async move { self.run.close_live().await })
+    }
+
+    fn setup_steps(&self) -> Vec<Timed> {
+        self.setup.clone()
     }
 
     fn diagnostics(&self) -> String {
