@@ -409,6 +409,14 @@ impl NodeArg {
 
 #[derive(Subcommand)]
 enum ReportAction {
+    /// Fits the expected-time model `--shard` balances by from measured runs: reads each DIR's
+    /// summary.json (its lanes' steps and its gateway starts) and prints the model with every
+    /// target they ran on fitted anew, for `data/expected-times.toml`.
+    Times {
+        /// Report directories of `suite --report-dir` runs.
+        #[arg(value_name = "DIR", required = true)]
+        dirs: Vec<PathBuf>,
+    },
     /// One verdict from a CI matrix's jobs: reads each DIR's summary.json (release × Node major
     /// × --shard K/N), puts every run's shards back together in their unsharded order and prints
     /// what one `suite` run would have: the table or JSON, the count line, and with --junit and
@@ -691,6 +699,21 @@ async fn run(command: Command, probe_secret: String) -> Result<u8, Error> {
                 scenario.as_deref(),
                 stdout,
             )
+        }),
+        Command::Report {
+            action: ReportAction::Times { dirs },
+        } => Box::pin(async move {
+            use toolsearch_qa::suite::expected;
+            let mut reports = Vec::new();
+            for dir in &dirs {
+                let parts = toolsearch_qa::suite::merge::read_dir(dir)?;
+                reports.extend(parts.into_iter().map(|p| p.report));
+            }
+            let scenarios = toolsearch_qa::scenario::load_all(&[])?;
+            let model = expected::fit(&reports, &scenarios, expected::Model::committed());
+            std::io::Write::write_all(stdout, expected::render(&model).as_bytes())
+                .map_err(|e| Error::Machine(format!("cannot write to stdout: {e}")))?;
+            Ok(0)
         }),
         Command::Report {
             action:

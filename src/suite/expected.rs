@@ -1,20 +1,69 @@
 //! How long a scenario is expected to take on a target, from the scenario alone: what `--shard`
 //! balances by. Deterministic (the same split on every machine, whatever the last run took):
-//! each lane that runs costs the target's measured time per lane, plus the wait the scenario
-//! builds in — a lane that F5 judges waits out its `codeTimeoutMs`. A lane or scenario the
-//! target cannot run (`not_applicable`) costs nothing there.
+//! each lane that runs costs the target's fitted time per lane, plus the wait the scenario
+//! builds in — a lane that F5 judges waits out its `codeTimeoutMs` — and each gateway a shard
+//! must start costs the fitted start time ([`Model`], read from `data/expected-times.toml`,
+//! which `toolsearch-qa report times` writes from measured runs). A real gateway is shared by
+//! consecutive scenarios with the same plugin ([`plugin_key`]), so a shard pays one start per
+//! plugin it holds. A lane or scenario the target cannot run (`not_applicable`) costs nothing
+//! there.
+
+use std::collections::BTreeMap;
+
+use serde::{Deserialize, Serialize};
 
 use crate::config::ToolSearchSettings;
 use crate::scenario::{ClaimId, Lane, Scenario, TargetKind};
 use crate::targets::TargetChoice;
 
-/// Wall time of one lane apart from the waits a scenario sets, in milliseconds, per target.
-/// Measured: the embedded gateway runs a lane in 5–15 ms (every built-in scenario, load ≈ 2;
-/// the first lane of a run ≈ 0.4 s more, warming up); a real OpenClaw gateway restarts per
-/// lane, ≈ 3.5 s (97 s for every built-in scenario's 28 lanes in the last session's CI run,
-/// load ≈ 2; 8–40 s a lane at load ≈ 5).
-const LANE_MILLIS: [(TargetKind, u64); 2] =
-    [(TargetKind::Embedded, 15), (TargetKind::Openclaw, 3_500)];
+/// The committed figures ([`Model`]).
+const FITTED: &str = include_str!("../../data/expected-times.toml");
+
+/// One target's fitted figures, in milliseconds.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct Fitted {
+    /// One gateway start, up to its readiness.
+    pub gateway_start_ms: u64,
+    /// One lane apart from its gateway start and the waits its scenario sets.
+    pub lane_ms: u64,
+}
+
+/// The fitted figures of every target (`data/expected-times.toml`).
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Model(pub BTreeMap<TargetKind, Fitted>);
+
+impl Model {
+    /// The committed model (a unit test proves it loads).
+    pub fn committed() -> Model {
+        toml::from_str(FITTED).expect("data/expected-times.toml is valid (a unit test checks it)")
+    }
+
+    fn of(&self, target: TargetKind) -> Fitted {
+        self.0.get(&target).copied().unwrap_or(Fitted {
+            gateway_start_ms: 0,
+            lane_ms: 0,
+        })
+    }
+}
+
+/// What decides whether two scenarios can share a real gateway: the plugin it was started with
+/// (the openclaw target restarts the gateway when it differs).
+pub fn plugin_key(scenario: &Scenario) -> String {
+    let c = &scenario.catalog;
+    format!(
+        "{}|{}|{:?}|{:?}|{:?}",
+        c.plugin_id, c.size, c.description_template, c.direct_only, c.broken
+    )
+}
+
+/// The expected time of one gateway start on every target of `choice` that starts one.
+pub fn start_millis(choice: TargetChoice, model: &Model) -> u64 {
+    kinds(choice)
+        .iter()
+        .map(|&t| model.of(t).gateway_start_ms)
+        .sum()
+}
 
 /// The targets `choice` runs.
 pub fn kinds(choice: TargetChoice) -> &'static [TargetKind] {
@@ -25,24 +74,37 @@ pub fn kinds(choice: TargetChoice) -> &'static [TargetKind] {
     }
 }
 
-/// The expected wall time of `scenario` on every target of `choice`, in milliseconds.
+/// The expected wall time of `scenario`'s lanes on every target of `choice`, in milliseconds
+/// (gateway starts apart: [`start_millis`]).
 pub fn millis(scenario: &Scenario, choice: TargetChoice) -> u64 {
-    kinds(choice).iter().map(|&t| on(scenario, t)).sum()
+    millis_with(scenario, choice, &Model::committed())
 }
 
-/// The expected wall time of `scenario` on `target`, in milliseconds.
-fn on(scenario: &Scenario, target: TargetKind) -> u64 {
-    if target == TargetKind::Openclaw && scenario.openclaw.not_applicable.is_some() {
-        return 0;
-    }
-    let per_lane = LANE_MILLIS
+/// [`millis`] with the figures of `model`.
+pub fn millis_with(scenario: &Scenario, choice: TargetChoice, model: &Model) -> u64 {
+    kinds(choice).iter().map(|&t| on(scenario, t, model)).sum()
+}
+
+/// Whether `scenario` runs a lane on any target of `choice` (else it starts no gateway).
+pub fn runs_lanes(scenario: &Scenario, choice: TargetChoice) -> bool {
+    kinds(choice)
         .iter()
-        .find(|(kind, _)| *kind == target)
-        .map_or(0, |(_, ms)| *ms);
+        .any(|&t| lanes_on(scenario, t).next().is_some())
+}
+
+fn lanes_on(scenario: &Scenario, target: TargetKind) -> impl Iterator<Item = &Lane> {
+    let skipped = target == TargetKind::Openclaw && scenario.openclaw.not_applicable.is_some();
     scenario
         .lanes
         .iter()
-        .filter(|l| target != TargetKind::Openclaw || l.openclaw.not_applicable.is_none())
+        .filter(move |_| !skipped)
+        .filter(move |l| target != TargetKind::Openclaw || l.openclaw.not_applicable.is_none())
+}
+
+/// The expected wall time of `scenario` on `target`, in milliseconds.
+fn on(scenario: &Scenario, target: TargetKind, model: &Model) -> u64 {
+    let per_lane = model.of(target).lane_ms;
+    lanes_on(scenario, target)
         .map(|lane| per_lane + wait(scenario, lane, target))
         .sum()
 }
@@ -64,6 +126,77 @@ fn wait(scenario: &Scenario, lane: &Lane, target: TargetKind) -> u64 {
     }
 }
 
+/// The header [`render`] writes above the figures.
+const HEADER: &str = "\
+# What `--shard` balances by: wall time per target, fitted from measured runs' summary.json
+# (`laneSteps`, `costs`). Regenerate after a release or machine change with
+#   toolsearch-qa suite --target openclaw --report-dir DIR && toolsearch-qa report times DIR > data/expected-times.toml
+# (a target no run covers keeps its figures). Medians, milliseconds.
+";
+
+/// `model` with each target the reports ran on fitted anew: the median gateway start (spawn to
+/// ready, `costs.startMillis`) and the median lane apart from its gateway start and the wait its
+/// scenario sets (scenarios found by id in `scenarios`; others are left out).
+pub fn fit(
+    reports: &[crate::suite::report::SuiteReport],
+    scenarios: &[Scenario],
+    mut model: Model,
+) -> Model {
+    use crate::suite::timing::Step;
+    let median = |mut v: Vec<u64>| {
+        v.sort_unstable();
+        v.get(v.len() / 2).copied()
+    };
+    for target in [TargetKind::Embedded, TargetKind::Openclaw] {
+        let runs: Vec<_> = reports.iter().filter(|r| r.target == target).collect();
+        let starts: Vec<u64> = runs
+            .iter()
+            .filter_map(|r| r.costs.as_ref())
+            .flat_map(|c| c.start_millis.iter().copied())
+            .collect();
+        let mut lanes = Vec::new();
+        for scenario_report in runs.iter().flat_map(|r| &r.scenarios) {
+            let Some(scenario) = scenarios.iter().find(|s| s.id == scenario_report.scenario) else {
+                continue;
+            };
+            for (name, millis) in scenario_report.lane_millis.iter() {
+                let Some(lane) = scenario.lanes.iter().find(|l| &l.name == name) else {
+                    continue;
+                };
+                let steps = scenario_report
+                    .lane_steps
+                    .get(name)
+                    .map_or(&[][..], Vec::as_slice);
+                let start: u64 = steps
+                    .iter()
+                    .filter(|t| t.step == Step::GatewayStart)
+                    .map(|t| t.millis)
+                    .sum();
+                let waits = wait(scenario, lane, target) + start;
+                lanes.push(millis.saturating_sub(waits));
+            }
+        }
+        let Some(lane_ms) = median(lanes) else {
+            continue;
+        };
+        let gateway_start_ms = median(starts).unwrap_or(0);
+        model.0.insert(
+            target,
+            Fitted {
+                gateway_start_ms,
+                lane_ms,
+            },
+        );
+    }
+    model
+}
+
+/// The model as `data/expected-times.toml` holds it.
+pub fn render(model: &Model) -> String {
+    let body = toml::to_string(model).expect("a map of plain numbers serialises");
+    format!("{HEADER}\n{body}")
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -75,6 +208,42 @@ mod tests {
             .into_iter()
             .find(|s| s.id == id)
             .unwrap()
+    }
+
+    #[test]
+    fn the_committed_model_loads_and_a_fit_reads_measured_runs() {
+        let model = Model::committed();
+        assert_eq!(model.of(TargetKind::Embedded).lane_ms, 15);
+        let text = render(&model);
+        assert!(text.starts_with(HEADER));
+        assert_eq!(toml::from_str::<Model>(&text).unwrap(), model);
+        // A run of the reference scenario: a 9 s start on its first lane, then 2 s lanes.
+        let reference = by_id("tool-search-gateway-e2e");
+        let summary = serde_json::json!({
+            "target": "openclaw",
+            "scenarios": [{
+                "scenario": reference.id, "targetTool": "t", "profile": null, "lanes": {},
+                "reduction": {}, "claims": [],
+                "laneMillis": { "direct": 11_000, "tools": 2_000, "code": 2_400, "batch": 1_000 },
+                "laneSteps": { "direct": [{ "step": "gatewayStart", "millis": 9_000 }] },
+            }],
+            "costs": { "gatewayStarts": 1, "startRetries": 0, "cliProcesses": 0,
+                "startMillis": [8_800], "gatewayPeakKib": 0, "gatewayGroupPeakKib": 0,
+                "harnessPeakKib": 0 },
+        });
+        let report = serde_json::from_value(summary).unwrap();
+        let fitted = fit(&[report], &[reference], model.clone());
+        assert_eq!(
+            fitted.of(TargetKind::Openclaw),
+            Fitted {
+                gateway_start_ms: 8_800,
+                lane_ms: 2_000
+            }
+        );
+        assert_eq!(
+            fitted.of(TargetKind::Embedded),
+            model.of(TargetKind::Embedded)
+        );
     }
 
     #[test]

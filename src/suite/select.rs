@@ -120,11 +120,12 @@ pub fn narrow(mut scenarios: Vec<Scenario>, filter: Option<&str>) -> Vec<Scenari
 }
 
 /// The scenarios of `shard`, balanced by each one's expected time on the targets of `target`
-/// ([`expected::millis`]): the longest first (ties by id), each to the shard with the least
-/// expected time so far (ties: the one with fewer scenarios, then the lower K). So the N shards
-/// together run every scenario exactly once, the same split on every machine, and no two long
-/// scenarios (the reference, the F5 code timeout) share a shard while a short one is alone.
-/// A shard keeps the run's order.
+/// ([`expected::millis`]) and the gateway starts a shard pays ([`expected::start_millis`], one
+/// per plugin among its scenarios): the longest first (ties by id), each to the shard whose
+/// expected time it raises least (ties: the one with fewer scenarios, then the lower K). So the
+/// N shards together run every scenario exactly once, the same split on every machine, and no
+/// two long scenarios (the reference, the F5 code timeout) share a shard while a short one is
+/// alone. A shard keeps the run's order.
 pub fn in_shard(scenarios: Vec<Scenario>, shard: Shard, target: TargetChoice) -> Vec<Scenario> {
     let owner = owners(&scenarios, shard.count, target);
     scenarios
@@ -135,12 +136,26 @@ pub fn in_shard(scenarios: Vec<Scenario>, shard: Shard, target: TargetChoice) ->
         .collect()
 }
 
+/// The expected time of a shard holding `scenarios`: their lanes, and a gateway start per
+/// plugin among those that run a lane.
+pub fn shard_millis(scenarios: &[&Scenario], target: TargetChoice) -> u64 {
+    let lanes: u64 = scenarios.iter().map(|s| expected::millis(s, target)).sum();
+    let plugins: std::collections::BTreeSet<String> = scenarios
+        .iter()
+        .filter(|s| expected::runs_lanes(s, target))
+        .map(|s| expected::plugin_key(s))
+        .collect();
+    let start = expected::start_millis(target, &expected::Model::committed());
+    lanes + start * plugins.len() as u64
+}
+
 /// The shard (1-based) each scenario goes to, in the order given.
 fn owners(scenarios: &[Scenario], count: usize, target: TargetChoice) -> Vec<usize> {
     let cost: Vec<u64> = scenarios
         .iter()
         .map(|s| expected::millis(s, target))
         .collect();
+    let start = expected::start_millis(target, &expected::Model::committed());
     let mut order: Vec<usize> = (0..scenarios.len()).collect();
     order.sort_by(|&a, &b| {
         cost[b]
@@ -148,11 +163,21 @@ fn owners(scenarios: &[Scenario], count: usize, target: TargetChoice) -> Vec<usi
             .then_with(|| scenarios[a].id.cmp(&scenarios[b].id))
     });
     let mut load = vec![(0u64, 0usize); count];
+    let mut plugins = vec![std::collections::BTreeSet::new(); count];
     let mut owner = vec![0; scenarios.len()];
     for i in order {
-        let k = (0..count).min_by_key(|&k| (load[k], k)).unwrap_or(0);
-        load[k].0 += cost[i];
+        let key = expected::runs_lanes(&scenarios[i], target)
+            .then(|| expected::plugin_key(&scenarios[i]));
+        let raise = |k: usize| {
+            let starts = key.as_ref().is_some_and(|key| !plugins[k].contains(key));
+            cost[i] + if starts { start } else { 0 }
+        };
+        let k = (0..count)
+            .min_by_key(|&k| (load[k].0 + raise(k), load[k].1, k))
+            .unwrap_or(0);
+        load[k].0 += raise(k);
         load[k].1 += 1;
+        plugins[k].extend(key);
         owner[i] = k + 1;
     }
     owner
@@ -209,8 +234,6 @@ mod tests {
         let all = load_all(&[]).unwrap();
         let mut want: Vec<String> = all.iter().map(|s| s.id.clone()).collect();
         want.sort();
-        let cost =
-            |id: &str, target| expected::millis(all.iter().find(|s| s.id == id).unwrap(), target);
         for target in [
             TargetChoice::Embedded,
             TargetChoice::Openclaw,
@@ -227,13 +250,24 @@ mod tests {
                 let mut covered: Vec<String> = shards.concat();
                 covered.sort();
                 assert_eq!(covered, want, "{target:?} {count}");
-                // No shard is longer than another by more than its longest scenario.
+                // No shard is longer than another by more than its longest scenario and a
+                // gateway start.
                 let loads: Vec<u64> = shards
                     .iter()
-                    .map(|s| s.iter().map(|id| cost(id, target)).sum())
+                    .map(|s| {
+                        let of: Vec<&Scenario> = s
+                            .iter()
+                            .map(|id| all.iter().find(|x| &x.id == id).unwrap())
+                            .collect();
+                        shard_millis(&of, target)
+                    })
                     .collect();
+                let start = expected::start_millis(target, &expected::Model::committed());
                 let (min, max) = (loads.iter().min().unwrap(), loads.iter().max().unwrap());
-                assert!(max - min <= longest, "{target:?} {count}: {loads:?}");
+                assert!(
+                    max - min <= longest + start,
+                    "{target:?} {count}: {loads:?}"
+                );
                 // The same split whatever order the scenarios came in.
                 let mut reversed = all.clone();
                 reversed.reverse();
