@@ -250,12 +250,17 @@ mod tests {
     fn lanes_cost_the_target_s_time_and_f5_waits_out_its_timeout() {
         let reference = by_id("tool-search-gateway-e2e");
         // Nine lanes; the four native ones are not applicable on the product.
-        assert_eq!(millis(&reference, TargetChoice::Embedded), 9 * 15);
-        assert_eq!(millis(&reference, TargetChoice::Openclaw), 5 * 3_500);
-        assert_eq!(millis(&reference, TargetChoice::Both), 9 * 15 + 5 * 3_500);
+        let model = Model::committed();
+        let (e, o) = (
+            model.of(TargetKind::Embedded).lane_ms,
+            model.of(TargetKind::Openclaw).lane_ms,
+        );
+        assert_eq!(millis(&reference, TargetChoice::Embedded), 9 * e);
+        assert_eq!(millis(&reference, TargetChoice::Openclaw), 5 * o);
+        assert_eq!(millis(&reference, TargetChoice::Both), 9 * e + 5 * o);
         let timeout = by_id("fail-closed-f5-code-timeout");
-        assert_eq!(millis(&timeout, TargetChoice::Embedded), 15 + 1_000);
-        assert_eq!(millis(&timeout, TargetChoice::Openclaw), 3_500 + 1_000);
+        assert_eq!(millis(&timeout, TargetChoice::Embedded), e + 1_000);
+        assert_eq!(millis(&timeout, TargetChoice::Openclaw), o + 1_000);
         // Not applicable on the product: nothing to wait for there.
         let na = load_all(&[])
             .unwrap()
@@ -265,7 +270,7 @@ mod tests {
         assert_eq!(millis(&na, TargetChoice::Openclaw), 0);
         assert_eq!(
             millis(&na, TargetChoice::Embedded),
-            15 * na.lanes.len() as u64
+            e * na.lanes.len() as u64
         );
     }
 }
