@@ -278,6 +278,12 @@ struct QualityArgs {
     /// what no single weight can beat), instead of the report.
     #[arg(long)]
     tune: bool,
+    /// Measure on BFCL (the Berkeley Function-Calling Leaderboard's simple_python, multiple,
+    /// live_simple and live_multiple, pooled into one catalogue; install the data first: bash
+    /// scripts/install-bfcl.sh) instead of the built-in set, gated by
+    /// data/search-quality-baseline-bfcl[-hybrid].json.
+    #[arg(long)]
+    bfcl: bool,
 }
 
 #[derive(Clone, Copy, ValueEnum)]
@@ -811,6 +817,7 @@ async fn run(command: Command, probe_secret: String) -> Result<u8, Error> {
                 catalog: args.catalog,
                 baseline: args.baseline,
                 tune: args.tune,
+                bfcl: args.bfcl,
             };
             toolsearch_qa::quality::command(&options, stdout).await
         }),

@@ -3,6 +3,7 @@
 
 use std::path::{Path, PathBuf};
 
+use super::bfcl::{self, BfclBaseline};
 use super::catalog_file::load_catalog;
 use super::{
     build_catalog, measure, quality_entries, tune_fusion, Baseline, Figures, FusionTuning,
@@ -34,6 +35,8 @@ pub struct QualityOptions {
     pub baseline: Option<PathBuf>,
     /// Print the fusion grid on the tuning half instead of the report (hybrid only).
     pub tune: bool,
+    /// Measure on BFCL (installed by scripts/install-bfcl.sh) instead of the built-in set.
+    pub bfcl: bool,
 }
 
 fn read(path: &Path) -> Result<String, String> {
@@ -53,6 +56,14 @@ fn check_flags(options: &QualityOptions) -> Result<(), Error> {
     if !embedded && options.ranker != Ranker::Lexical {
         return usage("--ranker picks the embedded engine's ranker; OpenClaw ranks with its own (use --target both to see both)");
     }
+    if options.bfcl && (options.set.is_some() || options.catalog.is_some() || options.tune) {
+        return usage(
+            "--bfcl brings its own questions and catalogue: drop --set, --catalog and --tune",
+        );
+    }
+    if options.bfcl && options.target != TargetChoice::Embedded {
+        return usage("--bfcl measures the embedded engine's rankers: use --target embedded");
+    }
     if options.baseline.is_some() && options.target == TargetChoice::Both {
         return usage(
             "--baseline compares one target's report: pick --target embedded or --target openclaw",
@@ -65,6 +76,9 @@ fn check_flags(options: &QualityOptions) -> Result<(), Error> {
 pub async fn command(options: &QualityOptions, out: &mut dyn std::io::Write) -> Result<u8, Error> {
     let usage = Error::Usage;
     check_flags(options)?;
+    if options.bfcl {
+        return bfcl_command(options, out);
+    }
     let set = match &options.set {
         None => QualitySet::builtin().map_err(|e| usage(e.to_string()))?,
         Some(path) => {
@@ -145,6 +159,36 @@ pub async fn command(options: &QualityOptions, out: &mut dyn std::io::Write) -> 
         failed |= !regressions.is_empty();
     }
     Ok(if failed { Exit::FAILED } else { Exit::OK })
+}
+
+/// `quality --bfcl`: the pooled BFCL catalogue and its questions, gated by the committed
+/// baseline of the ranker (or `--baseline`).
+fn bfcl_command(options: &QualityOptions, out: &mut dyn std::io::Write) -> Result<u8, Error> {
+    let usage = |e: String| Error::Usage(e);
+    let baseline = match &options.baseline {
+        Some(path) => read(path)
+            .and_then(|text| BfclBaseline::parse(&text).map_err(|e| e.to_string()))
+            .map_err(|e| usage(format!("--baseline {}: {e}", path.display())))?,
+        None => BfclBaseline::builtin(options.ranker.into()).map_err(|e| usage(e.to_string()))?,
+    };
+    let pool = bfcl::load_installed().map_err(|e| usage(e.to_string()))?;
+    let catalog =
+        build_catalog(pool.entries.clone(), options.ranker).map_err(|e| usage(e.to_string()))?;
+    let report = bfcl::measure(&catalog, &pool);
+    let text = match options.format {
+        Format::Json => report.to_json(),
+        Format::Table => report.to_table(Some(&baseline)),
+    };
+    emit(out, &text)?;
+    let regressions = report.regressions(&baseline);
+    for r in &regressions {
+        eprintln!("regression: {r}");
+    }
+    Ok(if regressions.is_empty() {
+        Exit::OK
+    } else {
+        Exit::FAILED
+    })
 }
 
 /// One report as itself; two as `{"embedded": …, "openclaw": …}` in JSON, one after the other

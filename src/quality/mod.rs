@@ -10,6 +10,7 @@
 //! regressions on both halves. [`openclaw`] measures a real OpenClaw gateway's own search on the
 //! same set, into the same report ([`assemble`]).
 
+pub mod bfcl;
 pub mod catalog_file;
 mod command;
 pub mod openclaw;
@@ -517,6 +518,24 @@ fn exact_name_misses(catalog: &ToolCatalog) -> Vec<String> {
     misses
 }
 
+/// Recall@1 and recall@5 of half `name` below the baseline's, one line each.
+fn half_regressions(name: &str, now: &Figures, base: &Figures) -> Vec<String> {
+    let at: [(&str, usize, usize); 2] = [
+        ("recall@1", now.hits_at_1, base.hits_at_1),
+        ("recall@5", now.hits_at_5, base.hits_at_5),
+    ];
+    at.into_iter()
+        // hits/queries < base_hits/base_queries, in integers.
+        .filter(|(_, hits, base_hits)| hits * base.queries < base_hits * now.queries)
+        .map(|(metric, hits, base_hits)| {
+            format!(
+                "{name} half: {metric} fell to {hits}/{} from the baseline's {base_hits}/{}",
+                now.queries, base.queries
+            )
+        })
+        .collect()
+}
+
 fn rate(part: usize, whole: usize) -> f64 {
     if whole == 0 {
         0.0
@@ -547,19 +566,7 @@ impl QualityReport {
             ("test", &self.test, &baseline.test),
         ];
         for (name, now, base) in halves {
-            let at: [(&str, usize, usize); 2] = [
-                ("recall@1", now.hits_at_1, base.hits_at_1),
-                ("recall@5", now.hits_at_5, base.hits_at_5),
-            ];
-            for (metric, hits, base_hits) in at {
-                // hits/queries < base_hits/base_queries, in integers.
-                if hits * base.queries < base_hits * now.queries {
-                    out.push(format!(
-                        "{name} half: {metric} fell to {hits}/{} from the baseline's {base_hits}/{}",
-                        now.queries, base.queries
-                    ));
-                }
-            }
+            out.extend(half_regressions(name, now, base));
         }
         out
     }
