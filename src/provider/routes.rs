@@ -336,6 +336,7 @@ fn invalid_record(
 fn refusal_body(refusal: Refusal) -> ErrorBody {
     let mut error = ErrorBody::new("invalid_request_error", refusal.message);
     error.error.param = refusal.param;
+    error.error.code = refusal.code;
     error
 }
 

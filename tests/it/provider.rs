@@ -740,3 +740,74 @@ async fn messages_search_is_journaled_with_protocol_usage_and_reply() {
         "invalid-request"
     );
 }
+
+/// What the real APIs refuse, the mock refuses over loopback, each in its provider's status and
+/// error shape: an orphan search result and a misspelled `deferLoading` on `POST /v1/messages`,
+/// an undeclared `mode` on OpenAI's `tool_search`.
+#[tokio::test]
+async fn native_refusals_come_in_each_provider_s_error_shape() {
+    let provider = toolsearch_qa::provider::MockProvider::start()
+        .await
+        .unwrap();
+    let http = reqwest::Client::new();
+    let post = |path: &str, body: Value| {
+        let request = http
+            .post(format!("{}/{path}", provider.base_url()))
+            .json(&body);
+        async move {
+            let response = request.send().await.unwrap();
+            let status = response.status().as_u16();
+            (status, response.json::<Value>().await.unwrap())
+        }
+    };
+    let tools = json!([
+        {"type": "tool_search_tool_bm25_20251119", "name": "tool_search_tool_bm25"},
+        {"name": "pick_file", "input_schema": {"type": "object"}},
+        {"name": "fake_plugin_tool_17", "input_schema": {"type": "object"}, "defer_loading": true}]);
+    let orphan = json!({"model": "m", "max_tokens": 64, "tools": tools, "messages": [
+        {"role": "user", "content": "tool search qa check target=fake_plugin_tool_17"},
+        {"role": "assistant", "content": [
+            {"type": "tool_search_tool_result", "tool_use_id": "srvtoolu_1", "content":
+                {"type": "tool_search_tool_search_result",
+                 "tool_references": [{"type": "tool_reference", "tool_name": "fake_plugin_tool_17"}]}},
+            {"type": "tool_use", "id": "toolu_1", "name": "fake_plugin_tool_17", "input": {}}]},
+        {"role": "user", "content": [{"type": "tool_result", "tool_use_id": "toolu_1", "content": "ok"}]}]});
+    assert_eq!(
+        post("messages", orphan.clone()).await,
+        (
+            400,
+            json!({"type": "error", "error": {"type": "invalid_request_error", "message":
+                "messages.1.content.0: `tool_search_tool_result` block answers tool_use_id \"srvtoolu_1\", \
+                 but no `server_tool_use` block with that id comes before it in this message"}})
+        )
+    );
+    let mut misspelled = orphan;
+    misspelled["messages"] =
+        json!([{"role": "user", "content": "tool search qa check target=fake_plugin_tool_17"}]);
+    misspelled["tools"][2]["deferLoading"] = json!(true);
+    assert_eq!(
+        post("messages", misspelled).await,
+        (
+            400,
+            json!({"type": "error", "error": {"type": "invalid_request_error",
+                "message": "tools.2.custom.deferLoading: Extra inputs are not permitted"}})
+        )
+    );
+    let mode =
+        json!({"model": "m", "input": "hi", "tools": [{"type": "tool_search", "mode": "x"}]});
+    assert_eq!(
+        post("responses", mode).await,
+        (
+            400,
+            json!({"error": {"message": "Unknown parameter: 'tools[0].mode'.",
+                "type": "invalid_request_error", "param": "tools[0].mode", "code": "unknown_parameter"}})
+        )
+    );
+    let outcomes: Vec<String> = provider
+        .journal()
+        .all()
+        .iter()
+        .map(|r| r.outcome.clone())
+        .collect();
+    assert_eq!(outcomes, ["invalid-request"; 3]);
+}

@@ -14,6 +14,7 @@ use std::collections::{HashMap, HashSet};
 use serde_json::json;
 
 use super::search::{bm25, pattern_for, regex, Candidate, SEARCH_LIMIT};
+use super::strict;
 use super::{billed_input_tokens, check_declarations, not_found_decision, plan};
 use super::{BilledError, NativeSearch, Plan, Protocol, Refusal};
 use crate::protocol::messages::{
@@ -39,8 +40,10 @@ pub struct MessagesView {
 
 /// Reads and checks a Messages body.
 pub fn read(raw: &str) -> Result<MessagesView, Refusal> {
+    strict::messages_keys(raw)?;
     let request: MessagesRequest = serde_json::from_str(raw)
         .map_err(|e| Refusal::new(None, format!("malformed request: {e}")))?;
+    strict::messages_pairs(&request)?;
     let search = search_of(&request)?;
     let names: HashSet<&str> = request.tools.iter().map(ToolDefinition::name).collect();
     let client_tool = match &search {

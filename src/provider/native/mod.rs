@@ -17,6 +17,7 @@
 pub mod anthropic;
 pub mod openai;
 pub mod search;
+pub mod strict;
 
 use std::collections::{HashMap, HashSet};
 
@@ -74,6 +75,8 @@ pub struct Refusal {
     /// The request field at fault.
     pub param: Option<String>,
     pub message: String,
+    /// OpenAI's machine-readable `code` (`unknown_parameter`, …), when the refusal has one.
+    pub code: Option<String>,
 }
 
 impl Refusal {
@@ -81,6 +84,15 @@ impl Refusal {
         Refusal {
             param: param.map(str::to_string),
             message: message.into(),
+            code: None,
+        }
+    }
+
+    /// The refusal with OpenAI's error `code`.
+    pub fn with_code(self, code: &str) -> Refusal {
+        Refusal {
+            code: Some(code.to_string()),
+            ..self
         }
     }
 }

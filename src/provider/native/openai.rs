@@ -127,6 +127,7 @@ pub fn read(raw: &str) -> Result<Option<NativeRequest<'_>>, Refusal> {
     if search.is_none() && deferred.is_empty() && !search_deferred {
         return Ok(None);
     }
+    super::strict::responses_keys(raw)?;
     let all_deferred =
         !entries.is_empty() && deferred.len() + usize::from(search_deferred) == entries.len();
     check_declarations(
@@ -339,9 +340,10 @@ mod tests {
         let search_deferred = refused(json!({"input": "hi",
             "tools": [{"type": "tool_search", "defer_loading": true}, deferred, plain]}))
         .unwrap();
-        assert!(
-            search_deferred.contains("cannot be deferred"),
-            "{search_deferred}"
+        // `ToolSearchToolParam` declares no `defer_loading`: the key itself is refused.
+        assert_eq!(
+            search_deferred,
+            "Unknown parameter: 'tools[0].defer_loading'."
         );
         let stray = refused(json!({"input": [
             {"role": "user", "content": "hi"},
