@@ -255,7 +255,10 @@ async fn run_turn_inner(
                     answer = Some(text);
                 }
                 OutputItem::Carried { item } => {
-                    if !state.seeded(Fault::SearchResultDropped) {
+                    let dropped = state.seeded(Fault::SearchResultDropped)
+                        || (state.seeded(Fault::SearchCallDropped)
+                            && crate::gateway::native::is_search_call(&item));
+                    if !dropped {
                         input.push(item);
                     }
                 }

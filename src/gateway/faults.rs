@@ -74,6 +74,10 @@ pub enum Fault {
     SearchResultDropped,
     /// A native lane declares its catalogue in full instead of deferred.
     CatalogueNotDeferred,
+    /// A native lane replays the provider's hosted search result without the search call before
+    /// it (OpenAI's `tool_search_call` item). The Anthropic half (a `server_tool_use` dropped) is
+    /// refused by the provider, which fails the turn instead of reaching a claim.
+    SearchCallDropped,
 }
 
 impl Fault {

@@ -226,7 +226,10 @@ pub const EMBEDDED: &[Seed] = &[
     embedded(Fault::WorstFirstRanker, "tool-search-ranking", ClaimId::R1),
     embedded(Fault::CatalogueDropsOne, REFERENCE, ClaimId::T1),
     embedded(Fault::SearchResultDropped, REFERENCE, ClaimId::V1),
+    embedded(Fault::SearchCallDropped, REFERENCE, ClaimId::V1),
     embedded(Fault::CatalogueNotDeferred, REFERENCE, ClaimId::V2),
+    // One deferred tool's schema pasted into the system text: V2 reads the whole request.
+    embedded(Fault::SchemaInPrompt, REFERENCE, ClaimId::V2),
     embedded(Fault::ToolOrderVaries, REFERENCE, ClaimId::V3),
 ];
 

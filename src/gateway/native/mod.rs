@@ -312,6 +312,12 @@ fn tool_result_block(item: &Value) -> Value {
     json!({ "type": "tool_result", "tool_use_id": item["call_id"], "content": item["output"] })
 }
 
+/// Whether a carried item is the provider's hosted search call (not its result): an OpenAI
+/// `tool_search_call` item.
+pub fn is_search_call(item: &Value) -> bool {
+    item["type"] == "tool_search_call"
+}
+
 /// Reads a Messages response's `content` into output items: text, tool uses, and the
 /// provider's own search blocks (carried).
 pub fn parse_message_content(json: &Value) -> Result<Vec<OutputItem>, String> {

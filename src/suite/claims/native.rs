@@ -1,12 +1,14 @@
 //! V1–V3, the claims of a native lane: the catalogue went to the provider deferred and the
 //! provider's own tool search (the mock's, over loopback) was to find the target.
 //!
-//! V1 the search loaded the target and the model called it, the turn answered · V2 nothing
-//! deferred reached the model before a search loaded it: every catalogued fake tool is declared
-//! deferred, every call names a tool that was loaded or never deferred, and the provider billed
-//! the request without the deferred schemas · V3 each deferred declaration is the same bytes in
-//! every request of the turn and the follow-up turn (a byte that moves breaks the provider's
-//! prompt cache from there on).
+//! V1 the search loaded the target and the model called it, the turn answered, and every
+//! replayed search result follows its search call · V2 nothing deferred reached the model
+//! before a search loaded it: every catalogued fake tool is declared deferred, no request shows
+//! a deferred tool's schema anywhere else in the body (the whole request is read, as C4 reads a
+//! bridge lane's), every call names a tool that was loaded or never deferred, and the billed
+//! input is below the whole body's · V3 each deferred declaration is the same bytes in every
+//! request of the turn and the follow-up turn (a byte that moves breaks the provider's prompt
+//! cache from there on).
 //!
 //! Everything is read from the requests the gateway sent: what the provider's search returned
 //! comes back in the next request (the provider's own items, carried verbatim), so the journal
@@ -18,8 +20,8 @@ use serde::Deserialize;
 use serde_json::value::RawValue;
 use serde_json::Value;
 
+use super::known::KnownTool;
 use super::{check, names, Check, ClaimInput};
-use crate::provider::native::billed_input_tokens;
 use crate::provider::JournalRecord;
 
 /// One step of a native turn as a request shows it.
@@ -144,7 +146,78 @@ pub fn v1_target_found_and_called(input: &ClaimInput<'_>) -> Vec<Check> {
         format!("the model calls {target} by name after the search that loaded it"),
         format!("steps: {}", shown.join(" → ")),
     ));
+    checks.push(search_calls_carried(input));
     checks
+}
+
+/// Every request replays each search result after the search call it answers, as the provider
+/// sent them (a result without its call is refused by both APIs). Read from the raw bytes: a
+/// request the provider refused is journaled without a parsed body.
+fn search_calls_carried(input: &ClaimInput<'_>) -> Check {
+    let mut orphans = Vec::new();
+    for (i, record) in input.lane.observation.all_requests().enumerate() {
+        let body: Value = serde_json::from_str(&record.raw).unwrap_or(Value::Null);
+        orphans.extend(
+            orphan_results(&body)
+                .into_iter()
+                .map(|o| format!("request {}: {o}", i + 1)),
+        );
+    }
+    check(
+        "search call carried",
+        orphans.is_empty(),
+        "each replayed search result follows the search call it answers",
+        format!("results without their call: {}", orphans.join("; ")),
+    )
+}
+
+/// The search results of a Responses `input` or a Messages `messages` list that no search call
+/// before them answers (OpenAI: a `tool_search_call` with the same `call_id`, or one not yet
+/// answered when the output has none; Anthropic: a `server_tool_use` of the same message with
+/// the result's `tool_use_id`).
+fn orphan_results(body: &Value) -> Vec<String> {
+    let mut orphans = Vec::new();
+    let mut open: Vec<Option<&str>> = Vec::new();
+    for (j, item) in body["input"].as_array().into_iter().flatten().enumerate() {
+        let call_id = item["call_id"].as_str();
+        match item["type"].as_str() {
+            Some("tool_search_call") => open.push(call_id),
+            Some("tool_search_output") => {
+                let at = open.iter().position(|c| call_id.is_none() || *c == call_id);
+                match at {
+                    Some(at) => {
+                        open.remove(at);
+                    }
+                    None => orphans.push(format!("input[{j}] tool_search_output")),
+                }
+            }
+            _ => {}
+        }
+    }
+    let messages = body["messages"].as_array().into_iter().flatten();
+    for (m, message) in messages.enumerate() {
+        let mut calls: Vec<&str> = Vec::new();
+        for (c, block) in message["content"]
+            .as_array()
+            .into_iter()
+            .flatten()
+            .enumerate()
+        {
+            match block["type"].as_str() {
+                Some("server_tool_use") => calls.extend(block["id"].as_str()),
+                Some("tool_search_tool_result") => {
+                    let id = block["tool_use_id"].as_str().unwrap_or_default();
+                    if !calls.contains(&id) {
+                        orphans.push(format!(
+                            "messages[{m}].content[{c}] tool_search_tool_result {id}"
+                        ));
+                    }
+                }
+                _ => {}
+            }
+        }
+    }
+    orphans
 }
 
 fn show_step(step: &Step) -> String {
@@ -203,38 +276,123 @@ pub fn v2_nothing_loaded_before_search(input: &ClaimInput<'_>) -> Vec<Check> {
         "every call names a tool a search loaded before it, or one never deferred",
         format!("called before any search loaded it: {}", early.join("; ")),
     ));
+    checks.push(schema_leaks(input));
     checks.extend(billed_checks(input));
     checks
 }
 
-/// The provider's usage view: each request billed without the deferred schemas (the mock's
-/// `usage.input_tokens`, against the same view counted again, and below the whole body).
+/// What the provider billed: each request's `usage.input_tokens` below the whole body's count
+/// (o200k_base), so the deferred schemas were held back. Whether the figure is exactly the
+/// provider's rule is the mock's own unit tests' business: recounting it here with the mock's
+/// function would only compare that function with itself.
 fn billed_checks(input: &ClaimInput<'_>) -> Vec<Check> {
     let records: Vec<&Arc<JournalRecord>> = input.lane.observation.all_requests().collect();
     let mut wrong = Vec::new();
     for (i, record) in records.iter().enumerate() {
         let billed = record.input_tokens;
-        let view = billed_input_tokens(record.protocol, &record.raw).ok();
         let whole = crate::protocol::usage::count_tokens(&record.raw)
             .ok()
             .map(|n| n as u64);
-        let fine = matches!((billed, view, whole), (Some(b), Some(v), Some(w)) if b == v && b < w);
-        if !fine {
+        if !matches!((billed, whole), (Some(b), Some(w)) if b < w) {
             wrong.push(format!(
-                "request {}: billed {}, view {}, whole body {}",
+                "request {}: billed {}, whole body {}",
                 i + 1,
                 super::show(billed),
-                super::show(view),
                 super::show(whole)
             ));
         }
     }
     vec![check(
-        "billed without deferred schemas",
+        "billed below the whole body",
         !records.is_empty() && wrong.is_empty(),
-        "every request's usage.input_tokens is its count without the deferred schemas, below the whole body's",
+        "every request's usage.input_tokens is below the whole body's token count",
         wrong.join("; "),
     )]
+}
+
+/// V2's reading of the whole request: no schema of a catalogued tool that is deferred and not
+/// yet loaded shows anywhere the model reads — the instructions or system text, a message, a
+/// tool output, a non-deferred tool's description or schema. The deferred declarations
+/// themselves and what a search result carries (OpenAI's `tool_search_output`) are where a
+/// schema belongs; texts a non-deferred known tool shares do not count.
+fn schema_leaks(input: &ClaimInput<'_>) -> Check {
+    let known = super::known::known_tools(input.scenario, input.lane.target);
+    let mut leaks = Vec::new();
+    let mut unreadable = Vec::new();
+    for (i, record) in input.lane.observation.all_requests().enumerate() {
+        let Ok(body) = serde_json::from_str::<Value>(&record.raw) else {
+            unreadable.push(format!("request {}: not JSON", i + 1));
+            continue;
+        };
+        let (read, deferred, visible) = what_the_model_reads(&body);
+        let loaded: Vec<String> = steps(&body)
+            .into_iter()
+            .flat_map(|s| match s {
+                Step::Loaded(names) => names,
+                Step::Called(_) => Vec::new(),
+            })
+            .collect();
+        let kept: Vec<&KnownTool> = known
+            .iter()
+            .filter(|t| visible.contains(&t.name) || !deferred.contains(&t.name))
+            .collect();
+        let shared = |mark: &str| {
+            kept.iter()
+                .any(|k| k.description.contains(mark) || k.parameters.to_string().contains(mark))
+        };
+        let hidden = known
+            .iter()
+            .filter(|t| deferred.contains(&t.name))
+            .filter(|t| !visible.contains(&t.name) && !loaded.contains(&t.name));
+        for tool in hidden {
+            let shown = tool
+                .schema_marks()
+                .into_iter()
+                .any(|m| !shared(&m) && shows(&read, &m));
+            if shown {
+                leaks.push(format!("request {}: {}", i + 1, tool.name));
+            }
+        }
+    }
+    leaks.extend(unreadable);
+    check(
+        "no deferred schema in view",
+        leaks.is_empty(),
+        "no request shows a deferred, unloaded tool's schema outside its deferred declaration \
+         (instructions, system, messages, outputs, other tools)",
+        format!("shown: {}", leaks.join("; ")),
+    )
+}
+
+/// A request as the model reads it before any search: the body as JSON text without its
+/// deferred `tools[]` entries and without OpenAI's `tool_search_output` items; the names of the
+/// deferred tools, and of the tools declared in full (a tool may be both: in view, then).
+fn what_the_model_reads(body: &Value) -> (String, Vec<String>, Vec<String>) {
+    let mut body = body.clone();
+    let mut deferred = Vec::new();
+    let mut visible = Vec::new();
+    if let Some(tools) = body.get_mut("tools").and_then(Value::as_array_mut) {
+        tools.retain(|t| {
+            let is_deferred = t["defer_loading"] == Value::Bool(true);
+            let names = if is_deferred {
+                &mut deferred
+            } else {
+                &mut visible
+            };
+            names.extend(t["name"].as_str().map(str::to_string));
+            !is_deferred
+        });
+    }
+    if let Some(items) = body.get_mut("input").and_then(Value::as_array_mut) {
+        items.retain(|item| item["type"] != "tool_search_output");
+    }
+    (body.to_string(), deferred, visible)
+}
+
+/// Whether `mark` shows in `text` (as raw JSON, or escaped inside a string).
+fn shows(text: &str, mark: &str) -> bool {
+    let quoted = Value::from(mark).to_string();
+    text.contains(mark) || text.contains(&quoted[1..quoted.len() - 1])
 }
 
 pub fn v3_deferred_catalogue_stable(input: &ClaimInput<'_>) -> Vec<Check> {
@@ -315,5 +473,32 @@ mod tests {
             ]},
         ]});
         assert_eq!(steps(&anthropic), expected);
+        assert_eq!(orphan_results(&openai), Vec::<String>::new());
+        assert_eq!(orphan_results(&anthropic), Vec::<String>::new());
+    }
+
+    #[test]
+    fn a_result_without_its_call_is_an_orphan() {
+        let openai = json!({"input": [
+            {"type": "tool_search_call", "call_id": "c1", "execution": "client"},
+            {"type": "tool_search_output", "call_id": "c1", "tools": []},
+            {"type": "tool_search_output", "call_id": "c2", "tools": []},
+            {"type": "tool_search_output", "call_id": null, "tools": []},
+        ]});
+        assert_eq!(
+            orphan_results(&openai),
+            ["input[2] tool_search_output", "input[3] tool_search_output"]
+        );
+        let anthropic = json!({"messages": [
+            {"role": "assistant", "content": [
+                {"type": "server_tool_use", "id": "s1", "name": "tool_search_tool_bm25", "input": {}},
+                {"type": "tool_search_tool_result", "tool_use_id": "s1", "content": {}}]},
+            {"role": "assistant", "content": [
+                {"type": "tool_search_tool_result", "tool_use_id": "s1", "content": {}}]},
+        ]});
+        assert_eq!(
+            orphan_results(&anthropic),
+            ["messages[1].content[0] tool_search_tool_result s1"]
+        );
     }
 }
