@@ -26,6 +26,7 @@ pub mod profile;
 pub mod protocol;
 pub mod provider;
 pub mod quality;
+pub mod regressions;
 pub mod releases;
 pub mod sandbox;
 pub mod scenario;

@@ -180,6 +180,15 @@ enum Command {
     /// both (data/releases/openclaw-<v>.run.json, expectations/) or, with --live, from a run of
     /// each.
     DiffReleases(DiffArgs),
+    /// Would the gate have caught the bugs OpenClaw shipped? Print docs/regressions.md: each
+    /// upstream issue (data/upstream-regressions.toml) on each adopted release, red (an accepted
+    /// finding citing the issue), green (its scenario ran and held), `-` (not run there) or n/a,
+    /// and every red → green pair. Read from the committed data only.
+    Regressions {
+        /// The checkout to read (default: this source tree).
+        #[arg(long, value_name = "DIR")]
+        root: Option<PathBuf>,
+    },
 }
 
 #[derive(Clone, Copy, ValueEnum)]
@@ -782,6 +791,9 @@ async fn run(command: Command, probe_secret: String) -> Result<u8, Error> {
                 record_only: args.record_only,
             };
             toolsearch_qa::releases::adopt::command(&options, probe_secret, stdout).await
+        }),
+        Command::Regressions { root } => Box::pin(async move {
+            toolsearch_qa::regressions::command(&root.unwrap_or_else(source_root), stdout)
         }),
         Command::DiffReleases(args) => Box::pin(async move {
             toolsearch_qa::releases::diff_command(

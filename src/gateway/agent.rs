@@ -34,6 +34,33 @@ use crate::protocol::usage::{TokenizerError, Usage};
 /// The provider rounds one turn may take before the gateway gives up.
 pub const MAX_PROVIDER_ROUNDS: usize = 8;
 
+/// How often one call (the same tool with the same arguments) may fail in a turn before the
+/// gateway stops the turn: a model that repeats a failing call does not learn from the error, and
+/// without a bound the turn runs until something outside kills it (openclaw/openclaw#141743).
+pub const REPEATED_FAILURE_LIMIT: usize = 3;
+
+/// Failing calls of one turn, counted per tool and arguments.
+#[derive(Default)]
+struct RepeatedFailures(std::collections::BTreeMap<(String, String), usize>);
+
+impl RepeatedFailures {
+    /// Counts one failure; why the turn stops, once the same call has failed
+    /// [`REPEATED_FAILURE_LIMIT`] times.
+    fn fail(&mut self, name: &str, arguments: &str, output: &str) -> Option<String> {
+        let count = self.0.entry((name.into(), arguments.into())).or_default();
+        *count += 1;
+        (*count >= REPEATED_FAILURE_LIMIT).then(|| {
+            format!(
+                "turn stopped: {name} failed {count} times with the same arguments {arguments}; \
+                 the last error: {output}"
+            )
+        })
+    }
+}
+
+/// The rounds of the [`Fault::FailureLoopUnbounded`] seed: more than any scripted loop takes.
+const UNBOUNDED_ROUNDS: usize = 64;
+
 /// One turn as the HTTP layer hands it over.
 pub struct TurnRequest {
     pub agent_id: String,
@@ -54,6 +81,9 @@ pub struct TurnOutcome {
     pub usage: Usage,
     /// The session's conversation after this turn (the caller stores it with the response id).
     pub conversation: Conversation,
+    /// Why the gateway stopped the turn before the model answered (a call that kept failing):
+    /// the caller gets a failed response saying so.
+    pub stopped: Option<String>,
 }
 
 #[derive(Debug, Error)]
@@ -149,8 +179,16 @@ async fn run_turn_inner(
         .with_mcp(state.mcp.clone());
     let mut usage = Usage::default();
     let mut finished = None;
+    let mut saw_tool_error = false;
+    let unbounded = state.seeded(Fault::FailureLoopUnbounded);
+    let rounds = match unbounded {
+        true => UNBOUNDED_ROUNDS,
+        false => MAX_PROVIDER_ROUNDS,
+    };
+    let mut failures = RepeatedFailures::default();
+    let mut stopped = None;
 
-    for round in 1..=MAX_PROVIDER_ROUNDS {
+    for round in 1..=rounds {
         if state.seeded(Fault::NonceInPrompt) {
             input[0] = system_item(&format!("{prompt}\nrequest id: {}", nonce(round)));
         }
@@ -235,6 +273,10 @@ async fn run_turn_inner(
                         &arguments,
                     )
                     .await;
+                    saw_tool_error |= result.is_error;
+                    if result.is_error && !unbounded && stopped.is_none() {
+                        stopped = failures.fail(&name, &arguments, &result.output);
+                    }
                     let unsourced = state.seeded(Fault::SourceUnrecorded);
                     log_tool_result(log, &call_id, &name, &result, unsourced)?;
                     let bridged = runner.take_bridged();
@@ -275,6 +317,17 @@ async fn run_turn_inner(
                 }
             }
         }
+        if let Some(reason) = &stopped {
+            log.append(SessionRecord::TurnError {
+                error: reason.clone(),
+            })?;
+            conversation
+                .history
+                .extend(input[turn_from..].iter().cloned());
+            conversation.pending = None;
+            finished = Some((String::new(), Vec::new()));
+            break;
+        }
         if !handed.items.is_empty() {
             conversation.pending = Some(PendingTurn {
                 caller_items: start.caller_items(),
@@ -284,7 +337,10 @@ async fn run_turn_inner(
             finished = Some((answer.unwrap_or_default(), handed.items));
             break;
         }
-        if let (false, Some(text)) = (called, answer) {
+        if let (false, Some(mut text)) = (called, answer) {
+            if saw_tool_error && state.seeded(Fault::SilentAfterToolError) {
+                text.clear();
+            }
             // The turn as the provider saw it (the profile's shaping, every call and output),
             // so the next turn's requests start with this one's bytes: a prompt cache holds.
             conversation
@@ -317,6 +373,7 @@ async fn run_turn_inner(
         client_calls,
         usage,
         conversation,
+        stopped,
     })
 }
 

@@ -73,7 +73,10 @@ pub async fn dispatch(
                 runner.after_search();
             }),
             ControlRole::Describe => describe(run, &args, &surface.bridge),
-            ControlRole::Call => call(run, runner, call_id, &args).await,
+            ControlRole::Call => match declared_directly(surface, runner, &args) {
+                Some(refusal) => Err(refusal),
+                None => call(run, runner, call_id, &args).await,
+            },
             ControlRole::Code => match code {
                 Some(code) => match string_arg(&args, "code") {
                     Ok(source) => code.run(source, run, runner, call_id).await,
@@ -101,7 +104,13 @@ fn search(
     runner: &GatewayRunner,
     args: &Value,
 ) -> Result<String, EngineError> {
-    if let Some(queries) = args.get("queries").filter(|q| !q.is_null()) {
+    let queries = args.get("queries").filter(|q| !q.is_null());
+    if queries.is_some() && args.get("query").is_some_and(|q| !q.is_null()) {
+        return Err(EngineError::InvalidInput(
+            "pass exactly one of `query` (one search) or `queries` (a batch), not both".into(),
+        ));
+    }
+    if let Some(queries) = queries {
         let mut result = run.search_batch(queries)?;
         if runner.seeded(Fault::BatchGroupsReversed) {
             if let Some(groups) = result["results"].as_array_mut() {
@@ -122,8 +131,14 @@ fn search(
     if runner.seeded(Fault::WorstFirstRanker) {
         return worst_first(run, query, args.get("limit")).map(|items| pretty(&items));
     }
-    run.search(query, args.get("limit"))
-        .map(|items| pretty(&items))
+    let items = run.search(query, args.get("limit"))?;
+    if items.is_empty() && runner.seeded(Fault::NoMatchReturnsAll) {
+        let limit = run.catalog().resolve_limit(args.get("limit"))?;
+        let all = run.catalog().entries().iter().take(limit);
+        let names: Vec<Value> = all.map(|e| json!({ "id": e.id, "name": e.name })).collect();
+        return Ok(pretty(&names));
+    }
+    Ok(pretty(&items))
 }
 
 /// The [`Fault::WorstFirstRanker`] seed: every match ranked, the worst `limit` returned first.
@@ -157,15 +172,7 @@ async fn call(
     args: &Value,
 ) -> Result<String, EngineError> {
     let mut id = string_arg(args, "id")?;
-    let mut target_args = match args.get("args") {
-        None | Some(Value::Null) => json!({}),
-        Some(v @ Value::Object(_)) => v.clone(),
-        Some(other) => {
-            return Err(EngineError::InvalidInput(format!(
-                "args must be an object, got {other}"
-            )))
-        }
-    };
+    let mut target_args = target_args(args, runner.seeded(Fault::FlatArgsDropped))?;
     if runner.seeded(Fault::BridgeCallsNeighbour) {
         id = neighbour_id(run, id);
     }
@@ -179,6 +186,57 @@ async fn call(
     run.call(id, target_args, parent, runner)
         .await
         .map(|envelope| pretty(&envelope))
+}
+
+/// The keys of a `tool_call` that select the tool or wrap its arguments, never its arguments.
+const WRAPPER_KEYS: [&str; 5] = ["id", "toolId", "name", "args", "input"];
+
+/// The target's arguments of a `tool_call`: a non-empty `args` object (the canonical shape);
+/// else the call's other top-level fields, for a model that flattened them beside `id` or next
+/// to an empty `args` (openclaw/openclaw#96115, #143729: dropping them made the target fail for
+/// a missing parameter, again and again). `args_only` is the [`Fault::FlatArgsDropped`] seed.
+fn target_args(args: &Value, args_only: bool) -> Result<Value, EngineError> {
+    let nested = match args.get("args") {
+        None | Some(Value::Null) => None,
+        Some(Value::Object(o)) => Some(o),
+        Some(other) => {
+            return Err(EngineError::InvalidInput(format!(
+                "args must be an object, got {other}"
+            )))
+        }
+    };
+    if let Some(nested) = nested.filter(|o| !o.is_empty() || args_only) {
+        return Ok(Value::Object(nested.clone()));
+    }
+    if args_only {
+        return Ok(json!({}));
+    }
+    let flat = args.as_object().into_iter().flatten();
+    let flat = flat.filter(|(key, _)| !WRAPPER_KEYS.contains(&key.as_str()));
+    Ok(Value::Object(
+        flat.map(|(k, v)| (k.clone(), v.clone())).collect(),
+    ))
+}
+
+/// A `tool_call` of a tool the model already has declared directly (a direct-only or visible
+/// core tool) is refused with guidance to call it by its name: wrapping such tools in the bridge
+/// made models loop (openclaw/openclaw#126460). [`Fault::DirectOnlyBridged`] runs it instead.
+fn declared_directly(
+    surface: &Surface,
+    runner: &GatewayRunner,
+    args: &Value,
+) -> Option<EngineError> {
+    let id = args.get("id").and_then(Value::as_str)?;
+    let visible = surface
+        .visible
+        .iter()
+        .find(|t| t.name == id || t.id == id)?;
+    (!runner.seeded(Fault::DirectOnlyBridged)).then(|| {
+        EngineError::InvalidInput(format!(
+            "{} is declared to you directly: call {} directly instead of through {}.",
+            visible.name, visible.name, surface.bridge.call
+        ))
+    })
 }
 
 /// The id of the catalogue entry after the one `id` names (the [`Fault::BridgeCallsNeighbour`]

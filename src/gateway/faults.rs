@@ -78,6 +78,20 @@ pub enum Fault {
     /// it (OpenAI's `tool_search_call` item). The Anthropic half (a `server_tool_use` dropped) is
     /// refused by the provider, which fails the turn instead of reaching a claim.
     SearchCallDropped,
+    /// `tool_call` reads only `args`: flattened arguments, or ones beside an empty `args`, are
+    /// dropped (openclaw/openclaw#96115, #143729).
+    FlatArgsDropped,
+    /// `tool_call` runs a tool the model already has declared directly, with no guidance
+    /// (openclaw/openclaw#126460).
+    DirectOnlyBridged,
+    /// A turn whose model saw a tool error ends with no answer (openclaw/openclaw#135129).
+    SilentAfterToolError,
+    /// A turn has no bound on a call that keeps failing, nor on its provider rounds
+    /// (openclaw/openclaw#141743).
+    FailureLoopUnbounded,
+    /// A search that matches nothing answers the first tools of the catalogue
+    /// (openclaw/openclaw#114285).
+    NoMatchReturnsAll,
 }
 
 impl Fault {

@@ -277,7 +277,10 @@ async fn answer(
     if !outcome.text.is_empty() || output.is_empty() {
         output.insert(0, ResponseItem::message(outcome.text));
     }
-    let response = ResponseObject::completed(&parsed.model, parsed.echo, output, outcome.usage);
+    let response = match &outcome.stopped {
+        Some(why) => ResponseObject::failed(&parsed.model, parsed.echo, output, outcome.usage, why),
+        None => ResponseObject::completed(&parsed.model, parsed.echo, output, outcome.usage),
+    };
     let mut conversation = outcome.conversation;
     conversation.last_response_id = Some(response.id.clone());
     state.set_conversation(&key, conversation);

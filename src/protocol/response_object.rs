@@ -81,6 +81,8 @@ pub fn unix_now() -> u64 {
 pub enum ResponseStatus {
     InProgress,
     Completed,
+    /// The gateway stopped the turn (a call that kept failing); `error` says why.
+    Failed,
 }
 
 /// `status` of an output item.
@@ -506,7 +508,8 @@ pub struct ResponseObject {
     pub object: ResponseType,
     pub created_at: u64,
     pub status: ResponseStatus,
-    /// Always `null`: a failed turn is an HTTP error, never a `failed` response.
+    /// `null`, but in a `failed` response: a turn the gateway stopped because one call kept
+    /// failing (a model that loops). Any other failed turn is an HTTP error.
     pub error: Option<Value>,
     /// Always `null`: responses are never cut short.
     pub incomplete_details: Option<Value>,
@@ -545,6 +548,22 @@ impl ResponseObject {
             tool_choice: echo.tool_choice,
             tools: echo.tools,
             usage: Some(usage),
+        }
+    }
+
+    /// A response the gateway gave up on: status `failed`, `error` `{code: "server_error",
+    /// message}` (the Responses API's shape), whatever output the turn had.
+    pub fn failed(
+        model: &str,
+        echo: RequestEcho,
+        output: Vec<ResponseItem>,
+        usage: Usage,
+        message: &str,
+    ) -> Self {
+        ResponseObject {
+            status: ResponseStatus::Failed,
+            error: Some(serde_json::json!({ "code": "server_error", "message": message })),
+            ..ResponseObject::completed(model, echo, output, usage)
         }
     }
 

@@ -40,6 +40,11 @@ pub enum ClaimId {
     V1,
     V2,
     V3,
+    A1,
+    G1,
+    K1,
+    K2,
+    S1,
 }
 
 /// The lanes a claim is checked on when the scenario does not narrow them.
@@ -75,7 +80,7 @@ pub struct ClaimDef {
 
 impl ClaimId {
     /// Every claim, in report order.
-    pub const ALL: [ClaimId; 25] = [
+    pub const ALL: [ClaimId; 30] = [
         ClaimId::C1,
         ClaimId::C2,
         ClaimId::C3,
@@ -101,6 +106,11 @@ impl ClaimId {
         ClaimId::V1,
         ClaimId::V2,
         ClaimId::V3,
+        ClaimId::A1,
+        ClaimId::G1,
+        ClaimId::K1,
+        ClaimId::K2,
+        ClaimId::S1,
     ];
 
     /// The claims a scenario without `claims` gets: the six regression claims, the directory's
@@ -167,6 +177,11 @@ impl ClaimId {
             ClaimId::V1 => "V1",
             ClaimId::V2 => "V2",
             ClaimId::V3 => "V3",
+            ClaimId::A1 => "A1",
+            ClaimId::G1 => "G1",
+            ClaimId::K1 => "K1",
+            ClaimId::K2 => "K2",
+            ClaimId::S1 => "S1",
         }
     }
 
@@ -315,6 +330,31 @@ impl ClaimId {
             ClaimId::V3 => def(
                 "the deferred catalogue is sent byte-identical in every request",
                 NativeLanes,
+                false,
+            ),
+            ClaimId::A1 => def(
+                "a bridged call's flattened arguments reach the target intact",
+                ToolSearchLanes,
+                false,
+            ),
+            ClaimId::G1 => def(
+                "the bridge refuses a directly declared tool and says to call it directly",
+                ToolSearchLanes,
+                true,
+            ),
+            ClaimId::K1 => def(
+                "a refused call is a clear error, the turn is answered and the session goes on",
+                EveryLane,
+                false,
+            ),
+            ClaimId::K2 => def(
+                "a call that keeps failing ends the turn as a failure, before the repeats run out",
+                EveryLane,
+                false,
+            ),
+            ClaimId::S1 => def(
+                "a search that matches nothing answers no tool",
+                ToolSearchLanes,
                 false,
             ),
         }

@@ -137,6 +137,31 @@ pub const OPENCLAW: &[Seed] = &[
     not_seedable(ClaimId::V1, REFERENCE, NATIVE_ONLY),
     not_seedable(ClaimId::V2, REFERENCE, NATIVE_ONLY),
     not_seedable(ClaimId::V3, REFERENCE, NATIVE_ONLY),
+    not_seedable(
+        ClaimId::A1,
+        "upstream-flattened-args",
+        "no setting changes how the product reads a bridged call's arguments",
+    ),
+    not_seedable(
+        ClaimId::G1,
+        "upstream-direct-only-bridged",
+        "no setting changes how the product's bridge treats a directly declared tool",
+    ),
+    not_seedable(
+        ClaimId::K1,
+        "upstream-query-and-queries",
+        "no setting makes the product end a turn silently after a refused call",
+    ),
+    not_seedable(
+        ClaimId::K2,
+        "upstream-unknown-id-repeated",
+        "no setting lifts the product's bound on a failing call (loop detection is off by default)",
+    ),
+    not_seedable(
+        ClaimId::S1,
+        "upstream-search-no-match",
+        "the product's ranker has no setting that lists tools for a query nothing matches",
+    ),
 ];
 
 const NATIVE_ONLY: &str =
@@ -224,6 +249,11 @@ pub const EMBEDDED: &[Seed] = &[
     embedded(Fault::ToolOrderVaries, REFERENCE, ClaimId::P1),
     embedded(Fault::NonceInPrompt, REFERENCE, ClaimId::P1),
     embedded(Fault::WorstFirstRanker, "tool-search-ranking", ClaimId::R1),
+    embedded(
+        Fault::WorstFirstRanker,
+        "upstream-product-words",
+        ClaimId::R1,
+    ),
     embedded(Fault::CatalogueDropsOne, REFERENCE, ClaimId::T1),
     embedded(Fault::SearchResultDropped, REFERENCE, ClaimId::V1),
     embedded(Fault::SearchCallDropped, REFERENCE, ClaimId::V1),
@@ -231,6 +261,31 @@ pub const EMBEDDED: &[Seed] = &[
     // One deferred tool's schema pasted into the system text: V2 reads the whole request.
     embedded(Fault::SchemaInPrompt, REFERENCE, ClaimId::V2),
     embedded(Fault::ToolOrderVaries, REFERENCE, ClaimId::V3),
+    embedded(
+        Fault::FlatArgsDropped,
+        "upstream-flattened-args",
+        ClaimId::A1,
+    ),
+    embedded(
+        Fault::DirectOnlyBridged,
+        "upstream-direct-only-bridged",
+        ClaimId::G1,
+    ),
+    embedded(
+        Fault::SilentAfterToolError,
+        "upstream-query-and-queries",
+        ClaimId::K1,
+    ),
+    embedded(
+        Fault::FailureLoopUnbounded,
+        "upstream-unknown-id-repeated",
+        ClaimId::K2,
+    ),
+    embedded(
+        Fault::NoMatchReturnsAll,
+        "upstream-search-no-match",
+        ClaimId::S1,
+    ),
 ];
 
 #[cfg(test)]

@@ -27,6 +27,7 @@ pub mod native;
 pub mod negative;
 pub mod ranking;
 pub mod regression;
+pub mod upstream;
 
 use serde::{Deserialize, Serialize};
 
@@ -98,6 +99,11 @@ pub fn check_of(claim: ClaimId) -> CheckFn {
         ClaimId::V1 => native::v1_target_found_and_called,
         ClaimId::V2 => native::v2_nothing_loaded_before_search,
         ClaimId::V3 => native::v3_deferred_catalogue_stable,
+        ClaimId::A1 => upstream::a1_arguments_intact,
+        ClaimId::G1 => upstream::g1_direct_only_guided,
+        ClaimId::K1 => upstream::k1_turn_ends_cleanly,
+        ClaimId::K2 => upstream::k2_failure_loop_bounded,
+        ClaimId::S1 => upstream::s1_no_match_is_empty,
     }
 }
 

@@ -10,7 +10,7 @@ use super::fail_closed::contains_word;
 use super::{check, names, Check, ClaimInput};
 
 /// The tool names a search result lists (`"name": "…"`, however the target spaces its JSON).
-fn listed(output: &str) -> Vec<String> {
+pub(super) fn listed(output: &str) -> Vec<String> {
     let Ok(name) = Regex::new(r#""name"\s*:\s*"([^"\\]+)""#) else {
         return Vec::new();
     };

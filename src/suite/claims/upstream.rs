@@ -1,0 +1,331 @@
+//! Claims for bugs OpenClaw shipped (openclaw/openclaw issues, replayed by the `upstream-*`
+//! scenarios; docs/regressions.md is the table per release). Each says what users needed where
+//! the bug hit them:
+//! - A1: a `tool_call` whose arguments are flattened beside `id`, or sit next to an empty `args`,
+//!   still reaches the target with them (#96115, #143729: a missing-parameter loop);
+//! - G1: the call bridge refuses a tool the model already has declared directly, with guidance to
+//!   call it by name (#126460: models wrapped `read`/`exec` in the bridge and looped);
+//! - K1: a refused call is an error the model reads, the turn still ends with the model's answer,
+//!   and the session takes its next turn (#135129: a silent turn, a session stuck running);
+//! - K2: a call that keeps failing ends the turn in a failure the caller sees, before the model's
+//!   repeats run out (#141743: repeated unknown ids ran until killed, or ended as a success);
+//! - S1: a search that matches nothing answers nothing (#114285: the whole catalogue came back).
+
+use serde_json::Value;
+
+use super::fail_closed::contains_word;
+use super::ranking::listed;
+use super::{check, names, show, Check, ClaimInput};
+use crate::scenario::ScriptStep;
+
+/// The keys of a `tool_call` that select the tool or wrap its arguments.
+const WRAPPER_KEYS: [&str; 5] = ["id", "toolId", "name", "args", "input"];
+
+/// The lane's scripted calls of `tool` (a role's name on this surface), with their arguments.
+fn scripted_calls(input: &ClaimInput<'_>, tool: &str) -> Vec<Value> {
+    let script = input.lane.lane.script(input.scenario).unwrap_or_default();
+    script
+        .iter()
+        .filter(|s| {
+            s.tool
+                .as_deref()
+                .is_some_and(|t| bridge_name(input, t) == tool)
+        })
+        .map(arguments)
+        .collect()
+}
+
+/// A script names the controls as the spec does; the lane's surface may name them otherwise.
+fn bridge_name<'a>(input: &'a ClaimInput<'_>, scripted: &'a str) -> &'a str {
+    let bridge = &input.lane.bridge;
+    match scripted {
+        "tool_call" => &bridge.call,
+        "tool_search" => &bridge.search,
+        "tool_describe" => &bridge.describe,
+        other => other,
+    }
+}
+
+fn arguments(step: &ScriptStep) -> Value {
+    step.arguments
+        .as_ref()
+        .and_then(|a| serde_json::to_value(a).ok())
+        .unwrap_or(Value::Null)
+}
+
+/// The script's final text: what the model answers once its calls are done.
+fn final_text(input: &ClaimInput<'_>) -> Option<String> {
+    let script = input.lane.lane.script(input.scenario)?;
+    script.iter().find_map(|s| s.text.clone())
+}
+
+/// The arguments the target must receive from one scripted call: a non-empty `args`, else every
+/// field beside the selector and the wrapper (upstream's reading since #114461 and #143729).
+fn intended_args(call: &Value) -> Value {
+    match call.get("args") {
+        Some(Value::Object(o)) if !o.is_empty() => Value::Object(o.clone()),
+        _ => Value::Object(
+            call.as_object()
+                .into_iter()
+                .flatten()
+                .filter(|(k, _)| !WRAPPER_KEYS.contains(&k.as_str()))
+                .map(|(k, v)| (k.clone(), v.clone()))
+                .collect(),
+        ),
+    }
+}
+
+/// Every leaf value of `args` as the text it has in a JSON result (strings bare).
+fn leaf_texts(args: &Value) -> Vec<String> {
+    match args {
+        Value::Object(o) => o.values().flat_map(leaf_texts).collect(),
+        Value::Array(a) => a.iter().flat_map(leaf_texts).collect(),
+        Value::String(s) => vec![s.clone()],
+        other => vec![other.to_string()],
+    }
+}
+
+/// The results of the bridge's call tool, in order.
+fn call_results(input: &ClaimInput<'_>) -> Vec<(bool, String)> {
+    let call = &input.lane.bridge.call;
+    input
+        .lane
+        .tool_results()
+        .filter(|r| r.tool_name() == call)
+        .map(|r| (r.is_error(), r.output_text()))
+        .collect()
+}
+
+pub fn a1_arguments_intact(input: &ClaimInput<'_>) -> Vec<Check> {
+    let call = input.lane.bridge.call.clone();
+    let calls = scripted_calls(input, &call);
+    if calls.is_empty() {
+        return vec![check(
+            "scripted",
+            false,
+            format!("the lane's script calls {call}"),
+            "no scripted call",
+        )];
+    }
+    let results = call_results(input);
+    let target = input.tool();
+    calls
+        .iter()
+        .enumerate()
+        .map(|(i, scripted)| {
+            let n = i + 1;
+            let args = intended_args(scripted);
+            let want = format!(
+                "call {n} ({scripted}) runs {target} with {args}: a result with FAKE_PLUGIN_OK \
+                 {target} and every value of it"
+            );
+            let got = results.get(i);
+            let ok = got.is_some_and(|(error, text)| {
+                !error
+                    && text.contains("FAKE_PLUGIN_OK")
+                    && contains_word(text, target)
+                    && leaf_texts(&args).iter().all(|v| text.contains(v.as_str()))
+            });
+            let seen = match got {
+                Some((true, text)) => format!("an error: {text}"),
+                Some((false, text)) => text.clone(),
+                None => format!("no result of {call} {n}"),
+            };
+            check(format!("call {n} arguments"), ok, want, seen)
+        })
+        .collect()
+}
+
+pub fn g1_direct_only_guided(input: &ClaimInput<'_>) -> Vec<Check> {
+    let tool = input.tool();
+    let declared = &input.lane.figures.provider_declared_tool_names;
+    let mut checks = vec![check(
+        "declared directly",
+        declared.iter().any(|n| n == tool),
+        format!("{tool} is declared in the first request"),
+        format!("it declares {}", names(declared)),
+    )];
+    let call = input.lane.bridge.call.clone();
+    let aimed = scripted_calls(input, &call)
+        .iter()
+        .filter(|c| c.get("id").and_then(Value::as_str) == Some(tool))
+        .count();
+    let results = call_results(input);
+    checks.push(check(
+        "bridged",
+        aimed > 0 && results.len() == aimed,
+        format!("the script's {aimed} {call} of {tool} each have a result"),
+        format!("{} results of {call}", results.len()),
+    ));
+    for (i, (error, text)) in results.iter().enumerate() {
+        let n = i + 1;
+        let guided = contains_word(text, tool) && text.to_lowercase().contains("directly");
+        checks.push(check(
+            format!("call {n} refused with guidance"),
+            *error && guided,
+            format!("an error that names {tool} and says to call it directly"),
+            match error {
+                true => format!("an error: {text}"),
+                false => format!("it ran: {text}"),
+            },
+        ));
+    }
+    let ran: Vec<String> = input
+        .lane
+        .tool_results()
+        .filter(|r| r.tool_name() == tool && r.parent_tool_call_id().is_some())
+        .map(|r| r.output_text())
+        .collect();
+    checks.push(check(
+        "not run through the bridge",
+        ran.is_empty(),
+        format!("no bridged result of {tool}"),
+        format!("{} bridged results", ran.len()),
+    ));
+    checks
+}
+
+pub fn k1_turn_ends_cleanly(input: &ClaimInput<'_>) -> Vec<Check> {
+    let o = input.lane.observation;
+    let error = input.error().unwrap_or("error");
+    let refused: Vec<String> = input
+        .lane
+        .tool_results()
+        .filter(|r| r.is_error())
+        .map(|r| r.output_text())
+        .collect();
+    let answer = final_text(input);
+    let mut checks = vec![check(
+        "clear error",
+        refused.iter().any(|t| t.contains(error)),
+        format!("a tool error the model reads that says {error:?}"),
+        match refused.first() {
+            Some(first) => format!("{} errors, the first: {first}", refused.len()),
+            None => "no tool error".to_string(),
+        },
+    )];
+    let answered = |status: Option<&str>, text: String| {
+        status == Some("completed") && answer.as_ref().is_some_and(|a| text.contains(a.as_str()))
+    };
+    checks.push(check(
+        "turn answered",
+        answered(o.response.status.as_deref(), o.response.text()),
+        format!(
+            "status completed with the model's answer {}",
+            show(answer.as_ref())
+        ),
+        format!(
+            "status {} and answer {:?}",
+            show(o.response.status.as_ref()),
+            o.response.text()
+        ),
+    ));
+    if input.scenario.follow_up.is_some() {
+        let next = o.follow_up.as_ref();
+        checks.push(check(
+            "next turn runs",
+            next.is_some_and(|f| answered(f.response.status.as_deref(), f.response.text())),
+            "the session's next turn completes with the model's answer",
+            match next {
+                Some(f) => format!(
+                    "HTTP {}, status {}, answer {:?}",
+                    f.status,
+                    show(f.response.status.as_ref()),
+                    f.response.text()
+                ),
+                None => "no next turn".to_string(),
+            },
+        ));
+    }
+    checks
+}
+
+pub fn k2_failure_loop_bounded(input: &ClaimInput<'_>) -> Vec<Check> {
+    let o = input.lane.observation;
+    let script = input.lane.lane.script(input.scenario).unwrap_or_default();
+    let repeats = script.iter().filter(|s| s.tool.is_some()).count();
+    let requests = input.lane.figures.provider_request_count;
+    let success = final_text(input);
+    let status = o.response.status.clone();
+    let answer = o.response.text();
+    vec![
+        check(
+            "stopped",
+            repeats > 1 && requests < repeats,
+            format!("fewer provider requests than the model's {repeats} repeated calls"),
+            format!("{requests} requests"),
+        ),
+        check(
+            "failure reported",
+            status.as_deref() == Some("failed")
+                && success
+                    .as_ref()
+                    .is_none_or(|s| !answer.contains(s.as_str())),
+            format!(
+                "a failed response, not the model's closing answer {}",
+                show(success.as_ref())
+            ),
+            format!("status {} and answer {answer:?}", show(status.as_ref())),
+        ),
+    ]
+}
+
+pub fn s1_no_match_is_empty(input: &ClaimInput<'_>) -> Vec<Check> {
+    let search = input.lane.bridge.search.clone();
+    let scripted = scripted_calls(input, &search);
+    let results: Vec<(bool, String)> = input
+        .lane
+        .tool_results()
+        .filter(|r| r.tool_name() == search)
+        .map(|r| (r.is_error(), r.output_text()))
+        .collect();
+    let mut checks = vec![check(
+        "searched",
+        !scripted.is_empty() && results.len() == scripted.len(),
+        format!(
+            "a result for each of the script's {} searches",
+            scripted.len()
+        ),
+        format!("{} results", results.len()),
+    )];
+    for (i, (error, text)) in results.iter().enumerate() {
+        let n = i + 1;
+        let query = scripted
+            .get(i)
+            .and_then(|c| c.get("query"))
+            .map_or_else(String::new, Value::to_string);
+        let found = listed(text);
+        checks.push(check(
+            format!("search {n} empty"),
+            !error && found.is_empty(),
+            format!("search {n} ({query}) answers no tool"),
+            match error {
+                true => format!("an error: {text}"),
+                false => format!("it lists {}", names(&found)),
+            },
+        ));
+    }
+    checks
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use serde_json::json;
+
+    #[test]
+    fn intended_args_read_upstreams_shapes() {
+        let nested = json!({"id": "t", "args": {"marker": "a"}});
+        assert_eq!(intended_args(&nested), json!({"marker": "a"}));
+        let flat = json!({"id": "t", "marker": "b"});
+        assert_eq!(intended_args(&flat), json!({"marker": "b"}));
+        let beside = json!({"id": "t", "args": {}, "marker": "c"});
+        assert_eq!(intended_args(&beside), json!({"marker": "c"}));
+    }
+
+    #[test]
+    fn leaf_texts_are_bare() {
+        let args = json!({"marker": "x", "n": 2, "deep": {"k": ["y"]}});
+        assert_eq!(leaf_texts(&args), ["x", "2", "y"]);
+    }
+}
