@@ -42,6 +42,10 @@ pub struct Issue {
     pub claim: Option<String>,
     #[serde(default)]
     pub lanes: Vec<String>,
+    /// The claim's checks that are the bug (empty: every check); a finding on another check of
+    /// those lanes is another deviation and does not count.
+    #[serde(default)]
+    pub checks: Vec<String>,
     /// Why no scenario replays it.
     #[serde(default)]
     pub not_applicable: Option<String>,
@@ -59,6 +63,7 @@ struct Finding {
     scenario: String,
     lane: String,
     claim: String,
+    check: String,
     reason: String,
 }
 
@@ -118,7 +123,8 @@ fn parse<T: serde::de::DeserializeOwned>(path: &Path) -> Result<T, Error> {
 /// Every release with an expectations file under `root`, oldest first.
 fn releases(root: &Path) -> Result<Vec<ReleaseData>, Error> {
     let dir = root.join("expectations");
-    let entries = std::fs::read_dir(&dir).map_err(|e| Error::Usage(format!("{}: {e}", dir.display())))?;
+    let entries =
+        std::fs::read_dir(&dir).map_err(|e| Error::Usage(format!("{}: {e}", dir.display())))?;
     let mut found = Vec::new();
     for entry in entries.flatten() {
         let name = entry.file_name().to_string_lossy().into_owned();
@@ -162,6 +168,7 @@ fn cell(issue: &Issue, release: &ReleaseData) -> Result<Cell, Error> {
         .iter()
         .filter(|f| &f.scenario == scenario && &f.claim == claim)
         .filter(|f| issue.lanes.contains(&f.lane))
+        .filter(|f| issue.checks.is_empty() || issue.checks.contains(&f.check))
         .collect();
     let cite = issue.cite();
     if let Some(other) = on_lanes.iter().find(|f| !f.reason.contains(&cite)) {
@@ -171,11 +178,13 @@ fn cell(issue: &Issue, release: &ReleaseData) -> Result<Cell, Error> {
             release.version, other.lane, other.reason
         )));
     }
-    Ok(match (on_lanes.is_empty(), ran(&release.snapshots, scenario)) {
-        (false, _) => Cell::Red,
-        (true, true) => Cell::Green,
-        (true, false) => Cell::NotRun,
-    })
+    Ok(
+        match (on_lanes.is_empty(), ran(&release.snapshots, scenario)) {
+            (false, _) => Cell::Red,
+            (true, true) => Cell::Green,
+            (true, false) => Cell::NotRun,
+        },
+    )
 }
 
 impl Table {
@@ -299,7 +308,11 @@ mod tests {
         let root = Path::new(env!("CARGO_MANIFEST_DIR"));
         let table = Table::read(root).unwrap();
         let page = std::fs::read_to_string(root.join("docs/regressions.md")).unwrap();
-        assert_eq!(page, table.to_markdown(), "run `toolsearch-qa regressions > docs/regressions.md`");
+        assert_eq!(
+            page,
+            table.to_markdown(),
+            "run `toolsearch-qa regressions > docs/regressions.md`"
+        );
     }
 
     #[test]
@@ -310,13 +323,22 @@ mod tests {
         for issue in &table.issues {
             match (&issue.scenario, &issue.not_applicable) {
                 (Some(id), None) => {
-                    let s = scenarios.iter().find(|s| &s.id == id).expect("a built-in scenario");
+                    let s = scenarios
+                        .iter()
+                        .find(|s| &s.id == id)
+                        .expect("a built-in scenario");
                     assert!(s.lanes.iter().all(|l| !l.name.is_empty()));
                     for lane in &issue.lanes {
-                        assert!(s.lanes.iter().any(|l| &l.name == lane), "{id} has lane {lane}");
+                        assert!(
+                            s.lanes.iter().any(|l| &l.name == lane),
+                            "{id} has lane {lane}"
+                        );
                     }
                     let claim = issue.claim.as_deref().unwrap_or("");
-                    assert!(crate::scenario::claim::ClaimId::from_name(claim).is_some(), "{claim}");
+                    assert!(
+                        crate::scenario::claim::ClaimId::from_name(claim).is_some(),
+                        "{claim}"
+                    );
                 }
                 (None, Some(_)) => {}
                 _ => panic!("#{} needs a scenario or a reason it has none", issue.number),

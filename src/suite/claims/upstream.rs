@@ -5,8 +5,9 @@
 //!   still reaches the target with them (#96115, #143729: a missing-parameter loop);
 //! - G1: the call bridge refuses a tool the model already has declared directly, with guidance to
 //!   call it by name (#126460: models wrapped `read`/`exec` in the bridge and looped);
-//! - K1: a refused call is an error the model reads, the turn still ends with the model's answer,
-//!   and the session takes its next turn (#135129: a silent turn, a session stuck running);
+//! - K1: a call the gateway refuses is an error that says why (running it instead, as OpenClaw
+//!   2026.9.3 does for `query` with `queries`, is fine too), the turn still ends with the model's
+//!   answer, and the session takes its next turn (#135129: a silent turn, a stuck session);
 //! - K2: a call that keeps failing ends the turn in a failure the caller sees, before the model's
 //!   repeats run out (#141743: repeated unknown ids ran until killed, or ended as a success);
 //! - S1: a search that matches nothing answers nothing (#114285: the whole catalogue came back).
@@ -164,9 +165,10 @@ pub fn g1_direct_only_guided(input: &ClaimInput<'_>) -> Vec<Check> {
             format!("call {n} refused with guidance"),
             *error && guided,
             format!("an error that names {tool} and says to call it directly"),
-            match error {
-                true => format!("an error: {text}"),
-                false => format!("it ran: {text}"),
+            match (error, guided) {
+                (true, true) => "an error with guidance".to_string(),
+                (true, false) => format!("an error that does not say to call {tool} directly"),
+                (false, _) => "no error: the bridge ran it".to_string(),
             },
         ));
     }
@@ -195,13 +197,20 @@ pub fn k1_turn_ends_cleanly(input: &ClaimInput<'_>) -> Vec<Check> {
         .map(|r| r.output_text())
         .collect();
     let answer = final_text(input);
+    let unclear: Vec<&String> = refused.iter().filter(|t| !t.contains(error)).collect();
     let mut checks = vec![check(
         "clear error",
-        refused.iter().any(|t| t.contains(error)),
-        format!("a tool error the model reads that says {error:?}"),
-        match refused.first() {
-            Some(first) => format!("{} errors, the first: {first}", refused.len()),
-            None => "no tool error".to_string(),
+        unclear.is_empty(),
+        format!(
+            "every tool error the model reads says {error:?} (a gateway may run the call instead)"
+        ),
+        match unclear.first() {
+            Some(first) => format!(
+                "{} of {} errors do not, the first: {first}",
+                unclear.len(),
+                refused.len()
+            ),
+            None => format!("{} errors, each says it", refused.len()),
         },
     )];
     let answered = |status: Option<&str>, text: String| {
