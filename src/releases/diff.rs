@@ -96,6 +96,22 @@ pub struct ReleaseDiff {
     pub lanes: Vec<LaneDiff>,
     pub verdicts: Vec<VerdictDiff>,
     pub findings: Vec<FindingDiff>,
+    /// What one side has and the other does not, so no change in it can be told.
+    pub uncompared: Vec<Uncompared>,
+}
+
+/// A lane or claim only one release's run record has: nothing about it is compared.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct Uncompared {
+    pub scenario: String,
+    pub lane: String,
+    /// The claims only one side judged (empty: the whole lane is missing on one side).
+    pub claims: Vec<String>,
+    /// The release whose record lacks it.
+    pub missing_in: String,
+    /// Why, as far as the records tell (not applicable there, or no such lane in its run).
+    pub why: String,
 }
 
 type LaneKey = (String, String);
@@ -114,9 +130,37 @@ impl ReleaseDiff {
             after: after.version.clone(),
             source,
             lanes: lane_diffs(before, after),
-            verdicts: verdict_diffs(before, after),
+            verdicts: verdict_diffs(before, after)
+                .into_iter()
+                .filter(|v| v.before.is_some() && v.after.is_some())
+                .collect(),
             findings: finding_diffs(before_findings, after_findings),
+            uncompared: uncompared(before, after),
         }
+    }
+
+    /// Says which of today's scenario lanes (`scenario`, `lane`) neither record has: a lane
+    /// added after both runs were recorded is not compared, and the report says so.
+    pub fn with_current_lanes(mut self, lanes: &[(String, String)]) -> ReleaseDiff {
+        for (scenario, lane) in lanes {
+            let known = self
+                .lanes
+                .iter()
+                .any(|l| &l.scenario == scenario && &l.lane == lane);
+            if !known {
+                self.uncompared.push(Uncompared {
+                    scenario: scenario.clone(),
+                    lane: lane.clone(),
+                    claims: Vec::new(),
+                    missing_in: format!("{} and {}", self.before, self.after),
+                    why: "both records predate the lane, or it is not applicable on the product"
+                        .into(),
+                });
+            }
+        }
+        self.uncompared
+            .sort_by(|a, b| (&a.scenario, &a.lane).cmp(&(&b.scenario, &b.lane)));
+        self
     }
 
     /// True when nothing a release manager reads changed (figures aside).
@@ -148,17 +192,45 @@ impl ReleaseDiff {
 
     fn to_table(&self) -> String {
         let mut text = self.title() + "\n";
+        // The tool path is listed under the table where it changed (`--format markdown` has it
+        // as a column): seven columns do not fit 100 without cutting names.
         let mut table = bounded_table(vec![
             "scenario / lane",
-            "1st request B",
-            "whole turn B",
-            "1st request tok",
+            "1st req B",
+            "turn B",
+            "1st req tok",
             "tools",
             "dir lines",
-            "path",
         ]);
         for lane in &self.lanes {
-            table.add_row(lane_cells(lane));
+            let mut cells = lane_cells(lane);
+            cells.pop();
+            table.add_row(
+                cells
+                    .iter()
+                    .map(|c| c.replace("\n(", "\n").replace("%)", "%")),
+            );
+        }
+        // The scenario column is as wide as its longest id, so no id is cut mid-word; the
+        // figures wrap at their spaces instead.
+        let widest = self
+            .lanes
+            .iter()
+            .map(|l| l.scenario.chars().count().max(l.lane.chars().count() + 2))
+            .max()
+            .unwrap_or(0);
+        if let Some(column) = table.column_mut(0) {
+            let width = u16::try_from(widest).unwrap_or(u16::MAX).min(40);
+            column.set_constraint(comfy_table::ColumnConstraint::Absolute(
+                comfy_table::Width::Fixed(width + 2),
+            ));
+        }
+        for index in 1..6 {
+            if let Some(column) = table.column_mut(index) {
+                column.set_constraint(comfy_table::ColumnConstraint::LowerBoundary(
+                    comfy_table::Width::Fixed(8),
+                ));
+            }
         }
         let _ = writeln!(text, "{table}");
         text.push_str(&self.changes_text());
@@ -253,6 +325,25 @@ impl ReleaseDiff {
             })
             .collect();
         section(&mut text, "accepted findings that changed", &findings);
+        let uncompared: Vec<String> = self
+            .uncompared
+            .iter()
+            .map(|u| {
+                let what = match u.claims.as_slice() {
+                    [] => "the lane".to_string(),
+                    claims => format!("claims {}", claims.join(", ")),
+                };
+                format!(
+                    "{} / {}: {what} not in the record of {} ({})",
+                    u.scenario, u.lane, u.missing_in, u.why
+                )
+            })
+            .collect();
+        section(
+            &mut text,
+            "not compared (only one release's run record has it)",
+            &uncompared,
+        );
         if self.unchanged() {
             text.push_str("no declared tool, path, verdict or accepted finding changed\n");
         }
@@ -311,7 +402,8 @@ fn lane_cells(lane: &LaneDiff) -> Vec<String> {
     let (b, a) = (lane.before.as_ref(), lane.after.as_ref());
     let path_same = b.map(|b| &b.path) == a.map(|a| &a.path);
     vec![
-        format!("{} / {}", lane.scenario, lane.lane),
+        // Scenario and lane on lines of their own, so a long scenario id is never cut.
+        format!("{}\n/ {}", lane.scenario, lane.lane),
         change(
             b.map(|b| b.first_request_bytes),
             a.map(|a| a.first_request_bytes),
@@ -331,7 +423,8 @@ fn lane_cells(lane: &LaneDiff) -> Vec<String> {
         ),
         match (path_same, a.or(b)) {
             (_, None) => "-".into(),
-            (true, Some(r)) => r.path.join(" › "),
+            // One step a line: a tool name is never cut mid-word.
+            (true, Some(r)) => r.path.join("\n› "),
             (false, _) => "changed".into(),
         },
     ]
@@ -371,6 +464,60 @@ fn lane_diffs(before: &RunRecord, after: &RunRecord) -> Vec<LaneDiff> {
             }
         })
         .collect()
+}
+
+/// The lanes and claims only one side's record has, with why where the other side says.
+fn uncompared(before: &RunRecord, after: &RunRecord) -> Vec<Uncompared> {
+    let lanes = |r: &RunRecord| -> BTreeSet<LaneKey> {
+        r.lanes
+            .iter()
+            .map(|l| (l.scenario.clone(), l.lane.clone()))
+            .collect()
+    };
+    let claims = |r: &RunRecord, key: &LaneKey| -> BTreeSet<String> {
+        r.verdicts
+            .iter()
+            .filter(|v| v.scenario == key.0 && v.lane == key.1)
+            .map(|v| v.claim.clone())
+            .collect()
+    };
+    let why_missing = |r: &RunRecord, key: &LaneKey| -> String {
+        r.not_applicable
+            .iter()
+            .find(|n| n.scenario == key.0 && n.lane == key.1)
+            .map_or_else(
+                || "its run has no such lane: the record predates it, or the lane errored".into(),
+                |n| format!("not applicable there: {}", n.reason),
+            )
+    };
+    let (b, a) = (lanes(before), lanes(after));
+    let mut out = Vec::new();
+    for key in b.union(&a) {
+        let entry = |missing: &RunRecord, claims: Vec<String>, why: String| Uncompared {
+            scenario: key.0.clone(),
+            lane: key.1.clone(),
+            claims,
+            missing_in: missing.version.clone(),
+            why,
+        };
+        match (b.contains(key), a.contains(key)) {
+            (true, false) => out.push(entry(after, Vec::new(), why_missing(after, key))),
+            (false, true) => out.push(entry(before, Vec::new(), why_missing(before, key))),
+            _ => {
+                let (cb, ca) = (claims(before, key), claims(after, key));
+                let only_b: Vec<String> = cb.difference(&ca).cloned().collect();
+                let only_a: Vec<String> = ca.difference(&cb).cloned().collect();
+                let not_judged = "not judged in that run".to_string();
+                if !only_a.is_empty() {
+                    out.push(entry(before, only_a, not_judged.clone()));
+                }
+                if !only_b.is_empty() {
+                    out.push(entry(after, only_b, not_judged));
+                }
+            }
+        }
+    }
+    out
 }
 
 fn verdict_diffs(before: &RunRecord, after: &RunRecord) -> Vec<VerdictDiff> {
@@ -545,5 +692,54 @@ mod tests {
         assert!(diff
             .render(DiffFormat::Table)
             .contains("no declared tool, path, verdict"));
+    }
+
+    #[test]
+    fn what_one_side_lacks_is_said_not_compared() {
+        let before = run("2026.8.2", lane(&["tool_search"], &["a"], 100), true);
+        let mut after = run("2026.9.6", lane(&["tool_search"], &["a"], 100), true);
+        let mut batch = lane(&["tool_search"], &["a"], 100);
+        batch.lane = "batch".into();
+        after.lanes.push(batch);
+        after.verdicts.push(VerdictRecord {
+            scenario: "s".into(),
+            lane: "tools".into(),
+            claim: "B1".into(),
+            ok: true,
+            actual: "as expected".into(),
+        });
+        let diff = ReleaseDiff::new(
+            &before,
+            &after,
+            &BTreeMap::new(),
+            &BTreeMap::new(),
+            "committed",
+        )
+        .with_current_lanes(&[("s".into(), "batch".into()), ("s".into(), "new".into())]);
+        let said: Vec<(String, Vec<String>, String)> = diff
+            .uncompared
+            .iter()
+            .map(|u| (u.lane.clone(), u.claims.clone(), u.missing_in.clone()))
+            .collect();
+        assert_eq!(
+            said,
+            vec![
+                ("batch".into(), vec![], "2026.8.2".into()),
+                ("new".into(), vec![], "2026.8.2 and 2026.9.6".into()),
+                ("tools".into(), vec!["B1".into()], "2026.8.2".into()),
+            ]
+        );
+        // A claim judged on one side only is not reported as a changed verdict.
+        assert!(diff.verdicts.is_empty(), "{:?}", diff.verdicts);
+        let text = diff.render(DiffFormat::Table);
+        assert!(
+            text.contains(
+                "s / tools: claims B1 not in the record of 2026.8.2 (not judged in that run)"
+            ),
+            "{text}"
+        );
+        for line in text.lines().filter(|l| l.starts_with(['┌', '│', '└', '╞'])) {
+            assert!(line.chars().count() <= 100, "{line}");
+        }
     }
 }

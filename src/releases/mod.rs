@@ -42,7 +42,21 @@ pub async fn diff_command(
             "live",
         ),
     };
-    let diff = ReleaseDiff::new(&a, &b, &accepted(before)?, &accepted(after)?, source);
+    // Today's lanes that neither record has and neither says is not applicable.
+    let skipped = |s: &str, l: &str| {
+        [&a, &b].iter().any(|r| {
+            r.not_applicable
+                .iter()
+                .any(|n| n.scenario == s && n.lane == l)
+        })
+    };
+    let lanes: Vec<(String, String)> = load_all(&[])?
+        .iter()
+        .flat_map(|s| s.lanes.iter().map(|l| (s.id.clone(), l.name.clone())))
+        .filter(|(s, l)| !skipped(s, l))
+        .collect();
+    let diff = ReleaseDiff::new(&a, &b, &accepted(before)?, &accepted(after)?, source)
+        .with_current_lanes(&lanes);
     emit(out, &diff.render(format))?;
     Ok(Exit::OK)
 }

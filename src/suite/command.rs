@@ -9,8 +9,8 @@ use super::findings::{self, Expectations};
 use super::report::junit::junit_xml;
 use super::report::table::Detail;
 use super::report::{
-    render_json, render_markdown, render_table, run_verdict, Checks, DataUsed, Outcome,
-    Selection, SnapshotPlace, SuiteReport,
+    render_json, render_markdown, render_table, run_verdict, Checks, DataUsed, Outcome, Selection,
+    SnapshotPlace, SuiteReport,
 };
 use super::select::{choose, empty_selection, in_shard, narrow, Origins, Shard};
 use super::{plan_all, run_plans, ProviderSource, Reporter};
