@@ -185,7 +185,8 @@ enum Command {
     /// finding citing the issue), green (its scenario ran and held), `-` (not run there) or n/a,
     /// and every red → green pair. Read from the committed data only.
     Regressions {
-        /// The checkout to read (default: this source tree).
+        /// The checkout to read (default: the data root, the working directory when it is a
+        /// checkout; see --data-dir).
         #[arg(long, value_name = "DIR")]
         root: Option<PathBuf>,
     },
@@ -793,7 +794,11 @@ async fn run(command: Command, probe_secret: String) -> Result<u8, Error> {
             toolsearch_qa::releases::adopt::command(&options, probe_secret, stdout).await
         }),
         Command::Regressions { root } => Box::pin(async move {
-            toolsearch_qa::regressions::command(&root.unwrap_or_else(source_root), stdout)
+            let root = match root {
+                Some(root) => root,
+                None => data_root_dir()?,
+            };
+            toolsearch_qa::regressions::command(&root, stdout)
         }),
         Command::DiffReleases(args) => Box::pin(async move {
             toolsearch_qa::releases::diff_command(
