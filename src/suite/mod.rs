@@ -21,7 +21,7 @@ pub mod merge;
 pub mod observation;
 pub mod report;
 pub mod select;
-pub mod timing;
+pub use crate::targets::timing;
 
 use crate::error::Error;
 use crate::provider::{Journal, MockProvider, ProviderOptions};

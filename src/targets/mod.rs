@@ -7,6 +7,7 @@
 
 pub mod embedded;
 pub mod openclaw;
+pub mod timing;
 
 use std::future::Future;
 use std::path::PathBuf;
@@ -201,7 +202,7 @@ pub trait Target: Send + Sync {
         setup: &'a LaneSetup<'a>,
     ) -> BoxFuture<'a, Result<Box<dyn LaneGateway>, Error>>;
     /// What the run cost this target as a whole so far (`None`: it starts no processes).
-    fn costs(&self) -> BoxFuture<'_, Option<crate::suite::timing::RunCosts>> {
+    fn costs(&self) -> BoxFuture<'_, Option<crate::targets::timing::RunCosts>> {
         Box::pin(async { None })
     }
 }
@@ -227,7 +228,7 @@ pub trait LaneGateway: Send {
         self.stop()
     }
     /// What giving the lane its gateway took (a start, a config reload), for the timings.
-    fn setup_steps(&self) -> Vec<crate::suite::timing::Timed> {
+    fn setup_steps(&self) -> Vec<crate::targets::timing::Timed> {
         Vec::new()
     }
     /// What to show when a turn fails (e.g. the tail of the gateway's own log).

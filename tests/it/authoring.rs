@@ -437,7 +437,18 @@ fn check_reports_every_file_and_exits_2_when_one_does_not_load() {
     let reference = Path::new(env!("CARGO_MANIFEST_DIR")).join("scenarios");
     let (code, stdout, stderr) = run(&["check", reference.to_str().unwrap()], dir.path());
     assert_eq!(code, 0, "{stderr}");
-    assert_eq!(stdout.lines().count(), 10);
+    let files = std::fs::read_dir(&reference)
+        .unwrap()
+        .filter(|e| {
+            e.as_ref()
+                .unwrap()
+                .path()
+                .extension()
+                .is_some_and(|x| x == "toml")
+        })
+        .count();
+    assert_eq!(files, 17);
+    assert_eq!(stdout.lines().count(), files);
 }
 
 #[test]

@@ -157,7 +157,7 @@ fn a_profile_file_with_a_wrong_field_is_a_usage_error_naming_file_and_field() {
         .unwrap();
     assert_eq!(output.status.code(), Some(2));
     assert!(String::from_utf8_lossy(&output.stderr).contains(
-        "unknown profile \"no-such-profile\"; built in: openclaw-2026.9.5, openclaw-2026.9.6, openclaw-upstream, spec"
+        "unknown profile \"no-such-profile\"; built in: openclaw-2026.9.3, openclaw-2026.9.4, openclaw-2026.9.5, openclaw-2026.9.6, openclaw-upstream, spec"
     ));
 }
 

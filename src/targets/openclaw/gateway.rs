@@ -11,7 +11,7 @@ use rustix::process::{kill_process_group, Pid, Signal};
 use tokio::process::{Child, Command};
 
 use super::{Installation, OpenClawError};
-use crate::suite::timing::peak_kib;
+use crate::targets::timing::peak_kib;
 
 /// The log line OpenClaw prints once its HTTP server accepts connections.
 pub const READY_LINE: &str = "http server listening";

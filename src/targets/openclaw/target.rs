@@ -39,7 +39,7 @@ use crate::error::{temp_dir, Error};
 use crate::protocol::invoke::{EffectiveRequest, EffectiveTools};
 use crate::protocol::session::SessionLog;
 use crate::scenario::{CatalogSpec, Lane, Scenario, REFERENCE_SCENARIO};
-use crate::suite::timing::{RunCosts, Step, Timed};
+use crate::targets::timing::{RunCosts, Step, Timed};
 use crate::targets::{
     mcp_servers, BoxFuture, LaneGateway, LaneSetup, Product, Redaction, Surface, Target,
     TargetKind, TargetPlan,
