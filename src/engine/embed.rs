@@ -77,7 +77,14 @@ pub fn model_dir() -> Result<PathBuf, EmbedError> {
     if let Some(dir) = std::env::var_os(MODEL_DIR_ENV).filter(|d| !d.is_empty()) {
         return Ok(PathBuf::from(dir));
     }
-    let root = std::env::var_os(CACHE_ENV)
+    let root = cache_root().ok_or(EmbedError::NoCacheDir)?;
+    Ok(root.join(MODEL_SUBDIR))
+}
+
+/// The cache the install scripts write into: `$TOOLSEARCH_QA_CACHE`, else
+/// `$HOME/.cache/toolsearch-qa` (`None` when neither is set).
+pub fn cache_root() -> Option<PathBuf> {
+    std::env::var_os(CACHE_ENV)
         .filter(|d| !d.is_empty())
         .map(PathBuf::from)
         .or_else(|| {
@@ -85,8 +92,6 @@ pub fn model_dir() -> Result<PathBuf, EmbedError> {
                 .filter(|d| !d.is_empty())
                 .map(|h| PathBuf::from(h).join(".cache/toolsearch-qa"))
         })
-        .ok_or(EmbedError::NoCacheDir)?;
-    Ok(root.join(MODEL_SUBDIR))
 }
 
 /// Whether the model files are installed where [`model_dir`] points.

@@ -21,7 +21,6 @@ use serde_json::{Map, Value};
 
 use super::{exact_name_misses, rate, Figures, Half, QualityError, RankedBy, RANK_DEPTH};
 use crate::catalog::{Executor, ToolEntry, ToolSource};
-use crate::engine::embed::CACHE_ENV;
 use crate::engine::ToolCatalog;
 
 /// The pinned `bfcl-eval` release the committed baselines were measured on.
@@ -100,14 +99,7 @@ pub fn data_dir() -> Option<PathBuf> {
     if let Some(dir) = std::env::var_os(BFCL_DIR_ENV).filter(|d| !d.is_empty()) {
         return Some(PathBuf::from(dir));
     }
-    let root = std::env::var_os(CACHE_ENV)
-        .filter(|d| !d.is_empty())
-        .map(PathBuf::from)
-        .or_else(|| {
-            std::env::var_os("HOME")
-                .filter(|d| !d.is_empty())
-                .map(|h| PathBuf::from(h).join(".cache/toolsearch-qa"))
-        })?;
+    let root = crate::engine::embed::cache_root()?;
     Some(root.join(format!("bfcl-eval-{BFCL_VERSION}")))
 }
 

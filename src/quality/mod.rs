@@ -38,9 +38,6 @@ pub const BUILTIN_BASELINE: &str = include_str!("../../data/search-quality-basel
 /// The committed baseline of the hybrid ranker.
 pub const BUILTIN_HYBRID_BASELINE: &str =
     include_str!("../../data/search-quality-baseline-hybrid.json");
-/// The committed baseline of the product's own search (OpenClaw 2026.9.6).
-pub const BUILTIN_OPENCLAW_BASELINE: &str =
-    include_str!("../../data/search-quality-baseline-openclaw-2026.9.6.json");
 /// A right tool ranked below this depth counts as not found (0 towards MRR).
 pub const RANK_DEPTH: usize = 20;
 /// Recall@k is measured at these cut-offs.
@@ -310,13 +307,16 @@ impl Baseline {
         Ok(baseline)
     }
 
-    /// The baseline committed for `ranker` (data/search-quality-baseline*.json).
+    /// The baseline committed for `ranker` (data/search-quality-baseline*.json). The product's
+    /// is per release and read from the data root (`quality --target openclaw`), never here.
     pub fn builtin(ranker: RankedBy) -> Result<Self, QualityError> {
-        Self::parse(match ranker {
-            RankedBy::Lexical => BUILTIN_BASELINE,
-            RankedBy::Hybrid => BUILTIN_HYBRID_BASELINE,
-            RankedBy::Openclaw => BUILTIN_OPENCLAW_BASELINE,
-        })
+        match ranker {
+            RankedBy::Lexical => Self::parse(BUILTIN_BASELINE),
+            RankedBy::Hybrid => Self::parse(BUILTIN_HYBRID_BASELINE),
+            RankedBy::Openclaw => Err(QualityError::Baseline(
+                "the product's baseline is its release's (data/search-quality-baseline-openclaw-<v>.json in the data root)".into(),
+            )),
+        }
     }
 }
 
