@@ -61,6 +61,18 @@ impl Field {
         self.0.is_empty()
     }
 
+    /// Is this field `other` or inside it (`lanes[0].expect.calls` is inside `lanes[0]`)?
+    pub fn is_within(&self, other: &Field) -> bool {
+        self.0.starts_with(&other.0)
+    }
+
+    /// The field beside this one named `key` (`catalog.sise` → `catalog.size`).
+    pub fn sibling(&self, key: &str) -> Field {
+        let mut steps = self.0.clone();
+        steps.pop();
+        Field(steps).key_step(key)
+    }
+
     /// The lane this field is inside (`lanes[i]…`), and the path within it.
     fn in_lane(&self) -> Option<(usize, Field)> {
         match self.0.as_slice() {

@@ -304,7 +304,10 @@ const HEAD: &str =
 /// (file text, the one error line expected after `error: <file>`).
 fn malformed() -> Vec<(String, &'static str)> {
     let catalog = "\n[catalog]\nplugin_id = \"p\"\nsize = 1000\n";
-    let lanes = "\n[[lanes]]\nname = \"direct\"\ntool_search = false\n\n[[lanes]]\nname = \"tools\"\ntool_search = { mode = \"tools\" }\n";
+    // C6 has the counts it needs on both lanes (`check` says so otherwise).
+    let lanes = "\n[[lanes]]\nname = \"direct\"\ntool_search = false\n\
+                 expect = { searches = 0, describes = 0, calls = 0 }\n\n[[lanes]]\nname = \"tools\"\n\
+                 tool_search = { mode = \"tools\" }\nexpect = { searches = 1, describes = 0, calls = 1 }\n";
     let target = "target_tool = \"fake_plugin_tool_0900\"\n";
     let ok = |extra: &str| format!("{HEAD}{target}{catalog}{lanes}{extra}");
     vec![
@@ -321,7 +324,7 @@ fn malformed() -> Vec<(String, &'static str)> {
         ),
         (
             ok("config = { tools = { toolSerch = true } }\n"),
-            ":17:22: lane \"tools\": config.tools.toolSerch: unknown field `toolSerch`, expected one of \
+            ":19:22: lane \"tools\": config.tools.toolSerch: unknown field `toolSerch`, expected one of \
              `toolSearch`, `nativeSearch`, `allow`, `deny`, `alsoAllow`, `approvals`; did you mean `toolSearch`?",
         ),
         (
@@ -342,18 +345,18 @@ fn malformed() -> Vec<(String, &'static str)> {
         ),
         (
             ok("script = [{ tool = \"tool_serch\", arguments = { query = \"x\" } }]\n"),
-            ":17:13: lane \"tools\": script[0].tool: \"tool_serch\" is neither a tool of this \
+            ":19:13: lane \"tools\": script[0].tool: \"tool_serch\" is neither a tool of this \
              catalogue nor a bridge tool (tool_search, tool_describe, tool_call, \
              tool_search_code), so no lane declares it; did you mean tool_search?",
         ),
         (
             ok("\n[policy]\ndeny = [\"fake_plugin_tool_900\"]\n"),
-            ":19:9: policy.deny[0]: \"fake_plugin_tool_900\" matches no tool of this catalogue (by \
+            ":21:9: policy.deny[0]: \"fake_plugin_tool_900\" matches no tool of this catalogue (by \
              name or id), so it denies nothing; did you mean fake_plugin_tool_0900?",
         ),
         (
             ok("config = { tools = { deny = [\"mcp_*\"] } }\n"),
-            ":17:30: lane \"tools\": config.tools.deny[0]: \"mcp_*\" matches no tool of this \
+            ":19:30: lane \"tools\": config.tools.deny[0]: \"mcp_*\" matches no tool of this \
              catalogue (by name or id), so it denies nothing",
         ),
         (
@@ -366,7 +369,7 @@ fn malformed() -> Vec<(String, &'static str)> {
         ),
         (
             ok("\n[[script]]\ntool = \"tool_search\"\ntext = \"both\"\n"),
-            ":18:1: script[0]: expected either `tool` (with optional `arguments`) or `text`",
+            ":20:1: script[0]: expected either `tool` (with optional `arguments`) or `text`",
         ),
     ]
 }
@@ -402,17 +405,7 @@ fn check_reports_every_file_and_exits_2_when_one_does_not_load() {
     );
     let cases = malformed();
     let (good_text, _) = &cases[0];
-    // Good: it loads, and C6 has the counts it needs on both lanes (`check` says so otherwise).
-    let good_text = good_text
-        .replace("fake_plugin_tool_900\"", "fake_plugin_tool_0900\"")
-        .replace(
-            "tool_search = false\n",
-            "tool_search = false\nexpect = { searches = 0, describes = 0, calls = 0 }\n",
-        )
-        .replace(
-            "tool_search = { mode = \"tools\" }\n",
-            "tool_search = { mode = \"tools\" }\nexpect = { searches = 1, describes = 0, calls = 1 }\n",
-        );
+    let good_text = good_text.replace("fake_plugin_tool_900\"", "fake_plugin_tool_0900\"");
     std::fs::write(&good, &good_text).unwrap();
     std::fs::write(&bad, &cases[2].0).unwrap();
     let (code, stdout, stderr) = run(&["check", "."], dir.path());
@@ -423,7 +416,7 @@ fn check_reports_every_file_and_exits_2_when_one_does_not_load() {
     );
     assert_eq!(stderr.lines().count(), 1, "{stderr}");
     assert!(
-        stderr.starts_with("error: ./b-bad.toml:17:22: lane \"tools\""),
+        stderr.starts_with("error: ./b-bad.toml:19:22: lane \"tools\""),
         "{stderr}"
     );
     // The same id twice, or a built-in id, is a clash.
@@ -644,7 +637,8 @@ fn check_reports_every_problem_of_a_file_in_file_order() {
     let text = format!(
         "{HEAD}target_tool = \"fake_plugin_tool_900\"\n\n[catalog]\nplugin_id = \"p\"\nsize = 1000\n\n\
          [policy]\ndeny = [\"fake_plugin_tool_2000\"]\n\n[[lanes]]\nname = \"tools\"\n\
-         tool_search = {{ mode = \"tools\" }}\nscript = [{{ tool = \"tool_serch\" }}]\n"
+         tool_search = {{ mode = \"tools\" }}\nscript = [{{ tool = \"tool_serch\" }}]\n\
+         expect = {{ searches = 1, describes = 0, calls = 1 }}\n"
     );
     std::fs::write(dir.path().join("three.toml"), text).unwrap();
     let (code, stdout, stderr) = run(&["check", "three.toml"], dir.path());
@@ -728,6 +722,92 @@ fn check_reports_every_type_error_of_a_file_in_one_run() {
             "error: types.toml:14:34: lane \"tools\": expect.calls: invalid type: string \"one\", \
              expected a whole number, 0 or more",
         ]
+    );
+}
+
+/// Issue #41's two files: six mistakes and eight, of every kind (a misspelled required field,
+/// values of the wrong type, a deny pattern and a script tool that name nothing, a mode that does
+/// not exist, a duplicate lane, an unknown claim, a claim without its lane, a limit the gateway
+/// would ignore), each said once, in file order, in the first run — a type error no longer hides
+/// the checks that need nothing it left unknown.
+#[test]
+fn check_reports_every_mistake_of_the_issue_s_two_files_in_one_run() {
+    let dir = tempfile::tempdir().unwrap();
+    let six = "id = \"six\"\ntitle = \"Six mistakes\"\nprompt = \"call fake_plugin_tool_07\"\n\
+               target_tol = \"fake_plugin_tool_07\"\n\n[catalog]\nplugin_id = \"p\"\n\
+               size = \"twelve\"\n\n[policy]\ndeny = [\"fake_plugin_tol_07\"]\n\n[[lanes]]\n\
+               name = \"direct\"\ntool_search = false\nexpect = { declared_tools = \"12\" }\n\n\
+               [[lanes]]\nname = \"tools\"\ntool_search = { mode = \"tool\" }\n\
+               script = [{ tool = \"tool_serch\" }]\n";
+    let eight = "id = \"eight\"\ntitle = \"Eight mistakes\"\nprompt = \"call fake_plugin_tool_07\"\n\
+                 target_tool = \"fake_plugin_tool_07\"\nclaims = [{ id = \"Z9\" }, { id = \"C5\" }]\n\n\
+                 [catalog]\nplugin_id = \"p\"\nsize = 12\nsise = 13\n\n[[lanes]]\nname = \"tools\"\n\
+                 tool_search = { mode = \"tools\", codeTimeoutMs = -5 }\nstream = \"yes\"\n\n\
+                 [[lanes]]\nname = \"tools\"\ntool_search = { mode = \"code\" }\n\
+                 expect = { searches = \"one\" }\n\n[[lanes]]\nname = \"dir\"\n\
+                 tool_search = { mode = \"directory\" }\nscript = [{ tool = \"fake_plugin_tool_77\" }]\n";
+    std::fs::write(dir.path().join("six.toml"), six).unwrap();
+    std::fs::write(dir.path().join("eight.toml"), eight).unwrap();
+    let (code, stdout, stderr) = run(&["check", "six.toml"], dir.path());
+    assert_eq!((code, stdout.as_str()), (2, ""));
+    assert_eq!(
+        stderr.lines().collect::<Vec<_>>(),
+        [
+            "error: six.toml:4:1: target_tol: unknown field `target_tol`, expected one of `id`, \
+             `title`, `objective`, `agent`, `prompt`, `target_tool`, `target_source`, \
+             `max_output_tokens`, `follow_up`, `catalog`, `policy`, `script`, `claims`, `pending`, \
+             `profile`, `openclaw`, `lanes`; did you mean `target_tool`?",
+            "error: six.toml:8:8: catalog.size: invalid type: string \"twelve\", expected a whole \
+             number from 1 to 100,000",
+            "error: six.toml:11:9: policy.deny[0]: \"fake_plugin_tol_07\" matches no tool of this \
+             catalogue (by name or id), so it denies nothing",
+            "error: six.toml:16:29: lane \"direct\": expect.declared_tools: invalid type: string \
+             \"12\", expected a whole number, 0 or more",
+            "error: six.toml:20:17: lane \"tools\": tool_search.mode: expected \"code\", \"tools\" \
+             or \"directory\", got \"tool\"",
+            "error: six.toml:21:13: lane \"tools\": script[0].tool: \"tool_serch\" is neither a tool \
+             of this catalogue nor a bridge tool (tool_search, tool_describe, tool_call, \
+             tool_search_code), so no lane declares it; did you mean tool_search?",
+        ]
+    );
+    let (code, stdout, stderr) = run(&["check", "eight.toml"], dir.path());
+    assert_eq!((code, stdout.as_str()), (2, ""));
+    assert_eq!(
+        stderr.lines().collect::<Vec<_>>(),
+        [
+            "error: eight.toml:5:13: claims[0].id: unknown claim \"Z9\"; expected one of C1, C2, C3, \
+             C4, C5, C6, D1, N1, B1, I1, E1, F1, F2, F3, F4, F5, F6, H1, L1, P1, R1, V1, V2, V3, A1, \
+             G1, K1, K2, S1",
+            "error: eight.toml:5:28: claims[1].id: claim C5 cannot be checked here: no direct lane \
+             (tool_search = false) to compare with",
+            "error: eight.toml:10:1: catalog.sise: unknown field `sise`, expected one of \
+             `plugin_id`, `size`, `core_tools`, `description_template`, `direct_only`, `broken`, \
+             `mcp`, `client`; did you mean `size`?",
+            "error: eight.toml:14:33: lane \"tools\": tool_search.codeTimeoutMs: expected a \
+             positive whole number, got -5: the gateway would ignore it and use its default",
+            "error: eight.toml:15:10: lane \"tools\": stream: invalid type: string \"yes\", \
+             expected a boolean",
+            "error: eight.toml:18:1: lane \"tools\": name: \"tools\" is used by an earlier lane",
+            "error: eight.toml:20:23: lane \"tools\": expect.searches: invalid type: string \
+             \"one\", expected a whole number, 0 or more",
+            "error: eight.toml:25:13: lane \"dir\": script[0].tool: \"fake_plugin_tool_77\" is \
+             neither a tool of this catalogue nor a bridge tool (tool_search, tool_describe, \
+             tool_call, tool_search_code), so no lane declares it; did you mean \
+             fake_plugin_tool_07?",
+        ]
+    );
+    // With the size read, a deny pattern a fake tool of some size could match is judged too.
+    let fixed = six
+        .replace("size = \"twelve\"", "size = 12")
+        .replace("fake_plugin_tol_07", "fake_plugin_tool_99");
+    std::fs::write(dir.path().join("six.toml"), fixed).unwrap();
+    let (_, _, stderr) = run(&["check", "six.toml"], dir.path());
+    assert!(
+        stderr.contains(
+            "six.toml:11:9: policy.deny[0]: \"fake_plugin_tool_99\" matches no tool of this \
+             catalogue (by name or id), so it denies nothing; did you mean fake_plugin_tool_09?"
+        ),
+        "{stderr}"
     );
 }
 
