@@ -452,6 +452,7 @@ mod tests {
                 min_tokens: 1_024,
                 increment: 128,
             },
+            supports: vec![],
         };
         let s = CacheSplit {
             input: 3_048,

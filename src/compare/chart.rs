@@ -49,7 +49,10 @@ impl Metric {
             Metric::FirstBytes => "First provider request, bytes".to_string(),
             Metric::TurnTokens => "Whole turn, input tokens".to_string(),
             Metric::CostPer1000Turns => {
-                format!("Cost per 1,000 turns, USD ({})", report.price.name)
+                format!(
+                    "Cost per 1,000 turns, USD ({})",
+                    super::render::price_label(report)
+                )
             }
         };
         let target = report

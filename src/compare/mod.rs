@@ -76,8 +76,11 @@ pub struct CompareOptions {
     /// the newest captured product profile, see [`default_profile`]): with a product's
     /// profile, the comparison predicts that product.
     pub profile: Option<String>,
-    /// The prices and caching rule money is figured with.
-    pub price: PriceRow,
+    /// The price table money is figured with ([`PriceTable::for_mode`] picks each mode's row).
+    pub prices: PriceTable,
+    /// The `--price` row by name (`None`: the table's first row for the gateway's modes, each
+    /// native mode its provider's first row that supports its search).
+    pub price: Option<String>,
 }
 
 impl Default for CompareOptions {
@@ -86,7 +89,8 @@ impl Default for CompareOptions {
             sizes: DEFAULT_SIZES.to_vec(),
             modes: CompareMode::DEFAULT.to_vec(),
             profile: None,
-            price: PriceTable::built_in().rows[0].clone(),
+            prices: PriceTable::built_in(),
+            price: None,
         }
     }
 }
@@ -114,6 +118,17 @@ fn newest_product(names: &[String]) -> Option<String> {
 }
 
 impl CompareOptions {
+    /// Each mode's price row, in mode order; a mode no row can price is an error naming it.
+    pub fn mode_prices(&self) -> Result<Vec<(CompareMode, PriceRow)>, String> {
+        self.modes
+            .iter()
+            .map(|&mode| {
+                let row = self.prices.for_mode(mode, self.price.as_deref())?;
+                Ok((mode, row.clone()))
+            })
+            .collect()
+    }
+
     /// Sorted, deduplicated, non-empty options.
     pub fn normalized(mut self) -> Result<CompareOptions, CompareError> {
         self.sizes.sort_unstable();
@@ -166,6 +181,8 @@ pub struct CompareCell {
     pub size: usize,
     /// The mode asked for.
     pub mode: CompareMode,
+    /// The price row the cell's money is figured with (a native mode: its own provider's).
+    pub price: String,
     /// The mode the gateway used (from its session log), e.g. `tools` for a code lane without
     /// sandbox; the product's log does not say, so there it is the mode configured.
     pub effective_mode: String,
@@ -223,7 +240,7 @@ pub struct TurnFigures {
     /// Per request: its tokens and the prompt prefix it shares with the request before it (the
     /// second turn's first: the first turn's last request).
     pub prefixes: Vec<PrefixTokens>,
-    /// The turn's input tokens as the price row's provider bills them.
+    /// The turn's input tokens as the cell's price row's provider bills them.
     pub cache: CacheSplit,
     /// Tokens the provider generated over the turn, as the gateway reported them.
     pub output_tokens: Option<u64>,
@@ -245,8 +262,11 @@ pub struct CompareReport {
     /// The real product the openclaw cells ran on.
     pub product: Option<Product>,
     pub tokenizer: &'static str,
-    /// The price row money is figured with, its caching rule included.
+    /// The price row of the gateway's modes, its caching rule included.
     pub price: PriceRow,
+    /// Every row a cell is priced on, in mode order, each once (a native mode's is its
+    /// provider's).
+    pub prices: Vec<PriceRow>,
     pub sizes: Vec<usize>,
     pub modes: Vec<CompareMode>,
     pub cells: Vec<CompareCell>,
@@ -354,6 +374,14 @@ pub async fn run_compare_on(
     let options = options
         .normalized()
         .map_err(|e| Error::Usage(e.to_string()))?;
+    let mode_prices = options
+        .mode_prices()
+        .map_err(|e| Error::Usage(format!("--price: {e}")))?;
+    let price = options
+        .prices
+        .pick(options.price.as_deref())
+        .map_err(|e| Error::Usage(format!("--price: {e}")))?
+        .clone();
     let product = targets.iter().find_map(|t| t.product());
     let mut reference = reference_scenario()?;
     let profile = options
@@ -364,7 +392,7 @@ pub async fn run_compare_on(
     let mut cells = Vec::new();
     let mut refused = Vec::new();
     for target in targets {
-        let run = run_target(*target, &reference, &options, &mut refused).await;
+        let run = run_target(*target, &reference, &options, &mode_prices, &mut refused).await;
         target.finish().await;
         cells.extend(run?);
     }
@@ -375,13 +403,25 @@ pub async fn run_compare_on(
         profile: reference.profile.name.clone(),
         product,
         tokenizer: "o200k_base",
-        price: options.price,
+        price,
+        prices: distinct_rows(&mode_prices),
         sizes: options.sizes,
         modes: options.modes,
         cells,
         refused,
         search_quality,
     })
+}
+
+/// The rows of `mode_prices`, each once, in mode order.
+fn distinct_rows(mode_prices: &[(CompareMode, PriceRow)]) -> Vec<PriceRow> {
+    let mut rows: Vec<PriceRow> = Vec::new();
+    for (_, row) in mode_prices {
+        if !rows.iter().any(|r| r.name == row.name) {
+            rows.push(row.clone());
+        }
+    }
+    rows
 }
 
 /// The profile that predicts `product` (its release's, when built in), else [`default_profile`].
@@ -400,6 +440,7 @@ async fn run_target(
     target: &dyn Target,
     reference: &Scenario,
     options: &CompareOptions,
+    mode_prices: &[(CompareMode, PriceRow)],
     refused: &mut Vec<Refusal>,
 ) -> Result<Vec<CompareCell>, Error> {
     let mut cells = Vec::new();
@@ -432,14 +473,20 @@ async fn run_target(
         }
         let mut row = Vec::new();
         for lane in &plan.scenario.lanes {
-            match run_cell(target, &plan.scenario, size, lane, &options.price).await {
+            let mode = CompareMode::of_lane(lane);
+            let price = mode_prices
+                .iter()
+                .find(|(m, _)| *m == mode)
+                .map(|(_, row)| row)
+                .ok_or_else(|| Error::Machine(format!("no price row for mode {mode}")))?;
+            match run_cell(target, &plan.scenario, size, lane, price).await {
                 Ok(cell) => row.push(cell),
                 Err(Error::TurnFailed {
                     status, message, ..
                 }) if target.kind() == TargetKind::Openclaw => refused.push(Refusal {
                     target: target.kind(),
                     size,
-                    mode: CompareMode::of_lane(lane),
+                    mode,
                     status,
                     message,
                 }),
@@ -600,6 +647,7 @@ fn cell(
         target,
         size,
         mode,
+        price: price.name.clone(),
         effective_mode,
         notes,
         first: one.first,
@@ -661,10 +709,10 @@ pub async fn command(args: CompareCommand, out: &mut dyn std::io::Write) -> Resu
         Some(path) => PriceTable::read(path)?,
         None => PriceTable::built_in(),
     };
-    let price = table
+    // Checked before any run: an unknown row, or a native mode no row can price.
+    table
         .pick(args.price.as_deref())
-        .map_err(|e| Error::Usage(format!("--price: {e}")))?
-        .clone();
+        .map_err(|e| Error::Usage(format!("--price: {e}")))?;
     let product = || {
         OpenClawTarget::locate_version(args.openclaw_node, args.openclaw_version.as_ref())
             .map(|t| t.serving_sizes(&sizes))
@@ -679,7 +727,8 @@ pub async fn command(args: CompareCommand, out: &mut dyn std::io::Write) -> Resu
         sizes,
         modes,
         profile: args.profile,
-        price,
+        prices: table,
+        price: args.price,
     };
     let report = run_compare_on(options, &targets).await?;
     let charts = match &args.chart_dir {

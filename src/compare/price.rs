@@ -7,6 +7,7 @@ use std::path::Path;
 
 use serde::{Deserialize, Serialize};
 
+use super::CompareMode;
 use crate::scenario::place::{Field, Places};
 
 /// The built-in table, `data/prices.toml`.
@@ -47,6 +48,22 @@ impl CacheRule {
     }
 }
 
+/// A feature of a model that a compared mode needs: a row without it cannot price that mode.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum Feature {
+    /// The provider's own tool search (OpenAI `tool_search`, Anthropic's tool search tool).
+    ToolSearch,
+}
+
+impl Feature {
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Feature::ToolSearch => "tool_search",
+        }
+    }
+}
+
 /// One provider/model row: USD per million tokens.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 #[serde(deny_unknown_fields)]
@@ -68,6 +85,16 @@ pub struct PriceRow {
     /// Where they were read, in words.
     pub source: String,
     pub caching: CacheRule,
+    /// What the model supports beyond plain tool calls, per the provider's documents (a native
+    /// mode is priced only on a row of its provider that lists `tool_search`).
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub supports: Vec<Feature>,
+}
+
+impl PriceRow {
+    pub fn supports(&self, feature: Feature) -> bool {
+        self.supports.contains(&feature)
+    }
 }
 
 #[derive(Deserialize)]
@@ -147,6 +174,55 @@ impl PriceTable {
             }),
         }
     }
+
+    /// The row `mode` is priced on, `named` being the `--price` row (`None`: not given).
+    ///
+    /// A gateway mode takes the named row, else the first. A native mode runs its provider's
+    /// own search, so it takes a row of that provider whose model supports it: the named row
+    /// when it is that provider's, else the first such row of the table. A named row of the
+    /// provider whose model lacks the feature is refused: its figures would price a request the
+    /// provider refuses.
+    pub fn for_mode(&self, mode: CompareMode, named: Option<&str>) -> Result<&PriceRow, String> {
+        let picked = self.pick(named)?;
+        let Some(native) = mode.native() else {
+            return Ok(picked);
+        };
+        let provider = native.provider.as_str();
+        let feature = Feature::ToolSearch;
+        let able: Vec<&PriceRow> = self
+            .rows
+            .iter()
+            .filter(|r| r.provider == provider && r.supports(feature))
+            .collect();
+        let names = |rows: &[&PriceRow]| match rows {
+            [] => "none".to_string(),
+            rows => rows
+                .iter()
+                .map(|r| r.name.as_str())
+                .collect::<Vec<_>>()
+                .join(", "),
+        };
+        if named.is_some() && picked.provider == provider {
+            return match picked.supports(feature) {
+                true => Ok(picked),
+                false => Err(format!(
+                    "{} ({} {}) cannot price {mode}: the model does not list {} \
+                     (its provider's rows that do: {})",
+                    picked.name,
+                    picked.provider,
+                    picked.model,
+                    feature.as_str(),
+                    names(&able)
+                )),
+            };
+        }
+        able.first().copied().ok_or_else(|| {
+            format!(
+                "no price row of provider {provider} lists {}: {mode} cannot be priced",
+                feature.as_str()
+            )
+        })
+    }
 }
 
 /// What is wrong with `row` (a field and a message), given the rows before it.
@@ -207,11 +283,20 @@ mod tests {
             names,
             [
                 "openai-gpt-4.1",
+                "openai-gpt-5.4",
                 "openai-gpt-4o-mini",
                 "anthropic-claude-sonnet-4",
+                "anthropic-claude-sonnet-4.5",
                 "anthropic-claude-haiku-3.5"
             ]
         );
+        let able: Vec<&str> = table
+            .rows
+            .iter()
+            .filter(|r| r.supports(Feature::ToolSearch))
+            .map(|r| r.name.as_str())
+            .collect();
+        assert_eq!(able, ["openai-gpt-5.4", "anthropic-claude-sonnet-4.5"]);
         assert!(table
             .rows
             .iter()
@@ -225,6 +310,60 @@ mod tests {
         assert!(
             unknown.starts_with("unknown price \"nope\"; known: "),
             "{unknown}"
+        );
+    }
+
+    #[test]
+    fn each_native_mode_is_priced_on_a_row_of_its_own_provider_that_can_run_it() {
+        use crate::config::{NativeProvider, ToolSearchMode};
+        let table = PriceTable::built_in();
+        let openai = CompareMode::Native(NativeProvider::Openai);
+        let anthropic = CompareMode::Native(NativeProvider::Anthropic);
+        let direct = CompareMode::Gateway(ToolSearchMode::Direct);
+        let name = |mode, named| table.for_mode(mode, named).map(|r| r.name.as_str());
+        // Nothing named: the gateway's modes take the first row, each native mode its own.
+        assert_eq!(name(direct, None), Ok("openai-gpt-4.1"));
+        assert_eq!(name(openai, None), Ok("openai-gpt-5.4"));
+        assert_eq!(name(anthropic, None), Ok("anthropic-claude-sonnet-4.5"));
+        // A named row of the other provider prices only the gateway's modes.
+        let sonnet = Some("anthropic-claude-sonnet-4");
+        assert_eq!(name(direct, sonnet), Ok("anthropic-claude-sonnet-4"));
+        assert_eq!(name(openai, sonnet), Ok("openai-gpt-5.4"));
+        assert_eq!(name(openai, Some("openai-gpt-5.4")), Ok("openai-gpt-5.4"));
+        // A named row of the provider whose model lacks the feature is refused.
+        assert_eq!(
+            name(openai, Some("openai-gpt-4.1")),
+            Err(
+                "openai-gpt-4.1 (openai gpt-4.1) cannot price native-openai: the model does \
+                 not list tool_search (its provider's rows that do: openai-gpt-5.4)"
+                    .to_string()
+            )
+        );
+        assert_eq!(
+            name(anthropic, sonnet),
+            Err(
+                "anthropic-claude-sonnet-4 (anthropic claude-sonnet-4) cannot price \
+                 native-anthropic: the model does not list tool_search (its provider's rows \
+                 that do: anthropic-claude-sonnet-4.5)"
+                    .to_string()
+            )
+        );
+        // A table without such a row cannot price the mode at all.
+        let own = PriceTable::parse(ROW, "p.toml").unwrap();
+        assert_eq!(
+            own.for_mode(openai, None).unwrap_err(),
+            "no price row of provider openai lists tool_search: native-openai cannot be priced"
+        );
+        let listed = ROW.replace("provider = \"p\"", "provider = \"openai\"")
+            + "supports = [\"tool_search\"]\n";
+        let listed = PriceTable::parse(&listed, "p.toml").unwrap();
+        assert_eq!(listed.for_mode(openai, None).unwrap().name, "a");
+        let unknown = ROW.to_string() + "supports = [\"teleport\"]\n";
+        let e = PriceTable::parse(&unknown, "p.toml").unwrap_err();
+        assert_eq!(
+            (e.line, e.field.as_str()),
+            (12, "price[0].supports[0]"),
+            "{e}"
         );
     }
 

@@ -12,7 +12,7 @@ use serde::Serialize;
 
 use super::CompareMode;
 use crate::error::Error;
-use crate::provider::native::search::{bm25, Candidate};
+use crate::provider::native::search::{Bm25Index, Candidate};
 use crate::quality::{measure_builtin, quality_entries, Figures, QualitySet, RANK_DEPTH};
 
 /// One mode's search on the labelled set.
@@ -74,11 +74,13 @@ fn mock_search_figures() -> Result<Figures, crate::quality::QualityError> {
         .map(|e| Candidate::new(&e.name, &e.description, Some(&e.parameters.to_string())))
         .collect();
     let set = QualitySet::builtin()?;
+    let index = Bm25Index::new(&candidates, RANK_DEPTH);
     let ranks: Vec<Option<usize>> = set
         .queries
         .iter()
         .map(|q| {
-            bm25(&candidates, &q.text, RANK_DEPTH)
+            index
+                .ranked(&q.text)
                 .iter()
                 .position(|&i| candidates[i].name == q.tool)
                 .map(|p| p + 1)

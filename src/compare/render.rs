@@ -154,6 +154,70 @@ pub fn price_lines(price: &PriceRow) -> [String; 3] {
     ]
 }
 
+/// Which price row each cell's money uses: the one row's name, or, when native modes are
+/// priced on their own providers' rows, `ROW; native-openai: ROW2, …` (gateway modes first).
+pub fn price_label(report: &CompareReport) -> String {
+    let mut parts: Vec<String> = Vec::new();
+    let mut modes = report.modes.clone();
+    modes.sort();
+    for mode in modes {
+        let Some(cell) = report.cells.iter().find(|c| c.mode == mode) else {
+            continue;
+        };
+        let part = match mode.native() {
+            None => cell.price.clone(),
+            Some(_) => format!("{mode}: {}", cell.price),
+        };
+        if !parts.contains(&part) {
+            parts.push(part);
+        }
+    }
+    match parts.as_slice() {
+        [] => report.price.name.clone(),
+        [one] if !one.contains(": ") => one.clone(),
+        _ => parts.join("; "),
+    }
+}
+
+/// `heading · price LABEL`, or, when that would not fit a terminal line, the heading with a
+/// pointer to the price lines below (which name each row's modes).
+fn priced_heading(heading: &str, report: &CompareReport) -> String {
+    let full = format!("{heading} · price {}", price_label(report));
+    match full.chars().count() <= crate::output::TABLE_WIDTH as usize {
+        true => full,
+        false => format!("{heading} · prices per mode below"),
+    }
+}
+
+/// Every row the cells are priced on, three lines each; with more than one row, a fourth
+/// names the modes each prices.
+fn all_price_lines(report: &CompareReport) -> Vec<String> {
+    let rows = match report.prices.as_slice() {
+        [] => std::slice::from_ref(&report.price),
+        rows => rows,
+    };
+    let mut lines = Vec::new();
+    for row in rows {
+        lines.extend(price_lines(row));
+        if rows.len() > 1 {
+            let mut modes: Vec<&str> = report
+                .modes
+                .iter()
+                .filter(|m| {
+                    report
+                        .cells
+                        .iter()
+                        .any(|c| c.mode == **m && c.price == row.name)
+                })
+                .map(|m| m.as_str())
+                .collect();
+            modes.dedup();
+            lines.push(format!("priced with it: {}", modes.join(", ")));
+        }
+    }
+    lines
+}
+
 /// What the cache figures cover (said under every human-readable report).
 const CACHE_SCOPE: &str = "cache: each request against the one before it; the second turn's \
                            first\nagainst the first turn's last (same session, cache still warm)";
@@ -217,17 +281,15 @@ pub fn table(report: &CompareReport) -> String {
         let part = report.only(target);
         let cells: Vec<&CompareCell> = part.cells.iter().collect();
         let part = |columns: &[Column]| terminal_table(&cells, columns);
+        let p = shown(report, target);
         out.push_str(&format!(
-            "first request · {p}\n{}\nwhole turn · {p}\n{}\n\
-             cost · {p} · price {}\n{}\n\
-             second turn, same session · {p} · price {}\n{}\n",
+            "first request · {p}\n{}\nwhole turn · {p}\n{}\n{}\n{}\n{}\n{}\n",
             part(&FIRST),
             part(&TURN),
-            report.price.name,
+            priced_heading(&format!("cost · {p}"), report),
             part(&COST),
-            report.price.name,
+            priced_heading(&format!("second turn, same session · {p}"), report),
             part(&SECOND),
-            p = shown(report, target),
         ));
     }
     let errors = with_errors(report);
@@ -248,7 +310,7 @@ pub fn table(report: &CompareReport) -> String {
     out.push_str(&format!(
         "{}\n{}\n{CACHE_SCOPE}\n",
         made_with(report),
-        price_lines(&report.price).join("\n")
+        all_price_lines(report).join("\n")
     ));
     for line in native_lines(report) {
         out.push_str(&format!("{line}\n"));
@@ -357,9 +419,9 @@ pub fn markdown(report: &CompareReport, charts: &[PathBuf]) -> String {
              Second turn, same session ({p}, price `{}`):\n\n{}\n",
             markdown_table(&cells, &FIRST),
             markdown_table(&cells, &TURN),
-            report.price.name,
+            price_label(report),
             markdown_table(&cells, &COST),
-            report.price.name,
+            price_label(report),
             markdown_table(&cells, &SECOND),
         ));
     }
@@ -386,7 +448,7 @@ pub fn markdown(report: &CompareReport, charts: &[PathBuf]) -> String {
     out.push_str(&format!(
         "{}.\n\n{}.\n\n{}.\n",
         capitalised(&made_with(report).replace('\n', "; ")),
-        capitalised(&price_lines(&report.price).join("; ")),
+        capitalised(&all_price_lines(report).join("; ")),
         capitalised(&CACHE_SCOPE.replace('\n', " "))
     ));
     let native = native_lines(report);
@@ -496,8 +558,14 @@ fn csv_row(report: &CompareReport, c: &CompareCell) -> Vec<String> {
         c.first_turn.cache.written.to_string(),
         c.first_turn.cache.uncached.to_string(),
         optional(c.first_turn.output_tokens),
-        report.price.name.clone(),
-        report.price.caching.describe(),
+        c.price.clone(),
+        report
+            .prices
+            .iter()
+            .find(|r| r.name == c.price)
+            .unwrap_or(&report.price)
+            .caching
+            .describe(),
         optional(c.first_turn.cost_per_turn),
         optional(c.first_turn.cost_per_1000_turns),
         optional(c.prediction_error.map(|e| e.first_bytes)),
@@ -532,6 +600,7 @@ mod tests {
     use crate::compare::cache::CacheSplit;
     use crate::compare::measure::PayloadSize;
     use crate::compare::price::PriceTable;
+    use crate::compare::CompareMode;
     use crate::config::ToolSearchMode;
 
     fn report() -> CompareReport {
@@ -548,12 +617,14 @@ mod tests {
             product: None,
             tokenizer: "o200k_base",
             price: PriceTable::built_in().rows[0].clone(),
+            prices: vec![PriceTable::built_in().rows[0].clone()],
             sizes: vec![36],
             modes: vec![ToolSearchMode::Code.into()],
             cells: vec![CompareCell {
                 target: TargetKind::Embedded,
                 size: 36,
                 mode: ToolSearchMode::Code.into(),
+                price: "openai-gpt-4.1".into(),
                 effective_mode: "tools".into(),
                 notes: vec!["fell back".into()],
                 first: size,
@@ -594,6 +665,63 @@ mod tests {
             refused: vec![],
             search_quality: vec![],
         }
+    }
+
+    #[test]
+    fn native_rows_name_their_own_price_row_and_headings_fit_the_terminal() {
+        use crate::config::NativeProvider;
+        let prices = PriceTable::built_in();
+        let row = |name: &str| prices.pick(Some(name)).unwrap().clone();
+        let mut report = report();
+        assert_eq!(price_label(&report), "openai-gpt-4.1");
+        assert_eq!(
+            priced_heading("cost · profile spec", &report),
+            "cost · profile spec · price openai-gpt-4.1"
+        );
+        assert_eq!(all_price_lines(&report).len(), 3);
+        let mut native = report.cells[0].clone();
+        native.mode = CompareMode::Native(NativeProvider::Openai);
+        native.price = "openai-gpt-5.4".into();
+        report.cells.push(native.clone());
+        report.modes.push(native.mode);
+        report.prices.push(row("openai-gpt-5.4"));
+        assert_eq!(
+            priced_heading("cost · profile spec", &report),
+            "cost · profile spec · price openai-gpt-4.1; native-openai: openai-gpt-5.4"
+        );
+        native.mode = CompareMode::Native(NativeProvider::Anthropic);
+        native.price = "anthropic-claude-sonnet-4.5".into();
+        report.cells.push(native.clone());
+        report.modes.push(native.mode);
+        report.prices.push(row("anthropic-claude-sonnet-4.5"));
+        assert_eq!(
+            price_label(&report),
+            "openai-gpt-4.1; native-openai: openai-gpt-5.4; \
+             native-anthropic: anthropic-claude-sonnet-4.5"
+        );
+        // Too long for a heading line: the heading points to the lines below, which name each
+        // row's modes.
+        let heading = priced_heading("second turn, same session · profile spec", &report);
+        assert_eq!(
+            heading,
+            "second turn, same session · profile spec · prices per mode below"
+        );
+        let lines = all_price_lines(&report);
+        assert_eq!(lines.len(), 12);
+        assert_eq!(lines[3], "priced with it: code");
+        assert_eq!(
+            lines[10],
+            "caching: breakpoints (after tools and system, end of each request), min 1,024 tokens"
+        );
+        assert_eq!(lines[11], "priced with it: native-anthropic");
+        let text = table(&report);
+        assert!(text.lines().all(|l| l.chars().count() <= 100), "{text}");
+        let csv = csv(&report).unwrap();
+        let last = csv.lines().last().unwrap();
+        assert!(
+            last.contains(",anthropic-claude-sonnet-4.5,\"breakpoints (after tools"),
+            "{last}"
+        );
     }
 
     #[test]

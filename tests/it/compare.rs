@@ -511,3 +511,108 @@ async fn product_cells_share_one_gateway_across_sizes() {
         assert_eq!(predicted.prediction_error, None);
     }
 }
+
+/// Each native mode is priced on a row of its own provider whose model runs the provider's
+/// tool search (OpenAI gpt-5.4: $2.50 input, $0.25 cached, $15 output, prefix rule; Anthropic
+/// Sonnet 4.5: $3 input, $0.30 cache read, $3.75 cache write, $15 output, breakpoints), while
+/// direct keeps the default row; the money worked by hand from each cell's measured split.
+#[test]
+fn cli_native_modes_are_priced_on_their_own_providers_rows() {
+    let json = compare_cli(&[
+        "--profile",
+        "openclaw-2026.9.6",
+        "--sizes",
+        "36",
+        "--modes",
+        "direct,native-openai,native-anthropic",
+        "--format",
+        "json",
+    ]);
+    let report: serde_json::Value = serde_json::from_str(&json).expect("JSON");
+    assert_eq!(report["price"]["name"], "openai-gpt-4.1");
+    let rows: Vec<&str> = report["prices"]
+        .as_array()
+        .expect("prices")
+        .iter()
+        .map(|r| r["name"].as_str().expect("name"))
+        .collect();
+    assert_eq!(
+        rows,
+        [
+            "openai-gpt-4.1",
+            "openai-gpt-5.4",
+            "anthropic-claude-sonnet-4.5"
+        ]
+    );
+    let cell = |mode: &str| {
+        report["cells"]
+            .as_array()
+            .expect("cells")
+            .iter()
+            .find(|c| c["mode"] == mode)
+            .unwrap_or_else(|| panic!("no {mode} cell"))
+            .clone()
+    };
+    let split = |turn: &serde_json::Value| {
+        let n = |f: &str| turn["cache"][f].as_u64().expect(f);
+        (
+            n("cached"),
+            n("written"),
+            n("uncached"),
+            turn["outputTokens"].as_u64(),
+        )
+    };
+    let money = |turn: &serde_json::Value| turn["costPerTurn"].as_f64().expect("cost");
+    let openai = cell("native-openai");
+    assert_eq!(openai["price"], "openai-gpt-5.4");
+    assert_eq!(split(&openai), (19_200, 0, 20_024, Some(28)));
+    // 20,024 x $2.50 + 19,200 x $0.25 + 28 x $15, per million: $0.05006 + $0.0048 + $0.00042.
+    assert!((money(&openai) - 0.055_28).abs() < 1e-12, "{openai}");
+    let second = &openai["secondTurn"];
+    assert_eq!(split(second), (39_808, 0, 1_100, Some(28)));
+    // 1,100 x $2.50 + 39,808 x $0.25 + 28 x $15: $0.00275 + $0.009952 + $0.00042.
+    assert!((money(second) - 0.013_122).abs() < 1e-12, "{second}");
+    let anthropic = cell("native-anthropic");
+    assert_eq!(anthropic["price"], "anthropic-claude-sonnet-4.5");
+    assert_eq!(split(&anthropic), (11_056, 11_806, 38, Some(34)));
+    // 38 x $3 + 11,056 x $0.30 + 11,806 x $3.75 + 34 x $15: $0.000114 + $0.0033168
+    // + $0.0442725 + $0.00051.
+    assert!(
+        (money(&anthropic) - 0.048_213_3).abs() < 1e-12,
+        "{anthropic}"
+    );
+    let second = &anthropic["secondTurn"];
+    assert_eq!(split(second), (23_739, 887, 38, Some(34)));
+    // 38 x $3 + 23,739 x $0.30 + 887 x $3.75 + 34 x $15: $0.000114 + $0.0071217 + $0.00332625
+    // + $0.00051.
+    assert!((money(second) - 0.011_071_95).abs() < 1e-12, "{second}");
+    let direct = cell("direct");
+    assert_eq!(direct["price"], "openai-gpt-4.1");
+    // 32,464 x $2 + 32,128 x $0.50 + 19 x $8: $0.064928 + $0.016064 + $0.000152.
+    assert_eq!(split(&direct), (32_128, 0, 32_464, Some(19)));
+    assert!((money(&direct) - 0.081_144).abs() < 1e-12, "{direct}");
+}
+
+/// A `--price` row of the native mode's own provider whose model cannot run the provider's tool
+/// search is refused before anything runs, naming the rows that can.
+#[test]
+fn cli_refuses_to_price_a_native_mode_on_a_model_without_tool_search() {
+    let out = bin()
+        .args([
+            "compare",
+            "--sizes",
+            "36",
+            "--modes",
+            "direct,native-openai",
+        ])
+        .args(["--price", "openai-gpt-4.1"])
+        .output()
+        .expect("runs");
+    assert_eq!(out.status.code(), Some(2));
+    assert_eq!(
+        String::from_utf8_lossy(&out.stderr),
+        "error: --price: openai-gpt-4.1 (openai gpt-4.1) cannot price native-openai: the model \
+         does not list tool_search (its provider's rows that do: openai-gpt-5.4)\n"
+    );
+    assert!(out.stdout.is_empty());
+}

@@ -95,41 +95,68 @@ impl Candidate {
 /// The positions (in `candidates`) of the top `limit` for `query`, best first: the engine's
 /// lexical ranker (an exact name match first, then BM25).
 pub fn bm25(candidates: &[Candidate], query: &str, limit: usize) -> Vec<usize> {
-    // Tools with the same arguments share one schema value: the engine indexes a schema once.
-    let mut schemas: HashMap<&[(String, Option<String>)], Arc<Value>> = HashMap::new();
-    let entries = candidates
-        .iter()
-        .map(|c| {
-            let schema = schemas
-                .entry(&c.arguments)
-                .or_insert_with(|| Arc::new(c.schema()))
-                .clone();
-            ToolEntry::new(
-                ToolSource::Openclaw,
-                "native",
-                &c.name,
-                &c.description,
-                schema,
-                Executor::FakePlugin {
-                    plugin: "native".into(),
-                },
-            )
-        })
-        .collect();
-    let limits = SearchLimits {
-        default_limit: limit.max(1),
-        max_limit: limit.max(1),
-    };
-    let catalog = ToolCatalog::new(entries, limits);
-    let mut position: HashMap<&str, usize> = HashMap::new();
-    for (i, c) in candidates.iter().enumerate().rev() {
-        position.insert(&c.name, i);
+    Bm25Index::new(candidates, limit).ranked(query)
+}
+
+/// The candidates indexed once for many queries (a labelled set ranks hundreds against one
+/// catalogue; building the index per query was most of `compare`'s time with native modes).
+pub struct Bm25Index<'a> {
+    catalog: ToolCatalog,
+    limit: usize,
+    /// Each name's first position in the candidates.
+    position: HashMap<&'a str, usize>,
+}
+
+impl<'a> Bm25Index<'a> {
+    pub fn new(candidates: &'a [Candidate], limit: usize) -> Bm25Index<'a> {
+        // Tools with the same arguments share one schema value: the engine indexes a schema once.
+        let mut schemas: HashMap<&[(String, Option<String>)], Arc<Value>> = HashMap::new();
+        let entries = candidates
+            .iter()
+            .map(|c| {
+                let schema = schemas
+                    .entry(&c.arguments)
+                    .or_insert_with(|| Arc::new(c.schema()))
+                    .clone();
+                ToolEntry::new(
+                    ToolSource::Openclaw,
+                    "native",
+                    &c.name,
+                    &c.description,
+                    schema,
+                    Executor::FakePlugin {
+                        plugin: "native".into(),
+                    },
+                )
+            })
+            .collect();
+        let limit = limit.max(1);
+        let limits = SearchLimits {
+            default_limit: limit,
+            max_limit: limit,
+        };
+        let mut position: HashMap<&str, usize> = HashMap::new();
+        for (i, c) in candidates.iter().enumerate().rev() {
+            position.insert(&c.name, i);
+        }
+        Bm25Index {
+            catalog: ToolCatalog::new(entries, limits),
+            limit,
+            position,
+        }
     }
-    catalog
-        .ranked(query, limit)
-        .into_iter()
-        .filter_map(|i| position.get(catalog.entries()[i].name.as_str()).copied())
-        .collect()
+
+    /// The positions of the top `limit` for `query`, best first.
+    pub fn ranked(&self, query: &str) -> Vec<usize> {
+        self.catalog
+            .ranked(query, self.limit)
+            .into_iter()
+            .filter_map(|i| {
+                let name = self.catalog.entries()[i].name.as_str();
+                self.position.get(name).copied()
+            })
+            .collect()
+    }
 }
 
 /// The positions of the first `limit` candidates whose text `pattern` matches, in declaration
