@@ -17,7 +17,7 @@ use std::sync::{Arc, Mutex};
 use serde_json::{json, Value};
 
 use super::faults::{seeded, Fault};
-use super::mcp::McpHub;
+use super::mcp::{McpError, McpHub};
 use crate::catalog::fake::fake_tool_result;
 use crate::catalog::{glob_matches, Executor, ToolEntry, ToolPolicy};
 use crate::config::Guard;
@@ -219,9 +219,18 @@ impl GatewayRunner {
             .call(server, &entry.name, args)
             .await
             .map(|result| CallOutcome { result })
-            .map_err(|e| EngineError::ExecutionFailed {
-                name: entry.name.clone(),
-                message: e.to_string(),
+            .map_err(|e| match e {
+                McpError::Exited { .. } if self.seeded(Fault::McpOutageHidden) => {
+                    EngineError::UnknownTool {
+                        id: entry.name.clone(),
+                        suggestions: Vec::new(),
+                        hint: String::new(),
+                    }
+                }
+                e => EngineError::ExecutionFailed {
+                    name: entry.name.clone(),
+                    message: e.to_string(),
+                },
             })
     }
 }

@@ -92,6 +92,9 @@ pub enum Fault {
     /// A search that matches nothing answers the first tools of the catalogue
     /// (openclaw/openclaw#114285).
     NoMatchReturnsAll,
+    /// A tool whose MCP server exited is answered as an unknown tool id, its server unnamed: the
+    /// model cannot tell the outage from a typo (openclaw/openclaw#137398).
+    McpOutageHidden,
 }
 
 impl Fault {

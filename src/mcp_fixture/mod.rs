@@ -6,7 +6,9 @@
 //! - `calendar`: `create_event` and `list_events`; `qa`: `mcp_qa_echo` (see [`server`]).
 //! - Fault fixtures, for the error paths: [`EXIT_AT_ONCE`] exits before speaking,
 //!   [`GARBAGE`] answers every line with text that is not JSON-RPC, [`HANG_ON_LIST`] answers
-//!   `initialize` and never `tools/list`, [`QA_RENAMED`] is `qa` with its tool renamed.
+//!   `initialize` and never `tools/list`, [`QA_RENAMED`] is `qa` with its tool renamed, and
+//!   [`QA_EXIT_AFTER_CALL`] is `qa` until its first `tools/call`: it answers that one and exits,
+//!   and stays down (a restart exits at once), as an MCP server that died mid-session.
 
 pub mod server;
 
@@ -28,14 +30,22 @@ pub const HANG_ON_LIST: &str = "fault-hang-on-list";
 /// Fault fixture: the `qa` server with its tool renamed (`mcp_qa_echo_v2`), as after an
 /// upgrade of the server between two runs.
 pub const QA_RENAMED: &str = "fault-qa-renamed";
+/// Fault fixture: the `qa` server until its first `tools/call`, which it answers and then exits
+/// (openclaw/openclaw#137398: a server that went away mid-session). It leaves
+/// [`EXITED_MARKER`] in its working directory (the lane's), so a client that starts it again gets
+/// a server that exits at once: down for the rest of the lane.
+pub const QA_EXIT_AFTER_CALL: &str = "qa-exit-after-call";
+/// The file [`QA_EXIT_AFTER_CALL`] leaves in its working directory once it has served its call.
+pub const EXITED_MARKER: &str = ".qa-exit-after-call.exited";
 /// Every name `mcp-fixture --server` accepts.
-pub const ALL: [&str; 6] = [
+pub const ALL: [&str; 7] = [
     "calendar",
     "qa",
     EXIT_AT_ONCE,
     GARBAGE,
     HANG_ON_LIST,
     QA_RENAMED,
+    QA_EXIT_AFTER_CALL,
 ];
 
 /// Environment variable naming the `toolsearch-qa` binary that serves the fixtures, for a
@@ -114,16 +124,48 @@ pub async fn serve_stdio(name: &str) -> Result<(), FixtureError> {
             std::process::exit(1);
         }
         GARBAGE => return answer_garbage().await.map_err(|e| serve_error(&e)),
+        QA_EXIT_AFTER_CALL if Path::new(EXITED_MARKER).exists() => {
+            eprintln!("mcp-fixture {QA_EXIT_AFTER_CALL}: served its call already, exiting");
+            std::process::exit(1);
+        }
         _ => {}
     }
     let handler = fixture_server(name).ok_or_else(|| FixtureError::Unknown {
         name: name.to_string(),
     })?;
+    if name == QA_EXIT_AFTER_CALL {
+        return serve_until_called(handler)
+            .await
+            .map_err(|e| serve_error(&e));
+    }
     let running = handler
         .serve(rmcp::transport::io::stdio_pipes())
         .await
         .map_err(|e| serve_error(&e))?;
     running.waiting().await.map_err(|e| serve_error(&e))?;
+    Ok(())
+}
+
+/// [`QA_EXIT_AFTER_CALL`]: the server writes into a pipe whose lines are copied to stdout, and the
+/// process exits as soon as the first call's answer is out, so no later request ever meets a live
+/// server (an exit on a timer would race the client's next call).
+async fn serve_until_called(handler: FixtureServer) -> std::io::Result<()> {
+    let (server_end, relay_end) = tokio::io::duplex(64 * 1024);
+    let running = handler
+        .serve((tokio::io::stdin(), server_end))
+        .await
+        .map_err(std::io::Error::other)?;
+    let mut lines = BufReader::new(relay_end).lines();
+    let mut stdout = tokio::io::stdout();
+    while let Some(line) = lines.next_line().await? {
+        stdout.write_all(format!("{line}\n").as_bytes()).await?;
+        stdout.flush().await?;
+        if line.contains(crate::catalog::fake::FAKE_OK) {
+            eprintln!("mcp-fixture {QA_EXIT_AFTER_CALL}: served its call, exiting");
+            std::process::exit(0);
+        }
+    }
+    drop(running);
     Ok(())
 }
 

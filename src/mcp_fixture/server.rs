@@ -5,6 +5,7 @@
 //!   in memory for the life of the server and get ids `evt_1`, `evt_2`, … in creation order.
 //! - `qa`: `mcp_qa_echo {marker}`, which answers like a fake plugin tool (`FAKE_PLUGIN_OK
 //!   qa__mcp_qa_echo <input>`), so the scripted QA model can take an MCP tool as a scenario's target.
+//! - `qa-exit-after-call`: `qa` that answers its first `tools/call`, then exits (a fault fixture).
 
 use std::sync::{Arc, Mutex};
 
@@ -34,6 +35,8 @@ enum Fixture {
     QaRenamed,
     /// Answers `initialize` but never `tools/list` (a fault fixture).
     HangOnList,
+    /// The QA server until its first `tools/call`, then gone (a fault fixture).
+    QaExitAfterCall,
 }
 
 /// The handler of the fixture server called `name`, if there is one.
@@ -43,6 +46,7 @@ pub fn fixture_server(name: &str) -> Option<FixtureServer> {
         QA_SERVER => Fixture::Qa,
         super::QA_RENAMED => Fixture::QaRenamed,
         super::HANG_ON_LIST => Fixture::HangOnList,
+        super::QA_EXIT_AFTER_CALL => Fixture::QaExitAfterCall,
         _ => return None,
     };
     Some(FixtureServer {
@@ -55,7 +59,7 @@ pub fn fixture_server(name: &str) -> Option<FixtureServer> {
 pub fn tool_names(name: &str) -> Vec<String> {
     let tools = match name {
         "calendar" => calendar_tools(),
-        "qa" => qa_tools(),
+        "qa" | super::QA_EXIT_AFTER_CALL => qa_tools(),
         _ => Vec::new(),
     };
     tools.into_iter().map(|t| t.name.to_string()).collect()
@@ -66,7 +70,7 @@ pub fn tool_names(name: &str) -> Vec<String> {
 pub fn tool_texts(name: &str) -> Vec<(String, String, Value)> {
     let tools = match name {
         "calendar" => calendar_tools(),
-        "qa" => qa_tools(),
+        "qa" | super::QA_EXIT_AFTER_CALL => qa_tools(),
         _ => Vec::new(),
     };
     tools
@@ -145,7 +149,7 @@ impl FixtureServer {
     fn tools(&self) -> Vec<Tool> {
         match self.fixture {
             Fixture::Calendar => calendar_tools(),
-            Fixture::Qa => qa_tools(),
+            Fixture::Qa | Fixture::QaExitAfterCall => qa_tools(),
             Fixture::QaRenamed => qa_tools()
                 .into_iter()
                 .map(|mut t| {
@@ -166,6 +170,15 @@ impl FixtureServer {
         let input = Value::Object(args.clone());
         let text = format!("{FAKE_OK} {QA_SERVER}__{QA_ECHO_TOOL} {input}");
         CallToolResult::success(vec![ContentBlock::text(text)])
+    }
+
+    /// The one call [`Fixture::QaExitAfterCall`] serves: the marker left, then the answer (the
+    /// process exits once the answer is on its stdout: [`super::serve_stdio`]).
+    fn qa_echo_then_exit(&self, args: &Map<String, Value>) -> CallToolResult {
+        if let Err(e) = std::fs::write(super::EXITED_MARKER, b"served its call\n") {
+            eprintln!("mcp-fixture: cannot leave {}: {e}", super::EXITED_MARKER);
+        }
+        self.qa_echo(args)
     }
 
     fn create_event(&self, args: &Map<String, Value>) -> CallToolResult {
@@ -230,6 +243,7 @@ impl ServerHandler for FixtureServer {
             (Fixture::Qa, QA_ECHO_TOOL) | (Fixture::QaRenamed, RENAMED_ECHO_TOOL) => {
                 self.qa_echo(&args)
             }
+            (Fixture::QaExitAfterCall, QA_ECHO_TOOL) => self.qa_echo_then_exit(&args),
             (_, other) => {
                 return Err(ErrorData::invalid_params(
                     format!("unknown tool {other}"),

@@ -45,6 +45,7 @@ pub enum ClaimId {
     K1,
     K2,
     S1,
+    M1,
 }
 
 /// The lanes a claim is checked on when the scenario does not narrow them.
@@ -80,7 +81,7 @@ pub struct ClaimDef {
 
 impl ClaimId {
     /// Every claim, in report order.
-    pub const ALL: [ClaimId; 30] = [
+    pub const ALL: [ClaimId; 31] = [
         ClaimId::C1,
         ClaimId::C2,
         ClaimId::C3,
@@ -111,6 +112,7 @@ impl ClaimId {
         ClaimId::K1,
         ClaimId::K2,
         ClaimId::S1,
+        ClaimId::M1,
     ];
 
     /// The claims a scenario without `claims` gets: the six regression claims, the directory's
@@ -182,6 +184,7 @@ impl ClaimId {
             ClaimId::K1 => "K1",
             ClaimId::K2 => "K2",
             ClaimId::S1 => "S1",
+            ClaimId::M1 => "M1",
         }
     }
 
@@ -354,6 +357,11 @@ impl ClaimId {
             ),
             ClaimId::S1 => def(
                 "a search that matches nothing answers no tool",
+                ToolSearchLanes,
+                false,
+            ),
+            ClaimId::M1 => def(
+                "a tool whose MCP server exited fails naming the server, and the turn ends as a failure",
                 ToolSearchLanes,
                 false,
             ),

@@ -1625,7 +1625,7 @@ mod tests {
         assert_eq!(
             claims("id = 'F9'"),
             "s.toml:11:1: claims[0].id: unknown claim \"F9\"; expected one of C1, C2, C3, C4, C5, \
-             C6, D1, N1, B1, I1, E1, F1, F2, F3, F4, F5, F6, H1, L1, P1, R1, V1, V2, V3, A1, G1, K1, K2, S1"
+             C6, D1, N1, B1, I1, E1, F1, F2, F3, F4, F5, F6, H1, L1, P1, R1, V1, V2, V3, A1, G1, K1, K2, S1, M1"
         );
         assert_eq!(
             claims("id = 'F1'\ntool = 'fake_plugin_tool_4'"),

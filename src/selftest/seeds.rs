@@ -162,6 +162,11 @@ pub const OPENCLAW: &[Seed] = &[
         "upstream-search-no-match",
         "the product's ranker has no setting that lists tools for a query nothing matches",
     ),
+    not_seedable(
+        ClaimId::M1,
+        "upstream-mcp-server-exits",
+        "no setting changes how the product reports a tool whose MCP server exited",
+    ),
 ];
 
 const NATIVE_ONLY: &str =
@@ -285,6 +290,17 @@ pub const EMBEDDED: &[Seed] = &[
         Fault::NoMatchReturnsAll,
         "upstream-search-no-match",
         ClaimId::S1,
+    ),
+    embedded(
+        Fault::McpOutageHidden,
+        "upstream-mcp-server-exits",
+        ClaimId::M1,
+    ),
+    // The other half of M1: the outage named, but the model asked again after every failure.
+    embedded(
+        Fault::FailureLoopUnbounded,
+        "upstream-mcp-server-exits",
+        ClaimId::M1,
     ),
 ];
 

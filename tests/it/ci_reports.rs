@@ -237,13 +237,14 @@ fn shards_split_deterministically_and_completely() {
     sorted.sort();
     assert_eq!(both, sorted);
     // The expected-time model (data/expected-times.toml) puts the 1 s code timeout, the
-    // sandbox fallback and two upstream scenarios in the first shard: together about half
+    // sandbox fallback and three upstream scenarios in the first shard: together about half
     // the run on the embedded gateway. The same split every time.
     assert_eq!(
         first,
         [
             "fail-closed-f4-sandbox-unavailable",
             "fail-closed-f5-code-timeout",
+            "upstream-mcp-server-exits",
             "upstream-product-words",
             "upstream-search-no-match"
         ]

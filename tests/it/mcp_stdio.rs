@@ -7,7 +7,9 @@ use std::time::{Duration, Instant};
 use serde_json::{json, Value};
 use toolsearch_qa::gateway::mcp::McpError;
 use toolsearch_qa::gateway::GatewayError;
-use toolsearch_qa::mcp_fixture::{self, EXIT_AT_ONCE, GARBAGE, HANG_ON_LIST};
+use toolsearch_qa::mcp_fixture::{
+    self, EXITED_MARKER, EXIT_AT_ONCE, GARBAGE, HANG_ON_LIST, QA_EXIT_AFTER_CALL,
+};
 
 use crate::common::tools_config;
 
@@ -87,6 +89,61 @@ async fn fixtures_run_as_child_processes_and_die_with_the_gateway() {
     }
     let left: Vec<&u32> = pids.iter().filter(|p| alive(**p)).collect();
     assert!(left.is_empty(), "servers outlived their gateway: {left:?}");
+}
+
+/// A server that exits mid-session (openclaw/openclaw#137398): its first call runs, every later
+/// one is an error that names it as unavailable (a real exit, seen as the child's exit status),
+/// and started again in the same directory it exits at once: down for the rest of the lane.
+#[tokio::test]
+async fn a_server_that_exits_after_its_call_is_named_as_unavailable() {
+    let lane = tempfile::tempdir().expect("lane dir");
+    let mut spec = server(QA_EXIT_AFTER_CALL);
+    spec["cwd"] = json!(lane.path());
+    let config = config_with(json!({ "dies": spec }));
+    let (gateway, _state) = crate::common::start_gateway(&config).await;
+    let pid = gateway.state.mcp.pids()[0];
+    let echo = |marker: &str| json!({ "marker": marker });
+    let first = gateway
+        .state
+        .mcp
+        .call("dies", mcp_fixture::QA_ECHO_TOOL, &echo("one"))
+        .await
+        .expect("the first call is served");
+    assert_eq!(
+        first["content"][0]["text"],
+        "FAKE_PLUGIN_OK qa__mcp_qa_echo {\"marker\":\"one\"}"
+    );
+    assert!(lane.path().join(EXITED_MARKER).is_file());
+    for _ in 0..2 {
+        let later = gateway
+            .state
+            .mcp
+            .call("dies", mcp_fixture::QA_ECHO_TOOL, &echo("two"))
+            .await
+            .expect_err("its process is gone");
+        assert_eq!(
+            later,
+            McpError::Exited {
+                server: "dies".into(),
+                status: "exit status: 0".into()
+            }
+        );
+        assert_eq!(
+            later.to_string(),
+            "MCP server dies is unavailable: its process exited (exit status: 0); its tools \
+             cannot run until the server is back"
+        );
+    }
+    assert!(!alive(pid), "the fixture exited");
+    gateway.stop().await;
+    // Started again where it served its call, it exits before the handshake.
+    let mut again = server(QA_EXIT_AFTER_CALL);
+    again["cwd"] = json!(lane.path());
+    let (error, _) = start_with("again", again).await;
+    assert!(
+        error.starts_with("MCP server again: initialize failed: "),
+        "{error}"
+    );
 }
 
 /// Starting a gateway with one broken server: the error, and how long it took to come.

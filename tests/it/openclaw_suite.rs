@@ -217,10 +217,12 @@ async fn every_built_in_scenario_passes_the_gate_on_the_product() {
 async fn every_scenario_ran_on_two_gateways(target: &OpenClawTarget, report: &SuiteReport) {
     let lanes: usize = report.scenarios.iter().map(|s| s.lanes.0.len()).sum();
     // In run order (by id) the reference fixture's scenarios, then the ranking scenario's own
-    // plugin, then the upstream-* scenarios on the reference fixture again: three starts.
+    // plugin, then the upstream-* scenarios on the reference fixture again, but for
+    // upstream-mcp-server-exits on a plugin of its own (after its MCP server exits the product's
+    // config reloads fail for a while) and back: five starts.
     assert_eq!(
         target.gateways_started().await,
-        3,
+        5,
         "gateways started for {lanes} lanes"
     );
     for scenario in &report.scenarios {

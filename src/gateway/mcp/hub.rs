@@ -22,6 +22,8 @@ use crate::config::McpServerConfig;
 pub const CONNECT_TIMEOUT: Duration = Duration::from_secs(10);
 /// How long one request (`tools/list`, `tools/call`) may take unless `requestTimeoutMs` says otherwise.
 pub const REQUEST_TIMEOUT: Duration = Duration::from_secs(10);
+/// How long a call whose connection broke waits to learn whether the server's process exited.
+const EXIT_GRACE: Duration = Duration::from_secs(2);
 
 struct Attached {
     client: RunningService<RoleClient, ()>,
@@ -82,12 +84,20 @@ impl McpHub {
             Value::Null => serde_json::Map::new(),
             other => return Err(McpError::NotAnObject(other.to_string())),
         };
+        if let Some(status) = attached.exit_status() {
+            return Err(exited(server, status));
+        }
         let params = CallToolRequestParams::new(tool.to_string()).with_arguments(arguments);
         let call = attached.client.call_tool(params);
-        let result = tokio::time::timeout(attached.request_timeout, call)
-            .await
-            .map_err(|_| timed_out(server, "tools/call", attached.request_timeout))?
-            .map_err(|e| protocol(server, e))?;
+        let called = tokio::time::timeout(attached.request_timeout, call).await;
+        let result = match called {
+            Ok(Ok(result)) => result,
+            Ok(Err(e)) => return Err(attached.broken(server, protocol(server, e)).await),
+            Err(_) => {
+                let late = timed_out(server, "tools/call", attached.request_timeout);
+                return Err(attached.broken(server, late).await);
+            }
+        };
         let content = serde_json::to_value(&result.content).unwrap_or(Value::Null);
         if result.is_error == Some(true) {
             return Err(McpError::ToolError(crate::gateway::execute::result_text(
@@ -109,6 +119,38 @@ impl McpHub {
                 let _ = child.start_kill();
             }
         }
+    }
+}
+
+impl Attached {
+    /// How the server's process ended, if it has.
+    fn exit_status(&self) -> Option<String> {
+        let mut child = lock(&self.child);
+        let status = child.as_mut()?.try_wait().ok()??;
+        Some(status.to_string())
+    }
+
+    /// The error of a call that got no answer: [`McpError::Exited`] when the process is gone
+    /// within [`EXIT_GRACE`] (a closed connection comes a moment before the exit is reaped),
+    /// else `error`.
+    async fn broken(&self, server: &str, error: McpError) -> McpError {
+        let deadline = tokio::time::Instant::now() + EXIT_GRACE;
+        loop {
+            if let Some(status) = self.exit_status() {
+                return exited(server, status);
+            }
+            if tokio::time::Instant::now() >= deadline {
+                return error;
+            }
+            tokio::time::sleep(Duration::from_millis(20)).await;
+        }
+    }
+}
+
+fn exited(server: &str, status: String) -> McpError {
+    McpError::Exited {
+        server: server.to_string(),
+        status,
     }
 }
 

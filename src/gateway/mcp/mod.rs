@@ -5,7 +5,8 @@
 //! The project's own servers are the fixtures of [`crate::mcp_fixture`]. MCP schemas are
 //! untrusted: they are kept as sent and never validated by the gateway (the server checks its
 //! input). A server that cannot be started, answers something other than MCP, or does not
-//! answer in time is an error that names it: the gateway does not start without it.
+//! answer in time is an error that names it: the gateway does not start without it. One that
+//! exits later makes each call of its tools an error that names it as unavailable.
 
 mod hub;
 
@@ -31,6 +32,11 @@ pub enum McpError {
         step: &'static str,
         millis: u64,
     },
+    /// The server's process is gone (it exited mid-session): its tools cannot run until it is
+    /// back, and the model is told so by name (openclaw/openclaw#137398: an outage the model
+    /// could not tell from a typo kept it searching).
+    #[error("MCP server {server} is unavailable: its process exited ({status}); its tools cannot run until the server is back")]
+    Exited { server: String, status: String },
     #[error("MCP server {server} is not attached to this gateway")]
     NotAttached { server: String },
     #[error("MCP tool arguments must be a JSON object, got {0}")]

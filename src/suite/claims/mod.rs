@@ -104,6 +104,7 @@ pub fn check_of(claim: ClaimId) -> CheckFn {
         ClaimId::K1 => upstream::k1_turn_ends_cleanly,
         ClaimId::K2 => upstream::k2_failure_loop_bounded,
         ClaimId::S1 => upstream::s1_no_match_is_empty,
+        ClaimId::M1 => upstream::m1_mcp_outage_named,
     }
 }
 

@@ -10,7 +10,10 @@
 //!   answer, and the session takes its next turn (#135129: a silent turn, a stuck session);
 //! - K2: a call that keeps failing ends the turn in a failure the caller sees, before the model's
 //!   repeats run out (#141743: repeated unknown ids ran until killed, or ended as a success);
-//! - S1: a search that matches nothing answers nothing (#114285: the whole catalogue came back).
+//! - S1: a search that matches nothing answers nothing (#114285: the whole catalogue came back);
+//! - M1: once an MCP server has exited, a call of its tool is an error that names the server as
+//!   gone, and the turn ends as a failure before the model's repeats run out (#137398: the model
+//!   could not tell the outage from a typo and searched again and again).
 
 use serde_json::Value;
 
@@ -279,6 +282,63 @@ pub fn k2_failure_loop_bounded(input: &ClaimInput<'_>) -> Vec<Check> {
     ]
 }
 
+/// Words that say a server is gone, one of which an outage's error must use (beside its name).
+const GONE: [&str; 5] = [
+    "unavailable",
+    "not available",
+    "disconnected",
+    "not connected",
+    "exited",
+];
+
+/// Does `text` name `server` as gone?
+fn names_outage(text: &str, server: &str) -> bool {
+    let lower = text.to_lowercase();
+    contains_word(text, server) && GONE.iter().any(|w| lower.contains(w))
+}
+
+pub fn m1_mcp_outage_named(input: &ClaimInput<'_>) -> Vec<Check> {
+    let call = input.lane.bridge.call.clone();
+    let servers = &input.scenario.catalog.mcp;
+    let results = call_results(input);
+    let first = results.first();
+    let mut checks = vec![check(
+        "served before the exit",
+        first.is_some_and(|(error, text)| !error && text.contains("FAKE_PLUGIN_OK")),
+        format!("{call} 1 runs the MCP tool (FAKE_PLUGIN_OK) before its server exits"),
+        match first {
+            Some((true, text)) => format!("an error: {text}"),
+            Some((false, text)) => text.clone(),
+            None => format!("no result of {call}"),
+        },
+    )];
+    let later = results.get(1..).unwrap_or_default();
+    let unclear: Vec<&String> = later
+        .iter()
+        .filter(|(error, text)| !(*error && servers.iter().any(|s| names_outage(text, s))))
+        .map(|(_, text)| text)
+        .collect();
+    checks.push(check(
+        "outage named",
+        !later.is_empty() && unclear.is_empty(),
+        format!(
+            "each later {call} is an error naming MCP server {} as {}",
+            servers.join(", "),
+            GONE.join(" or ")
+        ),
+        match unclear.first() {
+            Some(text) => format!(
+                "{} of {} do not, the first: {text}",
+                unclear.len(),
+                later.len()
+            ),
+            None => format!("{} later calls, each names it", later.len()),
+        },
+    ));
+    checks.extend(k2_failure_loop_bounded(input));
+    checks
+}
+
 pub fn s1_no_match_is_empty(input: &ClaimInput<'_>) -> Vec<Check> {
     let search = input.lane.bridge.search.clone();
     let scripted = scripted_calls(input, &search);
@@ -330,6 +390,20 @@ mod tests {
         assert_eq!(intended_args(&flat), json!({"marker": "b"}));
         let beside = json!({"id": "t", "args": {}, "marker": "c"});
         assert_eq!(intended_args(&beside), json!({"marker": "c"}));
+    }
+
+    #[test]
+    fn an_outage_is_named_with_its_server() {
+        let ours =
+            "MCP server qa-exit-after-call is unavailable: its process exited (exit status: 0)";
+        assert!(names_outage(ours, "qa-exit-after-call"));
+        // The tool's own name carries the server's as a prefix: that is no word of it.
+        let unknown = "Unknown tool id: qa-exit-after-call__mcp_qa_echo. Tool unavailable.";
+        assert!(!names_outage(unknown, "qa-exit-after-call"));
+        assert!(!names_outage(
+            "MCP server qa-exit-after-call: boom",
+            "qa-exit-after-call"
+        ));
     }
 
     #[test]

@@ -164,7 +164,8 @@ fn leaf_paths(value: &Value, prefix: &str) -> Vec<String> {
     }
 }
 
-/// The MCP target under the product's name, in the scenario and in its prompts' directives.
+/// The MCP target under the product's name, in the scenario, its prompts' directives and its
+/// scripts' arguments (a selector or query that names the target).
 fn name_mcp_target(scenario: &mut Scenario) -> Result<(), Error> {
     let tool = scenario.target_tool.clone();
     let Some(server) = crate::mcp_fixture::server_of_tool(&scenario.catalog.mcp, &tool) else {
@@ -177,6 +178,19 @@ fn name_mcp_target(scenario: &mut Scenario) -> Result<(), Error> {
     let (from, to) = (format!("target={tool}"), format!("target={product_name}"));
     scenario.prompt = scenario.prompt.replace(&from, &to);
     scenario.follow_up = scenario.follow_up.take().map(|t| t.replace(&from, &to));
+    let scripts = std::iter::once(&mut scenario.script)
+        .chain(scenario.lanes.iter_mut().map(|lane| &mut lane.script))
+        .flatten()
+        .flatten();
+    for step in scripts {
+        if let Some(toml::Value::Table(arguments)) = &mut step.arguments {
+            for (_, value) in arguments.iter_mut() {
+                if value.as_str() == Some(tool.as_str()) {
+                    *value = toml::Value::String(product_name.clone());
+                }
+            }
+        }
+    }
     scenario.target_tool = product_name;
     Ok(())
 }
@@ -202,6 +216,21 @@ mod tests {
             "tool search qa check target=qa__mcp_qa_echo"
         );
         assert!(plan.not_applicable.is_empty());
+        // A script's selectors and queries that name the target are renamed with it.
+        let exits = super::plan(&builtin("upstream-mcp-server-exits")).expect("plan");
+        let product = "qa-exit-after-call__mcp_qa_echo";
+        assert_eq!(exits.scenario.target_tool, product);
+        let named: Vec<String> = exits
+            .scenario
+            .script
+            .iter()
+            .flatten()
+            .filter_map(|step| step.arguments.as_ref())
+            .filter_map(|a| a.get("id").or_else(|| a.get("query")))
+            .map(|v| v.as_str().unwrap_or_default().to_string())
+            .collect();
+        assert_eq!(named.len(), 11);
+        assert!(named.iter().all(|n| n == product), "{named:?}");
     }
 
     #[test]
