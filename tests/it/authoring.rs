@@ -777,7 +777,7 @@ fn check_reports_every_mistake_of_the_issue_s_two_files_in_one_run() {
         [
             "error: eight.toml:5:13: claims[0].id: unknown claim \"Z9\"; expected one of C1, C2, C3, \
              C4, C5, C6, D1, N1, B1, I1, E1, F1, F2, F3, F4, F5, F6, H1, L1, P1, R1, V1, V2, V3, A1, \
-             G1, K1, K2, S1",
+             G1, K1, K2, S1, M1",
             "error: eight.toml:5:28: claims[1].id: claim C5 cannot be checked here: no direct lane \
              (tool_search = false) to compare with",
             "error: eight.toml:10:1: catalog.sise: unknown field `sise`, expected one of \
