@@ -31,6 +31,108 @@ pub fn bounded_table(header: impl Into<comfy_table::Row>) -> comfy_table::Table 
     table
 }
 
+/// The longest word a column keeps whole: longer ones are values (a JSON text, a hash), not
+/// names, and wrap where the column ends.
+const LONGEST_NAME: usize = 32;
+
+/// `table` with no name cut mid-word: every column is at least as wide as its longest word (an
+/// id such as `fake_plugin_tool_17` or `native-openai-client`), so cells wrap between words.
+/// When the names do not all fit in [`TABLE_WIDTH`], the widest column's long names are
+/// ellipsized (`native-anthropic-re…`) until they do; never cut in two. Words longer than
+/// [`LONGEST_NAME`] are values and wrap as before. Call it after the last row is added.
+pub fn keep_words(table: &mut comfy_table::Table) {
+    let header: Vec<String> = table
+        .header()
+        .map(|h| h.cell_iter().map(|c| c.content()).collect())
+        .unwrap_or_default();
+    let rows: Vec<Vec<String>> = table
+        .row_iter()
+        .map(|r| r.cell_iter().map(|c| c.content()).collect())
+        .collect();
+    let columns = header
+        .len()
+        .max(rows.iter().map(Vec::len).max().unwrap_or(0));
+    let longest = |column: usize| {
+        std::iter::once(&header)
+            .chain(&rows)
+            .filter_map(|row| row.get(column))
+            .flat_map(|cell| cell.split_whitespace())
+            .map(|word| word.chars().count())
+            .max()
+            .unwrap_or(0)
+    };
+    // Each column's width in characters: its longest name, or a share for a column of values.
+    let mut widths: Vec<usize> = (0..columns).map(longest).collect();
+    let names: Vec<bool> = widths.iter().map(|w| *w <= LONGEST_NAME).collect();
+    let budget = usize::from(TABLE_WIDTH).saturating_sub(3 * columns + 1);
+    let taken = |widths: &[usize]| -> usize {
+        widths
+            .iter()
+            .zip(&names)
+            .map(|(w, name)| if *name { *w } else { 10 })
+            .sum()
+    };
+    let whole = widths.clone();
+    while taken(&widths) > budget {
+        let widest = (0..columns)
+            .filter(|&c| names[c])
+            .max_by_key(|&c| (widths[c], c));
+        match widest {
+            Some(c) if widths[c] > 4 => widths[c] -= 1,
+            _ => break,
+        }
+    }
+    if widths != whole {
+        let fit = |row: &[String]| -> Vec<String> {
+            row.iter()
+                .enumerate()
+                .map(|(c, cell)| match names[c] && widths[c] < whole[c] {
+                    true => ellipsize_words(cell, widths[c]),
+                    false => cell.clone(),
+                })
+                .collect()
+        };
+        let mut fitted = bounded_table(fit(&header));
+        for row in &rows {
+            fitted.add_row(fit(row));
+        }
+        *table = fitted;
+    }
+    for (c, width) in widths.iter().enumerate() {
+        if let (true, Some(column)) = (names[c], table.column_mut(c)) {
+            // The constraint counts the cell's padding, one space either side.
+            let width = u16::try_from(*width + 2).unwrap_or(u16::MAX);
+            column.set_constraint(comfy_table::ColumnConstraint::LowerBoundary(
+                comfy_table::Width::Fixed(width),
+            ));
+        }
+    }
+}
+
+/// `text` with every word longer than `width` characters ellipsized to `width` (`…` last), the
+/// spaces and line breaks between words kept.
+fn ellipsize_words(text: &str, width: usize) -> String {
+    let mut out = String::with_capacity(text.len());
+    let mut word = String::new();
+    let flush = |word: &mut String, out: &mut String| {
+        match word.chars().count() > width {
+            true => out.push_str(&cut(word, width.saturating_sub(1))),
+            false => out.push_str(word),
+        }
+        word.clear();
+    };
+    for c in text.chars() {
+        if c.is_whitespace() {
+            flush(&mut word, &mut out);
+            out.push(c);
+        } else {
+            word.push(c);
+        }
+    }
+    flush(&mut word, &mut out);
+    out
+}
+
 /// `text` cut to `chars` characters, with `…` when it was longer.
 pub fn cut(text: &str, chars: usize) -> String {
     match text.char_indices().nth(chars) {
@@ -126,5 +228,112 @@ mod figure_tests {
         assert_eq!(significant4(1234.6), "1,235");
         assert_eq!(significant4(4_712_000.4), "4,712,000");
         assert_eq!(significant4(0.0), "0");
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// The words of a rendered table (borders and spaces removed).
+    fn words(text: &str) -> Vec<&str> {
+        text.split(|c: char| c.is_whitespace() || "│┆".contains(c))
+            .filter(|w| !w.is_empty())
+            .collect()
+    }
+
+    /// Every word that starts like one of `names` (8 characters or more) is that name whole, or
+    /// its start ellipsized: no name cut in two across lines.
+    fn assert_no_name_cut(text: &str, names: &[&str]) {
+        assert!(text.lines().all(|l| l.chars().count() <= 100), "{text}");
+        for word in words(text) {
+            for name in names {
+                let start: String = name.chars().take(8).collect();
+                if word.starts_with(&start) {
+                    let whole = word == *name;
+                    let ellipsized = word
+                        .strip_suffix('…')
+                        .is_some_and(|prefix| name.starts_with(prefix));
+                    assert!(whole || ellipsized, "{word:?} is {name:?} cut:\n{text}");
+                }
+            }
+        }
+    }
+
+    /// The reference scenario's lane table as `suite` fills it (issue #41: `native-openai-clien`
+    /// / `t`, `fake_plugin_tool_1` / `7`): every id whole or ellipsized, never split; the one
+    /// that does not fit is the longest lane name.
+    #[test]
+    fn a_table_cuts_no_name_in_two() {
+        let mut table = bounded_table(vec![
+            "lane",
+            "reqs",
+            "1st bytes",
+            "ratio",
+            "tools",
+            "prompt",
+            "directory",
+            "planned",
+        ]);
+        let lanes = [
+            ("direct", "-", "fake_plugin_tool_17 → -"),
+            ("code", "70 lines", "tool_search_code → -"),
+            (
+                "native-openai-client",
+                "-",
+                "fake_plugin_tool_17 → fake_plugin_tool_17 → -",
+            ),
+            ("native-anthropic-regex", "-", "fake_plugin_tool_17 → -"),
+        ];
+        for (lane, directory, planned) in lanes {
+            table.add_row(vec![
+                lane, "3", "150564", "1.046", "86", "39827", directory, planned,
+            ]);
+        }
+        keep_words(&mut table);
+        let text = table.to_string();
+        let names = [
+            "native-openai-client",
+            "native-anthropic-regex",
+            "fake_plugin_tool_17",
+            "tool_search_code",
+            "directory",
+        ];
+        assert_no_name_cut(&text, &names);
+        let seen = words(&text);
+        for name in &names[..1] {
+            assert!(seen.contains(name), "{name}:\n{text}");
+        }
+        assert!(seen.contains(&"native-anthropic-reg…"), "{text}");
+        assert_eq!(
+            seen.iter().filter(|w| **w == "fake_plugin_tool_17").count(),
+            4
+        );
+        // Without keep_words, comfy-table splits them (what the issue saw).
+        let mut plain = bounded_table(vec!["lane", "reqs", "1st bytes", "ratio", "tools"]);
+        plain.add_row(vec!["native-openai-client", "3", "150564", "1.046", "86"]);
+        plain.set_width(40);
+        assert!(!words(&plain.to_string()).contains(&"native-openai-client"));
+    }
+
+    /// Names that cannot all fit are ellipsized (the widest column first), never split; a long
+    /// value (longer than any name) still wraps, whole.
+    #[test]
+    fn names_that_cannot_fit_are_ellipsized_and_values_wrap() {
+        let header: Vec<String> = (0..6).map(|i| format!("column_{i}")).collect();
+        let mut table = bounded_table(header);
+        let name = "a_rather_long_identifier_of_31c";
+        let value = "x".repeat(120);
+        table.add_row(vec![name, name, name, "short", "short", &value]);
+        keep_words(&mut table);
+        let text = table.to_string();
+        assert_no_name_cut(&text, &[name]);
+        assert_eq!(words(&text).iter().filter(|w| w.ends_with('…')).count(), 3);
+        assert_eq!(text.matches('x').count(), 120, "{text}");
+    }
+
+    #[test]
+    fn ellipsize_words_keeps_the_spaces() {
+        assert_eq!(ellipsize_words("ab abcdef\nabc", 4), "ab abc…\nabc");
     }
 }

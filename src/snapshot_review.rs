@@ -6,8 +6,6 @@
 use std::io::Write;
 use std::path::{Path, PathBuf};
 
-use similar::TextDiff;
-
 use crate::error::{Error, Exit};
 use crate::output::emit;
 use crate::suite::report::snapshot::read_snapshot;
@@ -112,11 +110,10 @@ pub fn diff(pending: &Pending) -> Result<String, Error> {
         ),
         false => (String::new(), "new snapshot".to_string()),
     };
-    Ok(TextDiff::from_lines(old.as_str(), new.as_str())
-        .unified_diff()
-        .context_radius(3)
-        .header(&old_label, &format!("{} (pending)", pending.new.display()))
-        .to_string())
+    let new_label = format!("{} (pending)", pending.new.display());
+    Ok(crate::suite::report::snapshot::unified_diff(
+        &old, &new, &old_label, &new_label,
+    ))
 }
 
 /// `snapshots review|accept|reject`: one line (or diff) per pending snapshot, then a count line.

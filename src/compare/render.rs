@@ -6,7 +6,7 @@ use std::path::PathBuf;
 
 use super::price::PriceRow;
 use super::{CompareCell, CompareReport};
-use crate::output::{bounded_table, significant4, thousands};
+use crate::output::{bounded_table, keep_words, significant4, thousands};
 use crate::targets::TargetKind;
 
 /// A table's columns: header and how a cell fills it.
@@ -270,6 +270,7 @@ fn terminal_table(cells: &[&CompareCell], columns: &[Column]) -> comfy_table::Ta
     for cell in cells {
         table.add_row(columns.iter().map(|(_, f)| f(cell)).collect::<Vec<_>>());
     }
+    keep_words(&mut table);
     table
 }
 
@@ -358,6 +359,7 @@ fn quality_table(report: &CompareReport) -> comfy_table::Table {
     for row in quality_rows(report) {
         table.add_row(row.to_vec());
     }
+    keep_words(&mut table);
     table
 }
 

@@ -335,6 +335,7 @@ impl ProbeReport {
                 stale.why.clone(),
             ]);
         }
+        crate::output::keep_words(&mut table);
         format!(
             "probes on {} (tool_search_code, codeTimeoutMs {}, {} gateway start, {:.1} s)\n{table}\n{}\n",
             self.target,

@@ -74,6 +74,7 @@ pub(super) fn table(report: &QualityReport, baseline: Option<&Baseline>) -> Stri
             m.first.clone().unwrap_or_else(|| "(nothing)".into()),
         ]);
     }
+    crate::output::keep_words(&mut misses);
     let ranker = match &report.product {
         Some(p) => format!("OpenClaw {} (Node {}) tool_search", p.version, p.node),
         None => format!("ranker {}", report.ranker.as_str()),

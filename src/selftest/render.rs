@@ -43,6 +43,7 @@ impl Matrix {
                 detail(cell),
             ]);
         }
+        crate::output::keep_words(&mut table);
         let mut text = table.to_string();
         text.push('\n');
         for failure in &self.baseline_failures {

@@ -169,6 +169,7 @@ fn scenario_table(reports: &[SuiteReport], scenario: &ScenarioReport) -> comfy_t
         row.extend(not_applicable);
         table.add_row(row);
     }
+    crate::output::keep_words(&mut table);
     table
 }
 
@@ -237,6 +238,7 @@ fn failures_section(report: &SuiteReport, shown: Detail) -> String {
             }
         }
     }
+    crate::output::keep_words(&mut table);
     match any {
         true => format!(
             "failing checks on {}\n{table}\n",

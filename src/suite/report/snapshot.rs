@@ -230,14 +230,109 @@ pub fn compare(dir: &Path, name: &str, content: &str) -> SnapshotCheck {
         Some(old) if old == content.trim_end() => SnapshotCheck::Same,
         Some(old) => {
             let (old, new) = (format!("{old}\n"), format!("{}\n", content.trim_end()));
-            let diff = TextDiff::from_lines(old.as_str(), new.as_str())
-                .unified_diff()
-                .context_radius(3)
-                .header(&format!("{} (committed)", path.display()), "this run")
-                .to_string();
+            let committed = format!("{} (committed)", path.display());
+            let diff = unified_diff(&old, &new, &committed, "this run");
             SnapshotCheck::Changed { path, diff }
         }
     }
+}
+
+/// A line at least this long that changed is shown around where it differs, not whole.
+const LONG_LINE: usize = 160;
+/// Characters shown either side of the span where a long line differs.
+const AROUND: usize = 40;
+/// The most of a differing span shown.
+const SPAN: usize = 240;
+
+/// `old` → `new` as a unified diff (3 lines of context) headed by the two labels. A long line
+/// that changed into one other line (a JSON string of a snapshot, ~1,500 characters) is shown
+/// around the span where the two differ, with where that span is, instead of as two whole lines
+/// to compare by eye.
+pub fn unified_diff(old: &str, new: &str, old_label: &str, new_label: &str) -> String {
+    use similar::ChangeTag;
+    let diff = TextDiff::from_lines(old, new);
+    let mut out = format!("--- {old_label}\n+++ {new_label}\n");
+    for hunk in diff.unified_diff().context_radius(3).iter_hunks() {
+        out.push_str(&format!("{}\n", hunk.header()));
+        let changes: Vec<(ChangeTag, String)> = hunk
+            .iter_changes()
+            .map(|c| (c.tag(), c.value().trim_end_matches('\n').to_string()))
+            .collect();
+        let mut i = 0;
+        while i < changes.len() {
+            let (tag, line) = &changes[i];
+            let next = changes.get(i + 1);
+            let pair = match (tag, next) {
+                (ChangeTag::Delete, Some((ChangeTag::Insert, new_line)))
+                    if changes
+                        .get(i + 2)
+                        .is_none_or(|(t, _)| *t != ChangeTag::Insert)
+                        && (i == 0 || changes[i - 1].0 != ChangeTag::Delete)
+                        && line.chars().count().max(new_line.chars().count()) >= LONG_LINE =>
+                {
+                    Some(new_line)
+                }
+                _ => None,
+            };
+            match pair {
+                Some(new_line) => {
+                    out.push_str(&span_pair(line, new_line));
+                    i += 2;
+                }
+                None => {
+                    let sign = match tag {
+                        ChangeTag::Delete => '-',
+                        ChangeTag::Insert => '+',
+                        ChangeTag::Equal => ' ',
+                    };
+                    out.push_str(&format!("{sign}{line}\n"));
+                    i += 1;
+                }
+            }
+        }
+    }
+    out
+}
+
+/// A long line that changed: both versions around the span where they differ (the common
+/// start and end left out, `…` where they are), and a line saying where the span is.
+fn span_pair(old: &str, new: &str) -> String {
+    let (old, new): (Vec<char>, Vec<char>) = (old.chars().collect(), new.chars().collect());
+    let start = old.iter().zip(&new).take_while(|(a, b)| a == b).count();
+    let room = old.len().min(new.len()) - start;
+    let end = old
+        .iter()
+        .rev()
+        .zip(new.iter().rev())
+        .take(room)
+        .take_while(|(a, b)| a == b)
+        .count();
+    let window = |line: &[char]| {
+        let from = start.saturating_sub(AROUND);
+        let to = (line.len() - end + AROUND).min(line.len());
+        let differs: String = line[start..line.len() - end].iter().collect();
+        let differs = crate::output::cut(&differs, SPAN);
+        let before: String = line[from..start].iter().collect();
+        let after: String = line[line.len() - end..to].iter().collect();
+        let open = if from > 0 { "…" } else { "" };
+        let close = if to < line.len() { "…" } else { "" };
+        format!("{open}{before}{differs}{after}{close}")
+    };
+    let at = |line: &[char]| {
+        format!(
+            "characters {}–{} of {}",
+            crate::output::thousands(start + 1),
+            crate::output::thousands(line.len() - end),
+            crate::output::thousands(line.len())
+        )
+    };
+    format!(
+        "-{}\n+{}\n@ the line differs at {} (-) / {} (+); the rest of it is the same\n",
+        window(&old),
+        window(&new),
+        at(&old),
+        at(&new)
+    )
 }
 
 /// Writes `<dir>/<name>.snap.new` for `cargo insta review`.
@@ -335,6 +430,31 @@ mod tests {
             panic!("changed")
         };
         assert!(diff.contains("-line2\n+line3"), "{diff}");
+        // A long line (a JSON string) that changed shows where: the span, not two whole lines.
+        let long = |word: &str| {
+            format!(
+                "  \"description\": \"{}{word}{}\"",
+                "a".repeat(700),
+                "b".repeat(800)
+            )
+        };
+        let (old, new) = (long("old-words"), long("NEW"));
+        let diff = unified_diff(
+            &format!("x\n{old}\ny\n"),
+            &format!("x\n{new}\ny\n"),
+            "c",
+            "n",
+        );
+        let span = format!("{}old-words{}", "a".repeat(40), "b".repeat(40));
+        let changed = format!("{}NEW{}", "a".repeat(40), "b".repeat(40));
+        assert_eq!(
+            diff,
+            format!(
+                "--- c\n+++ n\n@@ -1,3 +1,3 @@\n x\n-…{span}…\n+…{changed}…\n@ the line differs at \
+                 characters 719–727 of 1,528 (-) / characters 719–721 of 1,522 (+); the rest of \
+                 it is the same\n y\n"
+            )
+        );
         let pending = write_pending(dir.path(), "a", "line1\nline3").unwrap();
         assert_eq!(read_snapshot(&pending).unwrap(), "line1\nline3");
     }

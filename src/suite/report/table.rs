@@ -8,7 +8,7 @@ use super::{count_line, ScenarioReport, SnapshotState, SuiteReport};
 use crate::suite::claims::Verdict;
 use crate::suite::observation::LaneFigures;
 
-use crate::output::{bounded_table, cut, TABLE_WIDTH as WIDTH};
+use crate::output::{bounded_table, cut, keep_words, TABLE_WIDTH as WIDTH};
 /// Characters of one detail line a table shows before cutting it.
 const DETAIL_CHARS: usize = 150;
 
@@ -180,6 +180,7 @@ fn figures_table(s: &ScenarioReport) -> Table {
             Cell::new(planned(f).join(" → ")),
         ]);
     }
+    keep_words(&mut table);
     table
 }
 
@@ -290,6 +291,7 @@ fn claims_table(s: &ScenarioReport, shown: Detail) -> Table {
             Cell::new(detail(c, "\n", shown)),
         ]);
     }
+    keep_words(&mut table);
     table
 }
 
