@@ -253,6 +253,18 @@ pub const EMBEDDED: &[Seed] = &[
     embedded(Fault::SurfaceMiscount, REFERENCE, ClaimId::L1),
     embedded(Fault::ToolOrderVaries, REFERENCE, ClaimId::P1),
     embedded(Fault::NonceInPrompt, REFERENCE, ClaimId::P1),
+    // The same two on the replay of openclaw/openclaw#121793 and #140121: the second turn, for
+    // another target, must keep the first turn's prefix too.
+    embedded(
+        Fault::ToolOrderVaries,
+        "upstream-follow-up-other-target",
+        ClaimId::P1,
+    ),
+    embedded(
+        Fault::NonceInPrompt,
+        "upstream-follow-up-other-target",
+        ClaimId::P1,
+    ),
     embedded(Fault::WorstFirstRanker, "tool-search-ranking", ClaimId::R1),
     embedded(
         Fault::WorstFirstRanker,
