@@ -217,6 +217,16 @@ impl ToolCatalog {
             .collect()
     }
 
+    /// Embeds a query set ahead for the hybrid ranker (a no-op for a lexical catalogue), so
+    /// measuring it costs batched forward passes, not one per query. The searches are the same
+    /// either way; a query that cannot be embedded ahead is embedded (or not) when searched.
+    pub fn prepare_queries(&self, queries: &[&str]) {
+        if let Some(hybrid) = &self.hybrid {
+            let trimmed: Vec<&str> = queries.iter().map(|q| q.trim()).collect();
+            let _ = hybrid.prepare_queries(&trimmed);
+        }
+    }
+
     /// Entry positions in result order, at most `limit`.
     pub fn ranked(&self, query: &str, limit: usize) -> Vec<usize> {
         let q = query.trim();

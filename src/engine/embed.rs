@@ -16,6 +16,8 @@ use candle_transformers::models::bert::{BertModel, Config};
 use thiserror::Error;
 use tokenizers::{PaddingParams, Tokenizer, TruncationParams};
 
+use super::embed_store::EmbedStore;
+
 /// Environment variable naming the model directory directly (overrides the cache lookup).
 pub const MODEL_DIR_ENV: &str = "TOOLSEARCH_QA_MODEL_DIR";
 /// Environment variable naming the cache root (default `$HOME/.cache/toolsearch-qa`).
@@ -63,6 +65,8 @@ pub struct Embedder {
     /// embed their shared texts once, the second waiting for the first's entries instead of
     /// running the model on the same texts beside it.
     filling: Mutex<()>,
+    /// The run's shared disk copy of embedded sets, when it has one.
+    store: Option<EmbedStore>,
 }
 
 impl std::fmt::Debug for Embedder {
@@ -155,6 +159,7 @@ impl Embedder {
             dir: dir.to_path_buf(),
             cache: Mutex::new(HashMap::new()),
             filling: Mutex::new(()),
+            store: EmbedStore::from_env(dir, MAX_TOKENS),
         })
     }
 
@@ -164,16 +169,31 @@ impl Embedder {
     }
 
     /// Unit-length embeddings of `texts`, in order, each [`DIMENSIONS`] wide.
+    ///
+    /// A forward pass pads its batch to the batch's longest text, so texts are batched by
+    /// length (shortest first): a catalogue of short and long descriptions then costs about its
+    /// tokens, not its batches times their longest. A text's vector does not depend on the texts
+    /// beside it (the attention mask hides the padding from every real token).
     pub fn embed(&self, texts: &[&str]) -> Result<Vec<Vec<f32>>, EmbedError> {
-        let mut out = Vec::with_capacity(texts.len());
-        for chunk in texts.chunks(BATCH) {
-            out.extend(self.embed_batch(chunk)?);
+        let mut order: Vec<usize> = (0..texts.len()).collect();
+        order.sort_by_key(|&i| (texts[i].len(), i));
+        let mut out = vec![Vec::new(); texts.len()];
+        for chunk in order.chunks(BATCH) {
+            let batch: Vec<&str> = chunk.iter().map(|&i| texts[i]).collect();
+            for (&i, vector) in chunk.iter().zip(self.embed_batch(&batch)?) {
+                out[i] = vector;
+            }
         }
         Ok(out)
     }
 
-    /// One text's embedding (a query): not cached.
+    /// One text's embedding (a query): read from the cache when the text is there (a tool's
+    /// text, or a query set embedded ahead by [`Self::embed_cached`]), else run alone and not
+    /// cached (a gateway's queries would grow the cache without bound).
     pub fn embed_one(&self, text: &str) -> Result<Vec<f32>, EmbedError> {
+        if let Some(vector) = self.lock_cache().get(text) {
+            return Ok(vector.to_vec());
+        }
         self.embed_batch(&[text])?
             .pop()
             .ok_or_else(|| EmbedError::Inference("no embedding returned".into()))
@@ -197,7 +217,20 @@ impl Embedder {
             missing.dedup();
             missing
         };
-        let fresh = self.embed(&missing)?;
+        let stored = self
+            .store
+            .as_ref()
+            .and_then(|s| s.load(&missing, DIMENSIONS));
+        let fresh = match stored {
+            Some(vectors) => vectors,
+            None => {
+                let vectors = self.embed(&missing)?;
+                if let Some(store) = &self.store {
+                    store.save(&missing, &vectors);
+                }
+                vectors
+            }
+        };
         let mut cache = self.lock_cache();
         for (text, vector) in missing.iter().zip(fresh) {
             cache.insert((*text).to_string(), Arc::from(vector));

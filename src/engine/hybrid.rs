@@ -83,6 +83,12 @@ impl HybridIndex {
         })
     }
 
+    /// Embeds `queries` ahead, in batches, into the embedder's cache: a measurement over a
+    /// whole query set then runs a few batched forward passes instead of one per query.
+    pub fn prepare_queries(&self, queries: &[&str]) -> Result<(), EmbedError> {
+        self.embedder.embed_cached(queries).map(drop)
+    }
+
     pub fn fusion(&self) -> Fusion {
         self.fusion
     }

@@ -5,6 +5,7 @@
 pub mod catalog;
 pub mod directory;
 pub mod embed;
+pub mod embed_store;
 pub mod error;
 pub mod expand;
 pub mod hybrid;

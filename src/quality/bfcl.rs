@@ -436,6 +436,8 @@ pub fn measure(catalog: &ToolCatalog, pool: &Pool) -> BfclReport {
             .unwrap_or(usize::MAX)
     };
     let name_of = |i: usize| entries[i].name.clone();
+    let texts: Vec<&str> = pool.questions.iter().map(|q| q.text.as_str()).collect();
+    catalog.prepare_queries(&texts);
     let ranked: Vec<(Option<usize>, Option<usize>)> = pool
         .questions
         .iter()

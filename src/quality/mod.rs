@@ -322,6 +322,8 @@ impl Baseline {
 
 /// Each query's 1-based rank of its right tool within [`RANK_DEPTH`], and the first result.
 fn rank_queries(catalog: &ToolCatalog, queries: &[LabelledQuery]) -> Vec<Ranked> {
+    let texts: Vec<&str> = queries.iter().map(|q| q.text.as_str()).collect();
+    catalog.prepare_queries(&texts);
     queries
         .iter()
         .map(|q| {
@@ -456,6 +458,8 @@ pub fn tune_fusion(catalog: &ToolCatalog, set: &QualitySet) -> Result<FusionTuni
     }
     // Each tuning query is ranked lexically and embedded once; every grid point only fuses.
     let entries = catalog.entries();
+    let texts: Vec<&str> = set.half(Half::Tuning).map(|q| q.text.as_str()).collect();
+    catalog.prepare_queries(&texts);
     let tuning: Vec<(&LabelledQuery, QueryRankings)> = set
         .half(Half::Tuning)
         .filter_map(|q| catalog.query_rankings(&q.text).map(|r| (q, r)))
