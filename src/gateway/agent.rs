@@ -299,7 +299,9 @@ async fn run_turn_inner(
                 OutputItem::Carried { item } => {
                     let dropped = state.seeded(Fault::SearchResultDropped)
                         || (state.seeded(Fault::SearchCallDropped)
-                            && crate::gateway::native::is_search_call(&item));
+                            && crate::gateway::native::is_search_call(&item))
+                        || (state.seeded(Fault::ServerToolUseDropped)
+                            && crate::gateway::native::is_server_tool_use(&item));
                     if !dropped {
                         input.push(item);
                     }

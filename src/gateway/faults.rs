@@ -75,9 +75,12 @@ pub enum Fault {
     /// A native lane declares its catalogue in full instead of deferred.
     CatalogueNotDeferred,
     /// A native lane replays the provider's hosted search result without the search call before
-    /// it (OpenAI's `tool_search_call` item). The Anthropic half (a `server_tool_use` dropped) is
-    /// refused by the provider, which fails the turn instead of reaching a claim.
+    /// it (OpenAI's `tool_search_call` item).
     SearchCallDropped,
+    /// The Anthropic half: a native lane replays the assistant's `tool_search_tool_result`
+    /// without the `server_tool_use` block before it. The provider refuses the request; the
+    /// lane ends there and V1 judges it with the provider's error.
+    ServerToolUseDropped,
     /// `tool_call` reads only `args`: flattened arguments, or ones beside an empty `args`, are
     /// dropped (openclaw/openclaw#96115, #143729).
     FlatArgsDropped,

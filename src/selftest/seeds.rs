@@ -274,6 +274,8 @@ pub const EMBEDDED: &[Seed] = &[
     embedded(Fault::CatalogueDropsOne, REFERENCE, ClaimId::T1),
     embedded(Fault::SearchResultDropped, REFERENCE, ClaimId::V1),
     embedded(Fault::SearchCallDropped, REFERENCE, ClaimId::V1),
+    // The provider refuses the replay: the lane ends there, and V1 reads the refusal.
+    embedded(Fault::ServerToolUseDropped, REFERENCE, ClaimId::V1),
     embedded(Fault::CatalogueNotDeferred, REFERENCE, ClaimId::V2),
     // One deferred tool's schema pasted into the system text: V2 reads the whole request.
     embedded(Fault::SchemaInPrompt, REFERENCE, ClaimId::V2),

@@ -7,7 +7,7 @@ use std::time::{Duration, Instant};
 use serde_json::{json, Value};
 
 use super::invoke::{invoke_request, post_invoke};
-use super::observation::{FollowUp, LaneObservation};
+use super::observation::{FollowUp, LaneObservation, ProviderRefusal};
 use crate::error::{temp_dir, Error};
 use crate::protocol::{sse, ResponseBody, AGENT_HEADER, SESSION_HEADER};
 use crate::provider::Journal;
@@ -105,14 +105,22 @@ pub async fn run_lane(
         false => gateway.discard().await,
     }
     let (status, body) = sent?;
-    let response = answer_of(scenario, lane, status, body)?;
+    let mut refusal = judged_refusal(scenario, lane, status, &requests, 0);
+    let response = match refusal {
+        Some(_) => ResponseBody::default(),
+        None => answer_of(scenario, lane, status, body)?,
+    };
     let follow_up = match follow_up {
         Some(turn) => {
-            let ((status, body), requests) = turn?;
+            let ((status, body), follow_requests) = turn?;
+            refusal = judged_refusal(scenario, lane, status, &follow_requests, requests.len());
             Some(FollowUp {
                 status,
-                response: answer_of(scenario, lane, status, body)?,
-                requests,
+                response: match refusal {
+                    Some(_) => ResponseBody::default(),
+                    None => answer_of(scenario, lane, status, body)?,
+                },
+                requests: follow_requests,
             })
         }
         None => None,
@@ -129,6 +137,29 @@ pub async fn run_lane(
         effective,
         elapsed: started.elapsed(),
         steps,
+        refusal,
+    })
+}
+
+/// The provider's refusal that ended a failed turn, when the lane's claims judge it: a native
+/// lane with V1, which holds the gateway to requests the provider accepts. The provider refused
+/// what the gateway sent, so the gateway failed, not the machine: V1 turns red with the
+/// provider's error. Anywhere else (and with no refusal: an unreachable provider, a crash) the
+/// failed turn stays the lane's error. `before`: requests of the lane before these.
+fn judged_refusal(
+    scenario: &Scenario,
+    lane: &Lane,
+    status: u16,
+    requests: &[std::sync::Arc<crate::provider::JournalRecord>],
+    before: usize,
+) -> Option<ProviderRefusal> {
+    let judged = lane.native.is_some() && scenario.names_claim_on(ClaimId::V1, lane);
+    if is_success(status) || !judged {
+        return None;
+    }
+    ProviderRefusal::find(requests).map(|r| ProviderRefusal {
+        request: r.request + before,
+        ..r
     })
 }
 

@@ -41,6 +41,43 @@ pub struct LaneObservation {
     pub elapsed: Duration,
     /// Where the lane's time went, step by step.
     pub steps: Vec<crate::suite::timing::Timed>,
+    /// The provider refused a request the gateway sent (the lane ended there, judged: a
+    /// malformed request is the gateway's failure, not the machine's).
+    pub refusal: Option<ProviderRefusal>,
+}
+
+/// A request of the turn the provider refused, with its error as the provider sent it.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct ProviderRefusal {
+    /// Which request of the turn (1-based).
+    pub request: usize,
+    /// The provider's error body, as sent.
+    pub reply: String,
+}
+
+impl ProviderRefusal {
+    /// The first request of `requests` the provider refused (journaled as an invalid request,
+    /// its error reply kept).
+    pub fn find(requests: &[Arc<JournalRecord>]) -> Option<ProviderRefusal> {
+        let invalid = crate::provider::Outcome::InvalidRequest.as_str();
+        requests.iter().enumerate().find_map(|(i, r)| {
+            (r.outcome == invalid).then(|| ProviderRefusal {
+                request: i + 1,
+                reply: r.reply.as_deref().unwrap_or_default().to_string(),
+            })
+        })
+    }
+
+    /// `request N: <error type>: <message>`, read from either provider's error shape (OpenAI
+    /// `{"error": {type, message}}`, Anthropic `{"type": "error", "error": {type, message}}`).
+    pub fn summary(&self) -> String {
+        let body: serde_json::Value = serde_json::from_str(&self.reply).unwrap_or_default();
+        let error = &body["error"];
+        match (error["type"].as_str(), error["message"].as_str()) {
+            (Some(kind), Some(message)) => format!("request {}: {kind}: {message}", self.request),
+            _ => format!("request {}: {}", self.request, self.reply),
+        }
+    }
 }
 
 /// The second turn of a lane's session: what P1 holds to the first turn's prefix.

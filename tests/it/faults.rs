@@ -227,3 +227,48 @@ async fn each_fault_is_an_infrastructure_error_of_the_harness() {
         assert_eq!(scenario.errors[0].error, want, "{}", fault.name);
     }
 }
+
+/// A provider that refuses a request the gateway built wrong is not a broken machine: the
+/// embedded gateway seeded to drop Anthropic's `server_tool_use` block when it replays a search
+/// sends a `tool_search_tool_result` the mock refuses as the API does (400, Anthropic's error
+/// shape). The lane ends there and is judged: V1 is red with the provider's own error as its
+/// evidence, the lane is no error, and the run's exit code is 1, not 3 (an unreachable or broken
+/// provider stays exit 3: the test above).
+#[tokio::test]
+async fn a_provider_refusal_of_the_gateways_replay_is_v1_red_not_a_lane_error() {
+    use toolsearch_qa::gateway::faults::Fault;
+    use toolsearch_qa::scenario::ClaimId;
+    use toolsearch_qa::suite::run_suite;
+    use toolsearch_qa::targets::SeededTarget;
+    // The provider's ids counted from 1, so its error reads the same every run.
+    toolsearch_qa::protocol::response_object::reproducible_ids();
+    let mut scenarios =
+        select(load_all(&[]).unwrap(), &["tool-search-gateway-e2e".into()]).unwrap();
+    scenarios[0].lanes.retain(|l| l.name == "native-anthropic");
+    let target = SeededTarget(Fault::ServerToolUseDropped);
+    let report = run_suite(&target, &scenarios).await.expect("a report");
+    let scenario = &report.scenarios[0];
+    assert!(scenario.errors.is_empty(), "{:?}", scenario.errors);
+    let v1 = scenario
+        .claims
+        .iter()
+        .find(|v| v.claim == ClaimId::V1)
+        .expect("V1 judged");
+    assert!(!v1.ok);
+    assert_eq!(v1.failures[0].check, "provider accepted the requests");
+    assert_eq!(
+        v1.actual,
+        "the provider refused request 2: invalid_request_error: messages.1.content.0: \
+         `tool_search_tool_result` block answers tool_use_id \"srvtoolu_0000000000000000\", but no \
+         `server_tool_use` block with that id comes before it in this message"
+    );
+    let carried = v1
+        .failures
+        .iter()
+        .find(|c| c.check == "search call carried");
+    assert_eq!(
+        carried.map(|c| c.actual.as_str()),
+        Some("results without their call: request 2: messages[1].content[0] tool_search_tool_result srvtoolu_0000000000000000")
+    );
+    assert_eq!(report.verdict().exit_code(), 1);
+}

@@ -803,11 +803,41 @@ async fn native_refusals_come_in_each_provider_s_error_shape() {
                 "type": "invalid_request_error", "param": "tools[0].mode", "code": "unknown_parameter"}})
         )
     );
+    // The two 400s Anthropic's tool search guide spells out, in its words.
+    let search = json!({"type": "tool_search_tool_bm25_20251119", "name": "tool_search_tool_bm25",
+        "defer_loading": true});
+    let all_deferred = json!({"model": "m", "max_tokens": 64, "tools": [search, tools[2]],
+        "messages": [{"role": "user", "content": "hi"}]});
+    assert_eq!(
+        post("messages", all_deferred).await,
+        (
+            400,
+            json!({"type": "error", "error": {"type": "invalid_request_error", "message":
+                "All tools have defer_loading set. At least one tool must be non-deferred."}})
+        )
+    );
+    let unknown = json!({"model": "m", "max_tokens": 64, "tools": tools, "messages": [
+        {"role": "user", "content": "tool search qa check target=fake_plugin_tool_17"},
+        {"role": "assistant", "content": [
+            {"type": "server_tool_use", "id": "srvtoolu_1", "name": "tool_search_tool_bm25",
+             "input": {"query": "unknown"}},
+            {"type": "tool_search_tool_result", "tool_use_id": "srvtoolu_1", "content":
+                {"type": "tool_search_tool_search_result",
+                 "tool_references": [{"type": "tool_reference", "tool_name": "unknown_tool"}]}}]},
+        {"role": "user", "content": "go on"}]});
+    assert_eq!(
+        post("messages", unknown).await,
+        (
+            400,
+            json!({"type": "error", "error": {"type": "invalid_request_error", "message":
+                "Tool reference 'unknown_tool' has no corresponding tool definition"}})
+        )
+    );
     let outcomes: Vec<String> = provider
         .journal()
         .all()
         .iter()
         .map(|r| r.outcome.clone())
         .collect();
-    assert_eq!(outcomes, ["invalid-request"; 3]);
+    assert_eq!(outcomes, ["invalid-request"; 5]);
 }

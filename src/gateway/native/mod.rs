@@ -318,6 +318,12 @@ pub fn is_search_call(item: &Value) -> bool {
     item["type"] == "tool_search_call"
 }
 
+/// Whether a carried item is an Anthropic `server_tool_use` block (the search call a
+/// `tool_search_tool_result` answers).
+pub fn is_server_tool_use(item: &Value) -> bool {
+    item["type"] == CARRIED_BLOCK && item["block"]["type"] == "server_tool_use"
+}
+
 /// Reads a Messages response's `content` into output items: text, tool uses, and the
 /// provider's own search blocks (carried).
 pub fn parse_message_content(json: &Value) -> Result<Vec<OutputItem>, String> {

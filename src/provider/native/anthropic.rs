@@ -52,9 +52,10 @@ pub fn read(raw: &str) -> Result<MessagesView, Refusal> {
     };
     let turn = Turn::read(&request, client_tool);
     if let Some(unknown) = turn.referenced.iter().find(|n| !names.contains(n.as_str())) {
+        // The guide's wording for this 400 ("Tool search tool", error handling).
         return Err(Refusal::new(
-            Some("messages"),
-            format!("a search result references {unknown:?}, which `tools` does not define"),
+            None,
+            format!("Tool reference '{unknown}' has no corresponding tool definition"),
         ));
     }
     let deferred = request
@@ -112,6 +113,13 @@ fn search_of(request: &MessagesRequest) -> Result<Option<NativeSearch>, Refusal>
     let deferred = request.tools.iter().filter(|t| t.deferred()).count();
     let all_deferred = deferred > 0 && deferred == request.tools.len();
     let searchable = server.is_some() || client.is_some();
+    if all_deferred {
+        // The guide's wording for this 400 ("Tool search tool", error handling).
+        return Err(Refusal::new(
+            None,
+            "All tools have defer_loading set. At least one tool must be non-deferred.",
+        ));
+    }
     check_declarations(search_deferred, all_deferred, deferred > 0, searchable)?;
     if deferred == 0 {
         return Ok(server);
@@ -443,7 +451,26 @@ mod tests {
         body["messages"][1]["content"][1]["content"]["tool_references"][0]["tool_name"] =
             json!("nope");
         let refusal = read(&body.to_string()).err().unwrap();
-        assert!(refusal.message.contains("\"nope\""), "{refusal:?}");
+        assert_eq!(
+            refusal,
+            Refusal::new(
+                None,
+                "Tool reference 'nope' has no corresponding tool definition"
+            )
+        );
+        // Every tool deferred, the search tool too: the guide's own 400.
+        let mut body: Value =
+            serde_json::from_str(&fixture_body("anthropic-request-bm25.json")).unwrap();
+        for tool in body["tools"].as_array_mut().unwrap() {
+            tool["defer_loading"] = json!(true);
+        }
+        assert_eq!(
+            read(&body.to_string()).err().unwrap(),
+            Refusal::new(
+                None,
+                "All tools have defer_loading set. At least one tool must be non-deferred."
+            )
+        );
         assert!(read("{").is_err());
         let misnamed = fixture_body("anthropic-invalid-request-tools.json");
         let refusal = read(&misnamed).err().unwrap();

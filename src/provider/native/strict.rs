@@ -547,6 +547,13 @@ mod tests {
             refusal(body).param.as_deref(),
             Some("tools[0].tools[0].deferLoading")
         );
+        // OpenAI's guide: in a namespace, deferral belongs to the functions inside, not to the
+        // namespace object (`NamespaceToolParam` has no `defer_loading`).
+        let body = json!({"model": "m", "input": "hi", "tools": [{"type": "namespace", "name": "n", "description": "d",
+            "defer_loading": true, "tools": [{"type": "function", "name": "a", "defer_loading": true}]}]});
+        let namespace = refusal(body);
+        assert_eq!(namespace.param.as_deref(), Some("tools[0].defer_loading"));
+        assert_eq!(namespace.code.as_deref(), Some("unknown_parameter"));
         let fine = json!({"model": "m", "input": "hi", "stream": false, "store": false,
             "tools": [{"type": "tool_search", "execution": "server"},
                 {"type": "function", "name": "a", "parameters": {}, "strict": false, "defer_loading": true}]});

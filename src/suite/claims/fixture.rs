@@ -94,6 +94,7 @@ impl LaneFixture {
             effective: self.effective.clone(),
             elapsed: Duration::ZERO,
             steps: Vec::new(),
+            refusal: None,
         }
     }
 }

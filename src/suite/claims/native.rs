@@ -133,7 +133,12 @@ pub fn v1_target_found_and_called(input: &ClaimInput<'_>) -> Vec<Check> {
         .iter()
         .position(|s| matches!(s, Step::Called(name) if name == target));
     let shown: Vec<String> = steps.iter().map(show_step).collect();
-    let mut checks = super::regression::reached_target(input.scenario, &input.lane.figures);
+    // A refusal first: it ended the lane, so it explains every check after it.
+    let mut checks = vec![provider_accepted(input)];
+    checks.extend(super::regression::reached_target(
+        input.scenario,
+        &input.lane.figures,
+    ));
     checks.push(check(
         "search loaded the target",
         loaded_at.is_some(),
@@ -148,6 +153,21 @@ pub fn v1_target_found_and_called(input: &ClaimInput<'_>) -> Vec<Check> {
     ));
     checks.push(search_calls_carried(input));
     checks
+}
+
+/// The provider accepted every request the gateway sent: a refusal ended the lane (the
+/// provider's error is the evidence; a malformed replay is the gateway's failure).
+fn provider_accepted(input: &ClaimInput<'_>) -> Check {
+    let refusal = input.lane.observation.refusal.as_ref();
+    check(
+        "provider accepted the requests",
+        refusal.is_none(),
+        "the provider accepts every request of the lane",
+        format!(
+            "the provider refused {}",
+            refusal.map(|r| r.summary()).unwrap_or_default()
+        ),
+    )
 }
 
 /// Every request replays each search result after the search call it answers, as the provider
