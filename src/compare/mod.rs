@@ -129,12 +129,17 @@ impl CompareOptions {
             .collect()
     }
 
-    /// Sorted, deduplicated, non-empty options.
+    /// Deduplicated, non-empty options: sizes sorted, modes in the order given (`--modes` is the
+    /// order of every table's rows, chart's legend and file's records).
     pub fn normalized(mut self) -> Result<CompareOptions, CompareError> {
         self.sizes.sort_unstable();
         self.sizes.dedup();
-        self.modes.sort_unstable();
-        self.modes.dedup();
+        let mut seen = Vec::with_capacity(self.modes.len());
+        self.modes.retain(|m| {
+            let first = !seen.contains(m);
+            seen.push(*m);
+            first
+        });
         if self.sizes.is_empty() || self.modes.is_empty() || self.sizes[0] == 0 {
             return Err(CompareError::Empty);
         }
@@ -397,9 +402,10 @@ pub async fn run_compare_on(
         cells.extend(run?);
     }
     with_prediction_errors(&mut cells);
-    let search_quality = quality::search_quality(&options.modes)?;
+    let kinds: Vec<TargetKind> = targets.iter().map(|t| t.kind()).collect();
+    let search_quality = quality::search_quality(&options.modes, &kinds, product.as_ref())?;
     Ok(CompareReport {
-        targets: targets.iter().map(|t| t.kind()).collect(),
+        targets: kinds,
         profile: reference.profile.name.clone(),
         product,
         tokenizer: "o200k_base",
@@ -780,7 +786,7 @@ mod tests {
     }
 
     #[test]
-    fn options_are_sorted_and_deduplicated() {
+    fn sizes_are_sorted_modes_keep_their_order_and_both_are_deduplicated() {
         let options = CompareOptions {
             sizes: vec![100, 36, 100],
             modes: modes(&[
@@ -794,9 +800,10 @@ mod tests {
         .normalized()
         .unwrap();
         assert_eq!(options.sizes, [36, 100]);
+        // Modes keep the order given (issue #41: `--modes` was ignored), each once.
         assert_eq!(
             options.modes,
-            modes(&[ToolSearchMode::Direct, ToolSearchMode::Tools])
+            modes(&[ToolSearchMode::Tools, ToolSearchMode::Direct])
         );
         let empty = CompareOptions {
             sizes: vec![],

@@ -123,6 +123,7 @@ fn fallback_notes(report: &CompareReport) -> Vec<String> {
         .collect();
     notes.sort();
     notes.dedup();
+    notes.extend(smaller_at_more_tools(report));
     notes.extend(report.refused.iter().map(|r| {
         format!(
             "{} refused {} at {} tools (no figures): HTTP {}: {}",
@@ -133,6 +134,58 @@ fn fallback_notes(report: &CompareReport) -> Vec<String> {
             r.message
         )
     }));
+    notes
+}
+
+/// Every first request that is smaller at more tools than at fewer (issue #41: code mode's
+/// 60,389 B at 70 tools, 54,999 B at 100), with why. Where the system prompt shrank too and the
+/// surface has a directory whose descriptions are dropped to fit, that is the cause: the
+/// directory keeps each tool's description (cut) only while every line fits its bound, then
+/// lists names only (as the product renders it; the profile holds its format).
+fn smaller_at_more_tools(report: &CompareReport) -> Vec<String> {
+    let directory = crate::profile::resolve(&report.profile)
+        .ok()
+        .and_then(|p| p.captured().map(|c| c.directory.clone()));
+    let mut notes = Vec::new();
+    for &target in &report.targets {
+        for &mode in &report.modes {
+            let mut cells: Vec<&CompareCell> = report
+                .cells
+                .iter()
+                .filter(|c| c.target == target && c.mode == mode)
+                .collect();
+            cells.sort_by_key(|c| c.size);
+            for pair in cells.windows(2) {
+                let (fewer, more) = (pair[0], pair[1]);
+                if more.first.raw_bytes >= fewer.first.raw_bytes {
+                    continue;
+                }
+                let prompt_shrank =
+                    more.first.system_prompt_chars < fewer.first.system_prompt_chars;
+                let why = match &directory {
+                    Some(d) if prompt_shrank && d.description_cuts.len() > 1 => format!(
+                        "its system prompt shrank ({} → {} characters): the directory lists each \
+                         tool with its description cut to {} characters while all lines fit in {} \
+                         characters, and past that names only",
+                        thousands(fewer.first.system_prompt_chars),
+                        thousands(more.first.system_prompt_chars),
+                        d.description_cuts[0],
+                        thousands(d.max_chars)
+                    ),
+                    _ => "no cause identified".to_string(),
+                };
+                notes.push(format!(
+                    "{} · {}: the first request is smaller at {} tools ({} B) than at {} ({} B): {why}",
+                    shown(report, target),
+                    mode.as_str(),
+                    thousands(more.size),
+                    thousands(more.first.raw_bytes),
+                    thousands(fewer.size),
+                    thousands(fewer.first.raw_bytes),
+                ));
+            }
+        }
+    }
     notes
 }
 
@@ -222,11 +275,11 @@ fn all_price_lines(report: &CompareReport) -> Vec<String> {
 const CACHE_SCOPE: &str = "cache: each request against the one before it; the second turn's \
                            first\nagainst the first turn's last (same session, cache still warm)";
 
-/// What a target's cells show, for headings and titles: `profile X` for the embedded
-/// prediction, `product openclaw-V` for the real product.
+/// What a target's cells show, for headings and titles: `embedded prediction, profile X` for the
+/// embedded gateway, `product openclaw-V` for the real product (every title says which).
 pub fn shown(report: &CompareReport, target: TargetKind) -> String {
     match target {
-        TargetKind::Embedded => format!("profile {}", report.profile),
+        TargetKind::Embedded => format!("embedded prediction, profile {}", report.profile),
         TargetKind::Openclaw => format!("product {}", report.shown(target)),
     }
 }
@@ -303,8 +356,9 @@ pub fn table(report: &CompareReport) -> String {
     }
     if !report.search_quality.is_empty() {
         out.push_str(&format!(
-            "search quality · labelled set ({} queries) · whose search\n{}\n",
-            quality_queries(report),
+            "search quality · {} · labelled set, {} queries\n{}\n",
+            quality_targets(report),
+            thousands(quality_queries(report)),
             quality_table(report)
         ));
     }
@@ -317,8 +371,29 @@ pub fn table(report: &CompareReport) -> String {
         out.push_str(&format!("{line}\n"));
     }
     for note in fallback_notes(report) {
-        out.push_str(&format!("note: {note}\n"));
+        out.push_str(&wrapped(&format!("note: {note}")));
     }
+    out
+}
+
+/// `text` wrapped between words at 100 columns, each line after the first indented two spaces.
+fn wrapped(text: &str) -> String {
+    let width = usize::from(crate::output::TABLE_WIDTH);
+    let mut out = String::new();
+    let mut line = String::new();
+    for word in text.split(' ') {
+        let len = line.chars().count();
+        if len > 2 && len + 1 + word.chars().count() > width {
+            out.push_str(line.trim_end());
+            out.push('\n');
+            line = "  ".to_string();
+        } else if !line.is_empty() && line != "  " {
+            line.push(' ');
+        }
+        line.push_str(word);
+    }
+    out.push_str(&line);
+    out.push('\n');
     out
 }
 
@@ -345,6 +420,12 @@ fn quality_rows(report: &CompareReport) -> Vec<[String; 5]> {
 }
 
 const QUALITY_HEADERS: [&str; 5] = ["mode", "searched by", "recall@1", "recall@5", "MRR"];
+
+/// The targets the search-quality rows are of, as every title names them.
+fn quality_targets(report: &CompareReport) -> String {
+    let targets: Vec<String> = report.targets.iter().map(|&t| shown(report, t)).collect();
+    targets.join(" and ")
+}
 
 fn quality_queries(report: &CompareReport) -> usize {
     report
@@ -412,7 +493,7 @@ pub fn markdown(report: &CompareReport, charts: &[PathBuf]) -> String {
         let part = report.only(target);
         let cells: Vec<&CompareCell> = part.cells.iter().collect();
         let p = match target {
-            TargetKind::Embedded => format!("profile `{}`", report.profile),
+            TargetKind::Embedded => format!("embedded prediction, profile `{}`", report.profile),
             TargetKind::Openclaw => format!("product `{}`", report.shown(target)),
         };
         out.push_str(&format!(
@@ -430,15 +511,17 @@ pub fn markdown(report: &CompareReport, charts: &[PathBuf]) -> String {
     let errors = with_errors(report);
     if !errors.is_empty() {
         out.push_str(&format!(
-            "Prediction error, (embedded − product) / product (profile `{}`):\n\n{}\n",
+            "Prediction error, (embedded − product) / product (embedded prediction, profile \
+             `{}`):\n\n{}\n",
             report.profile,
             markdown_table(&errors, &ERRORS)
         ));
     }
     if !report.search_quality.is_empty() {
         out.push_str(&format!(
-            "Search quality on the labelled set ({} queries):\n\n| {} |\n|{}\n",
+            "Search quality on the labelled set ({} queries; {}):\n\n| {} |\n|{}\n",
             quality_queries(report),
+            quality_targets(report),
             QUALITY_HEADERS.join(" | "),
             "---|".repeat(QUALITY_HEADERS.len())
         ));
@@ -729,7 +812,10 @@ mod tests {
     #[test]
     fn markdown_names_the_profile_the_effective_mode_and_the_note() {
         let md = markdown(&report(), &[PathBuf::from("charts/turn-tokens.svg")]);
-        assert!(md.starts_with("First request (profile `spec`):\n"), "{md}");
+        assert!(
+            md.starts_with("First request (embedded prediction, profile `spec`):\n"),
+            "{md}"
+        );
         assert!(
             md.contains("| 36 | code (ran as tools) | 100 | 40 | 30 | 4 | 25 | 0.5000 |\n"),
             "{md}"

@@ -220,25 +220,30 @@ fn render_reports(reports: &[(QualityReport, Option<Baseline>)], format: Format)
 /// is said on stderr and gated on exact-name recall only.
 fn release_baseline(version: &str) -> Result<Option<Baseline>, Error> {
     let name = format!("data/search-quality-baseline-openclaw-{version}.json");
+    let baseline = committed_release_baseline(version)?;
+    if baseline.is_none() {
+        crate::output::warn(&format!(
+            "note: openclaw {version} has no committed search baseline ({name}): only \
+             exact-name recall gates; write one with `toolsearch-qa quality --target openclaw \
+             --openclaw-version {version} --format json > {name}`"
+        ));
+    }
+    Ok(baseline)
+}
+
+/// The product's search on the labelled set as OpenClaw release `version`'s committed baseline
+/// has it (`search-quality-baseline-openclaw-<v>.json` of the data root), if there is one.
+pub fn committed_release_baseline(version: &str) -> Result<Option<Baseline>, Error> {
     let file = crate::data_root::current()
         .file(
             crate::data_root::DataKind::Baselines,
             &format!("search-quality-baseline-openclaw-{version}.json"),
         )
         .map_err(|e| Error::Usage(e.to_string()))?;
-    match file {
-        Some(file) => Baseline::parse(&file.text)
-            .map(Some)
-            .map_err(|e| Error::Usage(format!("{}: {e}", file.origin))),
-        None => {
-            crate::output::warn(&format!(
-                "note: openclaw {version} has no committed search baseline ({name}): only \
-                 exact-name recall gates; write one with `toolsearch-qa quality --target openclaw \
-                 --openclaw-version {version} --format json > {name}`"
-            ));
-            Ok(None)
-        }
-    }
+    file.map(|file| {
+        Baseline::parse(&file.text).map_err(|e| Error::Usage(format!("{}: {e}", file.origin)))
+    })
+    .transpose()
 }
 
 /// Without a baseline only exact-name recall can regress.
@@ -247,6 +252,7 @@ fn exact_name_regression(report: &QualityReport) -> Vec<String> {
     let baseline = Baseline {
         tuning: none,
         test: none,
+        all: None,
     };
     report.regressions(&baseline)
 }

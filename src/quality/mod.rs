@@ -16,7 +16,7 @@ mod command;
 pub mod openclaw;
 mod render;
 
-pub use command::{command, QualityOptions};
+pub use command::{command, committed_release_baseline, QualityOptions};
 
 use std::sync::Arc;
 
@@ -292,6 +292,9 @@ impl From<Ranker> for RankedBy {
 pub struct Baseline {
     pub tuning: Figures,
     pub test: Figures,
+    /// Over every query (both halves); older files may lack it.
+    #[serde(default)]
+    pub all: Option<Figures>,
 }
 
 impl Baseline {

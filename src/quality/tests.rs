@@ -168,7 +168,11 @@ fn regressions_compare_rates_per_half_in_integers() {
         panic!("{report:?}");
     };
     // Tuning 1/1 at 1 and 5; test 0/1.
-    let base = |tuning: Figures, test: Figures| Baseline { tuning, test };
+    let base = |tuning: Figures, test: Figures| Baseline {
+        tuning,
+        test,
+        all: None,
+    };
     assert_eq!(
         report.regressions(&base(figures(1, 1, 1), figures(1, 0, 0))),
         Vec::<String>::new()
@@ -214,6 +218,7 @@ fn a_tool_not_first_for_its_own_name_is_a_regression() {
     let baseline = Baseline {
         tuning: figures(1, 0, 0),
         test: figures(1, 0, 0),
+        all: None,
     };
     assert_eq!(
         report.regressions(&baseline),

@@ -232,24 +232,33 @@ fn cli_writes_markdown_and_charts_that_render() {
         chart_arg,
     ]);
     let lines: Vec<&str> = stdout.lines().collect();
-    assert_eq!(lines[0], "First request (profile `spec`):", "{stdout}");
+    assert_eq!(
+        lines[0], "First request (embedded prediction, profile `spec`):",
+        "{stdout}"
+    );
     assert!(
         lines[2].starts_with("| catalogue | mode | 1st bytes |"),
         "{stdout}"
     );
-    assert!(lines[4].starts_with("| 36 | direct | 22,"), "{stdout}");
-    assert!(lines[4].ends_with(" | 1.000 |"), "{stdout}");
-    assert!(lines[5].starts_with("| 36 | tools | "), "{stdout}");
-    assert!(stdout.contains("\nCost (profile `spec`, price `openai-gpt-4.1`):\n"));
+    // In the order of `--modes`.
+    assert!(lines[4].starts_with("| 36 | tools | "), "{stdout}");
+    assert!(lines[5].starts_with("| 36 | direct | 22,"), "{stdout}");
+    assert!(lines[5].ends_with(" | 1.000 |"), "{stdout}");
+    assert!(
+        stdout.contains("\nCost (embedded prediction, profile `spec`, price `openai-gpt-4.1`):\n")
+    );
     for (name, title) in [
         (
             "first-request-bytes",
-            "First provider request, bytes · profile spec",
+            "First provider request, bytes · embedded prediction, profile spec",
         ),
-        ("turn-tokens", "Whole turn, input tokens · profile spec"),
+        (
+            "turn-tokens",
+            "Whole turn, input tokens · embedded prediction, profile spec",
+        ),
         (
             "cost-per-1000-turns",
-            "Cost per 1,000 turns, USD (openai-gpt-4.1) · profile spec",
+            "Cost per 1,000 turns, USD (openai-gpt-4.1) · embedded prediction, profile spec",
         ),
     ] {
         let path = charts.join(format!("{name}.svg"));
@@ -345,22 +354,69 @@ fn cli_prints_the_same_figures_every_run_in_tables_that_fit_the_terminal() {
     let profile = toolsearch_qa::compare::default_profile();
     assert!(profile.starts_with("openclaw-"), "{profile}");
     assert!(
-        table.starts_with(&format!("first request · profile {profile}\n")),
-        "{table}"
-    );
-    assert!(
-        table.contains(&format!("\nwhole turn · profile {profile}\n")),
+        table.starts_with(&format!(
+            "first request · embedded prediction, profile {profile}\n"
+        )),
         "{table}"
     );
     assert!(
         table.contains(&format!(
-            "\ncost · profile {profile} · price openai-gpt-4.1\n"
+            "\nwhole turn · embedded prediction, profile {profile}\n"
+        )),
+        "{table}"
+    );
+    assert!(
+        table.contains(&format!(
+            "\ncost · embedded prediction, profile {profile} · price openai-gpt-4.1\n"
         )),
         "{table}"
     );
     assert!(
         first.contains(&format!("\"profile\": \"{profile}\"")),
         "{first}"
+    );
+}
+
+/// Issue #41: `--modes` is the order of the rows; a first request smaller at more tools says
+/// why (the product's directory drops its descriptions past its bound: code 60,389 B at 70
+/// tools, 54,999 B at 100); the search-quality table and every title name the embedded
+/// prediction.
+#[test]
+fn cli_keeps_the_modes_order_and_explains_a_request_that_shrinks() {
+    let table = compare_cli(&["--sizes", "70,100", "--modes", "tools,code,direct,tools"]);
+    let widest = table.lines().map(|l| l.chars().count()).max();
+    assert!(widest <= Some(100), "{widest:?} columns:\n{table}");
+    let rows: Vec<&str> = table
+        .lines()
+        .skip_while(|l| !l.starts_with("first request"))
+        .filter(|l| l.starts_with("│ 70 "))
+        .take(3)
+        .collect();
+    let modes: Vec<&str> = rows
+        .iter()
+        .map(|r| r.split('┆').nth(1).unwrap().trim())
+        .collect();
+    assert_eq!(modes, ["tools", "code", "direct"], "{table}");
+    let profile = toolsearch_qa::compare::default_profile();
+    assert!(
+        table.contains(&format!(
+            "\nnote: embedded prediction, profile {profile} · code: the first request is smaller at 100\n  \
+             tools (54,999 B) than at 70 (60,389 B): its system prompt shrank (50,755 → 45,442 \
+             characters): the\n  directory lists each tool with its description cut to 64 characters \
+             while all lines fit in 13,773\n  characters, and past that names only\n"
+        )),
+        "{table}"
+    );
+    assert_eq!(table.matches("is smaller at").count(), 2, "{table}");
+    assert!(
+        table.contains(&format!(
+            "\nsearch quality · embedded prediction, profile {profile} · labelled set, "
+        )),
+        "{table}"
+    );
+    assert!(
+        table.contains("embedded prediction: the gateway engine's lexical"),
+        "{table}"
     );
 }
 
