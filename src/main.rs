@@ -189,6 +189,11 @@ enum Command {
         /// checkout; see --data-dir).
         #[arg(long, value_name = "DIR")]
         root: Option<PathBuf>,
+        /// Print instead the releases at either end of a colour change (consecutive releases an
+        /// issue's scenario ran on, red on one and green on the other), one per line: where
+        /// `.ci/run` replays the upstream-* scenarios on older releases.
+        #[arg(long)]
+        changes: bool,
     },
 }
 
@@ -793,12 +798,12 @@ async fn run(command: Command, probe_secret: String) -> Result<u8, Error> {
             };
             toolsearch_qa::releases::adopt::command(&options, probe_secret, stdout).await
         }),
-        Command::Regressions { root } => Box::pin(async move {
+        Command::Regressions { root, changes } => Box::pin(async move {
             let root = match root {
                 Some(root) => root,
                 None => data_root_dir()?,
             };
-            toolsearch_qa::regressions::command(&root, stdout)
+            toolsearch_qa::regressions::command(&root, changes, stdout)
         }),
         Command::DiffReleases(args) => Box::pin(async move {
             toolsearch_qa::releases::diff_command(

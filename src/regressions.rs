@@ -228,6 +228,36 @@ impl Table {
         pairs
     }
 
+    /// The releases at either end of a colour change: for each issue, consecutive releases
+    /// the scenario ran on whose cells differ (red → green, or green → red). Oldest first, each
+    /// once. Replaying there keeps every change the table shows under the gate; the releases
+    /// between two changes repeat their neighbours' colours.
+    pub fn change_releases(&self) -> Vec<String> {
+        let mut at = vec![false; self.releases.len()];
+        for row in &self.cells {
+            let ran: Vec<(usize, Cell)> = row
+                .iter()
+                .copied()
+                .enumerate()
+                .filter(|(_, c)| matches!(c, Cell::Red | Cell::Green))
+                .collect();
+            for pair in ran.windows(2) {
+                if let [(a, x), (b, y)] = pair {
+                    if x != y {
+                        at[*a] = true;
+                        at[*b] = true;
+                    }
+                }
+            }
+        }
+        self.releases
+            .iter()
+            .zip(at)
+            .filter(|(_, a)| *a)
+            .map(|(r, _)| r.clone())
+            .collect()
+    }
+
     /// The page: docs/regressions.md as committed.
     pub fn to_markdown(&self) -> String {
         let mut out = String::new();
@@ -292,10 +322,20 @@ there; `n/a`: no scenario can replay it (why is below).
 
 ";
 
-/// `toolsearch-qa regressions`: prints the page.
-pub fn command(root: &Path, out: &mut dyn std::io::Write) -> Result<u8, Error> {
+/// `toolsearch-qa regressions`: prints the page, or with `changes` the releases at either end of
+/// a colour change, one per line (what `.ci/run` replays the upstream scenarios on).
+pub fn command(root: &Path, changes: bool, out: &mut dyn std::io::Write) -> Result<u8, Error> {
     let table = Table::read(root)?;
-    crate::output::emit(out, &table.to_markdown())?;
+    let text = if changes {
+        table
+            .change_releases()
+            .iter()
+            .map(|r| format!("{r}\n"))
+            .collect()
+    } else {
+        table.to_markdown()
+    };
+    crate::output::emit(out, &text)?;
     Ok(crate::error::Exit::OK)
 }
 
@@ -313,6 +353,36 @@ mod tests {
             table.to_markdown(),
             "run `toolsearch-qa regressions > docs/regressions.md`"
         );
+    }
+
+    #[test]
+    fn changes_are_the_releases_on_either_side_of_a_colour_change() {
+        let issue = |number| Issue {
+            number,
+            saw: String::new(),
+            fix: String::new(),
+            scenario: None,
+            claim: None,
+            lanes: Vec::new(),
+            checks: Vec::new(),
+            not_applicable: None,
+        };
+        let table = Table {
+            issues: vec![issue(1), issue(2)],
+            releases: ["a", "b", "c", "d", "e"].map(String::from).to_vec(),
+            cells: vec![
+                // red on a and b, not run on c, green on d and e: the change is b → d.
+                vec![Cell::Red, Cell::Red, Cell::NotRun, Cell::Green, Cell::Green],
+                // the same everywhere: no change.
+                vec![Cell::Red; 5],
+            ],
+        };
+        assert_eq!(table.change_releases(), ["b", "d"]);
+        let steady = Table {
+            cells: vec![vec![Cell::Green; 5], vec![Cell::Red; 5]],
+            ..table
+        };
+        assert_eq!(steady.change_releases(), Vec::<String>::new());
     }
 
     #[test]
