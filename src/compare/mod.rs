@@ -487,15 +487,18 @@ async fn run_target(
                 .ok_or_else(|| Error::Machine(format!("no price row for mode {mode}")))?;
             match run_cell(target, &plan.scenario, size, lane, price).await {
                 Ok(cell) => row.push(cell),
+                // A product's gateway refusing a catalogue, or a provider refusing a native
+                // request (Anthropic: more than 10,000 tools), is a figure of the run.
                 Err(Error::TurnFailed {
                     status, message, ..
-                }) if target.kind() == TargetKind::Openclaw => refused.push(Refusal {
-                    target: target.kind(),
-                    size,
-                    mode,
-                    status,
-                    message,
-                }),
+                }) if target.kind() == TargetKind::Openclaw || mode.native().is_some() => refused
+                    .push(Refusal {
+                        target: target.kind(),
+                        size,
+                        mode,
+                        status,
+                        message,
+                    }),
                 Err(e) => return Err(e),
             }
         }

@@ -124,15 +124,24 @@ fn fallback_notes(report: &CompareReport) -> Vec<String> {
     notes.sort();
     notes.dedup();
     notes.extend(smaller_at_more_tools(report));
-    notes.extend(report.refused.iter().map(|r| {
-        format!(
+    notes.extend(report.refused.iter().map(|r| match r.mode.native() {
+        // The provider's own status and error, without the loopback URL (it differs per run).
+        Some(_) => format!(
+            "{}'s provider refused it at {} tools (no figures): HTTP {}",
+            r.mode.as_str(),
+            thousands(r.size),
+            r.message
+                .split_once("answered HTTP ")
+                .map_or(r.message.as_str(), |(_, provider)| provider)
+        ),
+        None => format!(
             "{} refused {} at {} tools (no figures): HTTP {}: {}",
             report.shown(r.target),
             r.mode.as_str(),
             thousands(r.size),
             r.status,
             r.message
-        )
+        ),
     }));
     notes
 }
@@ -806,6 +815,28 @@ mod tests {
         assert!(
             last.contains(",anthropic-claude-sonnet-4.5,\"breakpoints (after tools"),
             "{last}"
+        );
+    }
+
+    #[test]
+    fn a_native_cell_its_provider_refused_is_a_note_without_the_loopback_url() {
+        use crate::config::NativeProvider;
+        let mut report = report();
+        report.refused.push(crate::compare::Refusal {
+            target: TargetKind::Embedded,
+            size: 10_000,
+            mode: CompareMode::Native(NativeProvider::Anthropic),
+            status: 502,
+            message: "provider at http://127.0.0.1:34077/v1/messages answered HTTP 400: {\"x\":1}"
+                .into(),
+        });
+        let notes = fallback_notes(&report);
+        assert_eq!(
+            notes.last().map(String::as_str),
+            Some(
+                "native-anthropic's provider refused it at 10,000 tools (no figures): \
+                 HTTP 400: {\"x\":1}"
+            )
         );
     }
 
