@@ -204,28 +204,36 @@ impl Table {
         })
     }
 
-    /// Every red → green step between consecutive releases the scenario ran on:
-    /// `(issue, red release, green release)`.
-    pub fn fixed_pairs(&self) -> Vec<(u32, String, String)> {
-        let mut pairs = Vec::new();
-        for (issue, row) in self.issues.iter().zip(&self.cells) {
+    /// Each step between consecutive releases an issue's scenario ran on (red or green):
+    /// `(issue index, (earlier release, its cell), (later release, its cell))`.
+    fn steps(&self) -> Vec<(usize, (usize, Cell), (usize, Cell))> {
+        let mut steps = Vec::new();
+        for (i, row) in self.cells.iter().enumerate() {
             let ran: Vec<(usize, Cell)> = row
                 .iter()
                 .copied()
                 .enumerate()
                 .filter(|(_, c)| matches!(c, Cell::Red | Cell::Green))
                 .collect();
-            for pair in ran.windows(2) {
-                if let [(a, Cell::Red), (b, Cell::Green)] = pair {
-                    pairs.push((
-                        issue.number,
-                        self.releases[*a].clone(),
-                        self.releases[*b].clone(),
-                    ));
-                }
-            }
+            steps.extend(ran.windows(2).map(|w| (i, w[0], w[1])));
         }
-        pairs
+        steps
+    }
+
+    /// Every red → green step between consecutive releases the scenario ran on:
+    /// `(issue, red release, green release)`.
+    pub fn fixed_pairs(&self) -> Vec<(u32, String, String)> {
+        self.steps()
+            .into_iter()
+            .filter(|(_, (_, x), (_, y))| (*x, *y) == (Cell::Red, Cell::Green))
+            .map(|(i, (a, _), (b, _))| {
+                (
+                    self.issues[i].number,
+                    self.releases[a].clone(),
+                    self.releases[b].clone(),
+                )
+            })
+            .collect()
     }
 
     /// The releases at either end of a colour change: for each issue, consecutive releases
@@ -234,20 +242,10 @@ impl Table {
     /// between two changes repeat their neighbours' colours.
     pub fn change_releases(&self) -> Vec<String> {
         let mut at = vec![false; self.releases.len()];
-        for row in &self.cells {
-            let ran: Vec<(usize, Cell)> = row
-                .iter()
-                .copied()
-                .enumerate()
-                .filter(|(_, c)| matches!(c, Cell::Red | Cell::Green))
-                .collect();
-            for pair in ran.windows(2) {
-                if let [(a, x), (b, y)] = pair {
-                    if x != y {
-                        at[*a] = true;
-                        at[*b] = true;
-                    }
-                }
+        for (_, (a, x), (b, y)) in self.steps() {
+            if x != y {
+                at[a] = true;
+                at[b] = true;
             }
         }
         self.releases
