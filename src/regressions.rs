@@ -104,6 +104,10 @@ struct ReleaseData {
     snapshots: PathBuf,
 }
 
+/// A step between two consecutive releases an issue's scenario ran on: `(issue index, (earlier
+/// release index, its cell), (later release index, its cell))`.
+type Step = (usize, (usize, Cell), (usize, Cell));
+
 /// The table: issues in file order, releases oldest first.
 pub struct Table {
     pub issues: Vec<Issue>,
@@ -204,9 +208,8 @@ impl Table {
         })
     }
 
-    /// Each step between consecutive releases an issue's scenario ran on (red or green):
-    /// `(issue index, (earlier release, its cell), (later release, its cell))`.
-    fn steps(&self) -> Vec<(usize, (usize, Cell), (usize, Cell))> {
+    /// Each step between consecutive releases an issue's scenario ran on (red or green).
+    fn steps(&self) -> Vec<Step> {
         let mut steps = Vec::new();
         for (i, row) in self.cells.iter().enumerate() {
             let ran: Vec<(usize, Cell)> = row
