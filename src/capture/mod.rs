@@ -221,6 +221,7 @@ pub async fn observe(
             scenario: reference.id.clone(),
             catalog_size: reference.catalog.size,
             captured_on: today(),
+            fixture_description: reference.catalog.description_template.clone(),
         },
         plugin: plugin(reference),
         prompt: reference.prompt.clone(),

@@ -405,6 +405,8 @@ fn read_directory(
         ellipsis: ellipsis.unwrap_or_else(|| "...".into()),
         max_chars: bound.body_chars,
         omitted: Text::Literal(omitted.unwrap_or_default()),
+        // One model's run shows one bound; how it follows the window is read from the source.
+        context_scale: None,
     })
 }
 

@@ -3,7 +3,7 @@
 
 use std::fmt::Write as _;
 
-use crate::config::ToolSearchRules;
+use crate::config::{BatchRules, LimitRules, QueryBound, ToolSearchRules};
 use crate::profile::model::{Captured, Section};
 use crate::profile::render::{marker, marker_size, outline_schema};
 use crate::profile::{Size, Text};
@@ -49,6 +49,9 @@ pub fn profile_toml(header: &Header<'_>, captured: &Captured, keep_text: bool) -
     let _ = writeln!(out, "scenario = {}", value(&s.scenario));
     let _ = writeln!(out, "catalog_size = {}", s.catalog_size);
     let _ = writeln!(out, "captured_on = {}", value(&s.captured_on));
+    if let Some(fixture) = &s.fixture_description {
+        let _ = writeln!(out, "fixture_description = {}", value(fixture));
+    }
 
     let r = &captured.request;
     out.push_str("\n[request]\n");
@@ -98,6 +101,13 @@ pub fn profile_toml(header: &Header<'_>, captured: &Captured, keep_text: bool) -
     let _ = writeln!(out, "ellipsis = {}", value(&d.ellipsis));
     let _ = writeln!(out, "max_chars = {}", d.max_chars);
     let _ = writeln!(out, "omitted = {}", text(&d.omitted));
+    if let Some(scale) = &d.context_scale {
+        let _ = writeln!(
+            out,
+            "context_scale = {{ tokens_per_char = {}, min_chars = {} }}",
+            scale.tokens_per_char, scale.min_chars
+        );
+    }
 
     for mode in crate::config::ToolSearchMode::ALL {
         for section in captured.prompt.of(mode) {
@@ -127,6 +137,31 @@ fn write_rules(out: &mut String, rules: &ToolSearchRules) {
         value(&b.describe),
         value(&b.call)
     );
+    if rules.limits != LimitRules::SPEC {
+        let l = rules.limits;
+        let _ = writeln!(
+            out,
+            "limits = {{ default = {}, max = {}, max_clamp = {} }}",
+            l.default, l.max, l.max_clamp
+        );
+    }
+    if rules.batch != BatchRules::SPEC {
+        let b = rules.batch;
+        let query = match b.max_query {
+            QueryBound::JsonBytes(n) => format!("{{ json_bytes = {n} }}"),
+            QueryBound::Chars(n) => format!("{{ chars = {n} }}"),
+        };
+        let together = b
+            .queries_json_bytes
+            .map(|n| format!(", queries_json_bytes = {n}"))
+            .unwrap_or_default();
+        let _ = writeln!(
+            out,
+            "batch = {{ max_queries = {}, max_query = {query}{together}, max_candidates = {}, \
+             answer_chars = {} }}",
+            b.max_queries, b.max_candidates, b.answer_chars
+        );
+    }
 }
 
 fn write_section(out: &mut String, mode: &str, s: &Section, text: &dyn Fn(&Text) -> String) {

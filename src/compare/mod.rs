@@ -393,7 +393,7 @@ pub async fn run_compare_on(
         .profile
         .clone()
         .unwrap_or_else(|| product_profile(product.as_ref()));
-    reference.profile = crate::profile::resolve(&profile)?;
+    reference.set_profile(crate::profile::resolve(&profile)?);
     let mut cells = Vec::new();
     let mut refused = Vec::new();
     for target in targets {

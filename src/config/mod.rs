@@ -21,7 +21,7 @@ use crate::catalog::ToolPolicy;
 pub use agent_id::agent_id_problem;
 pub use guards::{Guard, GuardRule, HooksConfig, RuleAction};
 pub use native::{NativeProvider, NativeSearch, NativeSearchConfig, NativeSettings};
-pub use rules::{Bridge, ControlRole, ToolSearchRules};
+pub use rules::{BatchRules, Bridge, ControlRole, LimitRules, QueryBound, ToolSearchRules};
 pub use tool_search::{
     Ranker, SandboxBackend, ToolSearchMode, ToolSearchSettings, CONTROL_TOOLS, TOOL_CALL,
     TOOL_DESCRIBE, TOOL_SEARCH, TOOL_SEARCH_CODE,
@@ -267,6 +267,15 @@ impl LoadedConfig {
         if self.native.is_some() {
             self.tool_search.mode = ToolSearchMode::Directory;
         }
+    }
+
+    /// The primary model's context window in tokens: `contextWindow` of its entry in
+    /// `models.providers.<provider>.models` (OpenClaw's shape), when the config gives one.
+    pub fn context_window(&self) -> Option<u64> {
+        let (provider, model) = self.primary_model()?;
+        let models = provider.other.get("models")?.as_array()?;
+        let entry = models.iter().find(|m| m["id"].as_str() == Some(&model))?;
+        entry["contextWindow"].as_u64().filter(|n| *n > 0)
     }
 
     /// The provider and model named by `agents.defaults.model.primary` (`<provider>/<model>`).

@@ -104,6 +104,108 @@ pub struct ToolSearchRules {
     /// The mode `true`, or an object without `mode`, means.
     pub when_enabled: ToolSearchMode,
     pub bridge: Bridge,
+    /// Search result limits (unset: the spec's, which are OpenClaw's too).
+    #[serde(default, skip_serializing_if = "LimitRules::is_spec")]
+    pub limits: LimitRules,
+    /// Bounds of a batch `tool_search` (unset: the spec's).
+    #[serde(default, skip_serializing_if = "BatchRules::is_spec")]
+    pub batch: BatchRules,
+}
+
+/// How many results a search returns: `searchDefaultLimit` and `maxSearchLimit` when the config
+/// leaves them unset, and the range `maxSearchLimit` is clamped to (`searchDefaultLimit` is
+/// clamped to 1..`maxSearchLimit`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct LimitRules {
+    pub default: usize,
+    pub max: usize,
+    /// `maxSearchLimit` is clamped to 1..=this.
+    pub max_clamp: usize,
+}
+
+impl LimitRules {
+    /// The spec's (§2) and OpenClaw's: 8 results, at most 20, `maxSearchLimit` within 1–50.
+    pub const SPEC: LimitRules = LimitRules {
+        default: 8,
+        max: 20,
+        max_clamp: 50,
+    };
+
+    fn is_spec(&self) -> bool {
+        *self == LimitRules::SPEC
+    }
+}
+
+impl Default for LimitRules {
+    fn default() -> Self {
+        LimitRules::SPEC
+    }
+}
+
+/// How long one query of a batch may be, and how it is measured.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum QueryBound {
+    /// The query as a JSON string, in UTF-8 bytes (the spec's measure, §4).
+    JsonBytes(usize),
+    /// The query's characters (upstream OpenClaw's measure).
+    Chars(usize),
+}
+
+impl QueryBound {
+    /// The query's size by this measure, and the bound.
+    pub fn measure(self, query: &str) -> (usize, usize) {
+        match self {
+            QueryBound::JsonBytes(max) => (serde_json::Value::from(query).to_string().len(), max),
+            QueryBound::Chars(max) => (query.chars().count(), max),
+        }
+    }
+
+    /// `bytes as JSON` or `characters`: the unit in error messages.
+    pub fn unit(self) -> &'static str {
+        match self {
+            QueryBound::JsonBytes(_) => "bytes as JSON",
+            QueryBound::Chars(_) => "characters",
+        }
+    }
+}
+
+/// The bounds of a batch search `{ queries: [{ query, limit? }] }`: how many queries, how long
+/// each, how many candidates all limits may add up to, and the answer's character budget (lower
+/// ranked candidates are dropped past it, their group marked `truncated`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct BatchRules {
+    pub max_queries: usize,
+    pub max_query: QueryBound,
+    /// The query texts together, as a JSON array of strings, in UTF-8 bytes (OpenClaw bounds
+    /// this as well as each query; the spec does not).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub queries_json_bytes: Option<usize>,
+    pub max_candidates: usize,
+    pub answer_chars: usize,
+}
+
+impl BatchRules {
+    /// The spec's (§4): 16 queries of at most 512 bytes as JSON, 50 candidates, 4,000 characters.
+    pub const SPEC: BatchRules = BatchRules {
+        max_queries: 16,
+        max_query: QueryBound::JsonBytes(512),
+        queries_json_bytes: None,
+        max_candidates: 50,
+        answer_chars: 4000,
+    };
+
+    fn is_spec(&self) -> bool {
+        *self == BatchRules::SPEC
+    }
+}
+
+impl Default for BatchRules {
+    fn default() -> Self {
+        BatchRules::SPEC
+    }
 }
 
 impl Default for ToolSearchRules {
@@ -124,6 +226,8 @@ impl ToolSearchRules {
             when_unset: ToolSearchMode::Direct,
             when_enabled: ToolSearchMode::Code,
             bridge: Bridge::spec(),
+            limits: LimitRules::SPEC,
+            batch: BatchRules::SPEC,
         }
     }
 
@@ -177,6 +281,48 @@ impl ToolSearchRules {
         if names.iter().any(|n| n.is_empty()) {
             return Some(("bridge".into(), "a name is empty".into()));
         }
+        self.limits_problem()
+    }
+
+    /// What is wrong with the limits and batch bounds: each at least 1, the default within the
+    /// maximum, the maximum within its clamp.
+    fn limits_problem(&self) -> Option<(String, String)> {
+        let LimitRules {
+            default,
+            max,
+            max_clamp,
+        } = self.limits;
+        let (_, query) = self.batch.max_query.measure("");
+        let zero = [
+            ("limits.default", default),
+            ("limits.max", max),
+            ("limits.max_clamp", max_clamp),
+            ("batch.max_queries", self.batch.max_queries),
+            ("batch.max_query", query),
+            (
+                "batch.queries_json_bytes",
+                self.batch.queries_json_bytes.unwrap_or(1),
+            ),
+            ("batch.max_candidates", self.batch.max_candidates),
+            ("batch.answer_chars", self.batch.answer_chars),
+        ]
+        .into_iter()
+        .find(|(_, n)| *n == 0);
+        if let Some((field, _)) = zero {
+            return Some((field.into(), "must be at least 1".into()));
+        }
+        if max > max_clamp {
+            return Some((
+                "limits.max".into(),
+                format!("{max} is above limits.max_clamp ({max_clamp})"),
+            ));
+        }
+        if default > max {
+            return Some((
+                "limits.default".into(),
+                format!("{default} is above limits.max ({max})"),
+            ));
+        }
         None
     }
 
@@ -209,7 +355,69 @@ mod tests {
                 code: None,
                 ..Bridge::spec()
             },
+            ..ToolSearchRules::spec()
         }
+    }
+
+    #[test]
+    fn limits_and_batch_bounds_are_checked_and_default_to_the_spec() {
+        let table: ToolSearchRules = toml::from_str(
+            "modes = [\"tools\"]\nwhen_unset = \"tools\"\nwhen_enabled = \"tools\"\n\
+             bridge = { search = \"s\", describe = \"d\", call = \"c\" }\n",
+        )
+        .unwrap();
+        assert_eq!(
+            (table.limits, table.batch),
+            (LimitRules::SPEC, BatchRules::SPEC)
+        );
+        let with = |limits: LimitRules, batch: BatchRules| {
+            ToolSearchRules {
+                limits,
+                batch,
+                ..upstream()
+            }
+            .problem()
+        };
+        let spec = BatchRules::SPEC;
+        assert_eq!(with(LimitRules::SPEC, spec), None);
+        let limits = |default, max, max_clamp| LimitRules {
+            default,
+            max,
+            max_clamp,
+        };
+        assert_eq!(
+            with(limits(21, 20, 50), spec),
+            Some((
+                "limits.default".into(),
+                "21 is above limits.max (20)".into()
+            ))
+        );
+        assert_eq!(
+            with(limits(8, 60, 50), spec),
+            Some((
+                "limits.max".into(),
+                "60 is above limits.max_clamp (50)".into()
+            ))
+        );
+        let no_query = BatchRules {
+            max_query: QueryBound::Chars(0),
+            ..spec
+        };
+        assert_eq!(
+            with(LimitRules::SPEC, no_query),
+            Some(("batch.max_query".into(), "must be at least 1".into()))
+        );
+        let no_list = BatchRules {
+            queries_json_bytes: Some(0),
+            ..spec
+        };
+        assert_eq!(
+            with(LimitRules::SPEC, no_list),
+            Some((
+                "batch.queries_json_bytes".into(),
+                "must be at least 1".into()
+            ))
+        );
     }
 
     #[test]

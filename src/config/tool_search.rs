@@ -3,7 +3,7 @@
 use serde::{Deserialize, Serialize};
 use serde_json::Value;
 
-use super::rules::ToolSearchRules;
+use super::rules::{BatchRules, ToolSearchRules};
 
 pub const TOOL_SEARCH_CODE: &str = "tool_search_code";
 pub const TOOL_SEARCH: &str = "tool_search";
@@ -95,6 +95,8 @@ pub struct ToolSearchSettings {
     pub sandbox: SandboxBackend,
     pub node_path: Option<String>,
     pub ranker: Ranker,
+    /// The surface's batch search bounds ([`ToolSearchRules::batch`]).
+    pub batch: BatchRules,
 }
 
 pub const DEFAULT_MAX_SEARCH_LIMIT: u64 = 20;
@@ -122,6 +124,7 @@ impl Default for ToolSearchSettings {
             sandbox: SandboxBackend::Quickjs,
             node_path: None,
             ranker: Ranker::Lexical,
+            batch: BatchRules::SPEC,
         }
     }
 }
@@ -142,7 +145,12 @@ impl ToolSearchSettings {
     /// Resolves the raw `tools.toolSearch` value by a surface's `rules`: what unset and `true`
     /// mean, and which modes exist (a mode the surface lacks is an error naming the key).
     pub fn resolve_under(raw: Option<&Value>, rules: &ToolSearchRules) -> Result<Self, FieldError> {
-        let mut settings = ToolSearchSettings::default();
+        let mut settings = ToolSearchSettings {
+            search_default_limit: rules.limits.default,
+            max_search_limit: rules.limits.max,
+            batch: rules.batch,
+            ..ToolSearchSettings::default()
+        };
         let object = match raw {
             None | Some(Value::Null) => {
                 settings.mode = rules.when_unset;
@@ -223,11 +231,12 @@ impl ToolSearchSettings {
                 ))
             }
         };
+        let limits = rules.limits;
         let max = positive(object.get("maxSearchLimit"))
-            .unwrap_or(DEFAULT_MAX_SEARCH_LIMIT)
-            .clamp(1, 50);
+            .unwrap_or(limits.max as u64)
+            .clamp(1, limits.max_clamp as u64);
         let default_limit = positive(object.get("searchDefaultLimit"))
-            .unwrap_or(DEFAULT_SEARCH_LIMIT)
+            .unwrap_or(limits.default as u64)
             .clamp(1, max);
         let timeout = positive(object.get("codeTimeoutMs"))
             .unwrap_or(DEFAULT_CODE_TIMEOUT_MS)
@@ -287,6 +296,7 @@ mod tests {
                 code: None,
                 ..crate::config::Bridge::spec()
             },
+            ..ToolSearchRules::spec()
         };
         let under = |v: Option<Value>| ToolSearchSettings::resolve_under(v.as_ref(), &rules);
         assert_eq!(under(None).unwrap().mode, Tools);
@@ -350,6 +360,29 @@ mod tests {
         );
         let s = resolve(json!({"maxSearchLimit": "30", "searchDefaultLimit": 3}));
         assert_eq!((s.max_search_limit, s.search_default_limit), (20, 3));
+    }
+
+    /// A surface's limits are the defaults and the clamp (a local model's 5 and 10, say).
+    #[test]
+    fn a_surface_s_limits_are_its_defaults_and_clamp() {
+        let rules = ToolSearchRules {
+            limits: crate::config::LimitRules {
+                default: 5,
+                max: 10,
+                max_clamp: 10,
+            },
+            ..ToolSearchRules::spec()
+        };
+        let under = |v: Value| ToolSearchSettings::resolve_under(Some(&v), &rules).unwrap();
+        let limits = |s: ToolSearchSettings| (s.search_default_limit, s.max_search_limit);
+        assert_eq!(limits(under(json!({"mode": "tools"}))), (5, 10));
+        assert_eq!(limits(under(json!(true))), (5, 10));
+        assert_eq!(limits(under(json!({"maxSearchLimit": 30}))), (5, 10));
+        assert_eq!(
+            limits(under(json!({"maxSearchLimit": 4, "searchDefaultLimit": 9}))),
+            (4, 4)
+        );
+        assert_eq!(limits(resolve(json!({"maxSearchLimit": 30}))), (8, 30));
     }
 
     #[test]

@@ -19,6 +19,7 @@ use super::text::{closest, lower_words, piece_term, query_terms, word_parts, wor
 use super::validate::{validate_args, LazyValidator};
 use super::EngineError;
 use crate::catalog::{ToolEntry, ToolSource};
+use crate::config::BatchRules;
 pub use crate::config::Ranker;
 
 /// Parameter schemas are walked this deep for search text.
@@ -32,17 +33,15 @@ const PARAM_WEIGHT: f32 = 0.3;
 const OPERATION_BOOST: f64 = 0.3;
 /// At most this many "did you mean" suggestions.
 const MAX_SUGGESTIONS: usize = 3;
-/// Batch bounds (spec §4).
-const BATCH_MAX_QUERIES: usize = 16;
-const BATCH_MAX_QUERY_BYTES: usize = 512;
-const BATCH_MAX_TOTAL_LIMIT: usize = 50;
+/// A batch candidate's description is collapsed to this many characters (spec §4).
 const BATCH_DESCRIPTION_CHARS: usize = 180;
-const BATCH_MAX_RESPONSE_CHARS: usize = 4000;
 
+/// A run's search limits and batch bounds (the surface's: [`crate::config::ToolSearchRules`]).
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct SearchLimits {
     pub default_limit: usize,
     pub max_limit: usize,
+    pub batch: BatchRules,
 }
 
 impl Default for SearchLimits {
@@ -50,6 +49,7 @@ impl Default for SearchLimits {
         SearchLimits {
             default_limit: 8,
             max_limit: 20,
+            batch: BatchRules::SPEC,
         }
     }
 }
@@ -411,8 +411,9 @@ impl ToolCatalog {
         search_item(entry)
     }
 
-    /// The batch form `{ queries: [{query, limit?}, …] }` (spec §4). Everything is validated
-    /// before any search runs; the response is kept within 4,000 characters.
+    /// The batch form `{ queries: [{query, limit?}, …] }` (spec §4) within the run's
+    /// [`BatchRules`]. Everything is validated before any search runs; the response is kept
+    /// within the answer budget (4,000 characters in the spec).
     pub fn search_batch(&self, raw: &Value) -> Result<Value, EngineError> {
         let plan = self.batch_plan(raw)?;
         let mut groups: Vec<BatchGroup> = plan
@@ -432,7 +433,7 @@ impl ToolCatalog {
             .collect();
         loop {
             let response = batch_response(&groups);
-            if response.to_string().chars().count() <= BATCH_MAX_RESPONSE_CHARS {
+            if response.to_string().chars().count() <= self.limits.batch.answer_chars {
                 return Ok(response);
             }
             let largest = groups
@@ -453,13 +454,15 @@ impl ToolCatalog {
 
     fn batch_plan(&self, raw: &Value) -> Result<Vec<(String, usize)>, EngineError> {
         let bad = |msg: String| EngineError::InvalidInput(msg);
+        let rules = self.limits.batch;
         let queries = raw
             .get("queries")
             .and_then(Value::as_array)
             .ok_or_else(|| bad("queries must be an array of {query, limit?} objects.".into()))?;
-        if queries.is_empty() || queries.len() > BATCH_MAX_QUERIES {
+        if queries.is_empty() || queries.len() > rules.max_queries {
             return Err(bad(format!(
-                "queries must hold 1 to {BATCH_MAX_QUERIES} queries (got {}).",
+                "queries must hold 1 to {} queries (got {}).",
+                rules.max_queries,
                 queries.len()
             )));
         }
@@ -470,10 +473,11 @@ impl ToolCatalog {
                 .get("query")
                 .and_then(Value::as_str)
                 .ok_or_else(|| bad(format!("queries[{i}].query must be a string.")))?;
-            let bytes = Value::from(query).to_string().len();
-            if bytes > BATCH_MAX_QUERY_BYTES {
+            let (size, max) = rules.max_query.measure(query);
+            if size > max {
+                let unit = rules.max_query.unit();
                 return Err(bad(format!(
-                    "queries[{i}].query is {bytes} bytes as JSON; at most {BATCH_MAX_QUERY_BYTES} are allowed."
+                    "queries[{i}].query is {size} {unit}; at most {max} are allowed."
                 )));
             }
             let limit = self
@@ -482,10 +486,20 @@ impl ToolCatalog {
             total += limit;
             plan.push((query.to_string(), limit));
         }
-        if total > BATCH_MAX_TOTAL_LIMIT {
+        if total > rules.max_candidates {
             return Err(bad(format!(
-                "the limits of all queries add up to {total}; at most {BATCH_MAX_TOTAL_LIMIT} are allowed."
+                "the limits of all queries add up to {total}; at most {} are allowed.",
+                rules.max_candidates
             )));
+        }
+        if let Some(max) = rules.queries_json_bytes {
+            let texts: Vec<&str> = plan.iter().map(|(q, _)| q.as_str()).collect();
+            let bytes = Value::from(texts).to_string().len();
+            if bytes > max {
+                return Err(bad(format!(
+                    "the query texts together are {bytes} bytes as a JSON list; at most {max} are allowed."
+                )));
+            }
         }
         Ok(plan)
     }
@@ -1097,6 +1111,76 @@ mod tests {
             json!({ "queries": [{"query": "a", "limit": 20}, {"query": "b", "limit": 20}, {"query": "c", "limit": 10}] })
         ));
         assert!(bad(json!({ "queries": [{"query": "a", "limit": 0}] })));
+    }
+
+    /// A surface's [`BatchRules`] bound the batch, not the spec's: upstream OpenClaw counts a
+    /// query's characters and bounds the query texts together (its profile's `[tool_search]`).
+    #[test]
+    fn a_surface_s_batch_rules_bound_the_batch() {
+        let upstream = BatchRules {
+            max_queries: 3,
+            max_query: crate::config::QueryBound::Chars(512),
+            queries_json_bytes: Some(512),
+            max_candidates: 4,
+            answer_chars: 600,
+        };
+        let mut entries = fake_plugin_tools(FIXTURE_PLUGIN_ID, 10);
+        entries.extend(core_tools());
+        let limits = SearchLimits {
+            batch: upstream,
+            ..SearchLimits::default()
+        };
+        let catalog = ToolCatalog::new(entries, limits);
+        let error = |v: Value| match catalog.search_batch(&v) {
+            Err(EngineError::InvalidInput(message)) => message,
+            other => panic!("{v}: {other:?}"),
+        };
+        let four: Vec<Value> = (0..4)
+            .map(|_| json!({"query": "fake", "limit": 1}))
+            .collect();
+        assert_eq!(
+            error(json!({ "queries": four })),
+            "queries must hold 1 to 3 queries (got 4)."
+        );
+        // 512 quote characters are 1,026 bytes as JSON (over the spec's bound) but 512
+        // characters: one query passes the per-query bound, then the list's 512 bytes stop it.
+        let quotes = "\"".repeat(512);
+        assert_eq!(
+            error(json!({ "queries": [{"query": quotes, "limit": 1}] })),
+            "the query texts together are 1028 bytes as a JSON list; at most 512 are allowed."
+        );
+        assert_eq!(
+            error(json!({ "queries": [{"query": "é".repeat(513)}] })),
+            "queries[0].query is 513 characters; at most 512 are allowed."
+        );
+        // Two queries of 300 characters: each within its bound, together 607 bytes.
+        let pair = json!({ "queries": [{"query": "a".repeat(300), "limit": 1},
+                                       {"query": "b".repeat(300), "limit": 1}] });
+        assert_eq!(
+            error(pair.clone()),
+            "the query texts together are 607 bytes as a JSON list; at most 512 are allowed."
+        );
+        assert!(
+            fake_catalog(10).search_batch(&pair).is_ok(),
+            "the spec has no such bound"
+        );
+        assert_eq!(
+            error(json!({ "queries": [{"query": "a", "limit": 3}, {"query": "b", "limit": 2}] })),
+            "the limits of all queries add up to 5; at most 4 are allowed."
+        );
+        // The answer is cut at the surface's 600 characters, not the spec's 4,000.
+        let cut = catalog
+            .search_batch(&json!({ "queries": [{"query": "fake", "limit": 4}] }))
+            .unwrap();
+        assert!(cut.to_string().chars().count() <= 600, "{cut}");
+        assert_eq!(cut["results"][0]["truncated"], true);
+        let spec = fake_catalog(10)
+            .search_batch(&json!({ "queries": [{"query": "fake", "limit": 4}] }))
+            .unwrap();
+        assert_eq!(
+            spec["results"][0]["candidates"].as_array().unwrap().len(),
+            4
+        );
     }
 
     #[test]

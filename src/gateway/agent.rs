@@ -159,9 +159,15 @@ async fn run_turn_inner(
         Some(native) => native.visible.clone(),
         None => turn_declarations(&state.profile, &surface, &request.required_tools),
     };
+    let window = state.config.context_window();
     let prompt = match &native {
-        Some(_) => turn_system_prompt(&state.profile, &without_bridge(&surface), &declarations),
-        None => turn_system_prompt(&state.profile, &surface, &declarations),
+        Some(_) => turn_system_prompt(
+            &state.profile,
+            &without_bridge(&surface),
+            &declarations,
+            window,
+        ),
+        None => turn_system_prompt(&state.profile, &surface, &declarations, window),
     };
     let prompt = seeded_prompt(state, &surface, prompt);
     let mut input = vec![system_item(&prompt)];
@@ -652,6 +658,7 @@ fn plan(state: &GatewayState, client_tools: Vec<ToolEntry>) -> Surface {
         limits: crate::engine::SearchLimits {
             default_limit: settings.search_default_limit,
             max_limit: settings.max_search_limit,
+            batch: settings.batch,
         },
         code_runtime: match state.seeded(Fault::NoSandboxFallback) {
             true => Ok(()),

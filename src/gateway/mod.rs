@@ -213,12 +213,18 @@ pub fn catalog_tools(config: &LoadedConfig, profile: &Profile) -> Vec<ToolEntry>
         (true, None) => core_tools(),
         (true, Some(captured)) => captured.core_entries(),
     };
+    let fixture_description = profile
+        .captured()
+        .and_then(|c| c.source.fixture_description.as_deref());
     if let Some(plugin) = &catalog.fake_plugin {
         tools.extend(
             described_fake_tools(
                 &plugin.id,
                 plugin.size,
-                plugin.description_template.as_deref(),
+                plugin
+                    .description_template
+                    .as_deref()
+                    .or(fixture_description),
             )
             .into_iter()
             .map(|mut tool| {

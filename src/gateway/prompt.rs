@@ -27,16 +27,18 @@ pub fn turn_declarations(
     }
 }
 
-/// The system prompt of a turn under `profile`; `declarations` is the turn's `tools[]`.
+/// The system prompt of a turn under `profile`; `declarations` is the turn's `tools[]`,
+/// `context_window` the model's (a captured profile's directory may be bounded by it).
 pub fn turn_system_prompt(
     profile: &Profile,
     surface: &Surface,
     declarations: &[FunctionDeclaration],
+    context_window: Option<u64>,
 ) -> String {
     match profile.captured() {
         Some(captured) => {
             let names: Vec<String> = declarations.iter().map(|d| d.name.clone()).collect();
-            captured.system_prompt(surface, &names)
+            captured.system_prompt(surface, &names, context_window)
         }
         None => system_prompt(surface),
     }

@@ -287,6 +287,23 @@ fn validate(c: &Captured, rules: &ToolSearchRules) -> Result<(), Invalid> {
             "direct mode has no catalogue to list",
         ));
     }
+    if let Some(scale) = d.context_scale {
+        if scale.tokens_per_char == 0 {
+            return Err(invalid(
+                "directory.context_scale.tokens_per_char",
+                "must be at least 1",
+            ));
+        }
+        if scale.min_chars > d.max_chars {
+            return Err(invalid(
+                "directory.context_scale.min_chars",
+                format!(
+                    "{} is above directory.max_chars ({}), the cap",
+                    scale.min_chars, d.max_chars
+                ),
+            ));
+        }
+    }
     if let Some(m) = d.modes.iter().find(|m| !rules.has(**m)) {
         return Err(invalid(
             "directory.modes",
@@ -461,6 +478,21 @@ mod tests {
         let (field, _) =
             error_of(&text.replacen("when_enabled = \"tools\"", "when_enabled = \"code\"", 1));
         assert_eq!(field, "tool_search.when_enabled");
+        let (field, message) = error_of(&text.replacen("default = 8,", "default = 21,", 1));
+        assert_eq!(
+            (field.as_str(), message.as_str()),
+            ("tool_search.limits.default", "21 is above limits.max (20)")
+        );
+        let (field, message) = error_of(&text.replacen("min_chars = 768", "min_chars = 20000", 1));
+        assert_eq!(
+            (field.as_str(), message.as_str()),
+            (
+                "directory.context_scale.min_chars",
+                "20000 is above directory.max_chars (18000), the cap"
+            )
+        );
+        let (field, _) = error_of(&text.replacen("{ chars = 512 }", "{ words = 512 }", 1));
+        assert!(field.starts_with("tool_search.batch"), "{field}");
         let spec = "name = \"x\"\nabout = \"a\"\nsurface = \"spec\"\n[tool_search]\n\
                     modes = [\"tools\"]\nwhen_unset = \"direct\"\nwhen_enabled = \"tools\"\n\
                     bridge = { search = \"s\", describe = \"d\", call = \"c\" }\n";

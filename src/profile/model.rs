@@ -51,6 +51,11 @@ pub struct Source {
     pub catalog_size: usize,
     /// The day of the capture (`YYYY-MM-DD`).
     pub captured_on: String,
+    /// The fake tools' description as the surface's reference scenario words it (`{n}` the
+    /// tool's number, `{name}` its name): what a gateway under this profile gives the fake
+    /// plugin when its config sets no `descriptionTemplate`. Unset: our three sentences.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub fixture_description: Option<String>,
 }
 
 /// What the gateway adds to every provider request besides tools and system prompt.
@@ -150,10 +155,38 @@ pub struct DirectoryFormat {
     pub description_cuts: Vec<usize>,
     /// Ends a cut description (within the cut length).
     pub ellipsis: String,
-    /// The directory section (its body, the heading line not counted) stays within this.
+    /// The directory section (its body, the heading line not counted) stays within this; with
+    /// `context_scale`, the cap of the bound the model's context window gives.
     pub max_chars: usize,
     /// Follows the count of tools left out, when some are.
     pub omitted: Text,
+    /// The bound follows the model's context window (unset: it is `max_chars` whatever the
+    /// model).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub context_scale: Option<ContextScale>,
+}
+
+/// How the directory's bound follows the model's context window: the window's tokens divided
+/// by `tokens_per_char`, at least `min_chars`, at most the format's `max_chars`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct ContextScale {
+    pub tokens_per_char: u64,
+    pub min_chars: usize,
+}
+
+impl DirectoryFormat {
+    /// The bound of the directory's body for a model of `context_window` tokens (unknown:
+    /// `max_chars`).
+    pub fn bound(&self, context_window: Option<u64>) -> usize {
+        match (self.context_scale, context_window) {
+            (Some(scale), Some(tokens)) if tokens > 0 && scale.tokens_per_char > 0 => {
+                let scaled = usize::try_from(tokens / scale.tokens_per_char).unwrap_or(usize::MAX);
+                scaled.max(scale.min_chars).min(self.max_chars)
+            }
+            _ => self.max_chars,
+        }
+    }
 }
 
 /// The system prompt per mode: its sections in order.

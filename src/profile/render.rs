@@ -126,8 +126,15 @@ impl Captured {
     }
 
     /// The system prompt of a run: the sections of its mode, the tool list naming `declared`
-    /// (the turn's `tools[]` names), the directory listing the run's catalogue.
-    pub fn system_prompt(&self, surface: &Surface, declared: &[String]) -> String {
+    /// (the turn's `tools[]` names), the directory listing the run's catalogue within the bound
+    /// a model of `context_window` tokens gives ([`DirectoryFormat::bound`]).
+    pub fn system_prompt(
+        &self,
+        surface: &Surface,
+        declared: &[String],
+        context_window: Option<u64>,
+    ) -> String {
+        let bound = self.directory.bound(context_window);
         let mut prompt = String::new();
         for section in self.prompt.of(surface.mode) {
             if let Some(heading) = &section.heading {
@@ -137,7 +144,7 @@ impl Captured {
             let body = match (section.list, &surface.run) {
                 (Some(ListKind::Tools), _) => self.tool_list(section, declared),
                 (Some(ListKind::Directory), Some(run)) => {
-                    directory_body(&self.directory, section, run.catalog())
+                    directory_body(&self.directory, section, run.catalog(), bound)
                 }
                 (Some(ListKind::Directory), None) | (None, _) => {
                     section.text.render() + &render_opt(&section.after)
@@ -240,11 +247,13 @@ fn directory_line(entry: &ToolEntry, cut_at: usize, ellipsis: &str) -> String {
 
 /// The directory section's body for `catalog`: the section's text, one line per listed tool, the
 /// count of tools left out (when some are), the text after. Descriptions shorten through the
-/// format's cuts before lines are dropped, so the body stays within `max_chars`.
+/// format's cuts before lines are dropped, so the body stays within `bound` characters (the
+/// format's [`DirectoryFormat::bound`] for the run's model).
 pub fn directory_body(
     format: &DirectoryFormat,
     section: &Section,
     catalog: &ToolCatalog,
+    bound: usize,
 ) -> String {
     let entries = catalog.entries();
     let mut counts: HashMap<&str, usize> = HashMap::new();
@@ -280,14 +289,12 @@ pub fn directory_body(
             .collect();
         line_chars = lines.iter().map(|l| l.chars().count() + 1).sum();
         let last = i + 1 == format.description_cuts.len();
-        if frame + line_chars + omitted_chars(deferred.len() - lines.len()) <= format.max_chars
-            || last
-        {
+        if frame + line_chars + omitted_chars(deferred.len() - lines.len()) <= bound || last {
             break;
         }
     }
     while !lines.is_empty()
-        && frame + line_chars + omitted_chars(deferred.len() - lines.len()) > format.max_chars
+        && frame + line_chars + omitted_chars(deferred.len() - lines.len()) > bound
     {
         line_chars -= lines.pop().map_or(0, |l| l.chars().count() + 1);
     }
@@ -309,6 +316,7 @@ mod tests {
     use crate::catalog::fake::{fake_plugin_tools, FIXTURE_PLUGIN_ID};
     use crate::config::ToolSearchMode;
     use crate::engine::SearchLimits;
+    use crate::profile::model::ContextScale;
 
     #[test]
     fn markers_round_trip() {
@@ -355,7 +363,16 @@ mod tests {
             ellipsis: "...".into(),
             max_chars,
             omitted: Text::Literal(" more left out. ".into()),
+            context_scale: None,
         }
+    }
+
+    fn body(
+        format: &DirectoryFormat,
+        catalog: &ToolCatalog,
+        context_window: Option<u64>,
+    ) -> String {
+        directory_body(format, &section(), catalog, format.bound(context_window))
     }
 
     fn section() -> Section {
@@ -373,12 +390,12 @@ mod tests {
             fake_plugin_tools(FIXTURE_PLUGIN_ID, 36),
             SearchLimits::default(),
         );
-        let roomy = directory_body(&format(100_000), &section(), &catalog);
+        let roomy = body(&format(100_000), &catalog, None);
         assert!(roomy.contains(
             "- fake_plugin_tool_17 (tool-search-e2e-fixture): Fake plugin tool 17. It proves"
         ));
         assert!(!roomy.contains("more left out"));
-        let tighter = directory_body(&format(5_000), &section(), &catalog);
+        let tighter = body(&format(5_000), &catalog, None);
         let line = tighter
             .lines()
             .find(|l| l.starts_with("- fake_plugin_tool_17 "))
@@ -388,13 +405,48 @@ mod tests {
             "- fake_plugin_tool_17 (tool-search-e2e-fixture): ".len() + 64
         );
         assert!(line.ends_with("..."));
-        let names = directory_body(&format(1_500), &section(), &catalog);
+        let names = body(&format(1_500), &catalog, None);
         assert!(names.contains("- fake_plugin_tool_17 (tool-search-e2e-fixture)\n"));
-        let tight = directory_body(&format(500), &section(), &catalog);
+        let tight = body(&format(500), &catalog, None);
         assert!(tight.chars().count() <= 500, "{}", tight.chars().count());
         let listed = tight.lines().filter(|l| l.starts_with("- ")).count();
         assert!(tight.contains(&format!("{} more left out. ", 36 - listed)));
         let one_more = directory_line(&catalog.entries()[listed], 0, "...");
         assert!(tight.chars().count() + one_more.chars().count() + 1 > 500);
+    }
+
+    #[test]
+    fn the_bound_follows_the_context_window_between_its_floor_and_cap() {
+        let scaled = DirectoryFormat {
+            context_scale: Some(ContextScale {
+                tokens_per_char: 10,
+                min_chars: 768,
+            }),
+            ..format(18_000)
+        };
+        assert_eq!(scaled.bound(None), 18_000);
+        assert_eq!(scaled.bound(Some(0)), 18_000);
+        assert_eq!(scaled.bound(Some(128_000)), 12_800);
+        assert_eq!(scaled.bound(Some(1_000_000)), 18_000);
+        assert_eq!(scaled.bound(Some(4_000)), 768);
+        assert_eq!(scaled.bound(Some(128_009)), 12_800);
+        // Without a scale the window does not matter.
+        assert_eq!(format(18_000).bound(Some(4_000)), 18_000);
+
+        // 1,000 fake tools: a 128,000-token model's directory stops at 12,800 characters, a
+        // 60,000-token one's at 6,000, each within a line of its bound.
+        let catalog = ToolCatalog::new(
+            fake_plugin_tools(FIXTURE_PLUGIN_ID, 1_000),
+            SearchLimits::default(),
+        );
+        for (window, bound) in [(128_000, 12_800), (60_000, 6_000)] {
+            let text = body(&scaled, &catalog, Some(window));
+            let chars = text.chars().count();
+            let longest_line = "- fake_plugin_tool_1000 (tool-search-e2e-fixture)\n".len();
+            assert!(
+                chars <= bound && chars + longest_line > bound,
+                "{window}: {chars}"
+            );
+        }
     }
 }

@@ -154,6 +154,7 @@ pub fn quality_limits() -> SearchLimits {
     SearchLimits {
         default_limit: RANK_DEPTH,
         max_limit: RANK_DEPTH,
+        ..SearchLimits::default()
     }
 }
 

@@ -722,7 +722,7 @@ fn resolve(
     let (Some(target_source), Some(profile), true) = (target_source, profile, complete) else {
         return Err(problems);
     };
-    Ok(Scenario {
+    let mut scenario = Scenario {
         id: file.id,
         title: file.title,
         objective: file.objective,
@@ -737,12 +737,14 @@ fn resolve(
         script: file.script,
         claims,
         pending: file.pending,
-        profile,
+        profile: profile.clone(),
         openclaw: file.openclaw,
         lanes,
         origin: origin.to_string(),
         dir: None,
-    })
+    };
+    scenario.set_profile(profile);
+    Ok(scenario)
 }
 
 /// How much of `[catalog]` the checks that need it can rely on.

@@ -93,6 +93,15 @@ pub struct Scenario {
 }
 
 impl Scenario {
+    /// Shows `profile`'s surface (the scenario's own, or `suite --profile`): the fake tools
+    /// take its wording unless the scenario gives its own.
+    pub fn set_profile(&mut self, profile: Arc<Profile>) {
+        self.catalog.profile_description = profile
+            .captured()
+            .and_then(|c| c.source.fixture_description.clone());
+        self.profile = profile;
+    }
+
     /// Is this one of the scenarios compiled into the binary (or given as text)?
     pub fn is_built_in(&self) -> bool {
         self.dir.is_none()
@@ -134,17 +143,25 @@ pub struct CatalogSpec {
     /// name; the gateway catalogues them as `client:client:<name>` and never runs them.
     #[serde(default)]
     pub client: Vec<String>,
+    /// The scenario's profile's wording of the fake tools (`[source] fixture_description`), set
+    /// with the profile ([`Scenario::set_profile`]); `description_template` overrides it.
+    #[serde(skip)]
+    pub profile_description: Option<String>,
 }
 
 impl CatalogSpec {
+    /// The fake tools' description template: the scenario's own, else its profile's, else
+    /// none (the reference run's three sentences).
+    pub fn description(&self) -> Option<&str> {
+        self.description_template
+            .as_deref()
+            .or(self.profile_description.as_deref())
+    }
+
     /// The fake plugin's tools as this catalogue configures them (names, schemas and the
-    /// descriptions its `description_template` gives): what the gateway is given to serve.
+    /// descriptions [`Self::description`] gives): what the gateway is given to serve.
     pub fn fake_tools(&self) -> Vec<crate::catalog::ToolEntry> {
-        crate::catalog::fake::described_fake_tools(
-            &self.plugin_id,
-            self.size,
-            self.description_template.as_deref(),
-        )
+        crate::catalog::fake::described_fake_tools(&self.plugin_id, self.size, self.description())
     }
 }
 

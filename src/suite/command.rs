@@ -152,7 +152,7 @@ pub async fn run(
     if let Some(reference) = &options.profile {
         let profile = crate::profile::resolve(reference)?;
         for scenario in &mut scenarios {
-            scenario.profile = profile.clone();
+            scenario.set_profile(profile.clone());
         }
     }
     // The expectations file given is read (and must be right) whatever the target.

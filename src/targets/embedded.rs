@@ -184,7 +184,7 @@ pub fn embedded_config(setup: &LaneSetup<'_>) -> Result<Value, Error> {
 
 fn fake_plugin_config(catalog: &CatalogSpec) -> Value {
     let mut plugin = json!({ "id": catalog.plugin_id, "size": catalog.size });
-    if let Some(template) = &catalog.description_template {
+    if let Some(template) = catalog.description() {
         plugin["descriptionTemplate"] = json!(template);
     }
     if !catalog.direct_only.is_empty() {

@@ -17,7 +17,7 @@ const UPSTREAM: &str = "openclaw-upstream";
 async fn reference_report(profile: &str) -> SuiteReport {
     let mut scenarios =
         select(load_all(&[]).unwrap(), &["tool-search-gateway-e2e".into()]).unwrap();
-    scenarios[0].profile = toolsearch_qa::profile::resolve(profile).unwrap();
+    scenarios[0].set_profile(toolsearch_qa::profile::resolve(profile).unwrap());
     run_suite(&EmbeddedTarget, &scenarios).await.unwrap()
 }
 
@@ -130,7 +130,7 @@ async fn the_reference_scenario_holds_under_the_upstream_surface() {
 fn the_profile_names_the_embedded_bridge_and_the_product_keeps_its_own() {
     let mut scenarios =
         select(load_all(&[]).unwrap(), &["tool-search-gateway-e2e".into()]).unwrap();
-    scenarios[0].profile = toolsearch_qa::profile::resolve(UPSTREAM).unwrap();
+    scenarios[0].set_profile(toolsearch_qa::profile::resolve(UPSTREAM).unwrap());
     assert_eq!(
         EmbeddedTarget.surface(&scenarios[0]).bridge().call,
         "dispatch_action"
@@ -167,7 +167,7 @@ fn the_profile_names_the_embedded_bridge_and_the_product_keeps_its_own() {
 }
 
 #[tokio::test]
-async fn only_the_bridge_name_changes_the_bytes_against_2026_9_6() {
+async fn the_bridge_name_and_the_fixture_s_wording_change_the_bytes_against_2026_9_6() {
     let (upstream, product) = (
         reference_report(UPSTREAM).await,
         reference_report("openclaw-2026.9.6").await,
@@ -177,9 +177,15 @@ async fn only_the_bridge_name_changes_the_bytes_against_2026_9_6() {
             .as_u64()
             .unwrap()
     };
-    assert_eq!(bytes(&upstream, "direct"), bytes(&product, "direct"));
+    // The direct lane declares the 36 fake tools, each described in 29 more characters (ASCII,
+    // nothing to escape): upstream's fixture wording against 2026.9.6's.
+    assert_eq!(
+        bytes(&upstream, "direct"),
+        bytes(&product, "direct") + 36 * 29
+    );
     // `dispatch_action` is 6 characters longer than `tool_call`, and it is written twice in the
-    // first request: its declaration's name and its line in the prompt's tool list.
+    // first request: its declaration's name and its line in the prompt's tool list. The
+    // directory cuts every fake description to 64 characters, whichever wording.
     for lane in ["tools", "directory"] {
         assert_eq!(
             bytes(&upstream, lane),
@@ -187,6 +193,152 @@ async fn only_the_bridge_name_changes_the_bytes_against_2026_9_6() {
             "{lane}"
         );
     }
+}
+
+/// The profile states upstream's facts as data: search limits, batch bounds, the directory's
+/// cap and how it scales, and the fixture's wording (which a scenario under it takes).
+#[test]
+fn the_upstream_profile_states_limits_batch_bounds_directory_scaling_and_wording() {
+    use toolsearch_qa::config::{BatchRules, LimitRules, QueryBound};
+    use toolsearch_qa::profile::model::ContextScale;
+    let profile = toolsearch_qa::profile::resolve(UPSTREAM).unwrap();
+    let rules = &profile.tool_search;
+    assert_eq!(rules.limits, LimitRules::SPEC);
+    assert_eq!(
+        (
+            rules.limits.default,
+            rules.limits.max,
+            rules.limits.max_clamp
+        ),
+        (8, 20, 50)
+    );
+    assert_eq!(
+        rules.batch,
+        BatchRules {
+            max_queries: 16,
+            max_query: QueryBound::Chars(512),
+            queries_json_bytes: Some(512),
+            max_candidates: 50,
+            answer_chars: 4000,
+        }
+    );
+    let captured = profile.captured().unwrap();
+    let directory = &captured.directory;
+    assert_eq!(directory.max_chars, 18_000);
+    assert_eq!(
+        directory.context_scale,
+        Some(ContextScale {
+            tokens_per_char: 10,
+            min_chars: 768
+        })
+    );
+    assert_eq!(directory.bound(None), 18_000);
+    assert_eq!(directory.bound(Some(128_000)), 12_800);
+    assert_eq!(directory.bound(Some(200_000)), 18_000);
+    assert_eq!(directory.bound(Some(2_000)), 768);
+
+    // Upstream's fixture: "Fake plugin tool 17." and two sentences, 270 characters in all.
+    let mut scenarios =
+        select(load_all(&[]).unwrap(), &["tool-search-gateway-e2e".into()]).unwrap();
+    let ours = scenarios[0].catalog.fake_tools()[16].description.clone();
+    scenarios[0].set_profile(profile.clone());
+    let tools = scenarios[0].catalog.fake_tools();
+    let target = &tools[16];
+    assert_eq!(target.name, "fake_plugin_tool_17");
+    assert_eq!(
+        (target.description.chars().count(), target.description.len()),
+        (270, 270)
+    );
+    assert_eq!(ours.chars().count(), 241);
+    assert!(target
+        .description
+        .starts_with("Fake plugin tool 17. It stands for one tool"));
+    assert!(target
+        .description
+        .contains("still reached through structured Tool Search."));
+    // A scenario's own wording wins over the profile's.
+    scenarios[0].catalog.description_template = Some("Tool {n}.".into());
+    assert_eq!(
+        scenarios[0].catalog.fake_tools()[16].description,
+        "Tool 17."
+    );
+    // Back on 2026.9.6 the scenario has its own three sentences again.
+    scenarios[0].catalog.description_template = None;
+    scenarios[0].set_profile(toolsearch_qa::profile::resolve("openclaw-2026.9.6").unwrap());
+    assert_eq!(scenarios[0].catalog.fake_tools()[16].description, ours);
+}
+
+/// The directory section's body in a request's system prompt (between its heading line and
+/// the next section's).
+fn directory_body(request: &Value) -> String {
+    let prompt = request["input"][0]["content"][0]["text"].as_str().unwrap();
+    let start = prompt.find("### Deferred Tool Schemas\n").unwrap() + 26;
+    let end = start + prompt[start..].find("## Tool Call Style\n").unwrap();
+    prompt[start..end].to_string()
+}
+
+/// The embedded gateway bounds the upstream directory by the primary model's `contextWindow`
+/// (1,000 fake tools do not fit in any of these): 10 tokens a character, at least 768, at
+/// most 18,000; a model without one gets the cap.
+#[tokio::test]
+async fn the_directory_follows_the_model_s_context_window() {
+    let provider = toolsearch_qa::provider::MockProvider::start()
+        .await
+        .unwrap();
+    let mut sizes = Vec::new();
+    for (window, bound) in [
+        (Some(60_000), 6_000),
+        (Some(128_000), 12_800),
+        (Some(4_000), 768),
+        (Some(1_000_000), 18_000),
+        (None, 18_000),
+    ] {
+        let mut model = json!({ "id": "qa" });
+        if let Some(window) = window {
+            model["contextWindow"] = json!(window);
+        }
+        let config = json!({
+            "models": { "providers": { "mock": {
+                "baseUrl": provider.base_url(), "models": [model] } } },
+            "agents": { "defaults": { "model": { "primary": "mock/qa" } }, "list": [{ "id": "qa" }] },
+            "tools": { "toolSearch": { "mode": "tools" } },
+            "catalog": { "fakePlugin": { "id": "fixture", "size": 1000 }, "profile": UPSTREAM },
+        });
+        let (gateway, _state) = crate::common::start_gateway(&config).await;
+        let before = provider.journal().all().len();
+        let response = reqwest::Client::new()
+            .post(format!("{}/v1/responses", gateway.base_url()))
+            .header("x-openclaw-agent", "qa")
+            .header("content-type", "application/json")
+            .body(json!({ "model": "openclaw/qa", "input": "hello", "stream": false }).to_string())
+            .send()
+            .await
+            .unwrap();
+        assert_eq!(response.status().as_u16(), 200, "{window:?}");
+        let request = provider.journal().all()[before].body.clone();
+        let body = directory_body(&request);
+        let chars = body.chars().count();
+        let listed = body
+            .lines()
+            .filter(|l| l.starts_with("- fake_plugin_tool_"))
+            .count();
+        if bound == 768 {
+            // The section's own text (33 + 1,364 characters) is over the floor: no tool is
+            // listed, only the count of those left out ("1000" and its 27 characters).
+            assert_eq!((listed, chars), (0, 33 + 1364 + 4 + 27), "{window:?}");
+        } else {
+            let line = "- fake_plugin_tool_1000 (fixture)\n".len();
+            assert!(
+                chars <= bound && chars + line > bound,
+                "{window:?}: {chars} characters for a bound of {bound}"
+            );
+            assert!(listed > 0 && listed < 1000, "{window:?}: {listed}");
+        }
+        sizes.push(chars);
+    }
+    // The same cap without a window as with a window past it; a smaller window, less listed.
+    assert_eq!(sizes[3], sizes[4]);
+    assert!(sizes[0] < sizes[1] && sizes[1] < sizes[4], "{sizes:?}");
 }
 
 #[test]

@@ -134,6 +134,7 @@ impl<'a> Bm25Index<'a> {
         let limits = SearchLimits {
             default_limit: limit,
             max_limit: limit,
+            ..SearchLimits::default()
         };
         let mut position: HashMap<&str, usize> = HashMap::new();
         for (i, c) in candidates.iter().enumerate().rev() {

@@ -102,6 +102,7 @@ fn pools_one_tool_per_definition_and_labels_each_row_with_its_own() {
         SearchLimits {
             default_limit: RANK_DEPTH,
             max_limit: RANK_DEPTH,
+            ..SearchLimits::default()
         },
     );
     let report = measure(&catalog, &pool);

@@ -245,6 +245,9 @@ impl Release {
             when_enabled: enabled.unwrap_or(ToolSearchMode::Direct),
             modes,
             bridge: self.bridge.clone(),
+            // Release files state no search or batch bounds: the spec's (2026.9.6's dist also
+            // bounds a batch's query texts together; the upstream profile states that).
+            ..ToolSearchRules::spec()
         }
     }
 

@@ -408,7 +408,7 @@ impl OpenClawTarget {
         let root = dir.path().to_path_buf();
         let catalog = &setup.scenario.catalog;
         // The scenario's description template, as the embedded gateway writes it.
-        let template = catalog.description_template.as_deref();
+        let template = catalog.description();
         let mut sizes = vec![catalog.size];
         if self.sizes.contains(&catalog.size) {
             sizes = self.sizes.clone();
@@ -485,7 +485,7 @@ impl Live {
         let spec = |c: &CatalogSpec| {
             (
                 c.plugin_id.clone(),
-                c.description_template.clone(),
+                c.description().map(str::to_string),
                 c.direct_only.clone(),
                 c.broken.clone(),
             )
