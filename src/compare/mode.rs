@@ -51,10 +51,9 @@ impl CompareMode {
     /// The native settings of a native mode.
     pub fn native(self) -> Option<NativeSettings> {
         match self {
-            CompareMode::Native(provider) => Some(NativeSettings {
-                provider,
-                search: provider.default_search(),
-            }),
+            CompareMode::Native(provider) => {
+                Some(NativeSettings::flat(provider, provider.default_search()))
+            }
             CompareMode::Gateway(_) => None,
         }
     }

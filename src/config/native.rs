@@ -36,7 +36,9 @@ impl NativeProvider {
 }
 
 /// Which search runs: OpenAI's `execution` (`server`: the provider searches; `client`: the
-/// provider asks and the gateway searches with its engine) or Anthropic's search tool.
+/// provider asks and the gateway searches with its engine), Anthropic's search tool (`bm25`,
+/// `regex`), or Anthropic's client-side search (`client`: the gateway declares its own search
+/// tool and answers the model's call with `tool_reference` blocks).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize, Deserialize)]
 #[serde(rename_all = "lowercase")]
 pub enum NativeSearch {
@@ -60,7 +62,11 @@ impl NativeSearch {
     pub fn of(provider: NativeProvider) -> &'static [NativeSearch] {
         match provider {
             NativeProvider::Openai => &[NativeSearch::Server, NativeSearch::Client],
-            NativeProvider::Anthropic => &[NativeSearch::Bm25, NativeSearch::Regex],
+            NativeProvider::Anthropic => &[
+                NativeSearch::Bm25,
+                NativeSearch::Regex,
+                NativeSearch::Client,
+            ],
         }
     }
 }
@@ -72,13 +78,30 @@ pub struct NativeSearchConfig {
     pub provider: NativeProvider,
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub search: Option<NativeSearch>,
+    /// OpenAI only: the deferred catalogue grouped in `namespace` tools, one per tool source
+    /// (OpenAI's guide recommends namespaces over loose deferred functions).
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub namespaces: bool,
 }
 
-/// A resolved native search: a provider and one of its searches.
+/// A resolved native search: a provider, one of its searches, and how the catalogue is grouped.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize)]
 pub struct NativeSettings {
     pub provider: NativeProvider,
     pub search: NativeSearch,
+    /// The deferred functions sit in namespaces (OpenAI only).
+    pub namespaces: bool,
+}
+
+impl NativeSettings {
+    /// A provider's search with the catalogue as loose deferred tools.
+    pub fn flat(provider: NativeProvider, search: NativeSearch) -> NativeSettings {
+        NativeSettings {
+            provider,
+            search,
+            namespaces: false,
+        }
+    }
 }
 
 impl NativeSearchConfig {
@@ -101,9 +124,19 @@ impl NativeSearchConfig {
                 ),
             ));
         }
+        if self.namespaces && self.provider != NativeProvider::Openai {
+            return Err((
+                "tools.nativeSearch.namespaces".into(),
+                format!(
+                    "namespaces are OpenAI's (a `namespace` tool); {} has none",
+                    self.provider.as_str()
+                ),
+            ));
+        }
         Ok(NativeSettings {
             provider: self.provider,
             search,
+            namespaces: self.namespaces,
         })
     }
 }
@@ -114,17 +147,42 @@ mod tests {
 
     #[test]
     fn each_provider_offers_its_own_searches() {
-        let resolve = |provider, search| NativeSearchConfig { provider, search }.resolve();
+        let resolve = |provider, search| {
+            NativeSearchConfig {
+                provider,
+                search,
+                namespaces: false,
+            }
+            .resolve()
+        };
         assert_eq!(
             resolve(NativeProvider::Openai, None).unwrap().search,
             NativeSearch::Server
         );
         assert_eq!(
             resolve(NativeProvider::Anthropic, Some(NativeSearch::Regex)).unwrap(),
-            NativeSettings {
-                provider: NativeProvider::Anthropic,
-                search: NativeSearch::Regex
-            }
+            NativeSettings::flat(NativeProvider::Anthropic, NativeSearch::Regex)
+        );
+        let grouped = |provider| NativeSearchConfig {
+            provider,
+            search: None,
+            namespaces: true,
+        };
+        assert!(
+            grouped(NativeProvider::Openai)
+                .resolve()
+                .unwrap()
+                .namespaces
+        );
+        assert_eq!(
+            grouped(NativeProvider::Anthropic).resolve().unwrap_err().1,
+            "namespaces are OpenAI's (a `namespace` tool); anthropic has none"
+        );
+        assert_eq!(
+            resolve(NativeProvider::Anthropic, Some(NativeSearch::Client))
+                .unwrap()
+                .search,
+            NativeSearch::Client
         );
         assert_eq!(
             resolve(NativeProvider::Openai, Some(NativeSearch::Bm25)).unwrap_err(),

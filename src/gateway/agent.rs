@@ -235,12 +235,17 @@ async fn run_turn_inner(
         let mut called = false;
         let mut answer = None;
         let mut handed = HandedBackCalls::default();
-        for item in reply.items {
+        let items = match &native {
+            Some(native) => native.client_searches(reply.items),
+            None => reply.items,
+        };
+        for item in items {
             match item {
                 OutputItem::FunctionCall {
                     call_id,
                     name,
                     arguments,
+                    namespace,
                 } => {
                     called = true;
                     log.append(SessionRecord::Message(MessageRecord::tool_call(
@@ -253,7 +258,11 @@ async fn run_turn_inner(
                             source: None,
                         },
                     )))?;
-                    input.push(json!({ "type": "function_call", "call_id": call_id, "name": name, "arguments": arguments }));
+                    let mut call = json!({ "type": "function_call", "call_id": call_id, "name": name, "arguments": arguments });
+                    if let Some(namespace) = namespace {
+                        call["namespace"] = Value::String(namespace);
+                    }
+                    input.push(call);
                     let handoff = match state.seeded(Fault::ClientToolRun) {
                         true => None,
                         false => client_handoff(&surface, &call_id, &name, &arguments),
@@ -318,7 +327,10 @@ async fn run_turn_inner(
                     item,
                 } => {
                     called = true;
-                    input.push(item);
+                    // The seed drops a client search's call too: its answer is then an orphan.
+                    if !state.seeded(Fault::SearchCallDropped) {
+                        input.push(item);
+                    }
                     let output =
                         client_search(log, &surface, native.as_ref(), &call_id, &arguments)?;
                     input.push(output);
@@ -494,18 +506,19 @@ fn native_tools(
     surface: &Surface,
     in_full: bool,
 ) -> NativeTools {
-    let mut deferred: Vec<FunctionDeclaration> = surface
+    let mut entries: Vec<&ToolEntry> = surface
         .run
         .as_ref()
-        .map(|run| {
-            run.catalog()
-                .entries()
-                .iter()
-                .map(ToolEntry::function_declaration)
-                .collect()
-        })
+        .map(|run| run.catalog().entries().iter().collect())
         .unwrap_or_default();
-    deferred.sort_by(|a, b| a.name.cmp(&b.name));
+    entries.sort_by(|a, b| a.name.cmp(&b.name));
+    let mut deferred: Vec<FunctionDeclaration> =
+        entries.iter().map(|e| e.function_declaration()).collect();
+    let sources: Vec<&str> = entries.iter().map(|e| e.source_name.as_str()).collect();
+    let mut namespaces = match settings.namespaces {
+        true => crate::gateway::native::NamespaceGroup::by_source(&sources),
+        false => Vec::new(),
+    };
     let mut visible: Vec<FunctionDeclaration> = surface
         .visible
         .iter()
@@ -513,11 +526,13 @@ fn native_tools(
         .collect();
     if in_full {
         visible.append(&mut deferred);
+        namespaces.clear();
     }
     NativeTools {
         settings,
         visible,
         deferred,
+        namespaces,
     }
 }
 
@@ -587,12 +602,14 @@ fn client_search(
     };
     let (output, text, is_error) = match answered {
         Ok((output, names)) => (output, names.join(", "), false),
-        Err(error) => (
-            json!({ "type": "tool_search_output", "call_id": call_id, "execution": "client",
-                    "status": "completed", "tools": [] }),
-            error.to_string(),
-            true,
-        ),
+        Err(error) => {
+            let nothing = match native {
+                Some(native) => native.search_answer(call_id, &[]),
+                None => json!({ "type": "tool_search_output", "call_id": call_id,
+                    "execution": "client", "status": "completed", "tools": [] }),
+            };
+            (nothing, error.to_string(), true)
+        }
     };
     log.append(SessionRecord::ToolResult(ToolResultRecord::Direct(
         DirectResult {
@@ -855,9 +872,13 @@ fn log_surface(
         Some(native) => (
             native.visible.iter().map(|d| d.name.clone()).collect(),
             vec![format!(
-                "native search: {} {} search over the catalogue, sent deferred",
+                "native search: {} {} search over the catalogue, sent deferred{}",
                 native.settings.provider.as_str(),
-                native.settings.search.as_str()
+                native.settings.search.as_str(),
+                match native.settings.namespaces {
+                    true => " in namespaces by source",
+                    false => "",
+                }
             )],
         ),
         None => (surface.declared_names(), surface.notes.clone()),

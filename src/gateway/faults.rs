@@ -75,7 +75,9 @@ pub enum Fault {
     /// A native lane declares its catalogue in full instead of deferred.
     CatalogueNotDeferred,
     /// A native lane replays the provider's hosted search result without the search call before
-    /// it (OpenAI's `tool_search_call` item).
+    /// it (OpenAI's `tool_search_call` item), and a client search's answer without the call it
+    /// answers (OpenAI's client `tool_search_call`, Anthropic's `tool_use` of the gateway's
+    /// search tool): the provider refuses the orphan.
     SearchCallDropped,
     /// The Anthropic half: a native lane replays the assistant's `tool_search_tool_result`
     /// without the `server_tool_use` block before it. The provider refuses the request; the

@@ -49,6 +49,8 @@ pub enum OutputItem {
         call_id: String,
         name: String,
         arguments: String,
+        /// The namespace of a function declared inside a `namespace` tool (OpenAI).
+        namespace: Option<String>,
     },
     Message {
         text: String,
@@ -58,8 +60,9 @@ pub enum OutputItem {
     Carried {
         item: Value,
     },
-    /// A native search the provider leaves to the caller (OpenAI `execution: "client"`): the
-    /// gateway searches and answers with a `tool_search_output`.
+    /// A native search the provider leaves to the caller (OpenAI `execution: "client"`, or an
+    /// Anthropic `tool_use` of the gateway's own search tool): the gateway searches and answers
+    /// with a `tool_search_output` (a `tool_result` of `tool_reference`s).
     SearchCall {
         call_id: String,
         arguments: Value,
@@ -253,6 +256,10 @@ pub fn parse_output(json: &Value) -> Result<Vec<OutputItem>, String> {
                     call_id: field("call_id")?,
                     name: field("name")?,
                     arguments: field("arguments")?,
+                    namespace: item
+                        .get("namespace")
+                        .and_then(Value::as_str)
+                        .map(str::to_string),
                 });
             }
             Some("message") => {

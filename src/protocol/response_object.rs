@@ -154,12 +154,32 @@ impl ToolSearchTool {
     }
 }
 
-/// A tool of a request, as a response echoes it: a function or the `tool_search` tool.
+/// The single-valued `type` of a `namespace` tool.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum NamespaceType {
+    Namespace,
+}
+
+/// A `namespace` tool (`NamespaceToolParam`): functions grouped under a name the model sees
+/// with its description; deferral is per function inside, never on the namespace.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct NamespaceTool {
+    #[serde(rename = "type")]
+    pub kind: NamespaceType,
+    pub name: String,
+    pub description: String,
+    pub tools: Vec<FunctionTool>,
+}
+
+/// A tool of a request, as a response echoes it: a function, the `tool_search` tool, or a
+/// namespace of functions.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 #[serde(untagged)]
 pub enum EchoTool {
     Function(FunctionTool),
     ToolSearch(ToolSearchTool),
+    Namespace(NamespaceTool),
 }
 
 /// `tool_choice`: a mode, or one function by name.
@@ -263,7 +283,7 @@ impl RequestEcho {
                     serde_json::from_value(tool.clone()).map_err(|e| {
                         bad(
                             &format!("tools[{i}]"),
-                            format!("tools[{i}] must be a function tool {{type: \"function\", name, description?, parameters?, strict?, defer_loading?}} or {{type: \"tool_search\", execution?, description?, parameters?}}: {e}"),
+                            format!("tools[{i}] must be a function tool {{type: \"function\", name, description?, parameters?, strict?, defer_loading?}}, {{type: \"tool_search\", execution?, description?, parameters?}} or {{type: \"namespace\", name, description, tools}}: {e}"),
                         )
                     })
                 })
@@ -342,6 +362,10 @@ pub struct OutputFunctionCall {
     /// The arguments as JSON text.
     pub arguments: String,
     pub status: ItemStatus,
+    /// The namespace of a function declared inside a `namespace` tool (`name` is the
+    /// function's own name there).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub namespace: Option<String>,
 }
 
 /// A `tool_search_call` output item: what the model searched with (`ResponseToolSearchCall`).
@@ -456,6 +480,7 @@ impl ResponseItem {
             name: name.to_string(),
             arguments: arguments.into(),
             status: ItemStatus::Completed,
+            namespace: None,
         })
     }
 

@@ -243,8 +243,13 @@ fn parse(text: &str, origin: &str, strictness: Strictness) -> Result<Scenario, S
         )
     };
     let ours = |p: Problem| {
+        // An unknown key is wrong itself: the caret goes under it, else under the value.
+        let place = match p.message.contains("unknown field `") {
+            true => places.key_of(&p.field),
+            false => places.of(&p.field),
+        };
         let message = plain(&p.message, &p.field);
-        invalid(places.of(&p.field), places.describe(&p.field), message)
+        invalid(place, places.describe(&p.field), message)
     };
     let syntax = syntax_errors(text);
     if !syntax.is_empty() {
@@ -921,9 +926,10 @@ fn resolve_lane(
     let native = match lane.native {
         Some(config) => keep(
             problems,
-            config
-                .resolve()
-                .map_err(|(_, m)| problem(field.clone().key("native").key("search"), m)),
+            config.resolve().map_err(|(at, m)| {
+                let key = at.strip_prefix("tools.nativeSearch.").unwrap_or("search");
+                problem(field.clone().key("native").key(key), m)
+            }),
         )
         .map(Some),
         None => Some(None),
@@ -1504,13 +1510,13 @@ mod tests {
         let err = parse_scenario(&text, "s.toml").unwrap_err();
         assert_eq!(
             err.to_string(),
-            "s.toml:4:1: target_tool: \"fake_plugin_tool_2\" is not an openclaw tool of this \
+            "s.toml:4:15: target_tool: \"fake_plugin_tool_2\" is not an openclaw tool of this \
              catalogue (fake tools fake_plugin_tool_01 … fake_plugin_tool_03 and the core tools); \
              did you mean fake_plugin_tool_02?"
         );
         assert_eq!(
             err.excerpt(),
-            Some("  |\n4 | target_tool = 'fake_plugin_tool_2'\n  | ^")
+            Some("  |\n4 | target_tool = 'fake_plugin_tool_2'\n  |               ^")
         );
     }
 
@@ -1527,10 +1533,10 @@ mod tests {
         let lane = &scenario.lanes[2];
         assert_eq!(
             lane.native,
-            Some(crate::config::NativeSettings {
-                provider: crate::config::NativeProvider::Anthropic,
-                search: crate::config::NativeSearch::Bm25
-            })
+            Some(crate::config::NativeSettings::flat(
+                crate::config::NativeProvider::Anthropic,
+                crate::config::NativeSearch::Bm25
+            ))
         );
         assert_eq!(lane.mode(), ToolSearchMode::Directory);
         assert!(lane.openclaw.not_applicable.is_some());
@@ -1541,12 +1547,17 @@ mod tests {
         };
         assert_eq!(
             error("native = { provider = 'openai', search = 'regex' }"),
-            "s.toml:20:33: lane \"native\": native.search: \"regex\" is not a search openai \
+            "s.toml:20:42: lane \"native\": native.search: \"regex\" is not a search openai \
              offers; expected \"server\" or \"client\""
         );
         assert_eq!(
+            error("native = { provider = 'anthropic', namespaces = true }"),
+            "s.toml:20:49: lane \"native\": native.namespaces: namespaces are OpenAI's (a \
+             `namespace` tool); anthropic has none"
+        );
+        assert_eq!(
             error("native = { provider = 'openai' }\ntool_search = false"),
-            "s.toml:21:1: lane \"native\": tool_search: a native lane has no tool_search: the \
+            "s.toml:21:15: lane \"native\": tool_search: a native lane has no tool_search: the \
              provider searches (remove one of the two)"
         );
         assert_eq!(
@@ -1556,7 +1567,7 @@ mod tests {
         );
         assert_eq!(
             error("native = { provider = 'openai' }\nopenclaw = { not_applicable = 'x' }"),
-            "s.toml:21:1: lane \"native\": openclaw: a native lane never runs on the product; it \
+            "s.toml:21:12: lane \"native\": openclaw: a native lane never runs on the product; it \
              has no openclaw table"
         );
     }
@@ -1574,7 +1585,7 @@ mod tests {
                 "",
                 "config = { tools = { approvals = [{ tool = 'x', action = 'maybe' }] } }\n"
             ),
-            "s.toml:17:49: lane \"tools\": config.tools.approvals[0].action: unknown variant \
+            "s.toml:17:58: lane \"tools\": config.tools.approvals[0].action: unknown variant \
              `maybe`, expected `allow` or `deny`"
         );
         let err = error("", "tool_search = { mode = 'magic' }\n");
@@ -1585,7 +1596,7 @@ mod tests {
             .replace("{lane}", "");
         assert_eq!(
             parse_scenario(&text, "s.toml").unwrap_err().to_string(),
-            "s.toml:16:17: lane \"tools\": tool_search.mode: expected \"code\", \"tools\" or \
+            "s.toml:16:24: lane \"tools\": tool_search.mode: expected \"code\", \"tools\" or \
              \"directory\", got \"magic\""
         );
     }
@@ -1626,12 +1637,12 @@ mod tests {
         let claims = |claim: &str| error(&format!("\n[[claims]]\n{claim}\n"), "");
         assert_eq!(
             claims("id = 'F9'"),
-            "s.toml:11:1: claims[0].id: unknown claim \"F9\"; expected one of C1, C2, C3, C4, C5, \
+            "s.toml:11:6: claims[0].id: unknown claim \"F9\"; expected one of C1, C2, C3, C4, C5, \
              C6, D1, N1, B1, I1, E1, F1, F2, F3, F4, F5, F6, H1, L1, P1, R1, V1, V2, V3, A1, G1, K1, K2, S1, M1"
         );
         assert_eq!(
             claims("id = 'F1'\ntool = 'fake_plugin_tool_4'"),
-            "s.toml:12:1: claims[0].tool: \"fake_plugin_tool_4\" is not a tool of this catalogue; \
+            "s.toml:12:8: claims[0].tool: \"fake_plugin_tool_4\" is not a tool of this catalogue; \
              did you mean fake_plugin_tool_01, fake_plugin_tool_02, fake_plugin_tool_03?"
         );
         assert_eq!(
@@ -1641,7 +1652,7 @@ mod tests {
         );
         assert_eq!(
             claims("id = 'C1'\nlanes = ['tools']"),
-            "s.toml:12:1: claims[0].lanes: claim C1 cannot be checked here: no lane with Tool \
+            "s.toml:12:9: claims[0].lanes: claim C1 cannot be checked here: no lane with Tool \
              Search off (tool_search = false)"
         );
     }

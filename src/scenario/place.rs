@@ -118,9 +118,34 @@ impl<'t> Places<'t> {
         }
     }
 
-    /// Where `field` is written; when it is not (a missing key), where the closest enclosing
+    /// Where `field` is written: its value, when the value sits on the key's line (a scalar,
+    /// an inline array or table) — where a terminal's caret points at what is wrong; else the
+    /// key (a `[table]`). When it is not written (a missing key), where the closest enclosing
     /// field is.
     pub fn of(&self, field: &Field) -> Option<Place> {
+        let (at, value) = self.written(field)?;
+        let inline = value.filter(|v| {
+            let start = v.span().start;
+            match v.get_ref() {
+                DeValue::Table(_) => self.text[start..].starts_with('{'),
+                DeValue::Array(_) => {
+                    self.text[start..].starts_with('[') && !self.text[start..].starts_with("[[")
+                }
+                _ => true,
+            }
+        });
+        Some(self.place(inline.map_or(at, |v| v.span().start)))
+    }
+
+    /// Where `field`'s key is written (an array item: the item), for a problem with the key
+    /// itself (an unknown field); when it is not written, where the closest enclosing field is.
+    pub fn key_of(&self, field: &Field) -> Option<Place> {
+        self.written(field).map(|(at, _)| self.place(at))
+    }
+
+    /// Where `field`'s key (an array item: the item) is written, and its value when the whole
+    /// path is; for a missing field, the closest enclosing field's key and no value.
+    fn written(&self, field: &Field) -> Option<(usize, Option<&Spanned<DeValue<'t>>>)> {
         let root = self.root.as_ref()?;
         let mut at = None;
         let mut table = Some(root.get_ref());
@@ -143,11 +168,13 @@ impl<'t> Places<'t> {
                 }
                 _ => None,
             };
-            let Some(next) = next else { break };
+            let Some(next) = next else {
+                return at.map(|offset| (offset, None));
+            };
             table = None;
             value = Some(next);
         }
-        at.map(|offset| self.place(offset))
+        at.map(|offset| (offset, value))
     }
 
     /// The innermost field written at byte `offset` (empty when none is).
@@ -270,19 +297,28 @@ mod tests {
     fn fields_are_placed_where_written() {
         let places = Places::new(TEXT);
         let at = |f: Field| places.of(&f).map(|p| (p.line, p.column));
-        assert_eq!(at(Field::of("target_tool")), Some((2, 1)));
+        // A value's place is the value's (the caret goes under what is wrong).
+        assert_eq!(at(Field::of("target_tool")), Some((2, 15)));
         assert_eq!(
             Field::of("tools.approvals[0].action"),
             Field::of("tools.approvals").index(0).key("action")
         );
-        assert_eq!(at(Field::of("catalog.size")), Some((6, 1)));
-        assert_eq!(at(Field::of("lanes").index(1).key("name")), Some((13, 1)));
+        assert_eq!(at(Field::of("catalog.size")), Some((6, 8)));
+        assert_eq!(at(Field::of("lanes").index(1).key("name")), Some((13, 8)));
         assert_eq!(
             at(Field::of("lanes").index(1).key("config.tools.toolSerch")),
-            Some((14, 22))
+            Some((14, 34))
         );
+        // An inline table: its brace; a `[table]`: its key.
+        assert_eq!(
+            at(Field::of("lanes").index(1).key("config")),
+            Some((14, 10))
+        );
+        assert_eq!(at(Field::of("catalog")), Some((4, 2)));
         // A missing key: its table.
         assert_eq!(at(Field::of("catalog.core_tools")), Some((4, 2)));
+        let key = places.key_of(&Field::of("lanes").index(1).key("config.tools.toolSerch"));
+        assert_eq!(key.map(|p| (p.line, p.column)), Some((14, 22)));
     }
 
     #[test]
@@ -298,6 +334,17 @@ mod tests {
         assert_eq!(
             places.field_at(TEXT.find("size").unwrap()).to_string(),
             "catalog.size"
+        );
+    }
+
+    #[test]
+    fn the_caret_sits_under_the_value() {
+        let places = Places::new("a = 1\nbb   =   \"oops\"\n");
+        let place = places.of(&Field::of("bb")).unwrap();
+        assert_eq!((place.line, place.column), (2, 10));
+        assert_eq!(
+            places.excerpt(place).unwrap(),
+            "  |\n2 | bb   =   \"oops\"\n  |          ^"
         );
     }
 

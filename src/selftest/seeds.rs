@@ -173,6 +173,7 @@ const NATIVE_ONLY: &str =
     "native lanes run on the embedded gateway only: the product sends its own bridge, never a deferred catalogue";
 
 const REFERENCE: &str = "tool-search-gateway-e2e";
+const NATIVE_SHAPES: &str = "tool-search-native-shapes";
 
 const fn embedded(fault: Fault, scenario: &'static str, claim: ClaimId) -> Seed {
     Seed {
@@ -280,6 +281,12 @@ pub const EMBEDDED: &[Seed] = &[
     // One deferred tool's schema pasted into the system text: V2 reads the whole request.
     embedded(Fault::SchemaInPrompt, REFERENCE, ClaimId::V2),
     embedded(Fault::ToolOrderVaries, REFERENCE, ClaimId::V3),
+    // The shapes the reference lanes leave out (OpenAI namespaces, Anthropic client-side
+    // search): the orphaned search result is refused, the pasted schema is in view, the
+    // reversed namespaces and deferred tools move.
+    embedded(Fault::SearchCallDropped, NATIVE_SHAPES, ClaimId::V1),
+    embedded(Fault::SchemaInPrompt, NATIVE_SHAPES, ClaimId::V2),
+    embedded(Fault::ToolOrderVaries, NATIVE_SHAPES, ClaimId::V3),
     embedded(
         Fault::FlatArgsDropped,
         "upstream-flattened-args",

@@ -149,6 +149,9 @@ pub fn embedded_config(setup: &LaneSetup<'_>) -> Result<Value, Error> {
     }
     if let Some(native) = setup.lane.native {
         tools["nativeSearch"] = json!({ "provider": native.provider, "search": native.search });
+        if native.namespaces {
+            tools["nativeSearch"]["namespaces"] = json!(true);
+        }
     }
     let api = match setup.lane.native.map(|n| n.provider) {
         Some(crate::config::NativeProvider::Anthropic) => "anthropic-messages",

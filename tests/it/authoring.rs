@@ -313,13 +313,13 @@ fn malformed() -> Vec<(String, &'static str)> {
     vec![
         (
             format!("{HEAD}target_tool = \"fake_plugin_tool_900\"\n{catalog}{lanes}"),
-            ":4:1: target_tool: \"fake_plugin_tool_900\" is not an openclaw tool of this catalogue \
+            ":4:15: target_tool: \"fake_plugin_tool_900\" is not an openclaw tool of this catalogue \
              (fake tools fake_plugin_tool_0001 … fake_plugin_tool_1000 and the core tools); did \
              you mean fake_plugin_tool_0900?",
         ),
         (
             format!("{HEAD}{target}{catalog}\n[[lanes]]\nname = \"tools\"\ntool_search = {{ mode = \"tools\" }}\n\n[[claims]]\nid = \"C5\"\n"),
-            ":15:1: claims[0].id: claim C5 cannot be checked here: no direct lane \
+            ":15:6: claims[0].id: claim C5 cannot be checked here: no direct lane \
              (tool_search = false) to compare with",
         ),
         (
@@ -341,11 +341,11 @@ fn malformed() -> Vec<(String, &'static str)> {
         ),
         (
             format!("{HEAD}{target}\n[catalog]\nplugin_id = \"p\"\nsize = 0\n{lanes}"),
-            ":8:1: catalog.size: expected a whole number from 1 to 100,000, got 0",
+            ":8:8: catalog.size: expected a whole number from 1 to 100,000, got 0",
         ),
         (
             ok("script = [{ tool = \"tool_serch\", arguments = { query = \"x\" } }]\n"),
-            ":19:13: lane \"tools\": script[0].tool: \"tool_serch\" is neither a tool of this \
+            ":19:20: lane \"tools\": script[0].tool: \"tool_serch\" is neither a tool of this \
              catalogue nor a bridge tool (tool_search, tool_describe, tool_call, \
              tool_search_code), so no lane declares it; did you mean tool_search?",
         ),
@@ -440,7 +440,7 @@ fn check_reports_every_file_and_exits_2_when_one_does_not_load() {
                 .is_some_and(|x| x == "toml")
         })
         .count();
-    assert_eq!(files, 18);
+    assert_eq!(files, 19);
     assert_eq!(stdout.lines().count(), files);
 }
 
@@ -648,13 +648,13 @@ fn check_reports_every_problem_of_a_file_in_file_order() {
     assert_eq!(
         lines,
         [
-            "error: three.toml:4:1: target_tool: \"fake_plugin_tool_900\" is not an openclaw tool \
+            "error: three.toml:4:15: target_tool: \"fake_plugin_tool_900\" is not an openclaw tool \
              of this catalogue (fake tools fake_plugin_tool_0001 … fake_plugin_tool_1000 and the \
              core tools); did you mean fake_plugin_tool_0900?",
             "error: three.toml:11:9: policy.deny[0]: \"fake_plugin_tool_2000\" matches no tool of \
              this catalogue (by name or id), so it denies nothing; did you mean \
              fake_plugin_tool_1000?",
-            "error: three.toml:16:13: lane \"tools\": script[0].tool: \"tool_serch\" is neither a \
+            "error: three.toml:16:20: lane \"tools\": script[0].tool: \"tool_serch\" is neither a \
              tool of this catalogue nor a bridge tool (tool_search, tool_describe, tool_call, \
              tool_search_code), so no lane declares it; did you mean tool_search?",
         ]
@@ -763,9 +763,9 @@ fn check_reports_every_mistake_of_the_issue_s_two_files_in_one_run() {
              catalogue (by name or id), so it denies nothing",
             "error: six.toml:16:29: lane \"direct\": expect.declared_tools: invalid type: string \
              \"12\", expected a whole number, 0 or more",
-            "error: six.toml:20:17: lane \"tools\": tool_search.mode: expected \"code\", \"tools\" \
+            "error: six.toml:20:24: lane \"tools\": tool_search.mode: expected \"code\", \"tools\" \
              or \"directory\", got \"tool\"",
-            "error: six.toml:21:13: lane \"tools\": script[0].tool: \"tool_serch\" is neither a tool \
+            "error: six.toml:21:20: lane \"tools\": script[0].tool: \"tool_serch\" is neither a tool \
              of this catalogue nor a bridge tool (tool_search, tool_describe, tool_call, \
              tool_search_code), so no lane declares it; did you mean tool_search?",
         ]
@@ -775,22 +775,22 @@ fn check_reports_every_mistake_of_the_issue_s_two_files_in_one_run() {
     assert_eq!(
         stderr.lines().collect::<Vec<_>>(),
         [
-            "error: eight.toml:5:13: claims[0].id: unknown claim \"Z9\"; expected one of C1, C2, C3, \
+            "error: eight.toml:5:18: claims[0].id: unknown claim \"Z9\"; expected one of C1, C2, C3, \
              C4, C5, C6, D1, N1, B1, I1, E1, F1, F2, F3, F4, F5, F6, H1, L1, P1, R1, V1, V2, V3, A1, \
              G1, K1, K2, S1, M1",
-            "error: eight.toml:5:28: claims[1].id: claim C5 cannot be checked here: no direct lane \
+            "error: eight.toml:5:33: claims[1].id: claim C5 cannot be checked here: no direct lane \
              (tool_search = false) to compare with",
             "error: eight.toml:10:1: catalog.sise: unknown field `sise`, expected one of \
              `plugin_id`, `size`, `core_tools`, `description_template`, `direct_only`, `broken`, \
              `mcp`, `client`; did you mean `size`?",
-            "error: eight.toml:14:33: lane \"tools\": tool_search.codeTimeoutMs: expected a \
+            "error: eight.toml:14:49: lane \"tools\": tool_search.codeTimeoutMs: expected a \
              positive whole number, got -5: the gateway would ignore it and use its default",
             "error: eight.toml:15:10: lane \"tools\": stream: invalid type: string \"yes\", \
              expected a boolean",
-            "error: eight.toml:18:1: lane \"tools\": name: \"tools\" is used by an earlier lane",
+            "error: eight.toml:18:8: lane \"tools\": name: \"tools\" is used by an earlier lane",
             "error: eight.toml:20:23: lane \"tools\": expect.searches: invalid type: string \
              \"one\", expected a whole number, 0 or more",
-            "error: eight.toml:25:13: lane \"dir\": script[0].tool: \"fake_plugin_tool_77\" is \
+            "error: eight.toml:25:20: lane \"dir\": script[0].tool: \"fake_plugin_tool_77\" is \
              neither a tool of this catalogue nor a bridge tool (tool_search, tool_describe, \
              tool_call, tool_search_code), so no lane declares it; did you mean \
              fake_plugin_tool_07?",

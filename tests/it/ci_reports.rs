@@ -236,17 +236,17 @@ fn shards_split_deterministically_and_completely() {
     let mut sorted = all.clone();
     sorted.sort();
     assert_eq!(both, sorted);
-    // The expected-time model (data/expected-times.toml) puts the 1 s code timeout, the
-    // sandbox fallback and three upstream scenarios in the first shard: together about half
-    // the run on the embedded gateway. The same split every time.
+    // The expected-time model (data/expected-times.toml) puts the 1 s code timeout and four
+    // upstream scenarios in the first shard: together about half the run on the embedded
+    // gateway (19 built-in scenarios since tool-search-native-shapes). The same split every time.
     assert_eq!(
         first,
         [
-            "fail-closed-f4-sandbox-unavailable",
             "fail-closed-f5-code-timeout",
+            "upstream-direct-only-bridged",
             "upstream-mcp-server-exits",
-            "upstream-product-words",
-            "upstream-search-no-match"
+            "upstream-query-and-queries",
+            "upstream-unknown-id-repeated"
         ]
     );
     assert_eq!(shard_ids(dir.path(), "1/2"), first);

@@ -170,7 +170,7 @@ fn scenario_validation_error_names_file_line_and_field() {
         "id = \"b\"\ntitle = \"t\"\nprompt = \"p\"\ntarget_tool = \"fake_plugin_tool_01\"\n[catalog]\nplugin_id = \"p\"\nsize = 3\n\n[[claims]]\nid = \"F9\"\n\n[[lanes]]\nname = \"a\"\ntool_search = false\n",
     );
     assert!(
-        stderr.contains("bad.toml:10:1: claims[0].id: unknown claim \"F9\"; expected one of C1"),
+        stderr.contains("bad.toml:10:6: claims[0].id: unknown claim \"F9\"; expected one of C1"),
         "{stderr}"
     );
 }
@@ -290,7 +290,7 @@ fn check_says_a_lane_lacks_the_counts_c6_needs() {
     assert_eq!(
         stderr,
         format!(
-            "error: {}:11:1: lane \"direct\": expect: C6 judges this lane and needs the session \
+            "error: {}:11:10: lane \"direct\": expect: C6 judges this lane and needs the session \
              log's counts, but `expect` does not set describes, calls: the run would fail \
              (\"describes = 0 is unchecked\"); set them, or list `claims` without C6\n",
             file.display()

@@ -121,7 +121,7 @@ fn a_client_target_missing_from_catalog_client_is_a_scenario_error() {
     assert!(
         stderr.contains("client-missing.toml")
             && stderr.contains(
-                ":12:1: target_tool: \"pick_file\" is not a client tool of this catalogue \
+                ":12:15: target_tool: \"pick_file\" is not a client tool of this catalogue \
                  (catalog.client: open_url)"
             ),
         "{stderr}"

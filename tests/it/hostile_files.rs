@@ -77,7 +77,7 @@ fn a_scenario_id_with_dot_dots_cannot_write_outside_the_snapshot_dir() {
     );
     assert_eq!(code, Some(2), "{err}");
     assert!(
-        err.contains("s.toml:1:1: id: \"../../X\" cannot name files"),
+        err.contains("s.toml:1:6: id: \"../../X\" cannot name files"),
         "{err}"
     );
     assert_eq!(relative_files_below(dir.path()), Vec::<String>::new());
@@ -90,7 +90,7 @@ fn a_scenario_agent_with_dot_dots_cannot_write_session_logs_outside_the_state_di
     let (code, _, err, _) = suite_on(&text, &["--no-snapshots"]);
     assert_eq!(code, Some(2), "{err}");
     assert!(
-        err.contains("s.toml:5:1: agent: \"../../../../X\" is not an agent id"),
+        err.contains("s.toml:5:9: agent: \"../../../../X\" is not an agent id"),
         "{err}"
     );
 }
@@ -101,7 +101,7 @@ fn a_non_ascii_lane_name_is_a_scenario_error_not_an_infrastructure_error() {
     let (code, _, err, _) = suite_on(&text, &["--no-snapshots"]);
     assert_eq!(code, Some(2), "{err}");
     assert!(
-        err.contains("s.toml:11:1: lane \"voilà\": name: \"voilà\" cannot name files"),
+        err.contains("s.toml:11:8: lane \"voilà\": name: \"voilà\" cannot name files"),
         "{err}"
     );
 }

@@ -317,35 +317,56 @@ async fn drive_anthropic(provider: &MockProvider) {
     assert_eq!(post(&url, &refused).await.0, 400);
 }
 
-/// The reference scenario's native lanes of `protocol`, run on the embedded gateway against
-/// `provider`: the requests the gateway sends (and the mock's replies) go through the same
-/// strict check. Returns how many provider requests they made.
+/// The native lanes of `protocol` — the reference scenario's two and the native-shapes
+/// scenario's one (OpenAI namespaces, Anthropic client-side search) — run on the embedded
+/// gateway against `provider`: the requests the gateway sends (and the mock's replies) go
+/// through the same strict check. Returns how many provider requests they made.
 async fn drive_gateway(provider: &MockProvider, protocol: &str) -> usize {
     use toolsearch_qa::config::NativeProvider;
-    let scenario = toolsearch_qa::compare::reference_scenario().unwrap();
     let wanted = match protocol {
         "openai-responses" => NativeProvider::Openai,
         _ => NativeProvider::Anthropic,
     };
-    let lanes: Vec<_> = scenario
-        .lanes
-        .iter()
-        .filter(|l| l.native.is_some_and(|n| n.provider == wanted))
-        .collect();
-    assert_eq!(lanes.len(), 2, "two native lanes per provider");
+    let all = toolsearch_qa::scenario::load_all(&[]).unwrap();
+    let ids = [
+        "tool-search-gateway-e2e".to_string(),
+        "tool-search-native-shapes".to_string(),
+    ];
+    let scenarios = toolsearch_qa::scenario::select(all, &ids).unwrap();
     let before = provider.journal().cursor();
-    for lane in lanes {
-        let observation = toolsearch_qa::suite::lane::run_lane(
-            &toolsearch_qa::targets::EmbeddedTarget,
-            &scenario,
-            lane,
-            &provider.base_url(),
-            &provider.journal(),
-        )
-        .await
-        .unwrap();
-        assert_eq!(observation.status, 200, "{}", lane.name);
+    let mut names = Vec::new();
+    for scenario in &scenarios {
+        let lanes = scenario
+            .lanes
+            .iter()
+            .filter(|l| l.native.is_some_and(|n| n.provider == wanted));
+        for lane in lanes {
+            let observation = toolsearch_qa::suite::lane::run_lane(
+                &toolsearch_qa::targets::EmbeddedTarget,
+                scenario,
+                lane,
+                &provider.base_url(),
+                &provider.journal(),
+            )
+            .await
+            .unwrap();
+            assert_eq!(observation.status, 200, "{}", lane.name);
+            names.push(lane.name.clone());
+        }
     }
+    let expected: &[&str] = match wanted {
+        NativeProvider::Openai => &[
+            "native-openai",
+            "native-openai-client",
+            "native-openai-namespaces",
+        ],
+        NativeProvider::Anthropic => &[
+            "native-anthropic",
+            "native-anthropic-regex",
+            "native-anthropic-client",
+        ],
+    };
+    assert_eq!(names, expected);
     (provider.journal().cursor() - before) as usize
 }
 
@@ -371,12 +392,14 @@ async fn native_conformance(protocol: &str, env: &str, install_dir: &str, instal
             .unwrap();
     eprintln!("sdk_conformance: {protocol} strict: {summary}");
     // Six exchanges, one refused: five requests and six replies; then each of the gateway's
-    // requests (both turns of both lanes) and its reply.
+    // requests (both turns of the three lanes) and its reply.
     let gateway_requests = match protocol {
         // Hosted: search-and-call, answer; client: search, call, answer — each turn searches
-        // again (the mock loads for the turn), so the follow-up turns take as many.
-        "openai-responses" => 2 + 2 + 3 + 3,
-        _ => 2 + 2 + 2 + 2,
+        // again (the mock loads for the turn), so the follow-up turns take as many. Then the
+        // namespaces lane (hosted).
+        "openai-responses" => 2 + 2 + 3 + 3 + 2 + 2,
+        // BM25 and regex: search-and-call, answer; then the client-side search's three.
+        _ => 2 + 2 + 2 + 2 + 3 + 3,
     };
     assert_eq!(from_gateway, gateway_requests);
     assert_eq!(summary["documents"], 11 + 2 * gateway_requests, "{summary}");

@@ -747,10 +747,18 @@ class AnthropicMessages(SdkChecks):
                 problems.append(
                     f"{where}.tools.{i}.defer_loading: the tool search tool itself cannot be deferred (protocol)"
                 )
-        if deferred and not searches and not self._client_references(body):
+        # A client-side search (the guide's custom tool search) declares its own search tool, not
+        # deferred; before its first result the request holds no tool_reference yet.
+        client_search = any(
+            t.get("type") in (None, "custom")
+            and t.get("defer_loading") is not True
+            and "search" in str(t.get("name", ""))
+            for t in tools
+        )
+        if deferred and not searches and not client_search and not self._client_references(body):
             problems.append(
-                f"{where}.tools.{deferred[0]}.defer_loading: deferred tools need a tool search tool "
-                f"or client tool_reference results (protocol)"
+                f"{where}.tools.{deferred[0]}.defer_loading: deferred tools need a tool search tool, "
+                f"a client search tool or client tool_reference results (protocol)"
             )
         if deferred and len(deferred) == len(tools):
             problems.append(f"{where}.tools: every tool is deferred; at least one must be loaded (protocol)")

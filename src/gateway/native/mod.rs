@@ -7,7 +7,13 @@
 //! [`OutputItem`]s. What the provider ran itself (its search call and result) comes back as
 //! [`OutputItem::Carried`] and goes into the next request exactly as it came; an OpenAI search
 //! the provider leaves to the caller (`execution: "client"`) is answered here, with the
-//! engine's own search over the catalogue ([`client_search_output`]).
+//! engine's own search over the catalogue ([`NativeTools::client_search_output`]); so is an
+//! Anthropic search the gateway declares as its own tool (`search = "client"`), whose
+//! `tool_use` it answers with `tool_reference` blocks.
+//!
+//! With `namespaces` (OpenAI), the deferred catalogue is declared as one `namespace` tool per
+//! tool source, each function inside deferred (OpenAI's guide: deferral is per function, never
+//! on the namespace object).
 //!
 //! Deterministic bytes: every request of a turn declares the same tools in the same order
 //! (search tool, visible tools by name, then the deferred catalogue by name), so a provider's
@@ -31,9 +37,12 @@ pub const DEFAULT_MAX_TOKENS: u64 = 1024;
 /// The `type` of a Messages content block the provider produced and the gateway carries back
 /// verbatim (a search call or result), as it sits among the turn's input items.
 pub const CARRIED_BLOCK: &str = "anthropic_block";
-/// The arguments schema of the gateway's client-executed OpenAI search.
+/// The description of the gateway's client-executed search (OpenAI and Anthropic).
 const CLIENT_SEARCH_DESCRIPTION: &str =
     "Search the deferred tools by what they do; the matching tools are loaded.";
+/// The name of the search tool the gateway declares for an Anthropic client-side search (a
+/// plain custom tool; its `tool_use` is answered with `tool_reference` blocks).
+pub const ANTHROPIC_SEARCH_TOOL: &str = "tool_search";
 
 /// The tools of a native turn.
 #[derive(Debug, Clone)]
@@ -43,6 +52,60 @@ pub struct NativeTools {
     pub visible: Vec<FunctionDeclaration>,
     /// Declared deferred: every catalogue entry, by name.
     pub deferred: Vec<FunctionDeclaration>,
+    /// With `settings.namespaces`: the deferred tools grouped, each in exactly one namespace
+    /// (empty otherwise).
+    pub namespaces: Vec<NamespaceGroup>,
+}
+
+/// One `namespace` of a native OpenAI turn.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct NamespaceGroup {
+    pub name: String,
+    pub description: String,
+    /// Indexes into [`NativeTools::deferred`], in declaration order.
+    pub members: Vec<usize>,
+}
+
+impl NamespaceGroup {
+    /// One namespace per tool source (`source_names[i]` is deferred tool `i`'s), sorted by name.
+    pub fn by_source(source_names: &[&str]) -> Vec<NamespaceGroup> {
+        let mut groups: std::collections::BTreeMap<String, (String, Vec<usize>)> =
+            std::collections::BTreeMap::new();
+        for (i, source) in source_names.iter().enumerate() {
+            let name: String = source
+                .chars()
+                .map(
+                    |c| match c.is_ascii_alphanumeric() || c == '_' || c == '-' {
+                        true => c,
+                        false => '_',
+                    },
+                )
+                .collect();
+            groups
+                .entry(name)
+                .or_insert_with(|| (source.to_string(), Vec::new()))
+                .1
+                .push(i);
+        }
+        groups
+            .into_iter()
+            .map(|(name, (source, members))| NamespaceGroup {
+                description: format!("The {source} tools ({} functions).", members.len()),
+                name,
+                members,
+            })
+            .collect()
+    }
+}
+
+/// An OpenAI `namespace` tool.
+#[derive(Serialize)]
+struct OpenaiNamespace<'a> {
+    #[serde(rename = "type")]
+    kind: &'static str,
+    name: &'a str,
+    description: &'a str,
+    tools: Vec<OpenaiFunction<'a>>,
 }
 
 /// An OpenAI function tool (`strict` is required by the SDK's request type).
@@ -72,8 +135,10 @@ struct AnthropicTool<'a> {
 #[derive(Serialize)]
 #[serde(untagged)]
 enum WireTool<'a> {
-    OpenaiSearch(Value),
+    /// A search tool written as JSON (OpenAI's `tool_search`, the Anthropic client search).
+    Search(Value),
     Openai(OpenaiFunction<'a>),
+    Namespace(OpenaiNamespace<'a>),
     AnthropicSearch {
         #[serde(rename = "type")]
         kind: &'static str,
@@ -116,8 +181,33 @@ impl NativeTools {
     fn wire_tools(&self) -> Vec<WireTool<'_>> {
         let mut tools = vec![self.search_tool()];
         tools.extend(self.visible.iter().map(|d| self.declare(d, false)));
-        tools.extend(self.deferred.iter().map(|d| self.declare(d, true)));
+        if self.settings.namespaces {
+            tools.extend(
+                self.namespaces
+                    .iter()
+                    .map(|group| WireTool::Namespace(self.namespace(group, &group.members))),
+            );
+        } else {
+            tools.extend(self.deferred.iter().map(|d| self.declare(d, true)));
+        }
         tools
+    }
+
+    /// `group` as a `namespace` tool holding the deferred tools `members`.
+    fn namespace<'a>(
+        &'a self,
+        group: &'a NamespaceGroup,
+        members: &[usize],
+    ) -> OpenaiNamespace<'a> {
+        OpenaiNamespace {
+            kind: "namespace",
+            name: &group.name,
+            description: &group.description,
+            tools: members
+                .iter()
+                .map(|&i| openai_function(&self.deferred[i], true))
+                .collect(),
+        }
     }
 
     /// One declaration in the provider's shape.
@@ -134,26 +224,34 @@ impl NativeTools {
     }
 
     fn search_tool(&self) -> WireTool<'static> {
-        match self.settings.search {
-            NativeSearch::Server => {
-                WireTool::OpenaiSearch(json!({ "type": "tool_search", "execution": "server" }))
+        let client_parameters = || {
+            json!({
+                "type": "object",
+                "properties": { "query": { "type": "string", "description": "What the tool should do." } },
+                "required": ["query"],
+                "additionalProperties": false,
+            })
+        };
+        match (self.settings.provider, self.settings.search) {
+            (_, NativeSearch::Server) => {
+                WireTool::Search(json!({ "type": "tool_search", "execution": "server" }))
             }
-            NativeSearch::Client => WireTool::OpenaiSearch(json!({
+            (NativeProvider::Openai, NativeSearch::Client) => WireTool::Search(json!({
                 "type": "tool_search",
                 "execution": "client",
                 "description": CLIENT_SEARCH_DESCRIPTION,
-                "parameters": {
-                    "type": "object",
-                    "properties": { "query": { "type": "string", "description": "What the tool should do." } },
-                    "required": ["query"],
-                    "additionalProperties": false,
-                },
+                "parameters": client_parameters(),
             })),
-            NativeSearch::Bm25 => WireTool::AnthropicSearch {
+            (NativeProvider::Anthropic, NativeSearch::Client) => WireTool::Search(json!({
+                "name": ANTHROPIC_SEARCH_TOOL,
+                "description": CLIENT_SEARCH_DESCRIPTION,
+                "input_schema": client_parameters(),
+            })),
+            (_, NativeSearch::Bm25) => WireTool::AnthropicSearch {
                 kind: "tool_search_tool_bm25_20251119",
                 name: "tool_search_tool_bm25",
             },
-            NativeSearch::Regex => WireTool::AnthropicSearch {
+            (_, NativeSearch::Regex) => WireTool::AnthropicSearch {
                 kind: "tool_search_tool_regex_20251119",
                 name: "tool_search_tool_regex",
             },
@@ -163,13 +261,23 @@ impl NativeTools {
     /// The same tools with the deferred ones in reverse order (the `ToolOrderVaries` seed).
     pub fn reversed(&self) -> NativeTools {
         let mut reversed = self.clone();
+        let last = self.deferred.len().saturating_sub(1);
         reversed.deferred.reverse();
+        reversed.namespaces.reverse();
+        for group in &mut reversed.namespaces {
+            group.members = group.members.iter().rev().map(|&i| last - i).collect();
+        }
         reversed
     }
 
-    /// How many entries the request's `tools[]` has (search tool, visible, deferred).
+    /// How many entries the request's `tools[]` has (search tool, visible, then the deferred
+    /// tools or their namespaces).
     pub fn declared_count(&self) -> usize {
-        1 + self.visible.len() + self.deferred.len()
+        let deferred = match self.settings.namespaces {
+            true => self.namespaces.len(),
+            false => self.deferred.len(),
+        };
+        1 + self.visible.len() + deferred
     }
 
     /// The bytes of `tools[]` as sent.
@@ -211,14 +319,17 @@ impl NativeTools {
         bytes.unwrap_or_default()
     }
 
-    /// The deferred declaration named `name`.
-    fn deferred(&self, name: &str) -> Option<&FunctionDeclaration> {
-        self.deferred.iter().find(|d| d.name == name)
+    /// The index of the deferred declaration named `name`.
+    fn deferred_index(&self, name: &str) -> Option<usize> {
+        self.deferred.iter().position(|d| d.name == name)
     }
 
-    /// The input items that answer a client-executed search: the `tool_search_output` with the
-    /// definitions of the tools the engine found for the call's `query` (as declared, deferred
-    /// flag included), and the names it loaded. A query that is not a string is an engine error.
+    /// The input item that answers a client-executed search (`call_id`), and the names it
+    /// loaded: the engine's hits for the call's `query` among the deferred tools. OpenAI: a
+    /// `tool_search_output` with their definitions as declared (deferred flag included; inside
+    /// their namespaces when the turn has them). Anthropic: the `tool_result` of the search
+    /// tool's `tool_use`, holding a `tool_reference` per hit. A query that is not a string is an
+    /// engine error.
     pub fn client_search_output(
         &self,
         run: &ToolSearchRun,
@@ -235,22 +346,86 @@ impl NativeTools {
             }
         };
         let hits = run.search(query, Some(&Value::from(CLIENT_SEARCH_LIMIT)))?;
-        let mut names = Vec::new();
-        let mut tools = Vec::new();
-        for hit in hits {
-            if let Some(declaration) = self.deferred(&hit.name) {
-                tools.push(openai_function(declaration, true));
-                names.push(hit.name.clone());
-            }
+        let found: Vec<usize> = hits
+            .iter()
+            .filter_map(|hit| self.deferred_index(&hit.name))
+            .collect();
+        let names = found
+            .iter()
+            .map(|&i| self.deferred[i].name.clone())
+            .collect();
+        Ok((self.search_answer(call_id, &found), names))
+    }
+
+    /// The answer to a client search that loaded the deferred tools `found` (none: a failed
+    /// search).
+    pub fn search_answer(&self, call_id: &str, found: &[usize]) -> Value {
+        if self.settings.provider == NativeProvider::Anthropic {
+            let references: Vec<Value> = found
+                .iter()
+                .map(|&i| json!({ "type": "tool_reference", "tool_name": self.deferred[i].name }))
+                .collect();
+            return json!({ "type": "function_call_output", "call_id": call_id, "output": references });
         }
-        let output = json!({
+        json!({
             "type": "tool_search_output",
             "call_id": call_id,
             "execution": "client",
             "status": "completed",
-            "tools": tools,
-        });
-        Ok((output, names))
+            "tools": self.loaded_definitions(found),
+        })
+    }
+
+    /// The definitions of the deferred tools `found`, in hit order; with namespaces, each hit
+    /// inside its namespace (one entry per namespace, where its first hit ranks).
+    fn loaded_definitions(&self, found: &[usize]) -> Vec<Value> {
+        if !self.settings.namespaces {
+            return found
+                .iter()
+                .map(|&i| json!(openai_function(&self.deferred[i], true)))
+                .collect();
+        }
+        let mut groups: Vec<(usize, Vec<usize>)> = Vec::new();
+        for &i in found {
+            let Some(g) = self.namespaces.iter().position(|n| n.members.contains(&i)) else {
+                continue;
+            };
+            match groups.iter_mut().find(|(at, _)| *at == g) {
+                Some((_, members)) => members.push(i),
+                None => groups.push((g, vec![i])),
+            }
+        }
+        groups
+            .into_iter()
+            .map(|(g, members)| json!(self.namespace(&self.namespaces[g], &members)))
+            .collect()
+    }
+
+    /// The provider's output items with an Anthropic client search's `tool_use` of
+    /// [`ANTHROPIC_SEARCH_TOOL`] read as the search the gateway answers (as OpenAI's client
+    /// `tool_search_call` is); every other item as it came.
+    pub fn client_searches(&self, items: Vec<OutputItem>) -> Vec<OutputItem> {
+        let settings = self.settings;
+        if (settings.provider, settings.search) != (NativeProvider::Anthropic, NativeSearch::Client)
+        {
+            return items;
+        }
+        items
+            .into_iter()
+            .map(|item| match item {
+                OutputItem::FunctionCall {
+                    call_id,
+                    name,
+                    arguments,
+                    ..
+                } if name == ANTHROPIC_SEARCH_TOOL => OutputItem::SearchCall {
+                    item: json!({ "type": "function_call", "call_id": call_id, "name": name, "arguments": arguments }),
+                    arguments: serde_json::from_str(&arguments).unwrap_or(Value::Null),
+                    call_id,
+                },
+                other => other,
+            })
+            .collect()
     }
 }
 
@@ -348,6 +523,7 @@ pub fn parse_message_content(json: &Value) -> Result<Vec<OutputItem>, String> {
                 call_id: field("id")?,
                 name: field("name")?,
                 arguments: block.get("input").cloned().unwrap_or(json!({})).to_string(),
+                namespace: None,
             }),
             Some("server_tool_use" | "tool_search_tool_result") => {
                 items.push(OutputItem::Carried {
@@ -378,10 +554,97 @@ mod tests {
             FunctionDeclaration::new(name, format!("Tool {name}."), json!({"type": "object"}))
         };
         NativeTools {
-            settings: NativeSettings { provider, search },
+            settings: NativeSettings::flat(provider, search),
             visible: vec![declaration("read")],
             deferred: vec![declaration("fake_a"), declaration("fake_b")],
+            namespaces: Vec::new(),
         }
+    }
+
+    #[test]
+    fn openai_namespaces_group_the_deferred_tools_by_source() {
+        let mut native = tools(NativeProvider::Openai, NativeSearch::Server);
+        native.settings.namespaces = true;
+        native.namespaces = NamespaceGroup::by_source(&["my plugin", "core"]);
+        assert_eq!(
+            native.namespaces,
+            [
+                NamespaceGroup {
+                    name: "core".into(),
+                    description: "The core tools (1 functions).".into(),
+                    members: vec![1]
+                },
+                NamespaceGroup {
+                    name: "my_plugin".into(),
+                    description: "The my plugin tools (1 functions).".into(),
+                    members: vec![0]
+                },
+            ]
+        );
+        let body: Value = serde_json::from_slice(&native.body("m", &[], None, false)).unwrap();
+        let fake = |name: &str| json!({"type": "function", "name": name, "description": format!("Tool {name}."), "parameters": {"type": "object"}, "strict": false, "defer_loading": true});
+        assert_eq!(
+            body["tools"][2],
+            json!({"type": "namespace", "name": "core", "description": "The core tools (1 functions).", "tools": [fake("fake_b")]})
+        );
+        assert_eq!(body["tools"][3]["tools"], json!([fake("fake_a")]));
+        assert_eq!(native.declared_count(), 4);
+        let reversed = native.reversed();
+        assert_eq!(reversed.namespaces[0].name, "my_plugin");
+        assert_eq!(
+            reversed.deferred[reversed.namespaces[0].members[0]].name,
+            "fake_a"
+        );
+        assert_eq!(
+            native.search_answer("c", &[1, 0])["tools"],
+            json!([
+                {"type": "namespace", "name": "core", "description": "The core tools (1 functions).", "tools": [fake("fake_b")]},
+                {"type": "namespace", "name": "my_plugin", "description": "The my plugin tools (1 functions).", "tools": [fake("fake_a")]},
+            ])
+        );
+    }
+
+    #[test]
+    fn anthropic_client_search_is_the_gateway_s_own_tool_answered_with_references() {
+        let native = tools(NativeProvider::Anthropic, NativeSearch::Client);
+        let body: Value = serde_json::from_slice(&native.body("m", &[], None, false)).unwrap();
+        assert_eq!(body["tools"][0]["name"], ANTHROPIC_SEARCH_TOOL);
+        assert_eq!(body["tools"][0].get("defer_loading"), None);
+        assert_eq!(
+            body["tools"][0]["input_schema"]["required"],
+            json!(["query"])
+        );
+        let items = native.client_searches(vec![
+            OutputItem::FunctionCall {
+                call_id: "toolu_1".into(),
+                name: ANTHROPIC_SEARCH_TOOL.into(),
+                arguments: r#"{"query":"fake a"}"#.into(),
+                namespace: None,
+            },
+            OutputItem::FunctionCall {
+                call_id: "toolu_2".into(),
+                name: "read".into(),
+                arguments: "{}".into(),
+                namespace: None,
+            },
+        ]);
+        assert!(
+            matches!(&items[0], OutputItem::SearchCall { call_id, arguments, .. }
+            if call_id == "toolu_1" && arguments["query"] == "fake a")
+        );
+        assert!(matches!(&items[1], OutputItem::FunctionCall { name, .. } if name == "read"));
+        let answer = native.search_answer("toolu_1", &[0]);
+        let input = [
+            json!({"type": "message", "role": "user", "content": [{"type": "input_text", "text": "go"}]}),
+            json!({"type": "function_call", "call_id": "toolu_1", "name": ANTHROPIC_SEARCH_TOOL, "arguments": "{\"query\":\"fake a\"}"}),
+            answer,
+        ];
+        let body: Value = serde_json::from_slice(&native.body("m", &input, None, false)).unwrap();
+        assert_eq!(
+            body["messages"][2],
+            json!({"role": "user", "content": [{"type": "tool_result", "tool_use_id": "toolu_1",
+                "content": [{"type": "tool_reference", "tool_name": "fake_a"}]}]})
+        );
     }
 
     #[test]
@@ -450,7 +713,8 @@ mod tests {
             OutputItem::FunctionCall {
                 call_id: "t1".into(),
                 name: "fake_a".into(),
-                arguments: r#"{"marker":"normal"}"#.into()
+                arguments: r#"{"marker":"normal"}"#.into(),
+                namespace: None,
             }
         );
         assert_eq!(

@@ -181,13 +181,54 @@ pub enum BilledError {
 
 /// One `tools[]` entry, read for what billing needs.
 #[derive(Deserialize)]
-struct BilledHead {
+struct BilledHead<'a> {
+    #[serde(rename = "type", default)]
+    kind: Option<String>,
     #[serde(default)]
     name: Option<String>,
     #[serde(default)]
     description: Option<String>,
     #[serde(default)]
     defer_loading: Option<bool>,
+    /// A namespace's functions.
+    #[serde(borrow, default)]
+    tools: Option<&'a RawValue>,
+}
+
+/// What the model sees of an OpenAI namespace holding deferred functions before a search: its
+/// name and description, and the functions inside that are not deferred.
+#[derive(Serialize)]
+struct VisibleNamespace<'a> {
+    #[serde(rename = "type")]
+    kind: &'static str,
+    name: &'a str,
+    description: &'a str,
+    tools: Vec<&'a RawValue>,
+}
+
+/// An OpenAI namespace entry as billed: as sent when nothing inside is deferred, else
+/// [`VisibleNamespace`].
+fn billed_namespace(entry: &RawValue, head: &BilledHead<'_>) -> Result<String, BilledError> {
+    let inner: Vec<&RawValue> = match head.tools {
+        Some(tools) => serde_json::from_str(tools.get())?,
+        None => Vec::new(),
+    };
+    let mut shown = Vec::with_capacity(inner.len());
+    for function in &inner {
+        let function_head: BilledHead<'_> = serde_json::from_str(function.get())?;
+        if function_head.defer_loading != Some(true) {
+            shown.push(*function);
+        }
+    }
+    if shown.len() == inner.len() {
+        return Ok(entry.get().to_string());
+    }
+    Ok(serde_json::to_string(&VisibleNamespace {
+        kind: "namespace",
+        name: head.name.as_deref().unwrap_or_default(),
+        description: head.description.as_deref().unwrap_or_default(),
+        tools: shown,
+    })?)
 }
 
 /// What the model sees of a deferred OpenAI function before a search.
@@ -210,7 +251,8 @@ struct BodySlices<'a> {
 
 /// The request body as the provider's model reads it (the text its usage counts): `raw` with
 /// each deferred `tools[]` entry reduced — OpenAI: to `{"type", "name", "description"}` (its
-/// parameters wait for a search, whose output then carries the whole definition in the input);
+/// parameters wait for a search, whose output then carries the whole definition in the input),
+/// and a namespace to its name, description and the functions inside that are not deferred;
 /// Anthropic: removed from `tools[]`, and a definition a search result references is read where
 /// the reference is (the provider expands it there, in the conversation: `tools[]`, the head of
 /// the cached prefix, stays the same), as a `loaded` list beside the reference. Everything else
@@ -235,8 +277,13 @@ pub fn billed_view(protocol: Protocol, raw: &str) -> Result<String, BilledError>
     let mut kept = Vec::with_capacity(entries.len());
     let mut definitions: HashMap<String, Value> = HashMap::new();
     for entry in entries {
-        let head: BilledHead = serde_json::from_str(entry.get())?;
+        let head: BilledHead<'_> = serde_json::from_str(entry.get())?;
         let name = head.name.as_deref().unwrap_or_default();
+        let namespace = head.kind.as_deref() == Some("namespace");
+        if protocol == Protocol::OpenaiResponses && namespace {
+            kept.push(billed_namespace(entry, &head)?);
+            continue;
+        }
         if head.defer_loading != Some(true) {
             kept.push(entry.get().to_string());
             continue;
@@ -364,6 +411,15 @@ mod tests {
         assert_eq!(
             billed_input_tokens(Protocol::OpenaiResponses, raw).unwrap(),
             count_tokens(&billed_view(Protocol::OpenaiResponses, raw).unwrap()).unwrap() as u64
+        );
+    }
+
+    #[test]
+    fn openai_bills_a_namespace_by_name_description_and_its_loaded_functions() {
+        let raw = r#"{"input":"hi","tools":[{"type":"tool_search"},{"type":"namespace","name":"n","description":"d","tools":[{"type":"function","name":"a","parameters":{"type":"object"},"defer_loading":true},{"type":"function","name":"b","parameters":{}}]},{"type":"namespace","name":"m","description":"e","tools":[{"type":"function","name":"c"}]}]}"#;
+        assert_eq!(
+            billed_view(Protocol::OpenaiResponses, raw).unwrap(),
+            r#"{"input":"hi","tools":[{"type":"tool_search"},{"type":"namespace","name":"n","description":"d","tools":[{"type":"function","name":"b","parameters":{}}]},{"type":"namespace","name":"m","description":"e","tools":[{"type":"function","name":"c"}]}]}"#
         );
     }
 

@@ -3,10 +3,15 @@
 //! its output (the hits exactly as the request declared them) and the call of the target.
 //! Client (`execution: "client"`): the response is only the search call; the caller answers with
 //! the call and a `tool_search_output`, whose tools are then loaded.
+//!
+//! Deferred functions may sit in `namespace` tools (OpenAI's guide: deferral applies to the
+//! functions inside, never to the namespace object). A search loads the hits inside their
+//! namespace (`{"type": "namespace", name, description, tools: [the hits]}`) and the call of a
+//! namespaced function names its `namespace`.
 
 use std::collections::HashSet;
 
-use serde::Deserialize;
+use serde::{Deserialize, Serialize};
 use serde_json::json;
 use serde_json::value::RawValue;
 
@@ -36,6 +41,9 @@ struct ToolHead<'a> {
     execution: Option<SearchExecution>,
     #[serde(borrow, default)]
     parameters: Option<&'a RawValue>,
+    /// A namespace's functions.
+    #[serde(borrow, default)]
+    tools: Option<&'a RawValue>,
 }
 
 /// One `input` item, read for tool search.
@@ -51,10 +59,40 @@ struct ItemHead {
     tools: Option<Vec<NameHead>>,
 }
 
+/// A loaded tool: a function, or a namespace holding functions.
 #[derive(Deserialize)]
 struct NameHead {
     #[serde(default)]
     name: Option<String>,
+    #[serde(default)]
+    tools: Option<Vec<NameHead>>,
+}
+
+impl NameHead {
+    /// The function names it loads (a namespace's members, not its own name).
+    fn functions(&self) -> Vec<String> {
+        match &self.tools {
+            Some(inner) => inner.iter().flat_map(NameHead::functions).collect(),
+            None => self.name.clone().into_iter().collect(),
+        }
+    }
+}
+
+/// A `namespace` tool of the request: what the model sees of it before a search.
+#[derive(Debug, Clone, Serialize)]
+struct Namespace {
+    #[serde(rename = "type")]
+    kind: &'static str,
+    name: String,
+    description: String,
+}
+
+/// A namespace as a search output carries it: the hits inside it, as declared.
+#[derive(Serialize)]
+struct LoadedNamespace<'a> {
+    #[serde(flatten)]
+    namespace: &'a Namespace,
+    tools: Vec<&'a RawValue>,
 }
 
 #[derive(Deserialize)]
@@ -65,10 +103,12 @@ struct Slices<'a> {
     input: Option<&'a RawValue>,
 }
 
-/// A deferred function tool: what the search ranks and the exact bytes it loads.
+/// A deferred function tool: what the search ranks, the exact bytes it loads, and the
+/// namespace it sits in (an index into [`NativeRequest::namespaces`]).
 struct Deferred<'a> {
     candidate: Candidate,
     raw: &'a RawValue,
+    namespace: Option<usize>,
 }
 
 /// What a native Responses request declares and what its turn has loaded so far.
@@ -76,6 +116,7 @@ pub struct NativeRequest<'a> {
     pub search: NativeSearch,
     deferred: Vec<Deferred<'a>>,
     deferred_names: HashSet<String>,
+    namespaces: Vec<Namespace>,
     /// Tools named by a `tool_search_output` after the last user message.
     loaded: HashSet<String>,
     /// Whether a `tool_search_output` came after the last user message.
@@ -101,27 +142,40 @@ pub fn read(raw: &str) -> Result<Option<NativeRequest<'_>>, Refusal> {
     let mut search = None;
     let mut search_deferred = false;
     let mut deferred = Vec::new();
+    let mut namespaces = Vec::new();
+    // Top-level entries nothing of which is in view before a search (a deferred function, a
+    // namespace of deferred functions).
+    let mut hidden = 0;
     for (i, entry) in entries.iter().enumerate() {
+        let at = format!("tools[{i}]");
         let head: ToolHead<'_> = serde_json::from_str(entry.get())
-            .map_err(|e| Refusal::new(Some(&format!("tools[{i}]")), e.to_string()))?;
+            .map_err(|e| Refusal::new(Some(&at), e.to_string()))?;
         let is_deferred = head.defer_loading == Some(true);
-        if head.kind.as_deref() == Some("tool_search") {
-            if search.is_some() {
-                return Err(Refusal::new(
-                    Some(&format!("tools[{i}]")),
-                    "only one tool_search tool may be declared",
-                ));
+        match head.kind.as_deref() {
+            Some("tool_search") => {
+                if search.is_some() {
+                    return Err(Refusal::new(
+                        Some(&at),
+                        "only one tool_search tool may be declared",
+                    ));
+                }
+                search_deferred |= is_deferred;
+                search = Some(head.execution.unwrap_or(SearchExecution::Server));
             }
-            search_deferred |= is_deferred;
-            search = Some(head.execution.unwrap_or(SearchExecution::Server));
-        } else if is_deferred {
-            let name = head.name.clone().unwrap_or_default();
-            let description = head.description.clone().unwrap_or_default();
-            let schema = head.parameters.map(RawValue::get);
-            deferred.push(Deferred {
-                candidate: Candidate::new(&name, &description, schema),
-                raw: entry,
-            });
+            Some("namespace") => {
+                let members = namespace_members(&at, &head, namespaces.len(), &mut deferred)?;
+                hidden += usize::from(members.all_deferred);
+                namespaces.push(Namespace {
+                    kind: "namespace",
+                    name: head.name.clone().unwrap_or_default(),
+                    description: head.description.clone().unwrap_or_default(),
+                });
+            }
+            _ if is_deferred => {
+                hidden += 1;
+                deferred.push(deferred_function(&head, entry, None));
+            }
+            _ => {}
         }
     }
     if search.is_none() && deferred.is_empty() && !search_deferred {
@@ -129,7 +183,7 @@ pub fn read(raw: &str) -> Result<Option<NativeRequest<'_>>, Refusal> {
     }
     super::strict::responses_keys(raw)?;
     let all_deferred =
-        !entries.is_empty() && deferred.len() + usize::from(search_deferred) == entries.len();
+        !entries.is_empty() && hidden + usize::from(search_deferred) == entries.len();
     check_declarations(
         search_deferred,
         all_deferred,
@@ -144,9 +198,61 @@ pub fn read(raw: &str) -> Result<Option<NativeRequest<'_>>, Refusal> {
         },
         deferred_names: deferred.iter().map(|d| d.candidate.name.clone()).collect(),
         deferred,
+        namespaces,
         loaded,
         searched,
     }))
+}
+
+/// A deferred function as the search ranks and loads it.
+fn deferred_function<'a>(
+    head: &ToolHead<'_>,
+    raw: &'a RawValue,
+    namespace: Option<usize>,
+) -> Deferred<'a> {
+    let name = head.name.clone().unwrap_or_default();
+    let description = head.description.clone().unwrap_or_default();
+    let schema = head.parameters.map(RawValue::get);
+    Deferred {
+        candidate: Candidate::new(&name, &description, schema),
+        raw,
+        namespace,
+    }
+}
+
+/// What a namespace holds.
+struct Members {
+    /// Every function inside is deferred (nothing of it is in view before a search).
+    all_deferred: bool,
+}
+
+/// Reads the functions of namespace `index` (at `at`): its deferred ones join `deferred`.
+fn namespace_members<'a>(
+    at: &str,
+    head: &ToolHead<'a>,
+    index: usize,
+    deferred: &mut Vec<Deferred<'a>>,
+) -> Result<Members, Refusal> {
+    let inner: Vec<&'a RawValue> = match head.tools {
+        Some(tools) => serde_json::from_str(tools.get()).map_err(|e| {
+            Refusal::new(
+                Some(&format!("{at}.tools")),
+                format!("must be an array: {e}"),
+            )
+        })?,
+        None => Vec::new(),
+    };
+    let mut all_deferred = !inner.is_empty();
+    for (j, raw) in inner.into_iter().enumerate() {
+        let function: ToolHead<'_> = serde_json::from_str(raw.get())
+            .map_err(|e| Refusal::new(Some(&format!("{at}.tools[{j}]")), e.to_string()))?;
+        if function.defer_loading == Some(true) {
+            deferred.push(deferred_function(&function, raw, Some(index)));
+        } else {
+            all_deferred = false;
+        }
+    }
+    Ok(Members { all_deferred })
 }
 
 /// The tools loaded after the last user message, and whether a search output came there. A
@@ -190,7 +296,7 @@ fn loaded_tools(input: Option<&RawValue>) -> Result<(HashSet<String>, bool), Ref
         }
         if last_user.is_none_or(|user| i > user) {
             searched = true;
-            let names = head.tools.iter().flatten().filter_map(|t| t.name.clone());
+            let names = head.tools.iter().flatten().flat_map(NameHead::functions);
             loaded.extend(names);
         }
     }
@@ -218,6 +324,10 @@ pub fn respond(
         }
         Plan::Search { target, decision } => search_items(request, &target, decision),
     };
+    let items = items
+        .into_iter()
+        .map(|item| request.in_namespace(item))
+        .collect::<Vec<_>>();
     let input = billed_input_tokens(Protocol::OpenaiResponses, raw)?;
     let output = items.iter().map(generated_tokens).sum::<Result<u64, _>>()?;
     let response = ResponseObject::completed(model, echo, items, Usage::of(input, output));
@@ -246,11 +356,7 @@ fn search_items(
         .map(|d| d.candidate.clone())
         .collect();
     let hits = bm25(&candidates, target, SEARCH_LIMIT);
-    let tools = hits
-        .iter()
-        .map(|&i| RawJson::from_text(request.deferred[i].raw.get().to_string()))
-        .collect::<Result<Vec<_>, _>>()
-        .unwrap_or_default();
+    let tools = request.loaded_definitions(&hits);
     let found = hits.iter().any(|&i| candidates[i].name == target);
     let mut items = vec![
         ResponseItem::tool_search_call(SearchExecution::Server, None, arguments),
@@ -265,6 +371,56 @@ fn search_items(
         decision
     };
     (items, decision)
+}
+
+impl NativeRequest<'_> {
+    /// The definitions a search with `hits` loads, as declared: a loose function as it is, the
+    /// hits of a namespace inside that namespace (one entry per namespace, where its first hit
+    /// ranks).
+    fn loaded_definitions(&self, hits: &[usize]) -> Vec<RawJson> {
+        let mut groups: Vec<(Option<usize>, Vec<&RawValue>)> = Vec::new();
+        for &i in hits {
+            let hit = &self.deferred[i];
+            let group = hit
+                .namespace
+                .and_then(|n| groups.iter().position(|g| g.0 == Some(n)));
+            match group {
+                Some(g) => groups[g].1.push(hit.raw),
+                None => groups.push((hit.namespace, vec![hit.raw])),
+            }
+        }
+        let text = |(namespace, tools): (Option<usize>, Vec<&RawValue>)| match namespace {
+            Some(n) => serde_json::to_string(&LoadedNamespace {
+                namespace: &self.namespaces[n],
+                tools,
+            })
+            .unwrap_or_default(),
+            None => tools
+                .first()
+                .map(|t| t.get().to_string())
+                .unwrap_or_default(),
+        };
+        groups
+            .into_iter()
+            .map(text)
+            .filter_map(|t| RawJson::from_text(t).ok())
+            .collect()
+    }
+
+    /// `item` with the `namespace` of the function it calls, when that function sits in one.
+    fn in_namespace(&self, item: ResponseItem) -> ResponseItem {
+        let mut call = match item {
+            ResponseItem::FunctionCall(call) => call,
+            other => return other,
+        };
+        let namespace = self
+            .deferred
+            .iter()
+            .find(|d| d.candidate.name == call.name)
+            .and_then(|d| d.namespace);
+        call.namespace = namespace.map(|n| self.namespaces[n].name.clone());
+        ResponseItem::FunctionCall(call)
+    }
 }
 
 /// The decision, journaled as a native search on its way to the target.
@@ -351,6 +507,79 @@ mod tests {
             "tools": [{"type": "tool_search", "execution": "client"}, deferred, plain]}))
         .unwrap();
         assert!(stray.contains("answers no tool_search_call"), "{stray}");
+    }
+
+    #[test]
+    fn a_namespace_s_deferred_functions_are_searched_and_loaded_inside_it() {
+        let function = |name: &str, deferred: bool| {
+            let mut f = json!({"type": "function", "name": name, "description": format!("Tool {name}."),
+                "parameters": {"type": "object"}, "strict": false});
+            if deferred {
+                f["defer_loading"] = json!(true);
+            }
+            f
+        };
+        let body = json!({"model": "m", "input": "tool search qa check target=fake_b", "tools": [
+            {"type": "tool_search", "execution": "server"},
+            {"type": "namespace", "name": "fixture", "description": "The fixture's tools.",
+             "tools": [function("fake_a", true), function("fake_b", true)]},
+            {"type": "namespace", "name": "core", "description": "Core tools.",
+             "tools": [function("read", false)]},
+        ]})
+        .to_string();
+        let request = read(&body).unwrap().unwrap();
+        assert_eq!(request.deferred.len(), 2);
+        assert_eq!(request.namespaces.len(), 2);
+        let (response, _) = respond(
+            &request,
+            &body,
+            "m",
+            RequestEcho::default(),
+            decision("fake_b"),
+        )
+        .unwrap();
+        let ResponseItem::ToolSearchOutput(output) = &response.output[1] else {
+            panic!("{response:?}")
+        };
+        assert_eq!(
+            output.tools.len(),
+            1,
+            "both hits inside the one namespace: {output:?}"
+        );
+        let loaded: Value = serde_json::from_str(output.tools[0].get()).unwrap();
+        assert_eq!(loaded["type"], "namespace");
+        assert_eq!(loaded["name"], "fixture");
+        assert_eq!(
+            loaded["tools"][0],
+            function("fake_b", true),
+            "the hit first"
+        );
+        assert_eq!(loaded["tools"].as_array().unwrap().len(), 2);
+        let ResponseItem::FunctionCall(call) = &response.output[2] else {
+            panic!("{response:?}")
+        };
+        assert_eq!(
+            (call.name.as_str(), call.namespace.as_deref()),
+            ("fake_b", Some("fixture"))
+        );
+        // The answer of the next request reads the namespace's members as loaded.
+        let answered = json!({"model": "m", "tools": [{"type": "tool_search"},
+            {"type": "namespace", "name": "fixture", "description": "d", "tools": [function("fake_b", true)]}],
+            "input": [{"role": "user", "content": "go"},
+                {"type": "tool_search_call", "execution": "server", "arguments": {}},
+                {"type": "tool_search_output", "execution": "server", "tools": [loaded]}]})
+        .to_string();
+        let request = read(&answered).unwrap().unwrap();
+        assert!(request.searched);
+        assert!(request.loaded.contains("fake_b"), "{:?}", request.loaded);
+        // A namespace whose every function is deferred, and nothing else: every tool deferred.
+        let hidden = json!({"model": "m", "input": "hi", "tools": [
+            {"type": "namespace", "name": "n", "description": "d", "tools": [function("a", true)]}]});
+        assert!(read(&hidden.to_string())
+            .err()
+            .unwrap()
+            .message
+            .contains("every tool is deferred"));
     }
 
     fn decision(name: &str) -> Decision {

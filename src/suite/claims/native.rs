@@ -47,19 +47,24 @@ struct RawTools<'a> {
     tools: Option<&'a RawValue>,
 }
 
+/// One `tools[]` entry (or a namespace's function), read for its deferral.
+#[derive(Deserialize)]
+struct ToolHead<'a> {
+    #[serde(rename = "type", default)]
+    kind: Option<String>,
+    #[serde(default)]
+    name: Option<String>,
+    #[serde(default)]
+    defer_loading: Option<bool>,
+    #[serde(borrow, default)]
+    tools: Option<&'a RawValue>,
+}
+
 fn read(record: &JournalRecord) -> Option<NativeRequest> {
     let RawTools { tools } = serde_json::from_str(&record.raw).ok()?;
-    let entries: Vec<&RawValue> = match tools {
-        Some(tools) => serde_json::from_str(tools.get()).ok()?,
-        None => Vec::new(),
-    };
     let mut deferred = Vec::new();
-    for entry in entries {
-        let value: Value = serde_json::from_str(entry.get()).ok()?;
-        if value["defer_loading"] == Value::Bool(true) {
-            let name = value["name"].as_str().unwrap_or_default().to_string();
-            deferred.push((name, entry.get().to_string()));
-        }
+    if let Some(tools) = tools {
+        deferred_entries(tools, &mut deferred)?;
     }
     Some(NativeRequest {
         deferred,
@@ -67,19 +72,52 @@ fn read(record: &JournalRecord) -> Option<NativeRequest> {
     })
 }
 
-/// The steps of a Responses `input` or a Messages `messages` list.
+/// The deferred declarations of a `tools` list, with their exact bytes: the deferred entries,
+/// and the deferred functions inside each OpenAI `namespace` (the namespace is never deferred
+/// itself).
+fn deferred_entries(list: &RawValue, out: &mut Vec<(String, String)>) -> Option<()> {
+    let entries: Vec<&RawValue> = serde_json::from_str(list.get()).ok()?;
+    for entry in entries {
+        let head: ToolHead<'_> = serde_json::from_str(entry.get()).ok()?;
+        match (head.kind.as_deref(), head.tools) {
+            (Some("namespace"), Some(inner)) => deferred_entries(inner, out)?,
+            _ if head.defer_loading == Some(true) => {
+                out.push((head.name.unwrap_or_default(), entry.get().to_string()))
+            }
+            _ => {}
+        }
+    }
+    Some(())
+}
+
+/// The function names a search result's `tools` loads: each function, and each function of a
+/// namespace it carries.
+fn loaded_names(tools: &Value) -> Vec<String> {
+    let mut names = Vec::new();
+    for tool in tools.as_array().into_iter().flatten() {
+        match tool["type"].as_str() {
+            Some("namespace") => names.extend(loaded_names(&tool["tools"])),
+            _ => names.extend(tool["name"].as_str().map(str::to_string)),
+        }
+    }
+    names
+}
+
+/// The steps of a Responses `input` or a Messages `messages` list. A `tool_result` holding
+/// `tool_reference` blocks is an Anthropic client-side search's result.
 fn steps(body: &Value) -> Vec<Step> {
     let mut steps = Vec::new();
     let names = |list: &Value, key: &str| -> Vec<String> {
         list.as_array()
             .into_iter()
             .flatten()
+            .filter(|t| key != "tool_name" || t["type"] == "tool_reference")
             .filter_map(|t| t[key].as_str().map(str::to_string))
             .collect()
     };
     for item in body["input"].as_array().into_iter().flatten() {
         match item["type"].as_str() {
-            Some("tool_search_output") => steps.push(Step::Loaded(names(&item["tools"], "name"))),
+            Some("tool_search_output") => steps.push(Step::Loaded(loaded_names(&item["tools"]))),
             Some("function_call") => steps.push(Step::Called(
                 item["name"].as_str().unwrap_or_default().into(),
             )),
@@ -97,6 +135,12 @@ fn steps(body: &Value) -> Vec<Step> {
                 &block["content"]["tool_references"],
                 "tool_name",
             ))),
+            Some("tool_result") => {
+                let references = names(&block["content"], "tool_name");
+                if !references.is_empty() {
+                    steps.push(Step::Loaded(references));
+                }
+            }
             Some("tool_use") => steps.push(Step::Called(
                 block["name"].as_str().unwrap_or_default().into(),
             )),
@@ -392,21 +436,34 @@ fn what_the_model_reads(body: &Value) -> (String, Vec<String>, Vec<String>) {
     let mut deferred = Vec::new();
     let mut visible = Vec::new();
     if let Some(tools) = body.get_mut("tools").and_then(Value::as_array_mut) {
-        tools.retain(|t| {
-            let is_deferred = t["defer_loading"] == Value::Bool(true);
-            let names = if is_deferred {
-                &mut deferred
-            } else {
-                &mut visible
-            };
-            names.extend(t["name"].as_str().map(str::to_string));
-            !is_deferred
+        tools.retain_mut(|t| {
+            if t["type"] != "namespace" {
+                return in_view(t, &mut deferred, &mut visible);
+            }
+            // A namespace stays in view (its name and description); its deferred functions
+            // do not.
+            if let Some(inner) = t.get_mut("tools").and_then(Value::as_array_mut) {
+                inner.retain(|f| in_view(f, &mut deferred, &mut visible));
+            }
+            true
         });
     }
     if let Some(items) = body.get_mut("input").and_then(Value::as_array_mut) {
         items.retain(|item| item["type"] != "tool_search_output");
     }
     (body.to_string(), deferred, visible)
+}
+
+/// Whether the model sees `tool` before a search (it is not deferred); its name joins
+/// `deferred` or `visible`.
+fn in_view(tool: &Value, deferred: &mut Vec<String>, visible: &mut Vec<String>) -> bool {
+    let is_deferred = tool["defer_loading"] == Value::Bool(true);
+    let names = match is_deferred {
+        true => deferred,
+        false => visible,
+    };
+    names.extend(tool["name"].as_str().map(str::to_string));
+    !is_deferred
 }
 
 /// Whether `mark` shows in `text` (as raw JSON, or escaped inside a string).
@@ -495,6 +552,50 @@ mod tests {
         assert_eq!(steps(&anthropic), expected);
         assert_eq!(orphan_results(&openai), Vec::<String>::new());
         assert_eq!(orphan_results(&anthropic), Vec::<String>::new());
+    }
+
+    #[test]
+    fn namespaces_and_client_references_are_read() {
+        let function =
+            |name: &str| json!({"type": "function", "name": name, "defer_loading": true});
+        let openai = json!({"tools": [
+            {"type": "tool_search"},
+            {"type": "namespace", "name": "n", "description": "d", "tools": [function("a"), {"type": "function", "name": "v"}]},
+        ], "input": [
+            {"type": "tool_search_output", "tools": [{"type": "namespace", "name": "n", "description": "d", "tools": [function("a")]}]},
+            {"type": "function_call", "name": "a", "namespace": "n", "call_id": "c", "arguments": "{}"},
+        ]});
+        assert_eq!(
+            steps(&openai),
+            [Step::Loaded(vec!["a".into()]), Step::Called("a".into())]
+        );
+        let mut deferred = Vec::new();
+        let tools = serde_json::to_string(&openai["tools"]).unwrap();
+        let tools: &RawValue = serde_json::from_str(&tools).unwrap();
+        deferred_entries(tools, &mut deferred).unwrap();
+        assert_eq!(deferred, [("a".to_string(), function("a").to_string())]);
+        let (read, hidden, shown) = what_the_model_reads(&openai);
+        assert_eq!(
+            (hidden, shown),
+            (vec!["a".to_string()], vec!["v".to_string()])
+        );
+        assert!(
+            read.contains(r#""description":"d""#) && !read.contains("defer_loading"),
+            "{read}"
+        );
+        let anthropic = json!({"messages": [
+            {"role": "assistant", "content": [{"type": "tool_use", "id": "t1", "name": "tool_search", "input": {"query": "a"}}]},
+            {"role": "user", "content": [{"type": "tool_result", "tool_use_id": "t1",
+                "content": [{"type": "tool_reference", "tool_name": "a"}]}]},
+            {"role": "user", "content": [{"type": "tool_result", "tool_use_id": "t2", "content": "FAKE_PLUGIN_OK a"}]},
+        ]});
+        assert_eq!(
+            steps(&anthropic),
+            [
+                Step::Called("tool_search".into()),
+                Step::Loaded(vec!["a".into()])
+            ]
+        );
     }
 
     #[test]
