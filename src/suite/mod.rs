@@ -119,15 +119,17 @@ pub async fn run_plans(
         target,
         scenarios: &scenarios,
     });
-    let mut reports = Vec::new();
-    for plan in plans {
-        let report = run_scenario(target, plan, source, reporter).await;
+    // Executed in the target's order, reported in the given one.
+    let mut done: Vec<Option<ScenarioReport>> = plans.iter().map(|_| None).collect();
+    for index in execution_order(target, plans) {
+        let report = run_scenario(target, &plans[index], source, reporter).await;
         reporter.event(SuiteEvent::ScenarioFinished {
             target,
             report: &report,
         });
-        reports.push(report);
+        done[index] = Some(report);
     }
+    let reports: Vec<ScenarioReport> = done.into_iter().flatten().collect();
     target.finish().await;
     let mut report = SuiteReport::new(target.kind(), reports);
     report.costs = target.costs().await.map(|costs| timing::RunCosts {
@@ -135,6 +137,18 @@ pub async fn run_plans(
         ..costs
     });
     report
+}
+
+/// The target's [`Target::run_order`] when it runs every plan exactly once, else as given (no
+/// scenario is ever left out or run twice by a target's ordering).
+fn execution_order(target: &dyn Target, plans: &[TargetPlan]) -> Vec<usize> {
+    let order = target.run_order(plans);
+    let mut sorted = order.clone();
+    sorted.sort_unstable();
+    match sorted.into_iter().eq(0..plans.len()) {
+        true => order,
+        false => (0..plans.len()).collect(),
+    }
 }
 
 /// A mock provider following the directive logic, or `steps` when given.

@@ -150,6 +150,12 @@ pub trait Target: Send + Sync {
     fn plan(&self, scenario: &Scenario) -> Result<TargetPlan, Error> {
         Ok(TargetPlan::as_written(scenario))
     }
+    /// The order in which the run executes `plans` (indices into it; reports keep the given
+    /// order). By default as given; a target that keeps a gateway while consecutive scenarios
+    /// can share it runs those scenarios together.
+    fn run_order(&self, plans: &[TargetPlan]) -> Vec<usize> {
+        (0..plans.len()).collect()
+    }
     /// Called once after the last lane of a run: stops whatever the target kept running.
     fn finish(&self) -> BoxFuture<'_, ()> {
         Box::pin(async {})

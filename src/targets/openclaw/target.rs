@@ -8,8 +8,9 @@
 //! idle, and the first turn on a new gateway pays another 5 s of warm-up). That is only sound
 //! because a reloaded gateway sends exactly what a fresh one does, which holds with the memory
 //! slot off ([`super::config_value`] says why); `tests/it/openclaw_suite.rs` compares every lane
-//! of the reference run against a gateway of its own, and proves that lanes sharing a gateway
-//! see nothing of each other. [`OpenClawTarget::gateway_per_lane`] starts a fresh gateway per
+//! of the reference run against a run in reverse lane order on a gateway of its own, and proves
+//! that lanes sharing a gateway see nothing of each other. A run groups the scenarios one plugin
+//! serves ([`Target::run_order`]), so it starts a gateway per plugin. [`OpenClawTarget::gateway_per_lane`] starts a fresh gateway per
 //! lane instead. A start the product aborts itself (under load its start-up migrations time out)
 //! is tried once more. MCP servers a lane configures are checked before the product starts them,
 //! so a broken one is the lane's error naming the server rather than a run without its tools.
@@ -167,8 +168,9 @@ impl OpenClawTarget {
         self
     }
 
-    /// Every lane starts a gateway of its own (four starts for the reference scenario instead of
-    /// one): slower, and what the exactness test compares the shared gateway against.
+    /// Every lane starts a gateway of its own (five starts for the reference scenario instead of
+    /// one): slower; what a release without config hot reload needs (its release data's
+    /// `hot_reload = false`).
     pub fn gateway_per_lane(mut self) -> Self {
         self.share = false;
         self
@@ -202,6 +204,14 @@ impl OpenClawTarget {
 impl Target for OpenClawTarget {
     fn kind(&self) -> TargetKind {
         TargetKind::Openclaw
+    }
+
+    /// Scenarios whose catalogues one gateway's plugin serves run one after another (each group
+    /// where its first scenario stands, the given order kept within it), so a run starts a
+    /// gateway per plugin rather than one each time the plugin changes back.
+    fn run_order(&self, plans: &[TargetPlan]) -> Vec<usize> {
+        let catalogs: Vec<&CatalogSpec> = plans.iter().map(|p| &p.scenario.catalog).collect();
+        grouped_by_plugin(&catalogs)
     }
 
     fn product(&self) -> Option<Product> {
@@ -482,16 +492,8 @@ impl Live {
     /// Whether this gateway's plugin serves `catalog`: the same plugin, at the same size or, with
     /// `sizes` (see [`OpenClawTarget::serving_sizes`]), at both sizes among them.
     fn plugin_matches(&self, catalog: &CatalogSpec, sizes: &[usize]) -> bool {
-        let spec = |c: &CatalogSpec| {
-            (
-                c.plugin_id.clone(),
-                c.description().map(str::to_string),
-                c.direct_only.clone(),
-                c.broken.clone(),
-            )
-        };
         let served = |size| sizes.contains(&size);
-        spec(&self.plugin) == spec(catalog)
+        same_plugin(&self.plugin, catalog)
             && (self.plugin.size == catalog.size
                 || (served(self.plugin.size) && served(catalog.size)))
     }
@@ -528,6 +530,30 @@ impl Live {
         self.config = config;
         Ok(true)
     }
+}
+
+/// Indices of `catalogs` with those one plugin serves at one size next to each other: each group
+/// where its first catalogue stands, the given order kept within it.
+fn grouped_by_plugin(catalogs: &[&CatalogSpec]) -> Vec<usize> {
+    let group = |i: usize| {
+        (0..=i)
+            .find(|&j| {
+                same_plugin(catalogs[j], catalogs[i]) && catalogs[j].size == catalogs[i].size
+            })
+            .unwrap_or(i)
+    };
+    let mut order: Vec<usize> = (0..catalogs.len()).collect();
+    order.sort_by_key(|&i| (group(i), i));
+    order
+}
+
+/// Whether both catalogues are the same plugin's (sizes apart): the same id, description
+/// template, direct-only and broken tools.
+fn same_plugin(a: &CatalogSpec, b: &CatalogSpec) -> bool {
+    a.plugin_id == b.plugin_id
+        && a.description() == b.description()
+        && a.direct_only == b.direct_only
+        && a.broken == b.broken
 }
 
 /// Starts each MCP server the lane configures once, as the product will, and checks that it
@@ -716,5 +742,34 @@ impl LaneGateway for OpenClawLane {
         self.live()
             .map(|l| l.gateway.log_tail())
             .unwrap_or_default()
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn catalog(plugin: &str, size: usize, template: Option<&str>) -> CatalogSpec {
+        toml::from_str(&format!("plugin_id = \"{plugin}\"\nsize = {size}"))
+            .map(|c: CatalogSpec| CatalogSpec {
+                description_template: template.map(str::to_string),
+                ..c
+            })
+            .expect("a catalogue")
+    }
+
+    /// The built-in run's shape: the fixture, a templated plugin, the fixture again, a plugin of
+    /// its own, the fixture again — three groups, each where its first scenario stands.
+    #[test]
+    fn scenarios_one_plugin_serves_run_together_in_first_appearance_order() {
+        let fixture = catalog("fixture", 36, None);
+        let ranking = catalog("fixture", 36, Some("Opens drawer {n}."));
+        let exits = catalog("exit-fixture", 36, None);
+        let bigger = catalog("fixture", 100, None);
+        let run = [
+            &fixture, &fixture, &ranking, &fixture, &exits, &fixture, &bigger,
+        ];
+        assert_eq!(grouped_by_plugin(&run), [0, 1, 3, 5, 2, 4, 6]);
+        assert_eq!(grouped_by_plugin(&[]), Vec::<usize>::new());
     }
 }
