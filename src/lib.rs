@@ -2,7 +2,7 @@
 //!
 //! Rooms (see the Layout section of `README.md`): [`catalog`] what tools are, [`config`] the gateway config,
 //! [`engine`] Tool Search itself, [`sandbox`] code-mode executors, [`provider`] the mock
-//! OpenAI provider, [`gateway`] the embedded gateway, [`mcp_fixture`] the MCP servers both targets start, [`targets`] what the suite drives (the
+//! OpenAI provider, [`gateway`] the embedded gateway, [`mcp_fixture`] the MCP servers both targets start, [`mcp_servers`] real MCP servers (any stdio server by command) as a catalogue source, [`targets`] what the suite drives (the
 //! embedded gateway or a real OpenClaw), [`suite`] scenarios, lanes, claims and reports. The
 //! other commands sit beside the suite: [`compare`], [`quality`], [`load`], [`probes`],
 //! [`selftest`] (the seeded-regression matrix). [`server`]
@@ -20,6 +20,7 @@ pub mod error;
 pub mod gateway;
 pub mod load;
 pub mod mcp_fixture;
+pub mod mcp_servers;
 pub mod output;
 pub mod probes;
 pub mod profile;

@@ -370,6 +370,11 @@ struct CompareArgs {
     /// prediction's error per cell.
     #[arg(long, value_enum, default_value_t = TargetChoice::Embedded)]
     target: TargetChoice,
+    /// A catalogue nobody here wrote, measured beside the fake plugin: a scenario (built-in id
+    /// or .toml file) whose MCP servers join the fake plugin's tools at every size, each mode
+    /// measured over both (e.g. real-mcp-servers: four official MCP servers from npm).
+    #[arg(long, value_name = "SCENARIO")]
+    catalog: Option<String>,
     #[command(flatten)]
     node: NodeArg,
 }
@@ -771,6 +776,7 @@ async fn run(command: Command, probe_secret: String) -> Result<u8, Error> {
                 format: args.format,
                 chart_dir: args.chart,
                 target: args.target,
+                catalog: args.catalog,
                 openclaw_version: args.node.openclaw_version,
                 openclaw_node: args.node.node_major.openclaw_node.unwrap_or_default(),
             };

@@ -262,12 +262,13 @@ fn escape(text: &str) -> String {
         .replace('>', "&gt;")
 }
 
-/// The cells of `mode` that have a value for `metric`, with it.
+/// The cells of `mode` that have a value for `metric`, with it (the fake plugin's: the charts
+/// plot against its size; `--catalog`'s cells are in the tables).
 fn points(report: &CompareReport, mode: CompareMode, metric: Metric) -> Vec<(&CompareCell, f64)> {
     report
         .cells
         .iter()
-        .filter(|c| c.mode == mode)
+        .filter(|c| c.mode == mode && c.catalogue.is_none())
         .filter_map(|c| metric.value(c).map(|v| (c, v)))
         .collect()
 }
@@ -310,7 +311,11 @@ fn series(svg: &mut String, report: &CompareReport, metric: Metric, x: &LogAxis,
 
 fn legend(svg: &mut String, report: &CompareReport) {
     for (i, &mode) in report.modes.iter().enumerate() {
-        let cells: Vec<&CompareCell> = report.cells.iter().filter(|c| c.mode == mode).collect();
+        let cells: Vec<&CompareCell> = report
+            .cells
+            .iter()
+            .filter(|c| c.mode == mode && c.catalogue.is_none())
+            .collect();
         let s = style(mode);
         let ly = TOP + 10.0 + 24.0 * i as f64;
         let lx = WIDTH - RIGHT + 16.0;

@@ -81,6 +81,47 @@ pub struct CompareOptions {
     /// The `--price` row by name (`None`: the table's first row for the gateway's modes, each
     /// native mode its provider's first row that supports its search).
     pub price: Option<String>,
+    /// A catalogue nobody here wrote, measured beside the fake plugin (`--catalog`).
+    pub catalog: Option<ExtraCatalogue>,
+}
+
+/// A scenario's MCP servers (`--catalog <scenario>`), added to the reference turn's catalogue:
+/// at every size the run measures each mode twice, over the fake plugin alone and over the fake
+/// plugin plus these servers' tools, with the same turn (the same target, the same prompt), so
+/// the difference is what the real tools cost.
+#[derive(Debug, Clone, PartialEq)]
+pub struct ExtraCatalogue {
+    /// What the rows call it: the scenario's id.
+    pub name: String,
+    /// Its MCP fixture servers (`catalog.mcp`).
+    pub mcp: Vec<String>,
+    /// Its real MCP servers (`catalog.mcp_servers`).
+    pub mcp_servers: Vec<crate::scenario::McpServerSpec>,
+}
+
+impl ExtraCatalogue {
+    /// The catalogue of scenario `reference` (a built-in id, or a scenario file's path); a
+    /// scenario with no MCP server adds nothing, and is a usage error.
+    pub fn of_scenario(reference: &str) -> Result<ExtraCatalogue, Error> {
+        let path = std::path::Path::new(reference);
+        let scenario = match path.extension().is_some_and(|e| e == "toml") {
+            true => crate::scenario::load_file(path)?,
+            false => select(load_all(&[])?, &[reference.to_string()])?.remove(0),
+        };
+        let catalog = &scenario.catalog;
+        if catalog.mcp.is_empty() && catalog.mcp_servers.is_empty() {
+            return Err(Error::Usage(format!(
+                "--catalog {reference}: scenario {} has no MCP server (catalog.mcp, \
+                 catalog.mcp_servers): nothing to add to the fake plugin",
+                scenario.id
+            )));
+        }
+        Ok(ExtraCatalogue {
+            name: scenario.id.clone(),
+            mcp: catalog.mcp.clone(),
+            mcp_servers: catalog.mcp_servers.clone(),
+        })
+    }
 }
 
 impl Default for CompareOptions {
@@ -91,6 +132,7 @@ impl Default for CompareOptions {
             profile: None,
             prices: PriceTable::built_in(),
             price: None,
+            catalog: None,
         }
     }
 }
@@ -207,6 +249,19 @@ pub struct CompareCell {
     pub second_turn: TurnFigures,
     /// On a product cell of a run with both targets: how far the embedded prediction was off.
     pub prediction_error: Option<PredictionError>,
+    /// The catalogue added to the fake plugin's (`--catalog`), by name, and how many tools it
+    /// added; `None` on a cell of the fake plugin alone.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub catalogue: Option<AddedCatalogue>,
+}
+
+/// What `--catalog` added to a cell's catalogue.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct AddedCatalogue {
+    pub name: String,
+    /// Its MCP tools, as their servers listed them.
+    pub tools: usize,
 }
 
 /// The embedded prediction against the product at one cell: (predicted − product) / product.
@@ -293,10 +348,24 @@ pub struct Refusal {
 }
 
 impl CompareReport {
-    /// The cell of `mode` at `size` (the first target's).
+    /// The cell of `mode` at `size` (the first target's, the fake plugin alone).
     pub fn cell(&self, size: usize, mode: impl Into<CompareMode>) -> Option<&CompareCell> {
         let mode = mode.into();
-        self.cells.iter().find(|c| c.size == size && c.mode == mode)
+        self.cells
+            .iter()
+            .find(|c| c.size == size && c.mode == mode && c.catalogue.is_none())
+    }
+
+    /// The cell of `mode` at `size` with the `--catalog` catalogue added (the first target's).
+    pub fn cell_with_catalogue(
+        &self,
+        size: usize,
+        mode: impl Into<CompareMode>,
+    ) -> Option<&CompareCell> {
+        let mode = mode.into();
+        self.cells
+            .iter()
+            .find(|c| c.size == size && c.mode == mode && c.catalogue.is_some())
     }
 
     /// The cell of `mode` at `size` on `target`.
@@ -307,9 +376,9 @@ impl CompareReport {
         mode: impl Into<CompareMode>,
     ) -> Option<&CompareCell> {
         let mode = mode.into();
-        self.cells
-            .iter()
-            .find(|c| c.target == target && c.size == size && c.mode == mode)
+        self.cells.iter().find(|c| {
+            c.target == target && c.size == size && c.mode == mode && c.catalogue.is_none()
+        })
     }
 
     /// The report of one target's cells.
@@ -394,10 +463,21 @@ pub async fn run_compare_on(
         .clone()
         .unwrap_or_else(|| product_profile(product.as_ref()));
     reference.set_profile(crate::profile::resolve(&profile)?);
+    let extra = match &options.catalog {
+        Some(catalog) => Some(listed_catalogue(&reference, catalog).await?),
+        None => None,
+    };
     let mut cells = Vec::new();
     let mut refused = Vec::new();
     for target in targets {
-        let run = run_target(*target, &reference, &options, &mode_prices, &mut refused).await;
+        let run = run_target(
+            *target,
+            (&reference, extra.as_ref()),
+            &options,
+            &mode_prices,
+            &mut refused,
+        )
+        .await;
         target.finish().await;
         cells.extend(run?);
     }
@@ -417,6 +497,25 @@ pub async fn run_compare_on(
         refused,
         search_quality,
     })
+}
+
+/// The reference scenario with `catalog`'s servers added and listed (each server started once
+/// by the harness, before any cell: a broken one ends the run naming it, exit 3).
+async fn listed_catalogue(
+    reference: &Scenario,
+    catalog: &ExtraCatalogue,
+) -> Result<(Scenario, AddedCatalogue), Error> {
+    let mut with = reference.clone();
+    with.catalog.mcp = catalog.mcp.clone();
+    with.catalog.mcp_servers = catalog.mcp_servers.clone();
+    let mut listed = [with];
+    crate::mcp_servers::list_catalogues(&mut listed).await?;
+    let [with] = listed;
+    let added = AddedCatalogue {
+        name: catalog.name.clone(),
+        tools: with.catalog.mcp_tool_names().len(),
+    };
+    Ok((with, added))
 }
 
 /// The rows of `mode_prices`, each once, in mode order.
@@ -444,7 +543,7 @@ fn product_profile(product: Option<&Product>) -> String {
 /// error of the run: where the product stops accepting a catalogue is one of its figures.
 async fn run_target(
     target: &dyn Target,
-    reference: &Scenario,
+    (reference, extra): (&Scenario, Option<&(Scenario, AddedCatalogue)>),
     options: &CompareOptions,
     mode_prices: &[(CompareMode, PriceRow)],
     refused: &mut Vec<Refusal>,
@@ -466,46 +565,74 @@ async fn run_target(
             target.name()
         )));
     }
+    // Each size over the fake plugin alone, then (with `--catalog`) over it and the catalogue.
+    let catalogues =
+        std::iter::once((reference, None)).chain(extra.map(|(with, added)| (with, Some(added))));
+    let catalogues: Vec<(&Scenario, Option<&AddedCatalogue>)> = catalogues.collect();
     for &size in &options.sizes {
-        let scenario = sized_scenario(reference, size, &modes);
-        let plan = target.plan(&scenario)?;
-        if let Some(missing) = plan.not_applicable.first() {
-            return Err(Error::Usage(format!(
-                "--modes: {} cannot run mode {}: {}",
-                target.name(),
-                missing.lane,
-                missing.reason
-            )));
+        for &(reference, added) in &catalogues {
+            let row = run_row(target, reference, added, size, &modes, mode_prices, refused).await?;
+            cells.extend(row);
         }
-        let mut row = Vec::new();
-        for lane in &plan.scenario.lanes {
-            let mode = CompareMode::of_lane(lane);
-            let price = mode_prices
-                .iter()
-                .find(|(m, _)| *m == mode)
-                .map(|(_, row)| row)
-                .ok_or_else(|| Error::Machine(format!("no price row for mode {mode}")))?;
-            match run_cell(target, &plan.scenario, size, lane, price).await {
-                Ok(cell) => row.push(cell),
-                // A product's gateway refusing a catalogue, or a provider refusing a native
-                // request (Anthropic: more than 10,000 tools), is a figure of the run.
-                Err(Error::TurnFailed {
-                    status, message, ..
-                }) if target.kind() == TargetKind::Openclaw || mode.native().is_some() => refused
-                    .push(Refusal {
-                        target: target.kind(),
-                        size,
-                        mode,
-                        status,
-                        message,
-                    }),
-                Err(e) => return Err(e),
-            }
-        }
-        with_ratios(&mut row);
-        cells.extend(row);
     }
     Ok(cells)
+}
+
+/// Every mode at one size over one catalogue (a cell's ratios are to its row's direct cell).
+async fn run_row(
+    target: &dyn Target,
+    reference: &Scenario,
+    added: Option<&AddedCatalogue>,
+    size: usize,
+    modes: &[CompareMode],
+    mode_prices: &[(CompareMode, PriceRow)],
+    refused: &mut Vec<Refusal>,
+) -> Result<Vec<CompareCell>, Error> {
+    let mut scenario = sized_scenario(reference, size, modes);
+    if let Some(added) = added {
+        // A session key of its own: one product gateway serves every row of a run.
+        scenario.id = format!("{}-{}", scenario.id, added.name);
+    }
+    let plan = target.plan(&scenario)?;
+    if let Some(missing) = plan.not_applicable.first() {
+        return Err(Error::Usage(format!(
+            "--modes: {} cannot run mode {}: {}",
+            target.name(),
+            missing.lane,
+            missing.reason
+        )));
+    }
+    let mut row = Vec::new();
+    for lane in &plan.scenario.lanes {
+        let mode = CompareMode::of_lane(lane);
+        let price = mode_prices
+            .iter()
+            .find(|(m, _)| *m == mode)
+            .map(|(_, row)| row)
+            .ok_or_else(|| Error::Machine(format!("no price row for mode {mode}")))?;
+        match run_cell(target, &plan.scenario, size, lane, price).await {
+            Ok(cell) => row.push(CompareCell {
+                catalogue: added.cloned(),
+                ..cell
+            }),
+            // A product's gateway refusing a catalogue, or a provider refusing a native
+            // request (Anthropic: more than 10,000 tools), is a figure of the run.
+            Err(Error::TurnFailed {
+                status, message, ..
+            }) if target.kind() == TargetKind::Openclaw || mode.native().is_some() => {
+                refused.push(Refusal {
+                    target: target.kind(),
+                    size,
+                    mode,
+                    status,
+                    message,
+                })
+            }
+            Err(e) => return Err(e),
+        }
+    }
+    with_ratios(&mut row);
+    Ok(row)
 }
 
 /// One mode at one size, alone: its own mock provider and, when the command made ids
@@ -544,7 +671,7 @@ fn with_prediction_errors(cells: &mut [CompareCell]) {
     {
         cell.prediction_error = predicted
             .iter()
-            .find(|p| p.size == cell.size && p.mode == cell.mode)
+            .find(|p| p.size == cell.size && p.mode == cell.mode && p.catalogue == cell.catalogue)
             .map(|p| PredictionError::of(p, cell));
     }
 }
@@ -665,6 +792,7 @@ fn cell(
         first_turn: turn_figures(&one, Some(&observation.response), &marker, None, price),
         second_turn: turn_figures(&two, second_answer, &marker, one.prefixes.last(), price),
         prediction_error: None,
+        catalogue: None,
     })
 }
 
@@ -702,6 +830,8 @@ pub struct CompareCommand {
     pub chart_dir: Option<std::path::PathBuf>,
     /// The embedded gateway's prediction, the real product, or both side by side.
     pub target: TargetChoice,
+    /// A scenario (built-in id or file) whose MCP servers are measured beside the fake plugin.
+    pub catalog: Option<String>,
     /// The product release to run (`None`: the newest with data).
     pub openclaw_version: Option<Version>,
     pub openclaw_node: NodeMajor,
@@ -732,12 +862,18 @@ pub async fn command(args: CompareCommand, out: &mut dyn std::io::Write) -> Resu
         TargetChoice::Both => vec![Box::new(EmbeddedTarget), Box::new(product()?)],
     };
     let targets: Vec<&dyn Target> = targets.iter().map(|t| t.as_ref()).collect();
+    let catalog = args
+        .catalog
+        .as_deref()
+        .map(ExtraCatalogue::of_scenario)
+        .transpose()?;
     let options = CompareOptions {
         sizes,
         modes,
         profile: args.profile,
         prices: table,
         price: args.price,
+        catalog,
     };
     let report = run_compare_on(options, &targets).await?;
     let charts = match &args.chart_dir {

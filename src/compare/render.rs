@@ -13,7 +13,20 @@ use crate::targets::TargetKind;
 type Column = (&'static str, fn(&CompareCell) -> String);
 
 /// Every table starts with the cell: its catalogue size and its mode.
-const CATALOGUE: Column = ("catalogue", |c| thousands(c.size));
+const CATALOGUE: Column = ("catalogue", catalogue_label);
+
+/// The fake plugin's size, and what `--catalog` added to it (`36 + 49 real-mcp-servers`).
+fn catalogue_label(cell: &CompareCell) -> String {
+    match &cell.catalogue {
+        Some(added) => format!(
+            "{} + {} {}",
+            thousands(cell.size),
+            thousands(added.tools),
+            added.name
+        ),
+        None => thousands(cell.size),
+    }
+}
 const MODE: Column = ("mode", mode_label);
 
 const FIRST: [Column; 8] = [
@@ -577,7 +590,7 @@ pub fn json(report: &CompareReport) -> Result<String, serde_json::Error> {
 }
 
 /// The CSV header: one row per target × profile × mode × size.
-pub const CSV_HEADER: [&str; 36] = [
+pub const CSV_HEADER: [&str; 38] = [
     "target",
     "profile",
     "catalogue",
@@ -614,6 +627,8 @@ pub const CSV_HEADER: [&str; 36] = [
     "second_output_tokens",
     "second_cost_per_turn_usd",
     "second_cost_per_1000_turns_usd",
+    "added_catalogue",
+    "added_tools",
 ];
 
 /// A CSV field, quoted when it holds a comma, a quote or a line break (RFC 4180).
@@ -673,6 +688,8 @@ fn csv_row(report: &CompareReport, c: &CompareCell) -> Vec<String> {
         optional(c.second_turn.output_tokens),
         optional(c.second_turn.cost_per_turn),
         optional(c.second_turn.cost_per_1000_turns),
+        optional(c.catalogue.as_ref().map(|a| a.name.clone())),
+        optional(c.catalogue.as_ref().map(|a| a.tools)),
     ]
 }
 
@@ -755,6 +772,7 @@ mod tests {
                     cost_per_1000_turns: Some(0.098),
                 },
                 prediction_error: None,
+                catalogue: None,
             }],
             refused: vec![],
             search_quality: vec![],
@@ -884,7 +902,7 @@ mod tests {
             lines[1]
         );
         assert!(
-            lines[1].ends_with(",0.000196,0.196,,,false,2,25,0,0,25,6,0.000098,0.098"),
+            lines[1].ends_with(",0.000196,0.196,,,false,2,25,0,0,25,6,0.000098,0.098,,"),
             "{}",
             lines[1]
         );

@@ -8,7 +8,8 @@
 //!   [`GARBAGE`] answers every line with text that is not JSON-RPC, [`HANG_ON_LIST`] answers
 //!   `initialize` and never `tools/list`, [`QA_RENAMED`] is `qa` with its tool renamed, and
 //!   [`QA_EXIT_AFTER_CALL`] is `qa` until its first `tools/call`: it answers that one and exits,
-//!   and stays down (a restart exits at once), as an MCP server that died mid-session.
+//!   and stays down (a restart exits at once), as an MCP server that died mid-session;
+//!   [`INVALID_SCHEMA`] lists a tool whose input schema is no JSON Schema.
 
 pub mod server;
 
@@ -37,8 +38,11 @@ pub const QA_RENAMED: &str = "fault-qa-renamed";
 pub const QA_EXIT_AFTER_CALL: &str = "qa-exit-after-call";
 /// The file [`QA_EXIT_AFTER_CALL`] leaves in its working directory once it has served its call.
 pub const EXITED_MARKER: &str = ".qa-exit-after-call.exited";
+/// Fault fixture: lists one tool whose input schema is no JSON Schema (a property of type
+/// `"strin"`), as a server with a broken schema generator would.
+pub const INVALID_SCHEMA: &str = "fault-invalid-schema";
 /// Every name `mcp-fixture --server` accepts.
-pub const ALL: [&str; 7] = [
+pub const ALL: [&str; 8] = [
     "calendar",
     "qa",
     EXIT_AT_ONCE,
@@ -46,6 +50,7 @@ pub const ALL: [&str; 7] = [
     HANG_ON_LIST,
     QA_RENAMED,
     QA_EXIT_AFTER_CALL,
+    INVALID_SCHEMA,
 ];
 
 /// Environment variable naming the `toolsearch-qa` binary that serves the fixtures, for a

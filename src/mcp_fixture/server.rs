@@ -37,6 +37,8 @@ enum Fixture {
     HangOnList,
     /// The QA server until its first `tools/call`, then gone (a fault fixture).
     QaExitAfterCall,
+    /// Lists a tool with an input schema that is no JSON Schema (a fault fixture).
+    InvalidSchema,
 }
 
 /// The handler of the fixture server called `name`, if there is one.
@@ -47,6 +49,7 @@ pub fn fixture_server(name: &str) -> Option<FixtureServer> {
         super::QA_RENAMED => Fixture::QaRenamed,
         super::HANG_ON_LIST => Fixture::HangOnList,
         super::QA_EXIT_AFTER_CALL => Fixture::QaExitAfterCall,
+        super::INVALID_SCHEMA => Fixture::InvalidSchema,
         _ => return None,
     };
     Some(FixtureServer {
@@ -158,6 +161,14 @@ impl FixtureServer {
                 })
                 .collect(),
             Fixture::HangOnList => Vec::new(),
+            Fixture::InvalidSchema => vec![Tool::new(
+                "broken_schema",
+                "A tool whose input schema names a type JSON Schema does not have.",
+                schema(json!({
+                    "type": "object",
+                    "properties": { "marker": { "type": "strin" } }
+                })),
+            )],
         }
     }
 

@@ -192,7 +192,10 @@ pub fn decide(
     }
     let declared = |name: &str| is_declared(name, declared, &parsed.instructions);
     match find_directive(&parsed.all_input_text) {
-        Some(Directive::Check(target)) => check(&target, parsed.latest_tool_output(), &declared),
+        Some(Directive::Check(target)) => {
+            let args = directive_args(&parsed.all_input_text).unwrap_or_else(normal_args);
+            check(&target, &args, parsed.latest_tool_output(), &declared)
+        }
         Some(Directive::Failure(target)) => {
             failure(&target, parsed.latest_tool_output(), &declared)
         }
@@ -212,14 +215,15 @@ fn scripted(parsed: &ParsedInput, script: &[ScriptedTurn]) -> Decision {
     }
 }
 
-fn check(target: &str, output: Option<&ToolOutput>, declared: &dyn Fn(&str) -> bool) -> Decision {
+fn check(
+    target: &str,
+    args: &Value,
+    output: Option<&ToolOutput>,
+    declared: &dyn Fn(&str) -> bool,
+) -> Decision {
     let Some(output) = output else {
         return if declared(CODE_TOOL) {
-            Decision::call(
-                CODE_TOOL,
-                code_args(target, &normal_args()),
-                Outcome::ToolCall,
-            )
+            Decision::call(CODE_TOOL, code_args(target, args), Outcome::ToolCall)
         } else if !declared(target) && declared(SEARCH_TOOL) {
             Decision::call(
                 SEARCH_TOOL,
@@ -227,7 +231,7 @@ fn check(target: &str, output: Option<&ToolOutput>, declared: &dyn Fn(&str) -> b
                 Outcome::ToolCall,
             )
         } else {
-            Decision::call(target, normal_args(), Outcome::ToolCall)
+            Decision::call(target, args.clone(), Outcome::ToolCall)
         };
     };
     let (succeeded, names_target) = match call_envelope(&output.text) {
@@ -250,7 +254,7 @@ fn check(target: &str, output: Option<&ToolOutput>, declared: &dyn Fn(&str) -> b
     match candidate_id(&output.text, target).filter(|_| from_search && !succeeded) {
         Some(id) => Decision::call(
             dispatcher(declared),
-            json!({"id": id, "args": normal_args()}),
+            json!({"id": id, "args": args}),
             Outcome::ToolCall,
         ),
         None => Decision::text(
@@ -363,6 +367,29 @@ pub fn find_directive(text: &str) -> Option<Directive> {
     })
 }
 
+/// The arguments the last check directive gives its target, when it gives any: a JSON object
+/// after ` args=` (`tool search qa check target=echo args={"message":"…"}`), for a real tool
+/// whose schema is not the fake tools' `{marker}`. Without one the target gets `{marker}`.
+pub fn directive_args(text: &str) -> Option<Value> {
+    let lower = text.to_ascii_lowercase();
+    let at = lower.rfind(CHECK_DIRECTIVE)? + CHECK_DIRECTIVE.len();
+    if lower.rfind(FAILURE_DIRECTIVE).is_some_and(|f| f > at) {
+        return None;
+    }
+    let rest = &text[at..];
+    let end = rest
+        .find(|ch: char| !(ch.is_ascii_alphanumeric() || matches!(ch, '_' | '-' | '.' | ':')))
+        .unwrap_or(rest.len());
+    let after = rest[end..].strip_prefix(' ')?.strip_prefix("args=")?;
+    match serde_json::Deserializer::from_str(after)
+        .into_iter::<Value>()
+        .next()?
+    {
+        Ok(object @ Value::Object(_)) => Some(object),
+        _ => None,
+    }
+}
+
 /// A tool is declared when a `tools` entry (any depth ≤ 6, see [`DeclaredNames`]) is named so,
 /// or `instructions` names it as a whole word.
 pub fn is_declared(name: &str, declared: &DeclaredNames, instructions: &str) -> bool {
@@ -438,6 +465,21 @@ mod tests {
             Some(Directive::Failure("b".into()))
         );
         assert_eq!(find_directive("tool search qa check target= "), None);
+        let with_args = r#"tool search qa check target=get-sum args={"a":1,"b":2} then stop"#;
+        assert_eq!(
+            find_directive(with_args),
+            Some(Directive::Check("get-sum".into()))
+        );
+        assert_eq!(directive_args(with_args), Some(json!({"a": 1, "b": 2})));
+        assert_eq!(directive_args("tool search qa check target=x"), None);
+        assert_eq!(
+            directive_args("tool search qa check target=x args=[1]"),
+            None
+        );
+        assert_eq!(
+            directive_args(&format!("{with_args}\ntool search qa failure target=x")),
+            None
+        );
         assert_eq!(find_directive("hello"), None);
     }
 

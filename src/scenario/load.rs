@@ -829,6 +829,7 @@ fn check_catalog(catalog: &CatalogSpec) -> Checked<()> {
             ),
         ));
     }
+    check_mcp_servers(field.clone().key("mcp_servers"), catalog)?;
     let bad_client = catalog.client.iter().position(|n| {
         n.is_empty()
             || !n
@@ -854,6 +855,80 @@ pub const MAX_LANE_NAME_BYTES: usize = 64;
 
 /// Why `id` cannot be a scenario id, if it cannot (the one rule: the loader's and
 /// `new-scenario`'s).
+/// `[[catalog.mcp_servers]]`: each a name no other server of the catalogue has, a command, and
+/// placeholders the run can resolve (`crate::mcp_servers::launch`).
+fn check_mcp_servers(field: Field, catalog: &CatalogSpec) -> Checked<()> {
+    let mut names: Vec<&str> = catalog.mcp.iter().map(String::as_str).collect();
+    for (i, server) in catalog.mcp_servers.iter().enumerate() {
+        let field = field.clone().index(i);
+        if let Some(message) = mcp_server_name_problem(&server.name, &names) {
+            return Err(problem(field.key("name"), message));
+        }
+        names.push(&server.name);
+        if server.command.trim().is_empty() {
+            return Err(problem(
+                field.key("command"),
+                "must name the program to start",
+            ));
+        }
+        let texts = std::iter::once((field.clone().key("command"), &server.command))
+            .chain(
+                server
+                    .args
+                    .iter()
+                    .enumerate()
+                    .map(|(j, a)| (field.clone().key("args").index(j), a)),
+            )
+            .chain(
+                server
+                    .env
+                    .values()
+                    .zip(server.env.keys())
+                    .map(|(v, k)| (field.clone().key("env").key(k), v)),
+            )
+            .chain(server.cwd.iter().map(|c| (field.clone().key("cwd"), c)));
+        for (at, text) in texts {
+            if let Some(message) = super::placeholder::problem(text) {
+                return Err(problem(at, message));
+            }
+        }
+        if let Some(key) = server.env.keys().find(|k| !is_env_name(k)) {
+            return Err(problem(
+                field.key("env").key(key),
+                format!("{key:?} is not an environment variable name (letters, digits and `_`, not first a digit)"),
+            ));
+        }
+    }
+    Ok(())
+}
+
+/// Why `name` cannot name a real MCP server beside `taken`: the product names its tools
+/// `<server>__<tool>`, so a name is a plain word.
+fn mcp_server_name_problem(name: &str, taken: &[&str]) -> Option<String> {
+    let word = !name.is_empty()
+        && name.len() <= 32
+        && name
+            .chars()
+            .all(|c| c.is_ascii_lowercase() || c.is_ascii_digit() || c == '-')
+        && name.starts_with(|c: char| c.is_ascii_lowercase());
+    if !word {
+        return Some(format!(
+            "{name:?} is not a server name (a lower-case letter, then up to 31 lower-case letters, digits or `-`)"
+        ));
+    }
+    if taken.contains(&name) {
+        return Some(format!(
+            "{name:?} names another MCP server of this catalogue"
+        ));
+    }
+    None
+}
+
+fn is_env_name(key: &str) -> bool {
+    key.starts_with(|c: char| c.is_ascii_alphabetic() || c == '_')
+        && key.chars().all(|c| c.is_ascii_alphanumeric() || c == '_')
+}
+
 pub fn id_problem(id: &str) -> Option<String> {
     file_part_problem(id, MAX_ID_BYTES)
 }

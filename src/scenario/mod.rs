@@ -12,6 +12,7 @@ pub mod fields;
 pub mod load;
 pub mod names;
 pub mod place;
+pub mod placeholder;
 pub mod template;
 pub mod wording;
 
@@ -19,6 +20,7 @@ use serde::{Deserialize, Serialize};
 use serde_json::{json, Value};
 
 use crate::catalog::{ToolPolicy, ToolSource};
+use std::collections::BTreeMap;
 use std::sync::Arc;
 
 use crate::config::{Bridge, NativeSettings, ToolSearchMode, ToolSearchSettings};
@@ -139,6 +141,20 @@ pub struct CatalogSpec {
     /// project's own MCP servers, listed with `tools/list` and run with `tools/call`.
     #[serde(default)]
     pub mcp: Vec<String>,
+    /// Any stdio MCP server, started by its command (`[[catalog.mcp_servers]]`): servers nobody
+    /// here wrote, such as the official ones `scripts/install-mcp-servers.sh` installs. Their
+    /// tools are known only once the harness has listed them ([`CatalogSpec::listed`]).
+    #[serde(default)]
+    pub mcp_servers: Vec<McpServerSpec>,
+    /// The tools each of [`CatalogSpec::mcp_servers`] answered `tools/list` with, by server, as
+    /// the harness listed them before the run ([`crate::mcp_servers::list_catalogues`]); empty
+    /// when the file has just loaded.
+    #[serde(skip)]
+    pub listed: Arc<BTreeMap<String, Vec<crate::catalog::ToolEntry>>>,
+    /// Why this machine cannot start the real servers (their packages or Node not installed),
+    /// when the run did not require them: every lane is then not applicable, with this reason.
+    #[serde(skip)]
+    pub unavailable: Option<String>,
     /// Client tools the caller sends with the turn (`tools` of the `/v1/responses` request), by
     /// name; the gateway catalogues them as `client:client:<name>` and never runs them.
     #[serde(default)]
@@ -149,6 +165,26 @@ pub struct CatalogSpec {
     pub profile_description: Option<String>,
 }
 
+/// One `[[catalog.mcp_servers]]` entry: a stdio MCP server by command, in the words of
+/// OpenClaw's `mcp.servers.<name>`. Every string may hold placeholders resolved at run time
+/// against the machine ([`crate::mcp_servers::launch`]): `{node}`, `{npm:NAME@VERSION}`,
+/// `{cache}`, `{work}`, `{toolsearch-qa}`; a file never holds a machine path.
+#[derive(Debug, Clone, PartialEq, Eq, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct McpServerSpec {
+    /// The server's name: its entries' ids are `mcp:<name>:<tool>`, and on the product its tools
+    /// are `<name>__<tool>`.
+    pub name: String,
+    pub command: String,
+    #[serde(default)]
+    pub args: Vec<String>,
+    #[serde(default)]
+    pub env: BTreeMap<String, String>,
+    /// The working directory (default: the lane's work directory).
+    #[serde(default)]
+    pub cwd: Option<String>,
+}
+
 impl CatalogSpec {
     /// The fake tools' description template: the scenario's own, else its profile's, else
     /// none (the reference run's three sentences).
@@ -156,6 +192,39 @@ impl CatalogSpec {
         self.description_template
             .as_deref()
             .or(self.profile_description.as_deref())
+    }
+
+    /// Does the catalogue hold servers whose tools are not listed yet (a file just loaded)? Then
+    /// names of MCP tools cannot be checked until the run lists them.
+    pub fn lists_later(&self) -> bool {
+        !self.mcp_servers.is_empty() && self.listed.is_empty() && self.unavailable.is_none()
+    }
+
+    /// The tools of every MCP server the catalogue starts, by server: the fixtures' (known in
+    /// advance) and the listed real servers'.
+    pub fn mcp_tool_names(&self) -> Vec<(String, String)> {
+        let fixtures = self.mcp.iter().flat_map(|server| {
+            let tools = crate::mcp_fixture::tool_names(server);
+            tools.into_iter().map(move |t| (server.clone(), t))
+        });
+        let listed = self.listed.iter().flat_map(|(server, tools)| {
+            tools.iter().map(move |t| (server.clone(), t.name.clone()))
+        });
+        fixtures.chain(listed).collect()
+    }
+
+    /// The server (fixture or real) that serves `tool`.
+    pub fn mcp_server_of(&self, tool: &str) -> Option<String> {
+        self.mcp_tool_names()
+            .into_iter()
+            .find(|(_, t)| t == tool)
+            .map(|(server, _)| server)
+    }
+
+    /// Every MCP server name the catalogue starts: the fixtures, then the real servers.
+    pub fn mcp_server_names(&self) -> Vec<String> {
+        let real = self.mcp_servers.iter().map(|s| s.name.clone());
+        self.mcp.iter().cloned().chain(real).collect()
     }
 
     /// The fake plugin's tools as this catalogue configures them (names, schemas and the

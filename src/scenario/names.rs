@@ -10,7 +10,8 @@ use crate::config::{Bridge, ControlRole};
 use super::CatalogSpec;
 
 /// Every tool of the catalogue with its source, in catalogue order: the fake plugin's, the core
-/// tools (when on), the MCP fixtures', the client tools.
+/// tools (when on), the MCP servers' (the fixtures', then the real servers' once listed), the
+/// client tools.
 pub fn catalogue(catalog: &CatalogSpec) -> Vec<(String, ToolSource)> {
     let mut names: Vec<(String, ToolSource)> = (1..=catalog.size)
         .map(|i| (fake_tool_name(i, catalog.size), ToolSource::Openclaw))
@@ -22,10 +23,8 @@ pub fn catalogue(catalog: &CatalogSpec) -> Vec<(String, ToolSource)> {
                 .map(|t| (t.name, ToolSource::Openclaw)),
         );
     }
-    for server in &catalog.mcp {
-        let tools = crate::mcp_fixture::tool_names(server);
-        names.extend(tools.into_iter().map(|t| (t, ToolSource::Mcp)));
-    }
+    let mcp = catalog.mcp_tool_names().into_iter();
+    names.extend(mcp.map(|(_, t)| (t, ToolSource::Mcp)));
     names.extend(
         catalog
             .client
@@ -63,10 +62,13 @@ pub fn suggestion(closest: &[&str]) -> String {
     }
 }
 
-/// Why `name` is not a tool of `source` in this catalogue, with the closest names.
+/// Why `name` is not a tool of `source` in this catalogue, with the closest names. An MCP name
+/// of a catalogue whose real servers are not listed yet is checked when the run lists them.
 pub fn not_in_catalogue(name: &str, source: ToolSource, catalog: &CatalogSpec) -> Option<String> {
     let all = catalogue(catalog);
-    if all.iter().any(|(n, s)| n == name && *s == source) {
+    if all.iter().any(|(n, s)| n == name && *s == source)
+        || (source == ToolSource::Mcp && catalog.lists_later())
+    {
         return None;
     }
     if let Some((_, other)) = all.iter().find(|(n, _)| n == name) {
@@ -93,10 +95,11 @@ pub fn not_in_catalogue(name: &str, source: ToolSource, catalog: &CatalogSpec) -
     ))
 }
 
-/// Why `name` is not a tool of this catalogue at all, with the closest names.
+/// Why `name` is not a tool of this catalogue at all, with the closest names (not known yet
+/// while real servers are unlisted: any name may be theirs).
 pub fn unknown_tool(name: &str, catalog: &CatalogSpec) -> Option<String> {
     let all = catalogue(catalog);
-    if all.iter().any(|(n, _)| n == name) {
+    if all.iter().any(|(n, _)| n == name) || catalog.lists_later() {
         return None;
     }
     Some(format!(
@@ -123,7 +126,7 @@ fn bridge_names(bridge: &Bridge) -> Vec<&str> {
 pub fn unknown_script_tool(name: &str, catalog: &CatalogSpec, bridge: &Bridge) -> Option<String> {
     let all = catalogue(catalog);
     let bridges = bridge_names(bridge);
-    if all.iter().any(|(n, _)| n == name) || bridges.contains(&name) {
+    if all.iter().any(|(n, _)| n == name) || bridges.contains(&name) || catalog.lists_later() {
         return None;
     }
     let known = all
@@ -155,12 +158,10 @@ fn policy_targets(catalog: &CatalogSpec, bridge: &Bridge) -> Vec<(String, String
             .into_iter()
             .map(|b| openclaw("core", b.to_string())),
     );
-    for server in &catalog.mcp {
-        targets.extend(crate::mcp_fixture::tool_names(server).into_iter().map(|t| {
-            let id = entry_id(ToolSource::Mcp, server, &t);
-            (t, id)
-        }));
-    }
+    targets.extend(catalog.mcp_tool_names().into_iter().map(|(server, t)| {
+        let id = entry_id(ToolSource::Mcp, &server, &t);
+        (t, id)
+    }));
     targets.extend(catalog.client.iter().map(|c| {
         let id = entry_id(ToolSource::Client, "client", c);
         (c.clone(), id)
@@ -174,6 +175,9 @@ fn policy_targets(catalog: &CatalogSpec, bridge: &Bridge) -> Vec<(String, String
 /// with nothing denied.
 pub fn unmatched_deny(pattern: &str, catalog: &CatalogSpec, bridge: &Bridge) -> Option<String> {
     let targets = policy_targets(catalog, bridge);
+    if catalog.lists_later() {
+        return None;
+    }
     if targets
         .iter()
         .any(|(name, id)| matches(pattern, name) || matches(pattern, id))
@@ -200,8 +204,13 @@ fn summary(catalog: &CatalogSpec, source: ToolSource) -> String {
                 false => fake,
             }
         }
-        ToolSource::Mcp if catalog.mcp.is_empty() => "no MCP server in catalog.mcp".into(),
-        ToolSource::Mcp => format!("the tools of MCP servers {}", catalog.mcp.join(", ")),
+        ToolSource::Mcp if catalog.mcp_server_names().is_empty() => {
+            "no MCP server in catalog.mcp or catalog.mcp_servers".into()
+        }
+        ToolSource::Mcp => format!(
+            "the tools of MCP servers {}",
+            catalog.mcp_server_names().join(", ")
+        ),
         ToolSource::Client if catalog.client.is_empty() => "catalog.client is empty".into(),
         ToolSource::Client => format!("catalog.client: {}", catalog.client.join(", ")),
     }

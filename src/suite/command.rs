@@ -155,6 +155,9 @@ pub async fn run(
             scenario.set_profile(profile.clone());
         }
     }
+    // The real MCP servers are listed once, before any gateway starts: a server that does not
+    // start or lists a broken schema ends the run now (exit 3), naming it.
+    crate::mcp_servers::list_catalogues(&mut scenarios).await?;
     // The expectations file given is read (and must be right) whatever the target.
     let given = options
         .expectations

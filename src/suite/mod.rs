@@ -95,14 +95,23 @@ pub async fn run_suite_on(
     source: &ProviderSource,
     reporter: &dyn Reporter,
 ) -> Result<SuiteReport, Error> {
-    let plans = plan_all(target, scenarios)?;
+    let mut scenarios = scenarios.to_vec();
+    crate::mcp_servers::list_catalogues(&mut scenarios).await?;
+    let plans = plan_all(target, &scenarios)?;
     Ok(run_plans(target, &plans, source, reporter).await)
 }
 
 /// How `target` runs each scenario; the first scenario it cannot run (and does not say so) is
-/// an error, before anything starts.
+/// an error, before anything starts. The scenarios' real MCP servers must be listed first
+/// ([`crate::mcp_servers::list_catalogues`]).
 pub fn plan_all(target: &dyn Target, scenarios: &[Scenario]) -> Result<Vec<TargetPlan>, Error> {
-    scenarios.iter().map(|s| target.plan(s)).collect()
+    scenarios
+        .iter()
+        .map(|s| match &s.catalog.unavailable {
+            Some(reason) => Ok(TargetPlan::none_applicable(s, reason)),
+            None => target.plan(s),
+        })
+        .collect()
 }
 
 /// Runs planned scenarios on `target`. A lane that cannot start or answer is reported as an

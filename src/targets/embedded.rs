@@ -176,7 +176,7 @@ pub fn embedded_config(setup: &LaneSetup<'_>) -> Result<Value, Error> {
             "profile": scenario.profile.reference,
         },
     });
-    if !scenario.catalog.mcp.is_empty() {
+    if !scenario.catalog.mcp_server_names().is_empty() {
         config["mcp"] = json!({ "servers": mcp_servers(setup)? });
     }
     if let Some(overrides) = &setup.lane.config {

@@ -35,9 +35,10 @@ pub fn mcp_owner(scenario: &Scenario, lane: &Lane) -> String {
     format!("{}/{}/{}", std::process::id(), scenario.id, lane.name)
 }
 
-/// `mcp.servers` for the lane's fixture servers, in OpenClaw's shape (both targets start them
-/// by this command): `{<name>: {command, args, env, cwd, transport: "stdio"}}`, each run in the
-/// lane's work directory.
+/// `mcp.servers` for the lane's MCP servers, in OpenClaw's shape (both targets start them by
+/// this command): `{<name>: {command, args, env, cwd, transport: "stdio"}}`, each run in the
+/// lane's work directory — the fixtures, then the real servers with their placeholders resolved
+/// on this machine (`{work}` is the lane's work directory).
 pub fn mcp_servers(setup: &LaneSetup<'_>) -> Result<serde_json::Value, Error> {
     let mut map = serde_json::Map::new();
     let owner = mcp_owner(setup.scenario, setup.lane);
@@ -53,6 +54,15 @@ pub fn mcp_servers(setup: &LaneSetup<'_>) -> Result<serde_json::Value, Error> {
                 "transport": "stdio",
             }),
         );
+    }
+    if !setup.scenario.catalog.mcp_servers.is_empty() {
+        let machine = crate::mcp_servers::Machine::here(&setup.work_dir)?;
+        let env = [(MCP_OWNER_ENV.to_string(), owner.clone())];
+        for spec in &setup.scenario.catalog.mcp_servers {
+            let config = crate::mcp_servers::launch::launch(spec, &machine, &env)?;
+            let json = crate::mcp_servers::launch::launch_json(&config);
+            map.insert(spec.name.clone(), json);
+        }
     }
     Ok(serde_json::Value::Object(map))
 }
@@ -134,6 +144,20 @@ impl TargetPlan {
         TargetPlan {
             scenario: scenario.clone(),
             not_applicable: Vec::new(),
+        }
+    }
+
+    /// No lane runs here, each for `reason` (a catalogue this machine cannot start).
+    pub fn none_applicable(scenario: &Scenario, reason: &str) -> TargetPlan {
+        let mut resolved = scenario.clone();
+        let not_applicable = resolved
+            .lanes
+            .drain(..)
+            .map(|lane| NotApplicable::new(&lane, reason.to_string()))
+            .collect();
+        TargetPlan {
+            scenario: resolved,
+            not_applicable,
         }
     }
 }

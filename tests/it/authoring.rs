@@ -782,7 +782,7 @@ fn check_reports_every_mistake_of_the_issue_s_two_files_in_one_run() {
              (tool_search = false) to compare with",
             "error: eight.toml:10:1: catalog.sise: unknown field `sise`, expected one of \
              `plugin_id`, `size`, `core_tools`, `description_template`, `direct_only`, `broken`, \
-             `mcp`, `client`; did you mean `size`?",
+             `mcp`, `mcp_servers`, `client`; did you mean `size`?",
             "error: eight.toml:14:49: lane \"tools\": tool_search.codeTimeoutMs: expected a \
              positive whole number, got -5: the gateway would ignore it and use its default",
             "error: eight.toml:15:10: lane \"tools\": stream: invalid type: string \"yes\", \

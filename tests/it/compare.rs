@@ -672,3 +672,87 @@ fn cli_refuses_to_price_a_native_mode_on_a_model_without_tool_search() {
     );
     assert!(out.stdout.is_empty());
 }
+
+/// `--catalog`: the real MCP servers of `real-mcp-servers` (49 tools) beside the fake plugin at
+/// the same size, with the same turn. Direct mode's tools array grows by exactly the listed
+/// tools' declarations; Tool Search declares the same tools either way. Cost: four cells, two
+/// of them starting the four Node servers (about 5 s on the debug build).
+#[tokio::test]
+async fn compare_weighs_a_real_catalogue_beside_the_fake_plugin() {
+    use toolsearch_qa::compare::{AddedCatalogue, ExtraCatalogue};
+    if !crate::real_mcp::servers_or_skip("compare_weighs_a_real_catalogue_beside_the_fake_plugin") {
+        return;
+    }
+    let catalog = ExtraCatalogue::of_scenario("real-mcp-servers").expect("a built-in scenario");
+    let servers = catalog.mcp_servers.clone();
+    let report = run_compare(CompareOptions {
+        sizes: vec![36],
+        modes: vec![ToolSearchMode::Direct.into(), ToolSearchMode::Tools.into()],
+        profile: Some("spec".into()),
+        catalog: Some(catalog),
+        ..CompareOptions::default()
+    })
+    .await
+    .expect("compare runs (scripts/install-mcp-servers.sh installs the servers)");
+    assert_eq!(report.cells.len(), 4);
+    for cell in &report.cells {
+        assert!(cell.first_turn.reached_target, "{cell:?}");
+        assert!(cell.second_turn.reached_target, "{cell:?}");
+    }
+    let fake = report
+        .cell(36, ToolSearchMode::Direct)
+        .expect("fake direct");
+    let real = report
+        .cell_with_catalogue(36, ToolSearchMode::Direct)
+        .expect("real direct");
+    assert_eq!(
+        real.catalogue,
+        Some(AddedCatalogue {
+            name: "real-mcp-servers".into(),
+            tools: 49
+        })
+    );
+    assert_eq!(real.first.declared_tools, fake.first.declared_tools + 49);
+    // The listing the harness makes on its own: each tool's declaration, and a comma before it.
+    let mut listed = toolsearch_qa::scenario::select(
+        toolsearch_qa::scenario::load_all(&[]).unwrap(),
+        &["real-mcp-servers".into()],
+    )
+    .unwrap();
+    assert_eq!(listed[0].catalog.mcp_servers, servers);
+    toolsearch_qa::mcp_servers::list_catalogues(&mut listed)
+        .await
+        .expect("listed");
+    let added: usize = listed[0]
+        .catalog
+        .listed
+        .values()
+        .flatten()
+        .map(|t| {
+            serde_json::to_string(&t.function_declaration())
+                .unwrap()
+                .len()
+                + 1
+        })
+        .sum();
+    assert_eq!(
+        real.first.tool_json_bytes,
+        fake.first.tool_json_bytes + added
+    );
+    assert!(real.first_turn.cost_per_turn > fake.first_turn.cost_per_turn);
+    let fake_tools = report.cell(36, ToolSearchMode::Tools).expect("fake tools");
+    let real_tools = report
+        .cell_with_catalogue(36, ToolSearchMode::Tools)
+        .expect("real tools");
+    assert_eq!(
+        real_tools.first.declared_tools,
+        fake_tools.first.declared_tools
+    );
+    assert_eq!(
+        real_tools.first.tool_json_bytes,
+        fake_tools.first.tool_json_bytes
+    );
+    // Ratios are to the direct cell over the same catalogue.
+    let ratio = real_tools.first.raw_bytes as f64 / real.first.raw_bytes as f64;
+    assert_eq!(real_tools.first_ratio, Some(ratio));
+}

@@ -28,6 +28,7 @@ mod profile;
 mod profile_fidelity;
 mod provider;
 mod quality;
+mod real_mcp;
 mod reference_scenario;
 mod releases;
 mod report_merge;

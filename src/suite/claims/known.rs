@@ -2,7 +2,8 @@
 //!
 //! A Tool Search lane must keep every catalogued tool's schema and full description out of what
 //! it puts before the conversation, not only the fake plugin's. The harness knows the texts of
-//! the fake tools (as the catalogue configures them), the MCP fixture tools, the client tools the
+//! the fake tools (as the catalogue configures them), the MCP fixture tools, the real MCP servers'
+//! tools as the harness listed them, the client tools the
 //! turn sends, and — on the embedded gateway — the core tools of the scenario's profile. A real
 //! product's own core tools are its words, not the harness's: they are not in this list. Texts
 //! that are synthetic filler (a captured profile's stand-in prose) say nothing about a tool and
@@ -100,6 +101,14 @@ pub fn known_tools(scenario: &Scenario, target: TargetKind) -> Vec<KnownTool> {
         for (name, description, schema) in tool_texts(server) {
             known.push(KnownTool::new(Kind::Mcp, &name, &description, &schema));
         }
+    }
+    for tool in catalog.listed.values().flatten() {
+        known.push(KnownTool::new(
+            Kind::Mcp,
+            &tool.name,
+            &tool.description,
+            &tool.parameters,
+        ));
     }
     for name in &catalog.client {
         let declaration = client_tool_declaration(name);

@@ -229,7 +229,7 @@ pub fn c3_direct_declares_fake_schemas(input: &ClaimInput<'_>) -> Vec<Check> {
             }
         }
     }
-    vec![
+    let mut checks = vec![
         check(
             "fake tools declared",
             missing.is_empty(),
@@ -242,7 +242,75 @@ pub fn c3_direct_declares_fake_schemas(input: &ClaimInput<'_>) -> Vec<Check> {
             "fake schemas and descriptions byte-identical to the catalogue as configured",
             format!("differing {}", names(&differing)),
         ),
+    ];
+    if !input.scenario.catalog.listed.is_empty() {
+        checks.extend(listed_declared(input, &declared));
+    }
+    checks
+}
+
+/// C3 on a catalogue of real MCP servers: every tool the policy allows is declared under the
+/// name the target gives MCP tools, its description and input schema byte-identical to what
+/// the server answered the harness's own `tools/list` (compact JSON, keys in the server's order).
+fn listed_declared(input: &ClaimInput<'_>, declared: &[&Value]) -> Vec<Check> {
+    let policy = &input.scenario.policy;
+    let listed = &input.scenario.catalog.listed;
+    let allowed: Vec<(&String, &ToolEntry)> = listed
+        .iter()
+        .flat_map(|(server, tools)| tools.iter().map(move |t| (server, t)))
+        .filter(|(_, t)| policy.allows(&t.name, &t.id))
+        .collect();
+    let mut missing = Vec::new();
+    let mut differing = Vec::new();
+    for (server, tool) in &allowed {
+        let wire = mcp_wire_name(input.lane.target, server, &tool.name);
+        match declared.iter().find(|d| d["name"] == wire.as_str()) {
+            None => missing.push(wire),
+            Some(d) => {
+                let fields: Vec<&str> = [
+                    (schema_text(&d["parameters"]) != schema_text(&tool.parameters))
+                        .then_some("parameters"),
+                    (d["description"] != tool.description.as_str()).then_some("description"),
+                ]
+                .into_iter()
+                .flatten()
+                .collect();
+                if !fields.is_empty() {
+                    differing.push(format!("{wire} ({})", fields.join(", ")));
+                }
+            }
+        }
+    }
+    let servers: Vec<&str> = listed.keys().map(String::as_str).collect();
+    vec![
+        check(
+            "MCP tools declared",
+            missing.is_empty(),
+            format!(
+                "all {} tools the policy allows of MCP servers {} declared",
+                allowed.len(),
+                servers.join(", ")
+            ),
+            format!("missing {}", names(&missing)),
+        ),
+        check(
+            "MCP schemas",
+            differing.is_empty(),
+            "MCP schemas and descriptions byte-identical to the servers' tools/list",
+            format!("differing {}", names(&differing)),
+        ),
     ]
+}
+
+/// The name a target declares MCP tool `tool` of `server` under: as listed on the embedded
+/// gateway, `<server>__<tool>` on OpenClaw.
+fn mcp_wire_name(target: crate::targets::TargetKind, server: &str, tool: &str) -> String {
+    match target {
+        crate::targets::TargetKind::Embedded => tool.to_string(),
+        crate::targets::TargetKind::Openclaw => {
+            crate::targets::openclaw::plan::mcp_tool_name(server, tool)
+        }
+    }
 }
 
 fn no_request() -> Check {

@@ -168,13 +168,14 @@ fn leaf_paths(value: &Value, prefix: &str) -> Vec<String> {
 /// scripts' arguments (a selector or query that names the target).
 fn name_mcp_target(scenario: &mut Scenario) -> Result<(), Error> {
     let tool = scenario.target_tool.clone();
-    let Some(server) = crate::mcp_fixture::server_of_tool(&scenario.catalog.mcp, &tool) else {
+    let Some(server) = scenario.catalog.mcp_server_of(&tool) else {
         return Err(Error::Usage(format!(
             "scenario {}: target_tool {tool:?} is no tool of its MCP servers {:?}",
-            scenario.id, scenario.catalog.mcp
+            scenario.id,
+            scenario.catalog.mcp_server_names()
         )));
     };
-    let product_name = mcp_tool_name(server, &tool);
+    let product_name = mcp_tool_name(&server, &tool);
     let (from, to) = (format!("target={tool}"), format!("target={product_name}"));
     scenario.prompt = scenario.prompt.replace(&from, &to);
     scenario.follow_up = scenario.follow_up.take().map(|t| t.replace(&from, &to));

@@ -598,7 +598,7 @@ fn lane_config(setup: &LaneSetup<'_>, release: &Release) -> Result<LaneConfig, E
     let scenario = setup.scenario;
     let mut also_allow = setup.lane.controls(&release.bridge);
     also_allow.extend(scenario.policy.also_allow.iter().cloned());
-    let mcp = match scenario.catalog.mcp.is_empty() {
+    let mcp = match scenario.catalog.mcp_server_names().is_empty() {
         true => None,
         false => Some(mcp_servers(setup)?),
     };
