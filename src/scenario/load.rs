@@ -1487,7 +1487,8 @@ mod tests {
         assert_eq!(
             error("bogus = 1", ""),
             "s.toml:9:1: catalog.bogus: unknown field `bogus`, expected one of `plugin_id`, \
-             `size`, `core_tools`, `description_template`, `direct_only`, `broken`, `mcp`, `client`"
+             `size`, `core_tools`, `description_template`, `direct_only`, `broken`, `mcp`, \
+             `mcp_servers`, `client`"
         );
         // An unclosed array is said where it opens, once (not again in every table after it).
         assert_eq!(
@@ -1537,7 +1538,7 @@ mod tests {
              number from 1 to 100,000\n\
              error: s.toml:9:1: catalog.sizes: unknown field `sizes`, expected one of \
              `plugin_id`, `size`, `core_tools`, `description_template`, `direct_only`, `broken`, \
-             `mcp`, `client`; did you mean `size`?\n\
+             `mcp`, `mcp_servers`, `client`; did you mean `size`?\n\
              error: s.toml:18:10: lane \"tools\": stream: invalid type: string \"yes\", \
              expected a boolean\n\
              error: s.toml:19:23: lane \"tools\": expect.searches: invalid value: integer `-1`, \
