@@ -313,7 +313,7 @@ fn a_real_server_config_mistake_is_a_load_error_naming_the_field() {
     assert_eq!(code, Some(2), "{stderr}");
     assert!(
         stderr.contains(
-            "broken-real-mcp.toml:12:1: catalog.mcp_servers[0].command: unknown placeholder {nod}; known: "
+            "broken-real-mcp.toml:12:11: catalog.mcp_servers[0].command: unknown placeholder {nod}; known: "
         ),
         "{stderr}"
     );
