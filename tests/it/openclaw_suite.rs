@@ -255,6 +255,7 @@ async fn every_scenario_ran_on_two_gateways(target: &OpenClawTarget, report: &Su
         [
             "fail-closed-f2-withdrawn",
             "fail-closed-f4-sandbox-unavailable",
+            "real-mcp-servers",
             "tool-search-native-shapes"
         ]
     );
