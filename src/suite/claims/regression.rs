@@ -214,19 +214,7 @@ pub fn c3_direct_declares_fake_schemas(input: &ClaimInput<'_>) -> Vec<Check> {
     for tool in &fake {
         match declared.iter().find(|d| d["name"] == tool.name.as_str()) {
             None => missing.push(tool.name.clone()),
-            Some(d) => {
-                let fields: Vec<&str> = [
-                    (schema_text(&d["parameters"]) != schema_text(&tool.parameters))
-                        .then_some("parameters"),
-                    (d["description"] != tool.description.as_str()).then_some("description"),
-                ]
-                .into_iter()
-                .flatten()
-                .collect();
-                if !fields.is_empty() {
-                    differing.push(format!("{} ({})", tool.name, fields.join(", ")));
-                }
-            }
+            Some(d) => differing.extend(differs(d, tool, &tool.name)),
         }
     }
     let mut checks = vec![
@@ -266,19 +254,7 @@ fn listed_declared(input: &ClaimInput<'_>, declared: &[&Value]) -> Vec<Check> {
         let wire = mcp_wire_name(input.lane.target, server, &tool.name);
         match declared.iter().find(|d| d["name"] == wire.as_str()) {
             None => missing.push(wire),
-            Some(d) => {
-                let fields: Vec<&str> = [
-                    (schema_text(&d["parameters"]) != schema_text(&tool.parameters))
-                        .then_some("parameters"),
-                    (d["description"] != tool.description.as_str()).then_some("description"),
-                ]
-                .into_iter()
-                .flatten()
-                .collect();
-                if !fields.is_empty() {
-                    differing.push(format!("{wire} ({})", fields.join(", ")));
-                }
-            }
+            Some(d) => differing.extend(differs(d, tool, &wire)),
         }
     }
     let servers: Vec<&str> = listed.keys().map(String::as_str).collect();
@@ -311,6 +287,20 @@ fn mcp_wire_name(target: crate::targets::TargetKind, server: &str, tool: &str) -
             crate::targets::openclaw::plan::mcp_tool_name(server, tool)
         }
     }
+}
+
+/// `name (parameters, description)`: what of `tool` its declaration `declared` does not hold
+/// byte for byte; `None` when both are identical.
+fn differs(declared: &Value, tool: &ToolEntry, name: &str) -> Option<String> {
+    let fields: Vec<&str> = [
+        (schema_text(&declared["parameters"]) != schema_text(&tool.parameters))
+            .then_some("parameters"),
+        (declared["description"] != tool.description.as_str()).then_some("description"),
+    ]
+    .into_iter()
+    .flatten()
+    .collect();
+    (!fields.is_empty()).then(|| format!("{name} ({})", fields.join(", ")))
 }
 
 fn no_request() -> Check {

@@ -63,16 +63,7 @@ pub fn plan_release(scenario: &Scenario, found: &Found) -> Result<TargetPlan, Er
 /// The scenario as the openclaw target runs it.
 pub fn plan(scenario: &Scenario) -> Result<TargetPlan, Error> {
     if let Some(reason) = &scenario.openclaw.not_applicable {
-        let mut resolved = scenario.clone();
-        let not_applicable = resolved
-            .lanes
-            .drain(..)
-            .map(|lane| NotApplicable::new(&lane, reason.clone()))
-            .collect();
-        return Ok(TargetPlan {
-            scenario: resolved,
-            not_applicable,
-        });
+        return Ok(TargetPlan::none_applicable(scenario, reason));
     }
     let mut resolved = scenario.clone();
     let mut not_applicable = Vec::new();
