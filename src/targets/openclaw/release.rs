@@ -107,6 +107,22 @@ pub struct TranscriptShape {
     /// The column holding zstd-compressed events, when the release has one (`event_zstd`).
     #[serde(default)]
     pub compressed_column: Option<String>,
+    /// How the transcript records a call the bridge made for the model.
+    #[serde(default)]
+    pub bridged_call: BridgedCallShape,
+}
+
+/// How a release's transcript records the call its bridge (`tool_call`) made for the model.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum BridgedCallShape {
+    /// A message of its own (`custom`, `customType: "openclaw.nested-tool.v1"`, with the
+    /// target's result and `parentToolCallId`): 2026.8 and later.
+    #[default]
+    NestedTool,
+    /// Only inside the bridge's result: its `{ tool, result }` envelope names the target and
+    /// carries what it answered (2026.5.12: no record of its own).
+    Envelope,
 }
 
 /// How the release's config declares the run's agent.

@@ -373,6 +373,7 @@ impl Target for OpenClawTarget {
                 run,
                 setup: step.into_iter().collect(),
                 bridge: self.release.release.bridge.clone(),
+                bridged_call: self.release.release.transcript.bridged_call,
                 rpc: self.release.release.gateway_rpc.clone(),
             }) as Box<dyn LaneGateway>)
         })
@@ -668,6 +669,8 @@ struct OpenClawLane {
     setup: Vec<Timed>,
     /// The release's bridge tools, by which its transcript is read.
     bridge: Bridge,
+    /// Where its transcript records a bridged call.
+    bridged_call: super::release::BridgedCallShape,
     /// How the release's gateway is spoken to (`tools.effective`).
     rpc: GatewayRpc,
 }
@@ -697,7 +700,8 @@ impl LaneGateway for OpenClawLane {
             .map_err(Error::openclaw("transcript"))?;
         let compiled = read_session_compiled_tools(&live.state_dir, agent, session_key)
             .map_err(Error::openclaw("trajectory"))?;
-        let records = translate_transcript(&events, compiled.as_ref(), &self.bridge);
+        let records =
+            translate_transcript(&events, compiled.as_ref(), &self.bridge, self.bridged_call);
         Ok(SessionLog {
             raw: events,
             records,

@@ -169,29 +169,67 @@ fn event_text(
 
 /// The JSONL file of the session whose full key is `key`: `sessions.json` maps each key to its
 /// `sessionId`, whose events are `<sessionId>.jsonl` (2026.7 and older). A key it does not list
-/// has no events yet.
+/// has no events yet. Where the agent's folder has no index, the session is found in another
+/// agent's (2026.5.12 keeps every index in `agents/main/sessions/sessions.json`, keyed by the
+/// bare session key), and only with a `sessionFile` in this agent's folder.
 fn read_jsonl_session(dir: &Path, key: &str) -> Result<Vec<TranscriptEvent>, OpenClawError> {
-    let index_path = dir.join("sessions.json");
-    let text =
-        std::fs::read_to_string(&index_path).map_err(OpenClawError::io("read", &index_path))?;
-    let index: Value = serde_json::from_str(&text).map_err(OpenClawError::json(&index_path))?;
-    match index[key]["sessionId"].as_str() {
-        Some(id) => read_jsonl_file(&dir.join(format!("{id}.jsonl"))),
+    match jsonl_session_file(dir, key)? {
+        Some(file) => read_jsonl_file(&file),
         None => Ok(Vec::new()),
     }
 }
 
-fn read_jsonl_dir(dir: &Path) -> Result<Vec<TranscriptEvent>, OpenClawError> {
-    let entries = std::fs::read_dir(dir).map_err(OpenClawError::io("list", dir))?;
-    let mut files: Vec<PathBuf> = entries
-        .filter_map(|entry| entry.ok().map(|e| e.path()))
-        .filter(|path| path.extension().is_some_and(|ext| ext == "jsonl"))
-        // `<id>.trajectory.jsonl` files are the trajectory, not the transcript.
-        .filter(|path| !path.to_string_lossy().ends_with(".trajectory.jsonl"))
+/// The JSONL transcript file of the session whose full key is `key` ([`read_jsonl_session`]).
+fn jsonl_session_file(dir: &Path, key: &str) -> Result<Option<PathBuf>, OpenClawError> {
+    let index_path = dir.join("sessions.json");
+    if !index_path.is_file() {
+        return jsonl_session_file_elsewhere(dir, key);
+    }
+    let index = read_index(&index_path)?;
+    Ok(index[key]["sessionId"]
+        .as_str()
+        .map(|id| dir.join(format!("{id}.jsonl"))))
+}
+
+fn read_index(path: &Path) -> Result<Value, OpenClawError> {
+    let text = std::fs::read_to_string(path).map_err(OpenClawError::io("read", path))?;
+    serde_json::from_str(&text).map_err(OpenClawError::json(path))
+}
+
+/// [`jsonl_session_file`] through the other agents' indexes (`<state>/agents/*/sessions/
+/// sessions.json`, in name order): the entry of the full `key` or of its session key alone
+/// (`agent:<agent>:<session key>` → `<session key>`) whose `sessionFile` is in `dir`. None: no
+/// events yet.
+fn jsonl_session_file_elsewhere(dir: &Path, key: &str) -> Result<Option<PathBuf>, OpenClawError> {
+    let Some(agents) = dir.parent().and_then(Path::parent) else {
+        return Ok(None);
+    };
+    let bare = key.splitn(3, ':').nth(2).unwrap_or(key);
+    let mut indexes: Vec<PathBuf> = std::fs::read_dir(agents)
+        .map_err(OpenClawError::io("list", agents))?
+        .filter_map(|entry| {
+            entry
+                .ok()
+                .map(|e| e.path().join("sessions").join("sessions.json"))
+        })
+        .filter(|path| path.is_file())
         .collect();
-    files.sort();
+    indexes.sort();
+    for path in indexes {
+        let index = read_index(&path)?;
+        for entry in [&index[key], &index[bare]] {
+            let file = entry["sessionFile"].as_str().map(PathBuf::from);
+            if let Some(file) = file.filter(|f| f.parent() == Some(dir)) {
+                return Ok(Some(file));
+            }
+        }
+    }
+    Ok(None)
+}
+
+fn read_jsonl_dir(dir: &Path) -> Result<Vec<TranscriptEvent>, OpenClawError> {
     let mut events = Vec::new();
-    for file in files {
+    for file in read_jsonl_names(dir)? {
         events.extend(read_jsonl_file(&file)?);
     }
     Ok(events)
@@ -270,7 +308,10 @@ fn compiled_tools(
         .join("agent")
         .join("openclaw-agent.sqlite");
     if !path.is_file() {
-        return Ok(None);
+        return jsonl_compiled_tools(
+            &state_dir.join("agents").join(agent_id).join("sessions"),
+            key,
+        );
     }
     let sql_error = |source| OpenClawError::Sqlite {
         path: path.clone(),
@@ -317,6 +358,52 @@ fn compiled_tools(
         }));
     }
     Ok(None)
+}
+
+/// [`compiled_tools`] of a release that keeps JSONL files (2026.7 and older): the trajectory
+/// beside the session's transcript (`<sessionId>.trajectory.jsonl`), of the session `key` or,
+/// without one, of the first session in name order.
+fn jsonl_compiled_tools(
+    dir: &Path,
+    key: Option<&str>,
+) -> Result<Option<CompiledTools>, OpenClawError> {
+    let transcript = match key {
+        Some(key) if dir.is_dir() => jsonl_session_file(dir, key)?,
+        Some(_) => None,
+        None => read_jsonl_names(dir)?.into_iter().next(),
+    };
+    let Some(trajectory) = transcript.map(|t| t.with_extension("trajectory.jsonl")) else {
+        return Ok(None);
+    };
+    if !trajectory.is_file() {
+        return Ok(None);
+    }
+    let compiled = read_jsonl_file(&trajectory)?
+        .into_iter()
+        .find(|e| e.event["type"] == "context.compiled");
+    Ok(compiled.and_then(|e| {
+        let tools = e.event["data"]["tools"].as_array()?.clone();
+        Some(CompiledTools {
+            listed: tools.len(),
+            truncated: tools.iter().filter(|t| *t == "[Truncated]").count(),
+        })
+    }))
+}
+
+/// The transcript files of a JSONL sessions folder (not the trajectories), sorted; none when
+/// the folder is missing.
+fn read_jsonl_names(dir: &Path) -> Result<Vec<PathBuf>, OpenClawError> {
+    if !dir.is_dir() {
+        return Ok(Vec::new());
+    }
+    let entries = std::fs::read_dir(dir).map_err(OpenClawError::io("list", dir))?;
+    let mut files: Vec<PathBuf> = entries
+        .filter_map(|entry| entry.ok().map(|e| e.path()))
+        .filter(|path| path.extension().is_some_and(|ext| ext == "jsonl"))
+        .filter(|path| !path.to_string_lossy().ends_with(".trajectory.jsonl"))
+        .collect();
+    files.sort();
+    Ok(files)
 }
 
 fn parse_event(text: &str, location: &str) -> Result<Value, OpenClawError> {
@@ -413,6 +500,60 @@ mod tests {
                 serde_json::json!({"type": "a"}),
                 serde_json::json!({"type": "b"})
             ]
+        );
+    }
+
+    /// 2026.5.12's layout: the session index in `agents/main/sessions/sessions.json` under the
+    /// bare session key, naming a `sessionFile` in the run's agent's folder, and the trajectory
+    /// beside it. An entry whose file lies in another agent's folder is not this agent's.
+    #[test]
+    fn a_session_indexed_in_another_agent_s_store_is_found_with_its_trajectory() {
+        let dir = tempfile::tempdir().unwrap();
+        let agents = dir.path().join("agents");
+        let (main, qa) = (agents.join("main/sessions"), agents.join("qa/sessions"));
+        std::fs::create_dir_all(&main).unwrap();
+        std::fs::create_dir_all(&qa).unwrap();
+        let index = serde_json::json!({
+            "k": { "sessionId": "s1", "sessionFile": qa.join("s1.jsonl") },
+            "other": { "sessionId": "s2", "sessionFile": main.join("s2.jsonl") },
+        });
+        std::fs::write(main.join("sessions.json"), index.to_string()).unwrap();
+        std::fs::write(qa.join("s1.jsonl"), "{\"type\":\"a\"}\n{\"type\":\"b\"}\n").unwrap();
+        std::fs::write(main.join("s2.jsonl"), "{\"type\":\"c\"}\n").unwrap();
+        std::fs::write(
+            qa.join("s1.trajectory.jsonl"),
+            "{\"type\":\"prompt.submitted\"}\n\
+             {\"type\":\"context.compiled\",\"data\":{\"tools\":[{},{},\"[Truncated]\"]}}\n",
+        )
+        .unwrap();
+        let events = read_session_transcript(dir.path(), "qa", "k").unwrap();
+        assert_eq!(
+            events,
+            [
+                serde_json::json!({"type":"a"}),
+                serde_json::json!({"type":"b"})
+            ]
+        );
+        assert!(read_session_transcript(dir.path(), "qa", "other")
+            .unwrap()
+            .is_empty());
+        assert_eq!(
+            read_session_compiled_tools(dir.path(), "qa", "k").unwrap(),
+            Some(CompiledTools {
+                listed: 3,
+                truncated: 1
+            })
+        );
+        assert_eq!(
+            read_compiled_tools(dir.path(), "qa").unwrap(),
+            Some(CompiledTools {
+                listed: 3,
+                truncated: 1
+            })
+        );
+        assert_eq!(
+            read_session_compiled_tools(dir.path(), "qa", "other").unwrap(),
+            None
         );
     }
 

@@ -6,6 +6,7 @@
 
 use serde_json::Value;
 
+use super::release::BridgedCallShape;
 use super::transcript::CompiledTools;
 use crate::catalog::ToolSource;
 use crate::config::{Bridge, ControlRole};
@@ -150,11 +151,14 @@ struct Counts {
 /// OpenClaw transcript events → session records (`message`, `toolResult`, `telemetry`, and a
 /// `surface`: the catalogue size when a `tool_search_code` result reported it, and the tools the
 /// model saw up front when the trajectory lists them whole — or why it cannot say).
-/// `bridge` names the release's bridge tools (`tool_call` on 2026.9.6, `dispatch_action` upstream).
+/// `bridge` names the release's bridge tools (`tool_call` on 2026.9.6, `dispatch_action` upstream);
+/// `shape` says where the transcript records the call the bridge made (its release's
+/// `[transcript] bridged_call`).
 pub fn translate_transcript(
     events: &[Value],
     compiled: Option<&CompiledTools>,
     bridge: &Bridge,
+    shape: BridgedCallShape,
 ) -> Vec<SessionRecord> {
     let mut records = Vec::new();
     let mut counts = Counts::default();
@@ -205,6 +209,14 @@ pub fn translate_transcript(
                 let name = text(&message["toolName"]);
                 let output = content_text(&message["content"]);
                 let parsed = result_json(&output);
+                let is_error = message["isError"].as_bool().unwrap_or(false);
+                let call_id = text(&message["toolCallId"]);
+                let enveloped = match (shape, bridge.role(&name)) {
+                    (BridgedCallShape::Envelope, Some(ControlRole::Call)) => {
+                        enveloped_call(&parsed, &call_id, is_error)
+                    }
+                    _ => None,
+                };
                 match bridge.role(&name) {
                     // A batch runs one search per query (the product's runtime counts each):
                     // its result has one group per query.
@@ -224,13 +236,14 @@ pub fn translate_transcript(
                 }
                 records.push(SessionRecord::ToolResult(ToolResultRecord::Direct(
                     DirectResult {
-                        tool_call_id: text(&message["toolCallId"]),
+                        tool_call_id: call_id,
                         tool_name: name,
-                        is_error: message["isError"].as_bool().unwrap_or(false),
+                        is_error,
                         source: direct_source(&message["details"]),
                         output,
                     },
                 )));
+                records.extend(enveloped);
             }
             Some("custom")
                 if message["customType"] == "openclaw.nested-tool.v1"
@@ -304,6 +317,28 @@ pub fn translate_transcript(
     records
 }
 
+/// The bridged call a `tool_call` result's `{ tool, result }` envelope records, where the
+/// release keeps no record of its own for it ([`BridgedCallShape::Envelope`]): the target the
+/// envelope names, under the `tool_call` that made it, with what it answered. `None` when the
+/// result is no such envelope (an error text, say).
+fn enveloped_call(parsed: &Value, parent: &str, is_error: bool) -> Option<SessionRecord> {
+    let tool = parsed.get("tool")?;
+    let result = parsed.get("result")?;
+    let name = tool.get("name")?.as_str()?;
+    Some(SessionRecord::ToolResult(ToolResultRecord::Bridged(
+        BridgedResult {
+            tool_call_id: format!("{parent}/{name}"),
+            tool_name: name.to_string(),
+            parent_tool_call_id: parent.to_string(),
+            tool_id: tool["id"].as_str().map(str::to_string),
+            source: source(&tool["source"]),
+            source_name: tool["sourceName"].as_str().map(str::to_string),
+            is_error,
+            output: result.clone(),
+        },
+    )))
+}
+
 /// The surface a trajectory's compiled tool list tells: the count when the list is whole, else
 /// why the log cannot say.
 fn surface_of(compiled: Option<&CompiledTools>) -> SurfaceRecord {
@@ -331,6 +366,60 @@ mod tests {
     use super::*;
     use serde_json::json;
 
+    /// 2026.5.12's transcript (as its tools lane wrote it): the bridged call exists only as the
+    /// `tool_call` result's `{ tool, result }` envelope. Read as its release says, that is one
+    /// bridged call of the target under the `tool_call`; read as 2026.8 and later are, none.
+    #[test]
+    fn an_envelope_release_s_bridged_call_is_read_from_the_bridge_s_result() {
+        let envelope = json!({
+            "tool": { "id": "openclaw:fixture:fake_plugin_tool_17", "source": "openclaw",
+                      "sourceName": "fixture", "name": "fake_plugin_tool_17" },
+            "result": { "content": [{ "type": "text", "text": "FAKE_PLUGIN_OK fake_plugin_tool_17" }],
+                        "details": { "status": "ok", "tool": "fake_plugin_tool_17" } }
+        });
+        let message = |m: Value| json!({ "type": "message", "message": m });
+        let events = [
+            message(json!({ "role": "user", "content": [{ "type": "text", "text": "go" }] })),
+            message(
+                json!({ "role": "assistant", "content": [{ "type": "toolCall", "id": "c2",
+                "name": "tool_call", "arguments": { "id": "openclaw:fixture:fake_plugin_tool_17",
+                "args": { "marker": "m" } } }] }),
+            ),
+            message(
+                json!({ "role": "toolResult", "toolName": "tool_call", "toolCallId": "c2",
+                "isError": false,
+                "content": [{ "type": "text", "text": serde_json::to_string_pretty(&envelope).unwrap() }] }),
+            ),
+            message(
+                json!({ "role": "toolResult", "toolName": "tool_call", "toolCallId": "c3",
+                "isError": true, "content": [{ "type": "text", "text": "Unknown tool id" }] }),
+            ),
+        ];
+        let bridged = |shape| -> Vec<BridgedResult> {
+            translate_transcript(&events, None, &Bridge::spec(), shape)
+                .into_iter()
+                .filter_map(|r| match r {
+                    SessionRecord::ToolResult(ToolResultRecord::Bridged(b)) => Some(b),
+                    _ => None,
+                })
+                .collect()
+        };
+        assert_eq!(
+            bridged(BridgedCallShape::Envelope),
+            [BridgedResult {
+                tool_call_id: "c2/fake_plugin_tool_17".into(),
+                tool_name: "fake_plugin_tool_17".into(),
+                parent_tool_call_id: "c2".into(),
+                tool_id: Some("openclaw:fixture:fake_plugin_tool_17".into()),
+                source: Some(ToolSource::Openclaw),
+                source_name: Some("fixture".into()),
+                is_error: false,
+                output: envelope["result"].clone(),
+            }]
+        );
+        assert_eq!(bridged(BridgedCallShape::NestedTool), []);
+    }
+
     #[test]
     fn a_batch_search_counts_one_search_per_query() {
         let result = |text: &str| {
@@ -340,7 +429,8 @@ mod tests {
         let batch = json!({"results": [{"query": "a", "candidates": []}, {"query": "b", "candidates": []}]});
         let single = json!([{"id": "openclaw:p:a", "name": "a"}]);
         let events = [result(&batch.to_string()), result(&single.to_string())];
-        let records = translate_transcript(&events, None, &Bridge::spec());
+        let records =
+            translate_transcript(&events, None, &Bridge::spec(), BridgedCallShape::NestedTool);
         let searches = records.iter().find_map(|r| match r {
             SessionRecord::Telemetry { telemetry } => Some(telemetry.search_count),
             _ => None,
@@ -360,7 +450,8 @@ mod tests {
             json!({"type": "message", "message": {"role": "toolResult", "toolName": "pick_file", "toolCallId": "c2",
                 "isError": false, "details": pending, "content": [{"type": "text", "text": "{}"}]}}),
         ];
-        let records = translate_transcript(&events, None, &Bridge::spec());
+        let records =
+            translate_transcript(&events, None, &Bridge::spec(), BridgedCallShape::NestedTool);
         let hand_offs: Vec<&ClientToolCallRecord> = records
             .iter()
             .filter_map(|r| match r {
@@ -388,7 +479,8 @@ mod tests {
                 "details": {"toolCallId": "n1", "toolName": "pick_file", "parentToolCallId": "c1",
                 "input": {"marker": "m"}, "result": {"content": [], "details": pending}}}}),
         ];
-        let records = translate_transcript(&events, None, &Bridge::spec());
+        let records =
+            translate_transcript(&events, None, &Bridge::spec(), BridgedCallShape::NestedTool);
         let n = records
             .iter()
             .position(|r| matches!(r, SessionRecord::ClientToolCall(_)))
@@ -442,7 +534,8 @@ mod tests {
             json!({"type": "message", "message": {"role": "toolResult", "toolName": "tool_call", "toolCallId": "c1",
                 "isError": false, "content": [{"type": "text", "text": wrapped_mcp_result()}]}}),
         ];
-        let records = translate_transcript(&events, None, &Bridge::spec());
+        let records =
+            translate_transcript(&events, None, &Bridge::spec(), BridgedCallShape::NestedTool);
         let bridged = records
             .iter()
             .filter_map(SessionRecord::as_tool_result)
@@ -456,7 +549,8 @@ mod tests {
         );
         let mut events = events;
         events[2]["message"]["content"][0]["text"] = json!(forged);
-        let records = translate_transcript(&events, None, &Bridge::spec());
+        let records =
+            translate_transcript(&events, None, &Bridge::spec(), BridgedCallShape::NestedTool);
         let bridged = records
             .iter()
             .filter_map(SessionRecord::as_tool_result)
@@ -472,7 +566,8 @@ mod tests {
                 "toolCallId": "c1", "isError": false, "details": details,
                 "content": [{"type": "text", "text": "FAKE_PLUGIN_OK t"}]}}),
             ];
-            let records = translate_transcript(&events, None, &Bridge::spec());
+            let records =
+                translate_transcript(&events, None, &Bridge::spec(), BridgedCallShape::NestedTool);
             records
                 .iter()
                 .find_map(|r| r.as_tool_result().map(ToolResultRecord::source))
@@ -505,7 +600,12 @@ mod tests {
             listed: 64,
             truncated: 55,
         };
-        let all = translate_transcript(&events, Some(&compiled), &Bridge::spec());
+        let all = translate_transcript(
+            &events,
+            Some(&compiled),
+            &Bridge::spec(),
+            BridgedCallShape::NestedTool,
+        );
         let SessionRecord::Surface(surface) = &all[0] else {
             panic!("a surface first")
         };
@@ -518,7 +618,12 @@ mod tests {
             listed: 12,
             truncated: 0,
         };
-        let counted = translate_transcript(&events, Some(&whole), &Bridge::spec());
+        let counted = translate_transcript(
+            &events,
+            Some(&whole),
+            &Bridge::spec(),
+            BridgedCallShape::NestedTool,
+        );
         assert!(
             matches!(&counted[0], SessionRecord::Surface(s) if s.declared_tool_count == Some(12))
         );
@@ -573,7 +678,7 @@ mod tests {
             ..Bridge::spec()
         };
         let telemetry = |bridge: &Bridge| {
-            translate_transcript(&events, None, bridge)
+            translate_transcript(&events, None, bridge, BridgedCallShape::NestedTool)
                 .into_iter()
                 .find_map(|r| match r {
                     SessionRecord::Telemetry { telemetry } => Some(telemetry),
