@@ -236,13 +236,14 @@ fn shards_split_deterministically_and_completely() {
     let mut sorted = all.clone();
     sorted.sort();
     assert_eq!(both, sorted);
-    // The expected-time model (data/expected-times.toml) puts the 1 s code timeout and four
-    // upstream scenarios in the first shard: together about half the run on the embedded
-    // gateway (19 built-in scenarios since tool-search-native-shapes). The same split every time.
+    // The expected-time model (data/expected-times.toml) puts the 1 s code timeout, the native
+    // shapes and four upstream scenarios in the first shard: together about half the run on the
+    // embedded gateway (20 built-in scenarios since real-mcp-servers). The same split every time.
     assert_eq!(
         first,
         [
             "fail-closed-f5-code-timeout",
+            "tool-search-native-shapes",
             "upstream-direct-only-bridged",
             "upstream-mcp-server-exits",
             "upstream-query-and-queries",
