@@ -155,9 +155,6 @@ pub async fn run(
             scenario.set_profile(profile.clone());
         }
     }
-    // The real MCP servers are listed once, before any gateway starts: a server that does not
-    // start or lists a broken schema ends the run now (exit 3), naming it.
-    crate::mcp_servers::list_catalogues(&mut scenarios).await?;
     // The expectations file given is read (and must be right) whatever the target.
     let given = options
         .expectations
@@ -167,6 +164,10 @@ pub async fn run(
     let targets = options
         .target
         .targets(options.openclaw_node, options.openclaw_version.as_ref())?;
+    // The real MCP servers are listed once, after the targets are found (a release not
+    // installed or a broken release file is said first) and before any gateway starts: a server
+    // that does not start or lists a broken schema ends the run now (exit 3), naming it.
+    crate::mcp_servers::list_catalogues(&mut scenarios).await?;
     // Every expectations file is read and every scenario is planned on every target before any
     // gateway starts: a scenario a target cannot run (and does not say so) is a usage error
     // now, not a failure halfway through.
