@@ -115,3 +115,21 @@ pub fn jail_usable(test: &str, node: Option<std::path::PathBuf>, required: bool)
         }
     }
 }
+
+/// Processes whose environment holds `mark`, zombies aside.
+pub fn marked_processes(mark: &str) -> Vec<u32> {
+    let Ok(entries) = std::fs::read_dir("/proc") else {
+        return Vec::new();
+    };
+    entries
+        .filter_map(|e| e.ok()?.file_name().to_str()?.parse::<u32>().ok())
+        .filter(|pid| {
+            let environ = std::fs::read(format!("/proc/{pid}/environ")).unwrap_or_default();
+            let stat = std::fs::read_to_string(format!("/proc/{pid}/stat")).unwrap_or_default();
+            let zombie = stat
+                .rsplit_once(") ")
+                .is_some_and(|(_, s)| s.starts_with('Z'));
+            !zombie && String::from_utf8_lossy(&environ).contains(mark)
+        })
+        .collect()
+}

@@ -162,28 +162,17 @@ async fn lanes_sharing_one_gateway_stay_isolated() {
 
 /// Processes whose environment says they serve a lane of `scenario` in this harness process.
 fn fixture_processes(scenario: &str) -> Vec<u32> {
-    let owner = format!("{MCP_OWNER_ENV}={}/{scenario}/", std::process::id());
-    let Ok(entries) = std::fs::read_dir("/proc") else {
-        return Vec::new();
-    };
-    entries
-        .filter_map(|e| e.ok()?.file_name().to_str()?.parse::<u32>().ok())
-        .filter(|pid| {
-            let environ = std::fs::read(format!("/proc/{pid}/environ")).unwrap_or_default();
-            let stat = std::fs::read_to_string(format!("/proc/{pid}/stat")).unwrap_or_default();
-            let zombie = stat
-                .rsplit_once(") ")
-                .is_some_and(|(_, s)| s.starts_with('Z'));
-            !zombie && String::from_utf8_lossy(&environ).contains(&owner)
-        })
-        .collect()
+    crate::common::marked_processes(&format!(
+        "{MCP_OWNER_ENV}={}/{scenario}/",
+        std::process::id()
+    ))
 }
 
 /// The gate's product run, made once, and every property that needs a product run (each checked
-/// by a function below): every built-in scenario on the real product from one call, on two
-/// gateways, judged as `toolsearch-qa suite --target openclaw` judges it; the MCP fixture servers
-/// the product started gone with its gateway; the reference scenario the same on a fresh gateway
-/// per lane; and the embedded gateway's prediction of it within 2%. This is the gate's product run
+/// by a function below): every built-in scenario on the real product from one call, on a gateway
+/// per plugin, judged as `toolsearch-qa suite --target openclaw` judges it; the MCP fixture
+/// servers the product started gone with its gateway; the reference scenario the same in reverse
+/// lane order on a gateway of its own; and the embedded gateway's prediction of it within 2%. This is the gate's product run
 /// on the tests' Node major (`.ci/run` runs the command itself on the other one). One run for all
 /// of them: each product run of the reference scenario costs a gateway and five lanes.
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
@@ -203,7 +192,7 @@ async fn every_built_in_scenario_passes_the_gate_on_the_product() {
         report.to_table(),
         started.elapsed()
     );
-    every_scenario_ran_on_two_gateways(&target, &report).await;
+    every_scenario_ran_on_a_gateway_per_plugin(&target, &report).await;
     passes_the_gate(&target, &mut report, &scenarios);
     no_fixture_server_outlives_the_gateway().await;
     let reference = reference_of(&report);
@@ -214,7 +203,7 @@ async fn every_built_in_scenario_passes_the_gate_on_the_product() {
 /// No lane fails its turn, the scenarios the product cannot produce say why, and lanes share a
 /// gateway while their plugin is the same: the ranking scenario writes its own plugin (look-alike
 /// descriptions from its template), every other built-in scenario the reference fixture.
-async fn every_scenario_ran_on_two_gateways(target: &OpenClawTarget, report: &SuiteReport) {
+async fn every_scenario_ran_on_a_gateway_per_plugin(target: &OpenClawTarget, report: &SuiteReport) {
     let lanes: usize = report.scenarios.iter().map(|s| s.lanes.0.len()).sum();
     // The run groups scenarios by plugin (`Target::run_order`): the reference fixture's
     // scenarios (upstream-* included), then the ranking scenario's own plugin, then

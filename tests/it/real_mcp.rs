@@ -166,24 +166,6 @@ tool_search = {{ mode = "tools" }}
     std::fs::write(dir.join("broken-real-mcp.toml"), text).expect("scenario file");
 }
 
-/// Processes whose environment holds `mark`, zombies aside.
-fn marked_processes(mark: &str) -> Vec<u32> {
-    let Ok(entries) = std::fs::read_dir("/proc") else {
-        return Vec::new();
-    };
-    entries
-        .filter_map(|e| e.ok()?.file_name().to_str()?.parse::<u32>().ok())
-        .filter(|pid| {
-            let environ = std::fs::read(format!("/proc/{pid}/environ")).unwrap_or_default();
-            let stat = std::fs::read_to_string(format!("/proc/{pid}/stat")).unwrap_or_default();
-            let zombie = stat
-                .rsplit_once(") ")
-                .is_some_and(|(_, s)| s.starts_with('Z'));
-            !zombie && String::from_utf8_lossy(&environ).contains(mark)
-        })
-        .collect()
-}
-
 /// Runs the suite on the scenario `server` describes; exit code and stderr, after checking that
 /// no process started with the server's mark is left.
 fn run_broken(server: &str) -> (Option<i32>, String) {
@@ -207,7 +189,7 @@ fn run_broken(server: &str) -> (Option<i32>, String) {
         .output()
         .expect("runs");
     assert_eq!(
-        marked_processes(&mark),
+        crate::common::marked_processes(&mark),
         Vec::<u32>::new(),
         "no server outlives the run"
     );
