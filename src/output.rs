@@ -146,6 +146,31 @@ pub fn first_line(text: &str, chars: usize) -> String {
     cut(text.lines().next().unwrap_or_default().trim(), chars)
 }
 
+/// `line` broken at spaces into lines of at most `width` characters, every line after the first
+/// starting with `indent`: a list item under a table fits the table's width without a word cut in
+/// two (a single word longer than the width keeps its own line, whole).
+pub fn wrap_words(line: &str, width: usize, indent: &str) -> Vec<String> {
+    let mut lines = Vec::new();
+    let mut current = String::new();
+    let lead = line.len() - line.trim_start().len();
+    current.push_str(&line[..lead]);
+    let mut empty = true;
+    for word in line[lead..].split(' ').filter(|w| !w.is_empty()) {
+        let fits = current.chars().count() + 1 + word.chars().count() <= width;
+        if !empty && !fits {
+            lines.push(std::mem::replace(&mut current, indent.to_string()));
+            empty = true;
+        }
+        if !empty {
+            current.push(' ');
+        }
+        current.push_str(word);
+        empty = false;
+    }
+    lines.push(current);
+    lines
+}
+
 /// `n` with a comma every three digits: `1,168,655`.
 pub fn thousands(n: usize) -> String {
     let digits = n.to_string();
@@ -228,6 +253,27 @@ mod figure_tests {
         assert_eq!(significant4(1234.6), "1,235");
         assert_eq!(significant4(4_712_000.4), "4,712,000");
         assert_eq!(significant4(0.0), "0");
+    }
+
+    #[test]
+    fn wrapped_words_fit_the_width_and_are_never_cut() {
+        let line =
+            "  upstream-follow-up-other-target / directory, tools: the lane not in the record";
+        let lines = wrap_words(line, 40, "    ");
+        assert_eq!(
+            lines,
+            [
+                "  upstream-follow-up-other-target /",
+                "    directory, tools: the lane not in",
+                "    the record"
+            ]
+        );
+        // A word wider than the line keeps its own line, whole.
+        assert_eq!(
+            wrap_words("a fake_plugin_tool_17_and_more b", 10, "  "),
+            ["a", "  fake_plugin_tool_17_and_more", "  b"]
+        );
+        assert_eq!(wrap_words("  short", 40, "    "), ["  short"]);
     }
 }
 

@@ -11,7 +11,7 @@ use std::fmt::Write as _;
 use serde::Serialize;
 
 use super::record::{LaneRecord, RunRecord, VerdictRecord};
-use crate::output::bounded_table;
+use crate::output::{bounded_table, TABLE_WIDTH};
 
 /// How `diff-releases` prints.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default, clap::ValueEnum)]
@@ -233,7 +233,12 @@ impl ReleaseDiff {
             }
         }
         let _ = writeln!(text, "{table}");
-        text.push_str(&self.changes_text());
+        // The lists under the table fit its width too, wrapped between words.
+        for line in self.changes_text().lines() {
+            for part in crate::output::wrap_words(line, usize::from(TABLE_WIDTH), "      ") {
+                let _ = writeln!(text, "{part}");
+            }
+        }
         text
     }
 
@@ -325,17 +330,20 @@ impl ReleaseDiff {
             })
             .collect();
         section(&mut text, "accepted findings that changed", &findings);
-        let uncompared: Vec<String> = self
-            .uncompared
-            .iter()
-            .map(|u| {
-                let what = match u.claims.as_slice() {
-                    [] => "the lane".to_string(),
-                    claims => format!("claims {}", claims.join(", ")),
+        let uncompared: Vec<String> = uncompared_groups(&self.uncompared)
+            .into_iter()
+            .map(|(u, lanes)| {
+                let what = match (u.claims.as_slice(), lanes.len()) {
+                    ([], 1) => "the lane".to_string(),
+                    ([], _) => "the lanes".to_string(),
+                    (claims, _) => format!("claims {}", claims.join(", ")),
                 };
                 format!(
                     "{} / {}: {what} not in the record of {} ({})",
-                    u.scenario, u.lane, u.missing_in, u.why
+                    u.scenario,
+                    lanes.join(", "),
+                    u.missing_in,
+                    u.why
                 )
             })
             .collect();
@@ -349,6 +357,24 @@ impl ReleaseDiff {
         }
         text
     }
+}
+
+/// Uncompared entries that differ only in their lane, as one line each: the first entry of the
+/// group and every lane of it, in order (a scenario whose four lanes both records predate is one
+/// line, not four).
+fn uncompared_groups(all: &[Uncompared]) -> Vec<(&Uncompared, Vec<&str>)> {
+    let mut groups: Vec<(&Uncompared, Vec<&str>)> = Vec::new();
+    for u in all {
+        let same = |g: &Uncompared| {
+            (&g.scenario, &g.claims, &g.missing_in, &g.why)
+                == (&u.scenario, &u.claims, &u.missing_in, &u.why)
+        };
+        match groups.iter_mut().find(|(g, _)| same(g)) {
+            Some((_, lanes)) => lanes.push(&u.lane),
+            None => groups.push((u, vec![&u.lane])),
+        }
+    }
+    groups
 }
 
 trait LowercaseFirst {
@@ -715,7 +741,11 @@ mod tests {
             &BTreeMap::new(),
             "committed",
         )
-        .with_current_lanes(&[("s".into(), "batch".into()), ("s".into(), "new".into())]);
+        .with_current_lanes(&[
+            ("s".into(), "batch".into()),
+            ("s".into(), "new".into()),
+            ("s".into(), "newer".into()),
+        ]);
         let said: Vec<(String, Vec<String>, String)> = diff
             .uncompared
             .iter()
@@ -726,6 +756,7 @@ mod tests {
             vec![
                 ("batch".into(), vec![], "2026.8.2".into()),
                 ("new".into(), vec![], "2026.8.2 and 2026.9.6".into()),
+                ("newer".into(), vec![], "2026.8.2 and 2026.9.6".into()),
                 ("tools".into(), vec!["B1".into()], "2026.8.2".into()),
             ]
         );
@@ -738,7 +769,16 @@ mod tests {
             ),
             "{text}"
         );
-        for line in text.lines().filter(|l| l.starts_with(['┌', '│', '└', '╞'])) {
+        // Lanes missing for the same reason are one item, wrapped between words like every
+        // line under the table.
+        assert!(
+            text.contains(
+                "  s / new, newer: the lanes not in the record of 2026.8.2 and 2026.9.6 (both \
+                 records predate the\n      lane, or it is not applicable on the product)"
+            ),
+            "{text}"
+        );
+        for line in text.lines() {
             assert!(line.chars().count() <= 100, "{line}");
         }
     }
