@@ -180,6 +180,16 @@ enum Command {
     /// both (data/releases/openclaw-<v>.run.json, expectations/) or, with --live, from a run of
     /// each.
     DiffReleases(DiffArgs),
+    /// BENCHMARKS.md's payload per Tool Search mode across the adopted releases: the reference
+    /// scenario's first request (bytes, tokens), last request and declared tools per mode, and
+    /// the directory's lines, one markdown row per release, from the committed run records
+    /// (data/releases/openclaw-<v>.run.json; `adopt --record-only` rewrites one).
+    PayloadTable {
+        /// The checkout to read (default: the data root, the working directory when it is a
+        /// checkout; see --data-dir).
+        #[arg(long, value_name = "DIR")]
+        root: Option<PathBuf>,
+    },
     /// Would the gate have caught the bugs OpenClaw shipped? Print docs/regressions.md: each
     /// upstream issue (data/upstream-regressions.toml) on each adopted release, red (an accepted
     /// finding citing the issue), green (its scenario ran and held), `-` (not run there) or n/a,
@@ -810,6 +820,13 @@ async fn run(command: Command, probe_secret: String) -> Result<u8, Error> {
                 None => data_root_dir()?,
             };
             toolsearch_qa::regressions::command(&root, changes, stdout)
+        }),
+        Command::PayloadTable { root } => Box::pin(async move {
+            let root = match root {
+                Some(root) => root,
+                None => data_root_dir()?,
+            };
+            toolsearch_qa::releases::payload::command(&root, stdout)
         }),
         Command::DiffReleases(args) => Box::pin(async move {
             toolsearch_qa::releases::diff_command(

@@ -1,10 +1,12 @@
 //! Every OpenClaw release as data: [`adopt`] turns a release the harness has never seen into one
 //! it gates (its snapshots, profile, surface facts, run record and drafted accepted findings),
 //! [`record`] is what one release did on the built-in scenarios, and [`diff`] says what changed
-//! in Tool Search from one release to another.
+//! in Tool Search from one release to another; [`payload`] prints BENCHMARKS.md's payload per
+//! mode of every adopted release from the records.
 
 pub mod adopt;
 pub mod diff;
+pub mod payload;
 pub mod record;
 
 use std::collections::BTreeMap;
