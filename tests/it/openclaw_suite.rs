@@ -244,7 +244,6 @@ async fn every_scenario_ran_on_a_gateway_per_plugin(target: &OpenClawTarget, rep
         [
             "fail-closed-f2-withdrawn",
             "fail-closed-f4-sandbox-unavailable",
-            "real-mcp-servers",
             "tool-search-native-shapes"
         ]
     );

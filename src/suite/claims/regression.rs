@@ -552,7 +552,9 @@ fn expected_count(o: &Observed<'_>, field: fn(&LaneExpect) -> Option<u64>) -> Op
 /// `ok: true`, count the calls the session log records under it (its bridged results), and count
 /// the searches, describes and catalogue size the log's telemetry record counts. Where the log
 /// knows those only from that result (a translated transcript says so), the comparison would be
-/// with itself: a failing check says so instead.
+/// with itself: a failing check says so instead. A result that carries an MCP tool's output comes
+/// in the product's untrusted-content envelope (OpenClaw wraps a Tool Search result with network
+/// content so): the telemetry is read inside it.
 fn code_result_telemetry(o: &Observed<'_>, bridge: &Bridge) -> Vec<Check> {
     let s = &o.figures.session_log;
     let results: Vec<&ToolResultRecord> = o.tool_results().collect();
@@ -560,7 +562,9 @@ fn code_result_telemetry(o: &Observed<'_>, bridge: &Bridge) -> Vec<Check> {
         .iter()
         .filter(|r| bridge.code.as_deref() == Some(r.tool_name()))
         .map(|r| {
-            let output: Value = serde_json::from_str(&r.output_text()).unwrap_or(Value::Null);
+            let text = r.output_text();
+            let inside = crate::protocol::envelope::unwrap(&text).unwrap_or(&text);
+            let output: Value = serde_json::from_str(inside).unwrap_or(Value::Null);
             let t = &output["telemetry"];
             let bridged = results
                 .iter()
@@ -996,6 +1000,31 @@ mod tests {
         );
         f.lane("tools").records.push(code_result(1));
         assert!(c6_failures(&f).is_empty(), "{:?}", c6_failures(&f));
+        // The same result in the product's untrusted-content envelope (it carries an MCP
+        // tool's output) is read inside it; a broken envelope is not.
+        let wrap = |id_end: &str| {
+            let mut wrapped = f.clone();
+            let records = &mut wrapped.lane("tools").records;
+            let last = records.len() - 1;
+            let inner = records[last]["output"].as_str().unwrap().to_string();
+            records[last]["output"] = json!(format!(
+                "SECURITY NOTICE: external.\n\n<<<EXTERNAL_UNTRUSTED_CONTENT id=\"ab\">>>\n\
+                 Source: API\n---\n{inner}\n<<<END_EXTERNAL_UNTRUSTED_CONTENT id=\"{id_end}\">>>"
+            ));
+            wrapped
+        };
+        assert!(
+            c6_failures(&wrap("ab")).is_empty(),
+            "{:?}",
+            c6_failures(&wrap("ab"))
+        );
+        assert_eq!(
+            c6_failures(&wrap("zz")),
+            [(
+                "code telemetry".to_string(),
+                "ok none, searches none, describes none, calls none, catalogSize none".to_string()
+            )]
+        );
         // A result that claims two calls where the log has one bridged result under it.
         let mut two = f.clone();
         let records = &mut two.lane("tools").records;
