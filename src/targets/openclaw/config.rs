@@ -161,6 +161,18 @@ pub fn config_value(
         config["plugins"]["entries"][plugin_id]["config"] = plugin_config.clone();
     }
     if let Some(servers) = &lane.mcp_servers {
+        let mut servers = servers.clone();
+        if !lane.shape.mcp_stdio_transport {
+            for server in servers
+                .as_object_mut()
+                .into_iter()
+                .flat_map(|m| m.values_mut())
+            {
+                if server["transport"] == "stdio" {
+                    server.as_object_mut().map(|s| s.remove("transport"));
+                }
+            }
+        }
         config["mcp"] = json!({ "servers": servers });
     }
     if let Some(settings) = &lane.shape.settings {
@@ -212,4 +224,36 @@ fn path_text(path: &Path) -> Result<&str, OpenClawError> {
         what: "path",
         reason: format!("{} is not valid UTF-8", path.display()),
     })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// A release whose MCP schema has no `stdio` transport gets its servers without the key
+    /// (2026.5.12 refuses the whole config otherwise); the others keep it.
+    #[test]
+    fn a_release_without_a_stdio_transport_gets_no_transport_key() {
+        let mut lane = LaneConfig::direct();
+        lane.mcp_servers = Some(json!({
+            "qa": { "command": "node", "transport": "stdio" },
+            "web": { "url": "http://127.0.0.1:1/mcp", "transport": "sse" },
+        }));
+        let servers = |lane: &LaneConfig| {
+            let config = config_value(
+                "http://127.0.0.1:9/v1",
+                Path::new("/plugins"),
+                "p",
+                lane,
+                Path::new("/log"),
+            )
+            .unwrap();
+            config["mcp"]["servers"].clone()
+        };
+        assert_eq!(servers(&lane)["qa"]["transport"], "stdio");
+        lane.shape.mcp_stdio_transport = false;
+        let without = servers(&lane);
+        assert_eq!(without["qa"], json!({ "command": "node" }));
+        assert_eq!(without["web"]["transport"], "sse");
+    }
 }

@@ -144,11 +144,20 @@ pub struct ConfigShape {
     /// The release knows `models.catalogRefresh` (the harness switches it off); a release that
     /// does not refuses the key.
     pub catalog_refresh: bool,
+    /// The release's MCP server schema knows `transport = "stdio"`; one that does not (2026.5.12
+    /// accepts only `sse` and `streamable-http`, a server with a `command` being stdio) refuses
+    /// the key, so it is left out.
+    #[serde(default = "yes")]
+    pub mcp_stdio_transport: bool,
     /// Keys every lane's config gets besides the harness's own, merged before a scenario's
     /// overrides: what this release must be told so that nothing but the lane's turn reaches
     /// the mock provider (2026.8.2's background Skill Workshop review, say).
     #[serde(default)]
     pub settings: Option<Value>,
+}
+
+fn yes() -> bool {
+    true
 }
 
 /// The shape of 2026.8 and later (what a config built without a release gets).
@@ -157,6 +166,7 @@ impl Default for ConfigShape {
         ConfigShape {
             agents: AgentsShape::Entries,
             catalog_refresh: true,
+            mcp_stdio_transport: true,
             settings: None,
         }
     }
