@@ -156,8 +156,12 @@ enum Command {
     #[command(name = "mcp-fixture", hide = true)]
     McpFixture {
         /// calendar or qa (or a fault fixture: fault-exit, fault-garbage, fault-hang-on-list).
-        #[arg(long, value_name = "NAME")]
-        server: String,
+        #[arg(long, value_name = "NAME", required_unless_present = "tool_list")]
+        server: Option<String>,
+        /// Serve the tools of this JSON tool list instead (what `compare --catalog FILE.json`
+        /// starts).
+        #[arg(long, value_name = "FILE", conflicts_with = "server")]
+        tool_list: Option<PathBuf>,
     },
     /// Measure search quality: recall@1, recall@5, MRR@20 and exact-name recall (every tool
     /// searched by its own name must come first) of a labelled query set — by default the
@@ -382,8 +386,10 @@ struct CompareArgs {
     target: TargetChoice,
     /// A catalogue nobody here wrote, measured beside the fake plugin: a scenario (built-in id
     /// or .toml file) whose MCP servers join the fake plugin's tools at every size, each mode
-    /// measured over both (e.g. real-mcp-servers: four official MCP servers from npm).
-    #[arg(long, value_name = "SCENARIO")]
+    /// measured over both (e.g. real-mcp-servers: four official MCP servers from npm), or a JSON
+    /// tool list (.json: an array of tools or {"tools": [...]}, each with name, description and
+    /// inputSchema or parameters; docs/compare.md), served as one MCP server.
+    #[arg(long, value_name = "SCENARIO|FILE.json")]
     catalog: Option<String>,
     #[command(flatten)]
     node: NodeArg,
@@ -840,9 +846,18 @@ async fn run(command: Command, probe_secret: String) -> Result<u8, Error> {
             )
             .await
         }),
-        Command::McpFixture { server } => Box::pin(async move {
-            use toolsearch_qa::mcp_fixture::{serve_stdio, FixtureError};
-            serve_stdio(&server).await.map_err(|e| match e {
+        Command::McpFixture { server, tool_list } => Box::pin(async move {
+            use toolsearch_qa::mcp_fixture::{serve_stdio, tool_list as list, FixtureError};
+            let served = match (server, tool_list) {
+                (_, Some(path)) => list::serve_stdio(&path).await,
+                (Some(server), None) => serve_stdio(&server).await,
+                (None, None) => {
+                    return Err(Error::Usage(
+                        "mcp-fixture: give --server or --tool-list".into(),
+                    ))
+                }
+            };
+            served.map_err(|e| match e {
                 FixtureError::Unknown { .. } => Error::Usage(e.to_string()),
                 other => Error::Machine(other.to_string()),
             })?;

@@ -85,13 +85,14 @@ pub struct CompareOptions {
     pub catalog: Option<ExtraCatalogue>,
 }
 
-/// A scenario's MCP servers (`--catalog <scenario>`), added to the reference turn's catalogue:
+/// A scenario's MCP servers (`--catalog <scenario>`), or a JSON tool list served as one
+/// (`--catalog FILE.json`), added to the reference turn's catalogue:
 /// at every size the run measures each mode twice, over the fake plugin alone and over the fake
 /// plugin plus these servers' tools, with the same turn (the same target, the same prompt), so
 /// the difference is what the real tools cost.
 #[derive(Debug, Clone, PartialEq)]
 pub struct ExtraCatalogue {
-    /// What the rows call it: the scenario's id.
+    /// What the rows call it: the scenario's id, or the tool list's file name.
     pub name: String,
     /// Its MCP fixture servers (`catalog.mcp`).
     pub mcp: Vec<String>,
@@ -100,6 +101,57 @@ pub struct ExtraCatalogue {
 }
 
 impl ExtraCatalogue {
+    /// What `--catalog` names: a JSON tool list (`.json`), else a scenario (a `.toml` file or a
+    /// built-in id).
+    pub fn of_argument(reference: &str) -> Result<ExtraCatalogue, Error> {
+        let path = std::path::Path::new(reference);
+        match path.extension().is_some_and(|e| e == "json") {
+            true => Self::of_tool_list(path),
+            false => Self::of_scenario(reference),
+        }
+    }
+
+    /// A JSON tool list (docs/compare.md), read and checked here — a mistake is a usage error
+    /// naming the file, line and field before anything starts — then served as one MCP server
+    /// (`toolsearch-qa mcp-fixture --tool-list FILE`), listed like a real one. Each input schema
+    /// must be one a gateway can declare (the listing's check, named by its field here).
+    pub fn of_tool_list(path: &std::path::Path) -> Result<ExtraCatalogue, Error> {
+        let usage = |e: String| Error::Usage(format!("--catalog: {e}"));
+        let tools =
+            crate::quality::catalog_file::load_tool_list(path).map_err(|e| usage(e.to_string()))?;
+        if let Some((i, problem)) = tools.iter().enumerate().find_map(|(i, t)| {
+            let schema = serde_json::Value::Object(t.input_schema.clone());
+            crate::mcp_servers::schema_problem(&schema).map(|p| (i, p))
+        }) {
+            return Err(usage(format!(
+                "{}: tool {i} ({:?}): its input schema: {problem}",
+                path.display(),
+                tools[i].name
+            )));
+        }
+        let absolute =
+            std::path::absolute(path).map_err(|e| usage(format!("{}: {e}", path.display())))?;
+        let name = path
+            .file_name()
+            .map(|n| n.to_string_lossy().into_owned())
+            .unwrap_or_else(|| path.display().to_string());
+        Ok(ExtraCatalogue {
+            name,
+            mcp: Vec::new(),
+            mcp_servers: vec![crate::scenario::McpServerSpec {
+                name: crate::mcp_fixture::tool_list::SERVER_NAME.into(),
+                command: "{toolsearch-qa}".into(),
+                args: vec![
+                    "mcp-fixture".into(),
+                    "--tool-list".into(),
+                    absolute.display().to_string(),
+                ],
+                env: Default::default(),
+                cwd: None,
+            }],
+        })
+    }
+
     /// The catalogue of scenario `reference` (a built-in id, or a scenario file's path); a
     /// scenario with no MCP server adds nothing, and is a usage error.
     pub fn of_scenario(reference: &str) -> Result<ExtraCatalogue, Error> {
@@ -865,7 +917,7 @@ pub async fn command(args: CompareCommand, out: &mut dyn std::io::Write) -> Resu
     let catalog = args
         .catalog
         .as_deref()
-        .map(ExtraCatalogue::of_scenario)
+        .map(ExtraCatalogue::of_argument)
         .transpose()?;
     let options = CompareOptions {
         sizes,

@@ -10,8 +10,11 @@
 //!   [`QA_EXIT_AFTER_CALL`] is `qa` until its first `tools/call`: it answers that one and exits,
 //!   and stays down (a restart exits at once), as an MCP server that died mid-session;
 //!   [`INVALID_SCHEMA`] lists a tool whose input schema is no JSON Schema.
+//! - A JSON tool list (`mcp-fixture --tool-list FILE`, [`tool_list`]): someone's own tools, served
+//!   as they are written, for `compare --catalog FILE.json`.
 
 pub mod server;
+pub mod tool_list;
 
 use std::path::{Path, PathBuf};
 

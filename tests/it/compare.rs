@@ -756,3 +756,130 @@ async fn compare_weighs_a_real_catalogue_beside_the_fake_plugin() {
     let ratio = real_tools.first.raw_bytes as f64 / real.first.raw_bytes as f64;
     assert_eq!(real_tools.first_ratio, Some(ratio));
 }
+
+/// A tool list of someone's own, as `--catalog FILE.json` reads it: `$schema` first, nested
+/// objects, an enum, a title and annotations (ignored), in the `{"tools": [...]}` shape.
+const TOOL_LIST: &str = r#"{"tools": [
+  {"name": "create_invoice", "title": "Create invoice",
+   "description": "Create an invoice for a customer, in the customer's currency.",
+   "inputSchema": {"$schema": "http://json-schema.org/draft-07/schema#", "type": "object",
+     "properties": {"customer": {"type": "string"},
+       "lines": {"type": "array", "items": {"type": "object",
+         "properties": {"sku": {"type": "string"}, "quantity": {"type": "integer", "minimum": 1}},
+         "required": ["sku", "quantity"]}}},
+     "required": ["customer", "lines"], "additionalProperties": false},
+   "annotations": {"destructiveHint": false}},
+  {"name": "refund_payment", "description": "Refund a payment, whole or in part.",
+   "inputSchema": {"type": "object", "properties": {"payment": {"type": "string"},
+     "reason": {"type": "string", "enum": ["duplicate", "fraud", "requested"]}},
+     "required": ["payment"]}},
+  {"name": "list_customers", "description": "List customers, newest first.",
+   "parameters": {"type": "object", "properties": {"limit": {"type": "integer", "default": 20}}}}
+]}"#;
+
+/// `--catalog FILE.json`: a JSON tool list served as one MCP server (`mcp-fixture --tool-list`,
+/// started and listed over stdio like a real server) beside the fake plugin. Direct mode's tools
+/// array grows by exactly the three declarations, each schema as the file wrote it (key order
+/// kept); Tool Search declares the same tools either way. Cost: four embedded cells (~1 s).
+#[tokio::test]
+async fn compare_weighs_a_json_tool_list_beside_the_fake_plugin() {
+    use toolsearch_qa::catalog::FunctionDeclaration;
+    use toolsearch_qa::compare::{AddedCatalogue, ExtraCatalogue};
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("billing.json");
+    std::fs::write(&path, TOOL_LIST).unwrap();
+    let catalog = ExtraCatalogue::of_argument(path.to_str().unwrap()).expect("a valid list");
+    let report = run_compare(CompareOptions {
+        sizes: vec![36],
+        modes: vec![ToolSearchMode::Direct.into(), ToolSearchMode::Tools.into()],
+        profile: Some("spec".into()),
+        catalog: Some(catalog),
+        ..CompareOptions::default()
+    })
+    .await
+    .expect("compare runs");
+    assert_eq!(report.cells.len(), 4);
+    for cell in &report.cells {
+        assert!(cell.first_turn.reached_target, "{cell:?}");
+    }
+    let fake = report.cell(36, ToolSearchMode::Direct).unwrap();
+    let listed = report
+        .cell_with_catalogue(36, ToolSearchMode::Direct)
+        .unwrap();
+    assert_eq!(
+        listed.catalogue,
+        Some(AddedCatalogue {
+            name: "billing.json".into(),
+            tools: 3
+        })
+    );
+    assert_eq!(listed.first.declared_tools, fake.first.declared_tools + 3);
+    // Each declaration as the file has it (the schema's keys in the file's order), and a comma.
+    let file: serde_json::Value = serde_json::from_str(TOOL_LIST).unwrap();
+    let added: usize = file["tools"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|t| {
+            let schema = t.get("inputSchema").or(t.get("parameters")).unwrap();
+            let declaration = FunctionDeclaration::new(
+                t["name"].as_str().unwrap(),
+                t["description"].as_str().unwrap(),
+                schema.clone(),
+            );
+            serde_json::to_string(&declaration).unwrap().len() + 1
+        })
+        .sum();
+    assert_eq!(
+        listed.first.tool_json_bytes,
+        fake.first.tool_json_bytes + added
+    );
+    let fake_tools = report.cell(36, ToolSearchMode::Tools).unwrap();
+    let listed_tools = report
+        .cell_with_catalogue(36, ToolSearchMode::Tools)
+        .unwrap();
+    assert_eq!(
+        listed_tools.first.tool_json_bytes,
+        fake_tools.first.tool_json_bytes
+    );
+}
+
+/// A mistake in a tool list is one usage error naming the file, the line and column and the
+/// field, before anything starts; a schema no gateway could declare names the tool.
+#[test]
+fn a_broken_tool_list_is_said_with_its_file_line_and_field() {
+    let dir = tempfile::tempdir().unwrap();
+    let run = |name: &str, text: &str| {
+        let path = dir.path().join(name);
+        std::fs::write(&path, text).unwrap();
+        let out = bin()
+            .current_dir(dir.path())
+            .args(["compare", "--sizes", "36", "--catalog", name])
+            .output()
+            .unwrap();
+        assert_eq!(out.status.code(), Some(2), "{name}");
+        assert!(out.stdout.is_empty(), "{name}");
+        String::from_utf8_lossy(&out.stderr).into_owned()
+    };
+    assert_eq!(
+        run(
+            "typo.json",
+            "{\"tools\": [\n  {\"name\": \"a\", \"description\": \"A.\"},\n  {\"name\": \"b\", \"descripton\": \"B.\"}\n]}"
+        ),
+        "error: --catalog: catalogue file: typo.json:3:28: tools[1].descripton: unknown field \
+         `descripton`, expected one of `name`, `description`, `label`, `title`, `parameters`, \
+         `inputSchema`, `source`, `sourceName`, `type`, `annotations`, `outputSchema`\n"
+    );
+    assert_eq!(
+        run("twice.json", r#"[{"name": "a"}, {"name": "a"}]"#),
+        "error: --catalog: catalogue file: twice.json: [1].name: \"a\" is listed twice (also [0])\n"
+    );
+    assert_eq!(
+        run(
+            "schema.json",
+            r#"[{"name": "a", "inputSchema": {"type": "object", "properties": {"x": {"type": "strin"}}}}]"#
+        ),
+        "error: --catalog: schema.json: tool 0 (\"a\"): its input schema: \"strin\" is not valid \
+         under any of the schemas listed in the 'anyOf' keyword at /properties/x/type\n"
+    );
+}
