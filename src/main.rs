@@ -310,9 +310,16 @@ struct QualityArgs {
     /// Measure on BFCL (the Berkeley Function-Calling Leaderboard's simple_python, multiple,
     /// live_simple and live_multiple, pooled into one catalogue; install the data first: bash
     /// scripts/install-bfcl.sh) instead of the built-in set, gated by
-    /// data/search-quality-baseline-bfcl[-hybrid].json.
+    /// data/search-quality-baseline-bfcl[-hybrid].json; with --target openclaw the product's own
+    /// search over the pooled catalogue as its plugin, gated by its release's
+    /// data/search-quality-baseline-openclaw-<v>-bfcl.json.
     #[arg(long)]
     bfcl: bool,
+    /// With --bfcl --target openclaw: search only this half's questions and no tool by its own
+    /// name (about a third of the searches; what CI runs), compared with that half of the
+    /// baseline.
+    #[arg(long, value_enum, value_name = "HALF")]
+    half: Option<toolsearch_qa::quality::Half>,
 }
 
 #[derive(Clone, Copy, ValueEnum)]
@@ -878,6 +885,7 @@ async fn run(command: Command, probe_secret: String) -> Result<u8, Error> {
                 baseline: args.baseline,
                 tune: args.tune,
                 bfcl: args.bfcl,
+                half: args.half,
             };
             toolsearch_qa::quality::command(&options, stdout).await
         }),

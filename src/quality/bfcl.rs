@@ -19,7 +19,7 @@ use std::path::{Path, PathBuf};
 use serde::{Deserialize, Serialize};
 use serde_json::{Map, Value};
 
-use super::{exact_name_misses, rate, Figures, Half, QualityError, RankedBy, RANK_DEPTH};
+use super::{exact_name_misses, rate, Figures, Half, QualityError, Ranked, RankedBy, RANK_DEPTH};
 use crate::catalog::{Executor, ToolEntry, ToolSource};
 use crate::engine::ToolCatalog;
 
@@ -362,6 +362,68 @@ pub fn load_installed() -> Result<Pool, QualityError> {
     }
 }
 
+/// The pooled tools as a gateway that checks JSON Schema must be given them. BFCL writes
+/// parameter types in its own words (`dict`, `float`, `tuple`, `any`, and a few Java ones),
+/// and its own harness maps them to JSON Schema's before it declares the functions to an
+/// OpenAI-style model (`bfcl_eval/constants/type_mappings.py` in the wheel): the same mapping
+/// here, at every level of a schema (properties, items, additionalProperties, anyOf/oneOf/allOf),
+/// and the top level an `object`. Names, descriptions and everything else stay as they are. The
+/// embedded engine ranks the pool as BFCL wrote it (its ranking does not read types).
+pub fn json_schema_entries(entries: &[ToolEntry]) -> Vec<ToolEntry> {
+    entries
+        .iter()
+        .map(|e| {
+            let mut parameters = (*e.parameters).clone();
+            json_schema_types(&mut parameters);
+            if let Value::Object(map) = &mut parameters {
+                map.insert("type".into(), Value::String("object".into()));
+            }
+            let mut entry = e.clone();
+            entry.parameters = std::sync::Arc::new(parameters);
+            entry
+        })
+        .collect()
+}
+
+/// BFCL's type word → JSON Schema's (its table for OpenAI-style models); others unchanged.
+fn json_schema_type(word: &str) -> Option<&'static str> {
+    Some(match word {
+        "dict" | "HashMap" | "Hashtable" => "object",
+        "float" | "double" => "number",
+        "tuple" | "list" | "ArrayList" | "Array" | "Queue" | "Stack" => "array",
+        "any" | "Any" | "String" | "char" => "string",
+        "bool" => "boolean",
+        "byte" | "short" | "long" | "Bigint" => "integer",
+        _ => return None,
+    })
+}
+
+fn json_schema_types(schema: &mut Value) {
+    let Value::Object(node) = schema else {
+        return;
+    };
+    if let Some(Value::String(word)) = node.get("type") {
+        if let Some(mapped) = json_schema_type(word) {
+            node.insert("type".into(), Value::String(mapped.into()));
+        }
+    }
+    if let Some(Value::Object(properties)) = node.get_mut("properties") {
+        properties.values_mut().for_each(json_schema_types);
+    }
+    for key in ["items", "additionalProperties"] {
+        match node.get_mut(key) {
+            Some(Value::Array(list)) => list.iter_mut().for_each(json_schema_types),
+            Some(value) => json_schema_types(value),
+            None => {}
+        }
+    }
+    for key in ["anyOf", "oneOf", "allOf"] {
+        if let Some(Value::Array(list)) = node.get_mut(key) {
+            list.iter_mut().for_each(json_schema_types);
+        }
+    }
+}
+
 /// Figures of one subset (or of all pooled) per half.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 #[serde(rename_all = "camelCase")]
@@ -410,6 +472,17 @@ pub struct BfclReport {
     /// Misses whose first result was a sibling definition of the same function name.
     pub sibling_misses: usize,
     pub misses: Vec<BfclMiss>,
+    /// The one half measured (`quality --bfcl --target openclaw --half`, CI's cheaper product
+    /// run): only its questions were searched, and no tool by its own name, so the other half's
+    /// figures are empty and exact-name recall is not measured. `None`: everything was.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub half: Option<Half>,
+    /// The product whose own search ranked (`None`: the embedded engine).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub product: Option<crate::targets::Product>,
+    /// The product's whole catalogue as its telemetry counts it: the pooled tools and its own.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub product_catalog_size: Option<usize>,
 }
 
 /// The function name a pooled tool was made from (its `__<k>` suffix removed).
@@ -435,79 +508,88 @@ pub fn measure(catalog: &ToolCatalog, pool: &Pool) -> BfclReport {
             .copied()
             .unwrap_or(usize::MAX)
     };
-    let name_of = |i: usize| entries[i].name.clone();
     let texts: Vec<&str> = pool.questions.iter().map(|q| q.text.as_str()).collect();
     catalog.prepare_queries(&texts);
-    let ranked: Vec<(Option<usize>, Option<usize>)> = pool
+    let ranked: Vec<Ranked> = pool
         .questions
         .iter()
         .map(|q| {
             let ranked = catalog.ranked(&q.text, RANK_DEPTH);
             let rank = ranked.iter().position(|&i| i == at(q.tool)).map(|p| p + 1);
-            (rank, ranked.first().copied())
+            (rank, ranked.first().map(|&i| entries[i].name.clone()))
         })
         .collect();
-    let missed_names = exact_name_misses(catalog);
-    let missed: BTreeSet<usize> = entries
+    let missed_ids = exact_name_misses(catalog);
+    let missed: BTreeSet<usize> = pool
+        .entries
         .iter()
         .enumerate()
-        .filter(|(_, e)| missed_names.binary_search(&e.id).is_ok())
+        .filter(|(_, e)| missed_ids.binary_search(&e.id).is_ok())
         .map(|(i, _)| i)
         .collect();
-    let all_tools: BTreeSet<usize> = (0..entries.len()).collect();
+    report_of(pool, catalog.ranker().into(), &ranked, &missed)
+}
+
+/// The report of one search over `pool`, whoever ranked it (the embedded engine, or the
+/// product's own search: [`super::openclaw::rank`]): per question the right tool's rank within
+/// [`RANK_DEPTH`] and the first result's name, and the pooled tools (by index) that did not come
+/// first when searched by their own name.
+pub fn report_of(
+    pool: &Pool,
+    ranker: RankedBy,
+    ranked: &[Ranked],
+    missed: &BTreeSet<usize>,
+) -> BfclReport {
+    let all_tools: BTreeSet<usize> = (0..pool.entries.len()).collect();
     let mut figures: Vec<SubsetFigures> = pool
         .offered
         .iter()
         .map(|(subset, tools)| {
-            let tools: BTreeSet<usize> = tools.iter().map(|&t| at(t)).collect();
-            figures_of(
-                subset.as_str(),
-                pool,
-                &ranked,
-                Some(*subset),
-                &tools,
-                &missed,
-            )
+            figures_of(subset.as_str(), pool, ranked, Some(*subset), tools, missed)
         })
         .collect();
-    figures.push(figures_of(
-        "pooled", pool, &ranked, None, &all_tools, &missed,
-    ));
+    figures.push(figures_of("pooled", pool, ranked, None, &all_tools, missed));
     let misses: Vec<BfclMiss> = pool
         .questions
         .iter()
-        .zip(&ranked)
+        .zip(ranked)
         .filter(|(_, (rank, _))| *rank != Some(1))
         .map(|(q, (rank, first))| BfclMiss {
             id: q.id.clone(),
             tool: pool.entries[q.tool].name.clone(),
             half: half_of(&q.id),
             rank: *rank,
-            first: first.map(name_of),
-            sibling: first.is_some_and(|f| {
-                base_name(&entries[f].name) == base_name(&pool.entries[q.tool].name)
-            }),
+            first: first.clone(),
+            sibling: first
+                .as_deref()
+                .is_some_and(|f| base_name(f) == base_name(&pool.entries[q.tool].name)),
         })
         .collect();
-    let mut exact_name_misses: Vec<String> = missed.iter().map(|&i| name_of(i)).collect();
+    let mut exact_name_misses: Vec<String> = missed
+        .iter()
+        .map(|&i| pool.entries[i].name.clone())
+        .collect();
     exact_name_misses.sort();
     BfclReport {
-        ranker: catalog.ranker().into(),
+        ranker,
         bfcl_version: BFCL_VERSION,
-        catalog_size: entries.len(),
+        catalog_size: pool.entries.len(),
         distinct_names: pool.distinct_names,
         questions: pool.questions.len(),
         figures,
         exact_name_misses,
         sibling_misses: misses.iter().filter(|m| m.sibling).count(),
         misses,
+        half: None,
+        product: None,
+        product_catalog_size: None,
     }
 }
 
 fn figures_of(
     label: &str,
     pool: &Pool,
-    ranked: &[(Option<usize>, Option<usize>)],
+    ranked: &[Ranked],
     subset: Option<Subset>,
     tools: &BTreeSet<usize>,
     missed: &BTreeSet<usize>,
@@ -565,6 +647,7 @@ impl BfclBaseline {
 impl BfclReport {
     /// What got worse than `baseline`, per subset and pooled: recall@1 or recall@5 of either
     /// half, or exact-name hits. A subset the baseline lacks (or the report) is a regression.
+    /// With one half measured ([`BfclReport::half`]), only that half's figures are compared.
     pub fn regressions(&self, baseline: &BfclBaseline) -> Vec<String> {
         let mut out = Vec::new();
         for base in &baseline.figures {
@@ -573,15 +656,18 @@ impl BfclReport {
                 continue;
             };
             let halves = [
-                ("tuning", &now.tuning, &base.tuning),
-                ("test", &now.test, &base.test),
+                (Half::Tuning, "tuning", &now.tuning, &base.tuning),
+                (Half::Test, "test", &now.test, &base.test),
             ];
-            for (half, now_half, base_half) in halves {
+            for (which, half, now_half, base_half) in halves {
+                if self.half.is_some_and(|h| h != which) {
+                    continue;
+                }
                 for line in super::half_regressions(half, now_half, base_half) {
                     out.push(format!("{}: {line}", base.subset));
                 }
             }
-            if now.exact_name_hits < base.exact_name_hits {
+            if self.half.is_none() && now.exact_name_hits < base.exact_name_hits {
                 out.push(format!(
                     "{}: exact-name hits fell to {}/{} from the baseline's {}/{}",
                     base.subset,
@@ -593,6 +679,34 @@ impl BfclReport {
             }
         }
         out
+    }
+
+    /// Without a baseline only exact-name recall can regress: every pooled tool must come first
+    /// for its own name.
+    pub fn exact_name_regressions(&self) -> Vec<String> {
+        if self.half.is_some() {
+            return Vec::new();
+        }
+        match self.exact_name_misses.len() {
+            0 => Vec::new(),
+            n => vec![format!(
+                "pooled: {n} of {} tools did not come first for their own name",
+                self.catalog_size
+            )],
+        }
+    }
+
+    /// Marks the report as measuring `half` only: the exact-name figures, never searched, are
+    /// cleared rather than shown as hits.
+    pub fn only_half(mut self, half: Half) -> Self {
+        self.half = Some(half);
+        self.exact_name_misses.clear();
+        for f in &mut self.figures {
+            f.exact_name_hits = 0;
+            f.exact_name_tools = 0;
+            f.exact_name_recall = 0.0;
+        }
+        self
     }
 
     pub fn to_json(&self) -> String {
@@ -609,18 +723,31 @@ impl BfclReport {
             self.catalog_size,
             self.distinct_names
         );
+        if let Some(product) = &self.product {
+            text.push_str(&format!(
+                "searched by OpenClaw {} on Node {} (its catalogue: {} tools with its own)\n",
+                product.version,
+                product.node,
+                self.product_catalog_size
+                    .map_or_else(|| "?".to_string(), |n| n.to_string())
+            ));
+        }
         text.push_str(&format!(
             "{:<14} {:<7} {:>6} {:>9} {:>9} {:>7} {:>10}  {}\n",
             "subset", "half", "n", "recall@1", "recall@5", "MRR", "exact-name", "baseline r@1/r@5"
         ));
         for f in &self.figures {
             let base = baseline.and_then(|b| b.figures.iter().find(|b| b.subset == f.subset));
-            for (half, figures, base_half) in [
-                ("tuning", &f.tuning, base.map(|b| &b.tuning)),
-                ("test", &f.test, base.map(|b| &b.test)),
+            for (which, half, figures, base_half) in [
+                (Half::Tuning, "tuning", &f.tuning, base.map(|b| &b.tuning)),
+                (Half::Test, "test", &f.test, base.map(|b| &b.test)),
             ] {
-                let exact = match half {
-                    "tuning" => format!("{:.4}", f.exact_name_recall),
+                if self.half.is_some_and(|h| h != which) {
+                    continue;
+                }
+                let exact = match (half, self.half) {
+                    (_, Some(_)) => "-".to_string(),
+                    ("tuning", None) => format!("{:.4}", f.exact_name_recall),
                     _ => String::new(),
                 };
                 let base_text = base_half

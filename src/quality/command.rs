@@ -37,6 +37,8 @@ pub struct QualityOptions {
     pub tune: bool,
     /// Measure on BFCL (installed by scripts/install-bfcl.sh) instead of the built-in set.
     pub bfcl: bool,
+    /// With `bfcl` on the product: only this half's questions, no exact-name searches.
+    pub half: Option<super::Half>,
 }
 
 fn read(path: &Path) -> Result<String, String> {
@@ -61,8 +63,15 @@ fn check_flags(options: &QualityOptions) -> Result<(), Error> {
             "--bfcl brings its own questions and catalogue: drop --set, --catalog and --tune",
         );
     }
-    if options.bfcl && options.target != TargetChoice::Embedded {
-        return usage("--bfcl measures the embedded engine's rankers: use --target embedded");
+    if options.half.is_some() && !(options.bfcl && options.target == TargetChoice::Openclaw) {
+        return usage(
+            "--half measures one half of BFCL on the product: add --bfcl --target openclaw",
+        );
+    }
+    if options.bfcl && options.target == TargetChoice::Both {
+        return usage(
+            "--bfcl measures one search at a time: --target embedded (with --ranker) or --target openclaw",
+        );
     }
     if options.baseline.is_some() && options.target == TargetChoice::Both {
         return usage(
@@ -77,7 +86,7 @@ pub async fn command(options: &QualityOptions, out: &mut dyn std::io::Write) -> 
     let usage = Error::Usage;
     check_flags(options)?;
     if options.bfcl {
-        return bfcl_command(options, out);
+        return bfcl_command(options, out).await;
     }
     let set = match &options.set {
         None => QualitySet::builtin().map_err(|e| usage(e.to_string()))?,
@@ -112,13 +121,7 @@ pub async fn command(options: &QualityOptions, out: &mut dyn std::io::Write) -> 
     // at once (exit 3, naming the install command).
     let install = match options.target {
         TargetChoice::Embedded => None,
-        _ => Some(
-            match &options.openclaw_version {
-                Some(version) => Installation::locate_version(None, version, options.openclaw_node),
-                None => Installation::locate(None, options.openclaw_node),
-            }
-            .map_err(Error::openclaw("quality --target openclaw"))?,
-        ),
+        _ => Some(locate(options)?),
     };
     let mut reports: Vec<(QualityReport, Option<Baseline>)> = Vec::new();
     if options.target != TargetChoice::Openclaw {
@@ -162,25 +165,49 @@ pub async fn command(options: &QualityOptions, out: &mut dyn std::io::Write) -> 
 }
 
 /// `quality --bfcl`: the pooled BFCL catalogue and its questions, gated by the committed
-/// baseline of the ranker (or `--baseline`).
-fn bfcl_command(options: &QualityOptions, out: &mut dyn std::io::Write) -> Result<u8, Error> {
+/// baseline of the ranker (or `--baseline`); with `--target openclaw` searched by the product,
+/// gated by its release's committed baseline.
+async fn bfcl_command(options: &QualityOptions, out: &mut dyn std::io::Write) -> Result<u8, Error> {
     let usage = |e: String| Error::Usage(e);
-    let baseline = match &options.baseline {
-        Some(path) => read(path)
-            .and_then(|text| BfclBaseline::parse(&text).map_err(|e| e.to_string()))
-            .map_err(|e| usage(format!("--baseline {}: {e}", path.display())))?,
-        None => BfclBaseline::builtin(options.ranker.into()).map_err(|e| usage(e.to_string()))?,
+    let own_baseline = match &options.baseline {
+        Some(path) => Some(
+            read(path)
+                .and_then(|text| BfclBaseline::parse(&text).map_err(|e| e.to_string()))
+                .map_err(|e| usage(format!("--baseline {}: {e}", path.display())))?,
+        ),
+        None => None,
     };
-    let pool = bfcl::load_installed().map_err(|e| usage(e.to_string()))?;
-    let catalog =
-        build_catalog(pool.entries.clone(), options.ranker).map_err(|e| usage(e.to_string()))?;
-    let report = bfcl::measure(&catalog, &pool);
+    let (report, baseline) = if options.target == TargetChoice::Openclaw {
+        // The product is located before the data is read, so a missing install is said first.
+        let install = locate(options)?;
+        let pool = bfcl::load_installed().map_err(|e| usage(e.to_string()))?;
+        let report = super::openclaw::measure_bfcl(&install, &pool, options.half).await?;
+        let baseline = match own_baseline {
+            Some(b) => Some(b),
+            None => release_bfcl_baseline(&install.version)?,
+        };
+        (report, baseline)
+    } else {
+        let baseline = match own_baseline {
+            Some(b) => b,
+            None => {
+                BfclBaseline::builtin(options.ranker.into()).map_err(|e| usage(e.to_string()))?
+            }
+        };
+        let pool = bfcl::load_installed().map_err(|e| usage(e.to_string()))?;
+        let catalog = build_catalog(pool.entries.clone(), options.ranker)
+            .map_err(|e| usage(e.to_string()))?;
+        (bfcl::measure(&catalog, &pool), Some(baseline))
+    };
     let text = match options.format {
         Format::Json => report.to_json(),
-        Format::Table => report.to_table(Some(&baseline)),
+        Format::Table => report.to_table(baseline.as_ref()),
     };
     emit(out, &text)?;
-    let regressions = report.regressions(&baseline);
+    let regressions = match &baseline {
+        Some(baseline) => report.regressions(baseline),
+        None => report.exact_name_regressions(),
+    };
     for r in &regressions {
         eprintln!("regression: {r}");
     }
@@ -189,6 +216,39 @@ fn bfcl_command(options: &QualityOptions, out: &mut dyn std::io::Write) -> Resul
     } else {
         Exit::FAILED
     })
+}
+
+/// The installed OpenClaw release the flags pick (exit 3 naming the install command if absent).
+fn locate(options: &QualityOptions) -> Result<Installation, Error> {
+    match &options.openclaw_version {
+        Some(version) => Installation::locate_version(None, version, options.openclaw_node),
+        None => Installation::locate(None, options.openclaw_node),
+    }
+    .map_err(Error::openclaw("quality --target openclaw"))
+}
+
+/// The committed BFCL baseline of OpenClaw release `version`
+/// (`search-quality-baseline-openclaw-<v>-bfcl.json` of the data root); a release without one is
+/// said on stderr and gated on exact-name recall only.
+fn release_bfcl_baseline(version: &str) -> Result<Option<BfclBaseline>, Error> {
+    let name = format!("search-quality-baseline-openclaw-{version}-bfcl.json");
+    let file = crate::data_root::current()
+        .file(crate::data_root::DataKind::Baselines, &name)
+        .map_err(|e| Error::Usage(e.to_string()))?;
+    let baseline = file
+        .map(|file| {
+            BfclBaseline::parse(&file.text)
+                .map_err(|e| Error::Usage(format!("{}: {e}", file.origin)))
+        })
+        .transpose()?;
+    if baseline.is_none() {
+        crate::output::warn(&format!(
+            "note: openclaw {version} has no committed BFCL baseline (data/{name}): only \
+             exact-name recall gates; write one with `toolsearch-qa quality --bfcl --target \
+             openclaw --openclaw-version {version} --format json > data/{name}`"
+        ));
+    }
+    Ok(baseline)
 }
 
 /// One report as itself; two as `{"embedded": …, "openclaw": …}` in JSON, one after the other

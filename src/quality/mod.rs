@@ -69,7 +69,7 @@ pub struct LabelledQuery {
 }
 
 /// Which half of the set a query is in.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, clap::ValueEnum)]
 #[serde(rename_all = "lowercase")]
 pub enum Half {
     /// Queries 1, 3, 5, … (file order): ranking may be tuned on these.

@@ -4,7 +4,8 @@
 //! mock provider's script makes, one batch per turn, and each call returns, per query, the rank
 //! of the right tool within [`RANK_DEPTH`] and the first result's name. The harness reads those
 //! results from what the provider was sent back and measures them exactly as it measures the
-//! embedded engine ([`super::assemble`]).
+//! embedded engine ([`super::assemble`]). BFCL's pooled catalogue goes the same way
+//! ([`measure_bfcl`]), measured as the embedded rankers are ([`super::bfcl::report_of`]).
 
 use std::collections::BTreeSet;
 use std::time::Duration;
@@ -53,13 +54,111 @@ pub async fn measure(
         .collect::<BTreeSet<_>>()
         .into_iter()
         .collect();
-    let searches: Vec<(&str, &str)> = set
+    let queries: Vec<(&str, &str)> = set
         .queries
         .iter()
         .map(|q| (q.text.as_str(), q.tool.as_str()))
-        .chain(entries.iter().map(|e| (e.name.as_str(), e.name.as_str())))
         .collect();
-    let mut codes = vec![presence_code(&foreign)];
+    let ranks = rank(install, entries, &queries, &foreign, true).await?;
+    let measured: Vec<Option<Ranked>> = set
+        .queries
+        .iter()
+        .zip(&ranks.queries)
+        .map(|(q, rank)| {
+            (names.contains(q.tool.as_str()) || ranks.present.contains(&q.tool))
+                .then(|| rank.clone())
+        })
+        .collect();
+    let mut exact_name_misses: Vec<String> = entries
+        .iter()
+        .zip(&ranks.names)
+        .filter(|(_, (rank, _))| *rank != Some(1))
+        .map(|(e, _)| format!("openclaw:{PLUGIN_ID}:{}", e.name))
+        .collect();
+    exact_name_misses.sort();
+    let mut report = assemble(
+        RankedBy::Openclaw,
+        entries.len(),
+        &set.queries,
+        &measured,
+        exact_name_misses,
+    );
+    report.product = Some(product(install));
+    report.product_catalog_size = ranks.catalog_size;
+    Ok(report)
+}
+
+/// BFCL's questions over its pooled catalogue (loaded as the plugin, its types in JSON Schema's
+/// words: [`super::bfcl::json_schema_entries`]), ranked by the product; with `half`, only that
+/// half's questions and no tool by its own name (a third of the searches: CI's run).
+pub async fn measure_bfcl(
+    install: &Installation,
+    pool: &super::bfcl::Pool,
+    half: Option<super::Half>,
+) -> Result<super::bfcl::BfclReport, Error> {
+    let mut pool = pool.clone();
+    if let Some(half) = half {
+        pool.questions
+            .retain(|q| super::bfcl::half_of(&q.id) == half);
+    }
+    let pool = &pool;
+    let queries: Vec<(&str, &str)> = pool
+        .questions
+        .iter()
+        .map(|q| (q.text.as_str(), pool.entries[q.tool].name.as_str()))
+        .collect();
+    let entries = super::bfcl::json_schema_entries(&pool.entries);
+    let ranks = rank(install, &entries, &queries, &[], half.is_none()).await?;
+    let missed: BTreeSet<usize> = ranks
+        .names
+        .iter()
+        .enumerate()
+        .filter(|(_, (rank, _))| *rank != Some(1))
+        .map(|(i, _)| i)
+        .collect();
+    let mut report = super::bfcl::report_of(pool, RankedBy::Openclaw, &ranks.queries, &missed);
+    if let Some(half) = half {
+        report = report.only_half(half);
+    }
+    report.product = Some(product(install));
+    report.product_catalog_size = ranks.catalog_size;
+    Ok(report)
+}
+
+fn product(install: &Installation) -> Product {
+    Product {
+        version: install.version.clone(),
+        node: install.node_version.clone(),
+    }
+}
+
+/// What the product's search returned: per query and per loaded tool's own name the right
+/// tool's rank and the first result's name, which of the `foreign` tools it has, and its
+/// catalogue size.
+pub struct ProductRanks {
+    pub queries: Vec<Ranked>,
+    pub names: Vec<Ranked>,
+    pub present: BTreeSet<String>,
+    pub catalog_size: Option<usize>,
+}
+
+/// Loads `entries` into a real OpenClaw gateway as a plugin and runs every `(query, right
+/// tool)` of `queries`, then (with `names`) every entry's own name, through the product's
+/// search; `foreign` (right tools outside `entries`) are looked up among the product's own.
+pub async fn rank(
+    install: &Installation,
+    entries: &[ToolEntry],
+    queries: &[(&str, &str)],
+    foreign: &[String],
+    names: bool,
+) -> Result<ProductRanks, Error> {
+    let own_names = entries.iter().map(|e| (e.name.as_str(), e.name.as_str()));
+    let searches: Vec<(&str, &str)> = queries
+        .iter()
+        .copied()
+        .chain(own_names.filter(|_| names))
+        .collect();
+    let mut codes = vec![presence_code(foreign)];
     codes.extend(
         searches
             .chunks(SEARCHES_PER_BATCH)
@@ -81,35 +180,13 @@ pub async fn measure(
             &format!("{} results for {} searches", ranked.len(), searches.len()),
         ));
     }
-    let (query_ranks, name_ranks) = ranked.split_at(set.queries.len());
-    let measured: Vec<Option<Ranked>> = set
-        .queries
-        .iter()
-        .zip(query_ranks)
-        .map(|(q, rank)| {
-            (names.contains(q.tool.as_str()) || present.contains(&q.tool)).then(|| rank.clone())
-        })
-        .collect();
-    let mut exact_name_misses: Vec<String> = entries
-        .iter()
-        .zip(name_ranks)
-        .filter(|(_, (rank, _))| *rank != Some(1))
-        .map(|(e, _)| format!("openclaw:{PLUGIN_ID}:{}", e.name))
-        .collect();
-    exact_name_misses.sort();
-    let mut report = assemble(
-        RankedBy::Openclaw,
-        entries.len(),
-        &set.queries,
-        &measured,
-        exact_name_misses,
-    );
-    report.product = Some(Product {
-        version: install.version.clone(),
-        node: install.node_version.clone(),
-    });
-    report.product_catalog_size = outputs.iter().find_map(|o| o.catalog_size);
-    Ok(report)
+    let names = ranked.split_off(queries.len());
+    Ok(ProductRanks {
+        queries: ranked,
+        names,
+        present,
+        catalog_size: outputs.iter().find_map(|o| o.catalog_size),
+    })
 }
 
 fn infra(e: crate::targets::openclaw::OpenClawError) -> Error {

@@ -352,13 +352,22 @@ fn hybrid_without_the_model_is_an_error_naming_the_install_command() {
 }
 
 /// Flags that do not go together are usage errors before anything starts: the product ranks
-/// with its own search, `--tune` tunes the embedded fusion, one `--baseline` fits one target.
+/// with its own search, `--half` is for BFCL on the product, BFCL measures one search at a
+/// time, `--tune` tunes the embedded fusion, one `--baseline` fits one target.
 #[test]
 fn target_flags_that_do_not_fit_are_usage_errors() {
-    let cases: [(&[&str], &str); 3] = [
+    let cases: [(&[&str], &str); 5] = [
         (
             &["--target", "openclaw", "--ranker", "hybrid"],
             "OpenClaw ranks with its own",
+        ),
+        (
+            &["--bfcl", "--half", "test"],
+            "--half measures one half of BFCL on the product: add --bfcl --target openclaw",
+        ),
+        (
+            &["--bfcl", "--target", "both"],
+            "--bfcl measures one search at a time",
         ),
         (
             &["--target", "openclaw", "--ranker", "hybrid", "--tune"],
@@ -523,6 +532,69 @@ fn bfcl_gate_bites_per_subset() {
     );
     let table = String::from_utf8(out.stdout).unwrap();
     assert!(table.lines().all(|l| l.chars().count() <= 100), "{table}");
+}
+
+/// The product's own search on BFCL (opt-in like the other real tests): the pooled catalogue
+/// loaded as its plugin, the test half's questions searched by the product (`--half test`: 946
+/// of 3,891 searches; the full run, exact names included, made the committed baseline and is
+/// for a release's adoption, not for every CI run). The half is its release's committed
+/// baseline exactly, figure by figure and miss by miss (the product's ranking is deterministic,
+/// and does not depend on what else was searched: the two runs agree).
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn the_products_own_search_is_gated_on_bfcls_test_half() {
+    let test = "the_products_own_search_is_gated_on_bfcls_test_half";
+    let Some(_install) = crate::openclaw_real::real_install(test) else {
+        return;
+    };
+    if !bfcl_or_skip(test) {
+        return;
+    }
+    let _one_gateway = crate::openclaw_real::ONE_GATEWAY.lock().await;
+    let out = tokio::task::spawn_blocking(|| {
+        bin()
+            .args([
+                "quality", "--bfcl", "--target", "openclaw", "--half", "test",
+            ])
+            .args(["--format", "json"])
+            .output()
+            .unwrap()
+    })
+    .await
+    .unwrap();
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(out.status.code(), Some(0), "{stderr}");
+    let report: Value = serde_json::from_slice(&out.stdout).unwrap();
+    let baseline = committed("search-quality-baseline-openclaw-2026.9.6-bfcl.json");
+    assert_eq!(report["ranker"], "openclaw");
+    assert_eq!(report["half"], "test");
+    assert_eq!(report["product"]["version"], "2026.9.6");
+    for key in ["catalogSize", "productCatalogSize"] {
+        assert_eq!(report[key], baseline[key], "{key}");
+    }
+    assert_eq!(report["questions"], json!(946), "the test half's questions");
+    // The pool and the product's own tools, less the three it refuses: two names that differ
+    // from another only in case, and `web_search`, one of its own.
+    assert_eq!(report["productCatalogSize"], json!(2017));
+    let figures = |r: &Value| -> Vec<(Value, Value)> {
+        r["figures"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|f| (f["subset"].clone(), f["test"].clone()))
+            .collect()
+    };
+    assert_eq!(figures(&report), figures(&baseline));
+    let test_misses: Vec<&Value> = baseline["misses"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter(|m| m["half"] == "test")
+        .collect();
+    let misses: Vec<&Value> = report["misses"].as_array().unwrap().iter().collect();
+    assert_eq!(misses, test_misses);
+    // Exact names are not searched in a half run: not measured, not shown as hits.
+    assert_eq!(report["exactNameMisses"], json!([]));
+    assert_eq!(report["figures"][4]["exactNameTools"], json!(0));
 }
 
 /// Without the data, `--bfcl` is a usage error naming the install script.

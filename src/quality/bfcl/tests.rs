@@ -185,3 +185,36 @@ fn errors_name_the_file_and_line() {
         "{err}"
     );
 }
+
+#[test]
+fn a_gateway_that_checks_json_schema_gets_bfcls_types_in_json_schemas_words() {
+    let entry = ToolEntry::new(
+        ToolSource::Openclaw,
+        SOURCE_NAME,
+        "ChaDri.change_drink",
+        "Change a drink order.",
+        serde_json::json!({"type": "dict", "properties": {
+            "size": {"type": "float", "description": "a type word in prose: dict"},
+            "options": {"type": "dict", "properties": {"type": {"type": "any"}}},
+            "pair": {"type": "tuple", "items": {"type": "integer"}},
+            "sugar": {"type": "boolean", "default": false}},
+            "required": ["size"]}),
+        Executor::FakePlugin {
+            plugin: SOURCE_NAME.into(),
+        },
+    );
+    let converted = json_schema_entries(std::slice::from_ref(&entry));
+    assert_eq!(converted[0].name, "ChaDri.change_drink");
+    assert_eq!(converted[0].description, entry.description);
+    assert_eq!(
+        *converted[0].parameters,
+        serde_json::json!({"type": "object", "properties": {
+            "size": {"type": "number", "description": "a type word in prose: dict"},
+            "options": {"type": "object", "properties": {"type": {"type": "string"}}},
+            "pair": {"type": "array", "items": {"type": "integer"}},
+            "sugar": {"type": "boolean", "default": false}},
+            "required": ["size"]})
+    );
+    // The embedded engine's pool keeps BFCL's own words.
+    assert_eq!(entry.parameters["type"], "dict");
+}
