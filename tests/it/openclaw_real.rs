@@ -330,36 +330,14 @@ fn lane_dir(install: &Installation, provider_url: &str) -> LaneDir {
     }
 }
 
+/// One gateway start (each costs the product about 25 s) for the whole life cycle: it listens
+/// where asked, answers `/healthz` without calling the provider, serves a turn that the harness
+/// reads back from the transcript, and stops so that the port no longer answers.
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
-async fn real_gateway_starts_answers_healthz_and_stops() {
-    let Some(install) = real_install("real_gateway_starts_answers_healthz_and_stops") else {
-        return;
-    };
-    let _one_gateway = ONE_GATEWAY.lock().await;
-    // Nothing listens on the provider port: a start does not call the provider.
-    let lane = lane_dir(&install, "http://127.0.0.1:9/v1");
-    let port = free_loopback_port().expect("port");
-    let gateway = OpenClawGateway::start(&install, &lane.config, &lane.state, port)
-        .await
-        .expect("gateway starts");
-    assert_eq!(gateway.base_url(), format!("http://127.0.0.1:{port}"));
-    eprintln!("gateway ready after {:?}", gateway.ready_after());
-
-    let health = reqwest::get(format!("{}/healthz", gateway.base_url()))
-        .await
-        .expect("GET /healthz");
-    expect_200(health.status(), &gateway);
-    gateway.stop().await.expect("gateway stops");
-    let refused = reqwest::get(format!("http://127.0.0.1:{port}/healthz")).await;
-    assert!(
-        refused.is_err(),
-        "the port still answers after stop: {refused:?}"
-    );
-}
-
-#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
-async fn real_gateway_turn_is_read_back_from_the_transcript() {
-    let Some(install) = real_install("real_gateway_turn_is_read_back_from_the_transcript") else {
+async fn real_gateway_starts_serves_a_turn_read_back_from_its_transcript_and_stops() {
+    let Some(install) =
+        real_install("real_gateway_starts_serves_a_turn_read_back_from_its_transcript_and_stops")
+    else {
         return;
     };
     let _one_gateway = ONE_GATEWAY.lock().await;
@@ -374,6 +352,22 @@ async fn real_gateway_turn_is_read_back_from_the_transcript() {
     let gateway = OpenClawGateway::start(&install, &lane.config, &lane.state, port)
         .await
         .expect("gateway starts");
+    assert_eq!(gateway.base_url(), format!("http://127.0.0.1:{port}"));
+    eprintln!("gateway ready after {:?}", gateway.ready_after());
+    let health = reqwest::get(format!("{}/healthz", gateway.base_url()))
+        .await
+        .expect("GET /healthz");
+    expect_200(health.status(), &gateway);
+    // A start (and a health check) does not call the provider: the turn below is its first call.
+    let before_turn = provider
+        .received_requests()
+        .await
+        .expect("recorded requests");
+    assert_eq!(
+        before_turn.len(),
+        0,
+        "the provider was called before any turn"
+    );
 
     let response = one_turn(&gateway).await;
     assert_eq!(
@@ -381,6 +375,11 @@ async fn real_gateway_turn_is_read_back_from_the_transcript() {
         format!("done: FAKE_PLUGIN_OK {TARGET} {{\"marker\":\"test\"}}")
     );
     gateway.stop().await.expect("gateway stops");
+    let refused = reqwest::get(format!("http://127.0.0.1:{port}/healthz")).await;
+    assert!(
+        refused.is_err(),
+        "the port still answers after stop: {refused:?}"
+    );
 
     let events = read_transcript(&lane.state, AGENT_ID).expect("transcript");
     let messages: Vec<&Value> = events

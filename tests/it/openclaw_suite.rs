@@ -70,44 +70,33 @@ fn conversation(request: &Value) -> String {
         .join("\n")
 }
 
-/// Two scenarios whose lanes have the same names run on one gateway, in the order direct,
-/// tools, tools, direct: every lane runs in its own session under its own config, and sees
-/// nothing of another lane's turn.
-#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
-async fn lanes_sharing_one_gateway_stay_isolated() {
-    let Some(install) = real_install("lanes_sharing_one_gateway_stay_isolated") else {
-        return;
-    };
-    let _one_gateway = ONE_GATEWAY.lock().await;
-    let target = OpenClawTarget::with_install(install);
+/// Two scenarios whose lanes have the same names, run on one gateway in the order direct, tools,
+/// tools, direct: the first targets `fake_plugin_tool_02`, the second `fake_plugin_tool_03`.
+fn two_scenarios_with_the_same_lanes() -> [Scenario; 2] {
     let tools = json!({ "mode": "tools" });
-    let a = two_lanes(
-        "iso-a",
-        "fake_plugin_tool_02",
-        [("direct", json!(false)), ("tools", tools.clone())],
-    );
-    let b = two_lanes(
-        "iso-b",
-        "fake_plugin_tool_03",
-        [("tools", tools), ("direct", json!(false))],
-    );
-    let report = run_suite(&target, &[a, b]).await.expect("a report");
-    assert_eq!(
-        target.gateways_started().await,
-        1,
-        "one gateway served every lane"
-    );
+    [
+        two_lanes(
+            "iso-a",
+            "fake_plugin_tool_02",
+            [("direct", json!(false)), ("tools", tools.clone())],
+        ),
+        two_lanes(
+            "iso-b",
+            "fake_plugin_tool_03",
+            [("tools", tools), ("direct", json!(false))],
+        ),
+    ]
+}
+
+/// The two scenarios of [`two_scenarios_with_the_same_lanes`] ran on a shared gateway: every
+/// lane ran in its own session under its own config, and saw nothing of another lane's turn.
+fn lanes_sharing_one_gateway_stay_isolated(report: &[ScenarioReport]) {
+    let [iso_a, iso_b] = report else {
+        panic!("two scenarios, got {}", report.len());
+    };
     for (scenario, own, other) in [
-        (
-            &report.scenarios[0],
-            "fake_plugin_tool_02",
-            "fake_plugin_tool_03",
-        ),
-        (
-            &report.scenarios[1],
-            "fake_plugin_tool_03",
-            "fake_plugin_tool_02",
-        ),
+        (iso_a, "fake_plugin_tool_02", "fake_plugin_tool_03"),
+        (iso_b, "fake_plugin_tool_03", "fake_plugin_tool_02"),
     ] {
         assert!(scenario.errors.is_empty(), "{:?}", scenario.errors);
         for lane in ["direct", "tools"] {
@@ -340,19 +329,24 @@ fn normalised(request: &Value) -> String {
 /// scenario's lanes before it, its config hot-reloaded), and every snapshot is byte-identical:
 /// runs are deterministic, and what a lane measures depends neither on the lanes before it nor
 /// on whether its gateway is fresh (the last lane of the shared run is the first here, on a new
-/// gateway; the first there, on a new gateway, is the last here, after four reloads). One
-/// gateway start, where a gateway per lane cost five: the CI budget (docs/ci.md).
+/// gateway; the first there, on a new gateway, is the last here, after four reloads). The same
+/// gateway then runs two scenarios whose lanes have the same names, alternating
+/// ([`lanes_sharing_one_gateway_stay_isolated`]). One gateway start for both properties, where
+/// a gateway per lane cost five and the isolation check a sixth: the CI budget (docs/ci.md).
 async fn the_same_in_reverse_order_on_a_gateway_of_its_own(
     install: Installation,
     shared: &ScenarioReport,
     scenarios: &[Scenario],
 ) {
-    let mut reference = select(scenarios.to_vec(), &["tool-search-gateway-e2e".into()]).unwrap();
-    reference[0].lanes.reverse();
+    let mut run = select(scenarios.to_vec(), &["tool-search-gateway-e2e".into()]).unwrap();
+    run[0].lanes.reverse();
+    let reference = run.clone();
+    run.extend(two_scenarios_with_the_same_lanes());
     let own = OpenClawTarget::with_install(install);
-    let reversed = run_suite_on(&own, &reference, &ProviderSource::Mock, &Quiet)
+    let reversed = run_suite_on(&own, &run, &ProviderSource::Mock, &Quiet)
         .await
         .expect("every lane ran");
+    lanes_sharing_one_gateway_stay_isolated(&reversed.scenarios[1..]);
     // The lanes the product runs (the native lanes are the embedded gateway's alone).
     let product_lanes: Vec<_> = reference[0]
         .lanes
@@ -364,7 +358,7 @@ async fn the_same_in_reverse_order_on_a_gateway_of_its_own(
     assert_eq!(
         own.gateways_started().await,
         1,
-        "one gateway, reloaded per lane"
+        "one gateway for the reversed reference and the two scenarios, reloaded per lane"
     );
     let reversed = &reversed.scenarios[0];
     for lane in product_lanes {
