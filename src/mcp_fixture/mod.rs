@@ -146,6 +146,18 @@ pub async fn serve_stdio(name: &str) -> Result<(), FixtureError> {
             .await
             .map_err(|e| serve_error(&e));
     }
+    serve_on_stdio(handler, name).await
+}
+
+/// Serves `handler` on stdin/stdout until the client closes stdin; an error names `server`.
+async fn serve_on_stdio<S: rmcp::ServerHandler>(
+    handler: S,
+    server: &str,
+) -> Result<(), FixtureError> {
+    let serve_error = |e: &dyn std::fmt::Display| FixtureError::Serve {
+        server: server.to_string(),
+        message: e.to_string(),
+    };
     let running = handler
         .serve(rmcp::transport::io::stdio_pipes())
         .await

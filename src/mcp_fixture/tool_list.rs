@@ -12,7 +12,7 @@ use rmcp::model::{
     PaginatedRequestParams, ServerCapabilities, ServerConfig, Tool,
 };
 use rmcp::service::RequestContext;
-use rmcp::{ErrorData, RoleServer, ServerHandler, ServiceExt};
+use rmcp::{ErrorData, RoleServer, ServerHandler};
 use serde_json::Value;
 
 use crate::quality::catalog_file::{load_tool_list, ListedTool};
@@ -76,18 +76,10 @@ impl ServerHandler for ToolListServer {
 
 /// Serves the tool list in `path` on stdin/stdout until the client closes stdin.
 pub async fn serve_stdio(path: &Path) -> Result<(), super::FixtureError> {
-    let serve_error = |message: String| super::FixtureError::Serve {
-        server: format!("{SERVER_NAME} ({})", path.display()),
-        message,
-    };
-    let tools = load_tool_list(path).map_err(|e| serve_error(e.to_string()))?;
-    let running = ToolListServer::new(tools)
-        .serve(rmcp::transport::io::stdio_pipes())
-        .await
-        .map_err(|e| serve_error(e.to_string()))?;
-    running
-        .waiting()
-        .await
-        .map_err(|e| serve_error(e.to_string()))?;
-    Ok(())
+    let server = format!("{SERVER_NAME} ({})", path.display());
+    let tools = load_tool_list(path).map_err(|e| super::FixtureError::Serve {
+        server: server.clone(),
+        message: e.to_string(),
+    })?;
+    super::serve_on_stdio(ToolListServer::new(tools), &server).await
 }
