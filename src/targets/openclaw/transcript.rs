@@ -259,15 +259,39 @@ fn read_jsonl_file(path: &Path) -> Result<Vec<TranscriptEvent>, OpenClawError> {
     Ok(events)
 }
 
-/// What the product's trajectory says about the tools it compiled for the model: its
-/// `context.compiled` event lists them under `data.tools`, each a declaration or, beyond a size
-/// limit, the string `"[Truncated]"` (OpenClaw 2026.9.6).
+/// What the product's trajectory says about the tools it sent the model. Its `context.compiled`
+/// event lists them, each a declaration or, once the recorder's node budget is spent, the string
+/// `"[Truncated]"` (OpenClaw 2026.9.6). When Tool Search compacted the request, `data.tools`
+/// holds the tools *before* compaction and `data.providerVisibleTools` the ones sent (2026.8.1 –
+/// 2026.9.6 `builtin-openclaw-*.js`, 2026.5.12 `selection-*.js`); otherwise `data.tools` is what
+/// was sent.
 #[derive(Debug, Clone, PartialEq, Eq)]
-pub struct CompiledTools {
-    /// Entries in the list.
-    pub listed: usize,
-    /// Entries stored as `"[Truncated]"`.
-    pub truncated: usize,
+pub enum CompiledTools {
+    /// The list of the tools sent: its entries, and how many of them are `"[Truncated]"`.
+    Listed { listed: usize, truncated: usize },
+    /// The list of the tools sent is itself stored as `"[Truncated]"`: the list before
+    /// compaction spent the budget (2026.8.1 – 2026.9.6, on every compacted request).
+    Truncated,
+}
+
+impl CompiledTools {
+    /// The tools a `context.compiled` event says the provider was sent (`None` for another
+    /// event, or one without a list).
+    fn of(event: &Value) -> Option<CompiledTools> {
+        if event["type"] != "context.compiled" {
+            return None;
+        }
+        let data = &event["data"];
+        let sent = data.get("providerVisibleTools").unwrap_or(&data["tools"]);
+        if sent == "[Truncated]" {
+            return Some(CompiledTools::Truncated);
+        }
+        let tools = sent.as_array()?;
+        Some(CompiledTools::Listed {
+            listed: tools.len(),
+            truncated: tools.iter().filter(|t| *t == "[Truncated]").count(),
+        })
+    }
 }
 
 /// The tools of the first `context.compiled` trajectory event of `agent_id`, when the product
@@ -346,16 +370,9 @@ fn compiled_tools(
             continue;
         };
         let event = parse_event(&text, &format!("{} trajectory event", path.display()))?;
-        if event["type"] != "context.compiled" {
-            continue;
+        if let Some(compiled) = CompiledTools::of(&event) {
+            return Ok(Some(compiled));
         }
-        let Some(tools) = event["data"]["tools"].as_array() else {
-            continue;
-        };
-        return Ok(Some(CompiledTools {
-            listed: tools.len(),
-            truncated: tools.iter().filter(|t| *t == "[Truncated]").count(),
-        }));
     }
     Ok(None)
 }
@@ -378,16 +395,9 @@ fn jsonl_compiled_tools(
     if !trajectory.is_file() {
         return Ok(None);
     }
-    let compiled = read_jsonl_file(&trajectory)?
-        .into_iter()
-        .find(|e| e.event["type"] == "context.compiled");
-    Ok(compiled.and_then(|e| {
-        let tools = e.event["data"]["tools"].as_array()?.clone();
-        Some(CompiledTools {
-            listed: tools.len(),
-            truncated: tools.iter().filter(|t| *t == "[Truncated]").count(),
-        })
-    }))
+    Ok(read_jsonl_file(&trajectory)?
+        .iter()
+        .find_map(|e| CompiledTools::of(&e.event)))
 }
 
 /// The transcript files of a JSONL sessions folder (not the trajectories), sorted; none when
@@ -539,14 +549,14 @@ mod tests {
             .is_empty());
         assert_eq!(
             read_session_compiled_tools(dir.path(), "qa", "k").unwrap(),
-            Some(CompiledTools {
+            Some(CompiledTools::Listed {
                 listed: 3,
                 truncated: 1
             })
         );
         assert_eq!(
             read_compiled_tools(dir.path(), "qa").unwrap(),
-            Some(CompiledTools {
+            Some(CompiledTools::Listed {
                 listed: 3,
                 truncated: 1
             })
@@ -555,6 +565,40 @@ mod tests {
             read_session_compiled_tools(dir.path(), "qa", "other").unwrap(),
             None
         );
+    }
+
+    /// A compacted request's event lists the tools before compaction under `tools` and the ones
+    /// sent under `providerVisibleTools`: the count is of the ones sent, and a list of them stored
+    /// as `"[Truncated]"` (2026.9.6, measured) is no count at all. Without compaction, `tools` is
+    /// what was sent.
+    #[test]
+    fn the_tools_sent_are_read_from_provider_visible_tools_when_the_request_was_compacted() {
+        let mut before: Vec<Value> = vec![serde_json::json!({"name": "t"}); 9];
+        before.extend(vec![Value::from("[Truncated]"); 55]);
+        let compiled = |data: Value| {
+            CompiledTools::of(&serde_json::json!({"type": "context.compiled", "data": data}))
+        };
+        let sent = vec![serde_json::json!({"name": "t"}); 12];
+        assert_eq!(
+            compiled(serde_json::json!({"tools": before, "providerVisibleTools": sent})),
+            Some(CompiledTools::Listed {
+                listed: 12,
+                truncated: 0
+            })
+        );
+        assert_eq!(
+            compiled(serde_json::json!({"tools": before, "providerVisibleTools": "[Truncated]"})),
+            Some(CompiledTools::Truncated)
+        );
+        assert_eq!(
+            compiled(serde_json::json!({"tools": before})),
+            Some(CompiledTools::Listed {
+                listed: 64,
+                truncated: 55
+            })
+        );
+        let other = serde_json::json!({"type": "prompt.submitted", "data": {"tools": []}});
+        assert_eq!(CompiledTools::of(&other), None);
     }
 
     #[test]

@@ -339,25 +339,29 @@ fn enveloped_call(parsed: &Value, parent: &str, is_error: bool) -> Option<Sessio
     )))
 }
 
-/// The surface a trajectory's compiled tool list tells: the count when the list is whole, else
-/// why the log cannot say.
+/// The surface a trajectory's list of the tools sent tells: the count when the list is whole,
+/// else why the log cannot say.
 fn surface_of(compiled: Option<&CompiledTools>) -> SurfaceRecord {
+    let unrecorded = |why: String| SurfaceRecord {
+        unrecorded: Some(why),
+        ..SurfaceRecord::default()
+    };
     match compiled {
-        Some(c) if c.truncated == 0 => SurfaceRecord {
-            declared_tool_count: Some(c.listed),
+        Some(CompiledTools::Listed {
+            listed,
+            truncated: 0,
+        }) => SurfaceRecord {
+            declared_tool_count: Some(*listed),
             ..SurfaceRecord::default()
         },
-        Some(c) => SurfaceRecord {
-            unrecorded: Some(format!(
-                "trajectory context.compiled lists {} tools, {} of them \"[Truncated]\"",
-                c.listed, c.truncated
-            )),
-            ..SurfaceRecord::default()
-        },
-        None => SurfaceRecord {
-            unrecorded: Some("no trajectory context.compiled event".to_string()),
-            ..SurfaceRecord::default()
-        },
+        Some(CompiledTools::Listed { listed, truncated }) => unrecorded(format!(
+            "trajectory context.compiled lists {listed} tools, {truncated} of them \"[Truncated]\""
+        )),
+        Some(CompiledTools::Truncated) => unrecorded(
+            "trajectory context.compiled stores the tools sent (providerVisibleTools) as \"[Truncated]\""
+                .to_string(),
+        ),
+        None => unrecorded("no trajectory context.compiled event".to_string()),
     }
 }
 
@@ -596,7 +600,7 @@ mod tests {
             json!({"type": "message", "message": {"role": "toolResult", "toolName": "tool_call", "toolCallId": "call_1",
                 "isError": false, "content": [{"type": "text", "text": "{\"tool\": {\"source\": \"openclaw\"}}"}]}}),
         ];
-        let compiled = CompiledTools {
+        let compiled = CompiledTools::Listed {
             listed: 64,
             truncated: 55,
         };
@@ -614,7 +618,7 @@ mod tests {
             surface.unrecorded.as_deref(),
             Some("trajectory context.compiled lists 64 tools, 55 of them \"[Truncated]\"")
         );
-        let whole = CompiledTools {
+        let whole = CompiledTools::Listed {
             listed: 12,
             truncated: 0,
         };
@@ -627,6 +631,15 @@ mod tests {
         assert!(
             matches!(&counted[0], SessionRecord::Surface(s) if s.declared_tool_count == Some(12))
         );
+        let sent_truncated = translate_transcript(
+            &events,
+            Some(&CompiledTools::Truncated),
+            &Bridge::spec(),
+            BridgedCallShape::NestedTool,
+        );
+        assert!(matches!(&sent_truncated[0], SessionRecord::Surface(s)
+            if s.declared_tool_count.is_none() && s.unrecorded.as_deref() == Some(
+                "trajectory context.compiled stores the tools sent (providerVisibleTools) as \"[Truncated]\"")));
         let records = &all[1..];
         let kinds: Vec<&str> = records.iter().map(SessionRecord::kind).collect();
         assert_eq!(
