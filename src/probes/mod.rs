@@ -122,14 +122,22 @@ pub fn judge(probe: &Probe, observed: &Observation, secrets: &[&str]) -> ProbeVe
         .iter()
         .flatten()
         .any(|text| secrets.iter().any(|s| !s.is_empty() && text.contains(s)));
-    // A result the session log lacks is read from what the model was sent (errors there are the
-    // gateway's `{"status": "error", …}` envelope).
-    let result = observed.result.clone().or_else(|| {
-        observed.model_output.as_ref().map(|text| ToolResult {
-            is_error: serde_json::from_str::<Value>(text).is_ok_and(|v| v["status"] == "error"),
-            text: text.clone(),
+    // A result the session log lacks is read from what the model was sent. Either way, the
+    // gateway's `{"status": "error", …}` envelope is an error, flagged or not (2026.5.12 returns
+    // a tool's failure as that envelope in a plain result: `buildToolExecutionErrorResult`).
+    let result = observed
+        .result
+        .clone()
+        .or_else(|| {
+            observed.model_output.as_ref().map(|text| ToolResult {
+                is_error: false,
+                text: text.clone(),
+            })
         })
-    });
+        .map(|r| ToolResult {
+            is_error: r.is_error || is_error_envelope(&r.text),
+            text: r.text,
+        });
     let value = result.as_ref().and_then(result_value);
     let value_text = value.as_ref().map(Value::to_string);
     let mut escapes = Vec::new();
@@ -191,6 +199,11 @@ pub fn judge(probe: &Probe, observed: &Observation, secrets: &[&str]) -> ProbeVe
             text: cut(&r.text, RESULT_CHARS),
         }),
     }
+}
+
+/// Whether a result's text is the gateway's error envelope (`{"status": "error", …}`).
+fn is_error_envelope(text: &str) -> bool {
+    serde_json::from_str::<Value>(text).is_ok_and(|v| v["status"] == "error")
 }
 
 /// The message of an error result: the `error` field when the text is a JSON error envelope
@@ -843,6 +856,34 @@ mod tests {
                 observed(ok_value(json!("denied")))
             ),
             (ProbeOutcome::Contained, "returned \"denied\"".into())
+        );
+    }
+
+    /// 2026.5.12 records a tool's failure as the error envelope in a result not flagged as an
+    /// error: that is contained, as a flagged error is; an envelope that carries a planted
+    /// secret is still an escape.
+    #[test]
+    fn an_unflagged_error_envelope_is_an_error() {
+        let envelope = |error: &str| {
+            observed(Some(ToolResult {
+                is_error: false,
+                text: json!({"status": "error", "tool": "tool_search_code", "error": error})
+                    .to_string(),
+            }))
+        };
+        assert_eq!(
+            verdict(
+                "read_env",
+                envelope("ReferenceError: process is not defined")
+            ),
+            (
+                ProbeOutcome::Contained,
+                "error: ReferenceError: process is not defined".into()
+            )
+        );
+        assert_eq!(
+            verdict("read_env", envelope("leaked ENV-SECRET")).0,
+            ProbeOutcome::Escaped
         );
     }
 
