@@ -265,9 +265,13 @@ fn read_jsonl_file(path: &Path) -> Result<Vec<TranscriptEvent>, OpenClawError> {
 /// holds the tools *before* compaction and `data.providerVisibleTools` the ones sent (2026.8.1 –
 /// 2026.9.6 `builtin-openclaw-*.js`, 2026.5.12 `selection-*.js`); otherwise `data.tools` is what
 /// was sent.
+///
+/// A list longer than 64 entries is cut to 64 and ends in a marker naming its original length
+/// (`limitTrajectoryPayloadValue`, 2026.5.12 `selection-*.js`): that length is the count.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub enum CompiledTools {
-    /// The list of the tools sent: its entries, and how many of them are `"[Truncated]"`.
+    /// The list of the tools sent: its entries (or the original length a cut list's marker
+    /// gives), and how many of the entries kept are `"[Truncated]"`.
     Listed { listed: usize, truncated: usize },
     /// The list of the tools sent is itself stored as `"[Truncated]"`: the list before
     /// compaction spent the budget (2026.8.1 – 2026.9.6, on every compacted request).
@@ -287,11 +291,21 @@ impl CompiledTools {
             return Some(CompiledTools::Truncated);
         }
         let tools = sent.as_array()?;
+        let cut = tools.last().and_then(original_length);
+        let kept = &tools[..tools.len() - usize::from(cut.is_some())];
         Some(CompiledTools::Listed {
-            listed: tools.len(),
-            truncated: tools.iter().filter(|t| *t == "[Truncated]").count(),
+            listed: cut.unwrap_or(kept.len()),
+            truncated: kept.iter().filter(|t| *t == "[Truncated]").count(),
         })
     }
+}
+
+/// The original length a cut list's closing marker names (`{truncated: true, reason:
+/// "trajectory-array-size-limit", originalLength}`).
+fn original_length(entry: &Value) -> Option<usize> {
+    let marker = entry["truncated"] == true && entry["reason"] == "trajectory-array-size-limit";
+    let length = entry["originalLength"].as_u64()?;
+    marker.then(|| usize::try_from(length).ok()).flatten()
 }
 
 /// The tools of the first `context.compiled` trajectory event of `agent_id`, when the product
@@ -595,6 +609,18 @@ mod tests {
             Some(CompiledTools::Listed {
                 listed: 64,
                 truncated: 55
+            })
+        );
+        let mut cut: Vec<Value> = vec![serde_json::json!({"name": "t"}); 64];
+        cut.push(
+            serde_json::json!({"truncated": true, "reason": "trajectory-array-size-limit",
+            "originalLength": 105, "limitItems": 64}),
+        );
+        assert_eq!(
+            compiled(serde_json::json!({"tools": cut})),
+            Some(CompiledTools::Listed {
+                listed: 105,
+                truncated: 0
             })
         );
         let other = serde_json::json!({"type": "prompt.submitted", "data": {"tools": []}});

@@ -213,7 +213,11 @@ pub fn translate_transcript(
                 let call_id = text(&message["toolCallId"]);
                 let enveloped = match (shape, bridge.role(&name)) {
                     (BridgedCallShape::Envelope, Some(ControlRole::Call)) => {
-                        enveloped_call(&parsed, &call_id, is_error)
+                        let named = called_ids
+                            .iter()
+                            .find(|(call, _)| *call == call_id)
+                            .map(|(_, id)| id.as_str());
+                        enveloped_call(&parsed, &call_id, is_error, named)
                     }
                     _ => None,
                 };
@@ -319,15 +323,26 @@ pub fn translate_transcript(
 
 /// The bridged call a `tool_call` result's `{ tool, result }` envelope records, where the
 /// release keeps no record of its own for it ([`BridgedCallShape::Envelope`]): the target the
-/// envelope names, under the `tool_call` that made it, with what it answered. `None` when the
-/// result is no such envelope (an error text, say).
-fn enveloped_call(parsed: &Value, parent: &str, is_error: bool) -> Option<SessionRecord> {
+/// envelope names, under the `tool_call` that made it, with what it answered — or, when the
+/// target is a client tool the product handed back (its result the pending delegation), that
+/// hand-off through the catalogue id `named` by the model's call. `None` when the result is no
+/// such envelope (an error text, say).
+fn enveloped_call(
+    parsed: &Value,
+    parent: &str,
+    is_error: bool,
+    named: Option<&str>,
+) -> Option<SessionRecord> {
     let tool = parsed.get("tool")?;
     let result = parsed.get("result")?;
     let name = tool.get("name")?.as_str()?;
+    let call_id = format!("{parent}/{name}");
+    if is_delegated(&result["details"]) {
+        return Some(hand_off(&call_id, name, Route::ToolCall(named)));
+    }
     Some(SessionRecord::ToolResult(ToolResultRecord::Bridged(
         BridgedResult {
-            tool_call_id: format!("{parent}/{name}"),
+            tool_call_id: call_id,
             tool_name: name.to_string(),
             parent_tool_call_id: parent.to_string(),
             tool_id: tool["id"].as_str().map(str::to_string),
@@ -422,6 +437,49 @@ mod tests {
             }]
         );
         assert_eq!(bridged(BridgedCallShape::NestedTool), []);
+    }
+
+    /// 2026.5.12 hands a client tool reached through `tool_call` back inside the envelope: its
+    /// result is the pending delegation. That is a hand-off through the id the model named,
+    /// not a run of the tool.
+    #[test]
+    fn an_envelope_s_pending_delegation_is_a_hand_off() {
+        let envelope = json!({
+            "tool": { "id": "client:client:pick_file", "source": "client", "name": "pick_file" },
+            "result": { "content": [{ "type": "text", "text": "{}" }],
+                        "details": { "status": "pending", "tool": "pick_file", "message": DELEGATED } }
+        });
+        let message = |m: Value| json!({ "type": "message", "message": m });
+        let events = [
+            message(
+                json!({ "role": "assistant", "content": [{ "type": "toolCall", "id": "c1",
+                "name": "tool_call", "arguments": { "id": "client:client:pick_file", "args": {} } }] }),
+            ),
+            message(
+                json!({ "role": "toolResult", "toolName": "tool_call", "toolCallId": "c1",
+                "isError": false, "content": [{ "type": "text", "text": envelope.to_string() }] }),
+            ),
+        ];
+        let records =
+            translate_transcript(&events, None, &Bridge::spec(), BridgedCallShape::Envelope);
+        let hand_offs: Vec<&SessionRecord> = records
+            .iter()
+            .filter(|r| matches!(r, SessionRecord::ClientToolCall(_)))
+            .collect();
+        assert_eq!(
+            hand_offs,
+            [&SessionRecord::ClientToolCall(ClientToolCallRecord {
+                tool_call_id: "c1/pick_file".into(),
+                tool_name: "pick_file".into(),
+                tool_id: "client:client:pick_file".into(),
+                source: ToolSource::Client,
+                via_tool_call: true,
+                parent_tool_call_id: None,
+            })]
+        );
+        assert!(!records
+            .iter()
+            .any(|r| matches!(r, SessionRecord::ToolResult(ToolResultRecord::Bridged(_)))));
     }
 
     #[test]
