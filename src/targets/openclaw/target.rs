@@ -249,6 +249,9 @@ impl Target for OpenClawTarget {
                 (r"Linux [^ ]+ \(", "Linux [kernel] ("),
                 // The mock's ids hash the request, which holds machine-specific paths.
                 (r"(call|fc|msg|resp)_[0-9a-f]{16}", "${1}_[id]"),
+                // 2026.5.12 replays a call id with its separators taken out
+                // (`call_<hex>|fc_<hex>` becomes `call<hex>`).
+                (r"\bcall[0-9a-f]{16}\b", "call[id]"),
                 (r"host=[^ |]+", "host=[host]"),
                 (r"Time zone: [^\\ \n]+", "Time zone: [tz]"),
                 // The time a message was sent, as OpenClaw stamps it on the user's text.
