@@ -213,10 +213,7 @@ pub fn translate_transcript(
                 let call_id = text(&message["toolCallId"]);
                 let enveloped = match (shape, bridge.role(&name)) {
                     (BridgedCallShape::Envelope, Some(ControlRole::Call)) => {
-                        let named = called_ids
-                            .iter()
-                            .find(|(call, _)| *call == call_id)
-                            .map(|(_, id)| id.as_str());
+                        let named = named_by(&called_ids, &call_id);
                         enveloped_call(&parsed, &call_id, is_error, named)
                     }
                     _ => None,
@@ -255,10 +252,10 @@ pub fn translate_transcript(
             {
                 let d = &message["details"];
                 let parent = text(&d["parentToolCallId"]);
-                let named = called_ids.iter().find(|(call, _)| *call == parent);
+                let named = named_by(&called_ids, &parent);
                 let via_code = is_code_call(&records, &parent, bridge);
                 let route = match named {
-                    Some((_, id)) => Route::ToolCall(Some(id.as_str())),
+                    Some(id) => Route::ToolCall(Some(id)),
                     None if via_code => Route::Code(&parent),
                     None => Route::ToolCall(None),
                 };
@@ -319,6 +316,14 @@ pub fn translate_transcript(
     });
     records.push(SessionRecord::Telemetry { telemetry });
     records
+}
+
+/// The catalogue id the model's `tool_call` with id `call` named, among `called_ids`.
+fn named_by<'a>(called_ids: &'a [(String, String)], call: &str) -> Option<&'a str> {
+    called_ids
+        .iter()
+        .find(|(id, _)| id == call)
+        .map(|(_, named)| named.as_str())
 }
 
 /// The bridged call a `tool_call` result's `{ tool, result }` envelope records, where the
