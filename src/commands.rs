@@ -99,7 +99,7 @@ fn unique(
         .chain(before)
         .find(|o| o.id == scenario.id);
     match taken {
-        Some(other) => Err(Error::Scenario(crate::scenario::ScenarioError::Duplicate {
+        Some(other) => Err(Error::from(crate::scenario::ScenarioError::Duplicate {
             id: scenario.id,
             first: other.origin.clone(),
             second: file.display().to_string(),

@@ -4,16 +4,15 @@
 //! command could not produce its verdicts: either what it was given is wrong (exit 2,
 //! [`Exit::USAGE`]: a flag, a scenario, a gateway config) or something it depends on would not do
 //! its part (exit 3, [`Exit::INFRA`]: the provider, a gateway, the file system, the network).
+//!
+//! This module is the ground floor: it imports no other room. The errors the rooms above own
+//! (a scenario, a config, a profile, the provider, the gateway) come in as an [`Owned`], each
+//! room converting its own error and saying its exit code.
 
+use std::fmt;
 use std::path::PathBuf;
 
 use thiserror::Error;
-
-use crate::config::ConfigError;
-use crate::gateway::GatewayError;
-use crate::profile::ProfileError;
-use crate::provider::ProviderError;
-use crate::scenario::ScenarioError;
 
 /// The exit codes of `toolsearch-qa`, named once (the README's table is checked against them).
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -56,6 +55,44 @@ impl Exit {
     ];
 }
 
+/// An error a room above this one owns, as [`Error`] holds it: the room says which exit code it
+/// ends the command with and, when it has several problems to list, how it is written to stderr.
+pub trait Owned: std::error::Error + Send + Sync + 'static {
+    /// The exit code this error ends the command with.
+    fn exit_code(&self) -> u8;
+    /// The `error: …` lines written to stderr, when they are not the one line of its message.
+    fn report(&self, _excerpts: bool) -> Option<String> {
+        None
+    }
+}
+
+/// A room's own error inside an [`Error`]: displays and chains as the error it holds.
+pub struct Cause(Box<dyn Owned>);
+
+impl Cause {
+    pub fn new(error: impl Owned) -> Cause {
+        Cause(Box::new(error))
+    }
+}
+
+impl fmt::Debug for Cause {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        fmt::Debug::fmt(&self.0, f)
+    }
+}
+
+impl fmt::Display for Cause {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        fmt::Display::fmt(&self.0, f)
+    }
+}
+
+impl std::error::Error for Cause {
+    fn source(&self) -> Option<&(dyn std::error::Error + 'static)> {
+        self.0.source()
+    }
+}
+
 /// Why a command could not produce its result.
 #[derive(Debug, Error)]
 pub enum Error {
@@ -64,19 +101,19 @@ pub enum Error {
     Usage(String),
     /// A scenario file that does not load.
     #[error(transparent)]
-    Scenario(#[from] ScenarioError),
+    Scenario(Cause),
     /// A gateway config that does not load.
     #[error(transparent)]
-    Config(#[from] ConfigError),
+    Config(Cause),
     /// A profile that is unknown or does not load.
     #[error(transparent)]
-    Profile(#[from] ProfileError),
+    Profile(Cause),
     /// The mock provider would not start.
     #[error("mock provider did not start: {0}")]
-    Provider(#[from] ProviderError),
+    Provider(#[source] Cause),
     /// The embedded gateway would not start.
     #[error("embedded gateway did not start: {0}")]
-    Gateway(#[from] GatewayError),
+    Gateway(#[source] Cause),
     /// A real OpenClaw gateway could not be found, configured, started or read.
     #[error("openclaw {context}: {source}")]
     OpenClaw {
@@ -130,17 +167,13 @@ impl Error {
     /// The exit code this error ends the command with.
     pub fn exit_code(&self) -> u8 {
         match self {
-            Error::Usage(_)
-            | Error::Scenario(_)
-            | Error::Config(_)
-            | Error::Profile(_)
-            | Error::Gateway(GatewayError::Profile(_))
-            | Error::Expectations { .. } => Exit::USAGE,
-            // What the gateway was configured with, found wrong only when it starts.
-            Error::Gateway(GatewayError::NoProvider) => Exit::USAGE,
-            Error::Provider(_)
-            | Error::Gateway(_)
-            | Error::OpenClaw { .. }
+            Error::Usage(_) | Error::Expectations { .. } => Exit::USAGE,
+            Error::Scenario(e)
+            | Error::Config(e)
+            | Error::Profile(e)
+            | Error::Provider(e)
+            | Error::Gateway(e) => e.0.exit_code(),
+            Error::OpenClaw { .. }
             | Error::Io { .. }
             | Error::Http(_)
             | Error::TurnFailed { .. }
@@ -154,7 +187,10 @@ impl Error {
     /// each followed by its excerpt when `excerpts` (stderr is a terminal).
     pub fn report(&self, excerpts: bool) -> String {
         match self {
-            Error::Scenario(e) => e.report(excerpts),
+            Error::Scenario(e) => match e.0.report(excerpts) {
+                Some(report) => report,
+                None => format!("error: {self}\n"),
+            },
             other => format!("error: {other}\n"),
         }
     }

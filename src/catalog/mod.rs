@@ -5,6 +5,7 @@
 //! the engine only indexes and looks entries up.
 
 pub mod fake;
+pub mod file;
 pub mod policy;
 pub mod realistic;
 
@@ -13,32 +14,8 @@ use std::sync::Arc;
 use serde::{Deserialize, Serialize};
 use serde_json::Value;
 
+pub use crate::protocol::terms::ToolSource;
 pub use policy::{matches as glob_matches, ToolPolicy};
-
-/// Where a tool comes from (spec §3). Serialised lower-case, as on the wire.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize, Deserialize)]
-#[serde(rename_all = "lowercase")]
-pub enum ToolSource {
-    Openclaw,
-    Mcp,
-    Client,
-}
-
-impl ToolSource {
-    pub fn as_str(self) -> &'static str {
-        match self {
-            ToolSource::Openclaw => "openclaw",
-            ToolSource::Mcp => "mcp",
-            ToolSource::Client => "client",
-        }
-    }
-
-    /// Only OpenClaw's own tools (core and plugins) have schemas we trust enough to
-    /// walk for search text, render as signatures and validate against.
-    pub fn is_trusted(self) -> bool {
-        self == ToolSource::Openclaw
-    }
-}
 
 /// Whether a tool may be hidden behind Tool Search.
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize, Deserialize)]

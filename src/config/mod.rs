@@ -44,6 +44,18 @@ pub enum ConfigError {
     },
 }
 
+impl crate::error::Owned for ConfigError {
+    fn exit_code(&self) -> u8 {
+        crate::error::Exit::USAGE
+    }
+}
+
+impl From<ConfigError> for crate::error::Error {
+    fn from(e: ConfigError) -> Self {
+        crate::error::Error::Config(crate::error::Cause::new(e))
+    }
+}
+
 /// The subset of an OpenClaw config the embedded gateway understands.
 #[derive(Debug, Clone, Default, Deserialize)]
 #[serde(rename_all = "camelCase")]

@@ -4,6 +4,7 @@ use serde::{Deserialize, Serialize};
 use serde_json::Value;
 
 use super::rules::{BatchRules, ToolSearchRules};
+pub use crate::protocol::terms::ToolSearchMode;
 
 pub const TOOL_SEARCH_CODE: &str = "tool_search_code";
 pub const TOOL_SEARCH: &str = "tool_search";
@@ -12,47 +13,6 @@ pub const TOOL_CALL: &str = "tool_call";
 
 /// Every control tool name; control tools are never catalogued.
 pub const CONTROL_TOOLS: [&str; 4] = [TOOL_SEARCH_CODE, TOOL_SEARCH, TOOL_DESCRIBE, TOOL_CALL];
-
-/// What the model is shown: every schema (`Direct`, Tool Search off) or one of Tool Search's
-/// compact surfaces (spec §7). The one mode type of the project: the config resolves to it, the
-/// engine plans a surface in it, scenarios, the session log and `compare` name lanes by it.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize, Deserialize)]
-#[serde(rename_all = "lowercase")]
-pub enum ToolSearchMode {
-    Direct,
-    Code,
-    Tools,
-    Directory,
-}
-
-impl ToolSearchMode {
-    /// Every mode, in report order.
-    pub const ALL: [ToolSearchMode; 4] = [
-        ToolSearchMode::Direct,
-        ToolSearchMode::Code,
-        ToolSearchMode::Tools,
-        ToolSearchMode::Directory,
-    ];
-
-    pub fn as_str(self) -> &'static str {
-        match self {
-            ToolSearchMode::Direct => "direct",
-            ToolSearchMode::Code => "code",
-            ToolSearchMode::Tools => "tools",
-            ToolSearchMode::Directory => "directory",
-        }
-    }
-
-    /// The mode named `name` (`direct`, `code`, `tools`, `directory`).
-    pub fn from_name(name: &str) -> Option<ToolSearchMode> {
-        ToolSearchMode::ALL.into_iter().find(|m| m.as_str() == name)
-    }
-
-    /// Is Tool Search on (any mode but `Direct`)?
-    pub fn is_tool_search(self) -> bool {
-        self != ToolSearchMode::Direct
-    }
-}
 
 /// Which isolated runtime runs `tool_search_code` (our extension to the config).
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize, Deserialize)]

@@ -11,6 +11,8 @@ use serde_json::{json, Value};
 
 use super::{DescribeItem, EngineError, SearchItem, ToolCatalog};
 use crate::catalog::{ToolEntry, ToolSource};
+pub use crate::protocol::terms::SourceCounts;
+use crate::protocol::TelemetryCounts;
 
 /// What executing a tool produced: the result object `{content, details?}`.
 #[derive(Debug, Clone, PartialEq)]
@@ -32,14 +34,6 @@ pub trait ToolRunner: Send + Sync {
     ) -> Pin<Box<dyn Future<Output = Result<CallOutcome, EngineError>> + Send + 'a>>;
 }
 
-/// Counts per source, as telemetry reports them.
-#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize, serde::Deserialize)]
-pub struct SourceCounts {
-    pub openclaw: usize,
-    pub mcp: usize,
-    pub client: usize,
-}
-
 /// `{catalogSize, sources, searchCount, describeCount, callCount}` (spec §9).
 #[derive(Debug, Clone, Default, PartialEq, Eq, Serialize)]
 #[serde(rename_all = "camelCase")]
@@ -49,6 +43,18 @@ pub struct Telemetry {
     pub search_count: u64,
     pub describe_count: u64,
     pub call_count: u64,
+}
+
+impl From<Telemetry> for TelemetryCounts {
+    fn from(t: Telemetry) -> Self {
+        TelemetryCounts {
+            catalog_size: Some(t.catalog_size),
+            sources: Some(t.sources),
+            search_count: t.search_count,
+            describe_count: t.describe_count,
+            call_count: t.call_count,
+        }
+    }
 }
 
 /// The catalogue of one run and its counters. Cheap to clone (shared).

@@ -73,6 +73,22 @@ pub enum GatewayError {
     },
 }
 
+impl crate::error::Owned for GatewayError {
+    fn exit_code(&self) -> u8 {
+        match self {
+            // What the gateway was configured with, found wrong only when it starts.
+            GatewayError::Profile(_) | GatewayError::NoProvider => crate::error::Exit::USAGE,
+            _ => crate::error::Exit::INFRA,
+        }
+    }
+}
+
+impl From<GatewayError> for crate::error::Error {
+    fn from(e: GatewayError) -> Self {
+        crate::error::Error::Gateway(crate::error::Cause::new(e))
+    }
+}
+
 /// Shared state of a running gateway.
 pub struct GatewayState {
     pub config: LoadedConfig,

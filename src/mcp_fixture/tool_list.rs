@@ -15,7 +15,7 @@ use rmcp::service::RequestContext;
 use rmcp::{ErrorData, RoleServer, ServerHandler};
 use serde_json::Value;
 
-use crate::quality::catalog_file::{load_tool_list, ListedTool};
+use crate::catalog::file::{load_tool_list, ListedTool};
 
 /// The MCP server name a tool list is served under (its tools are `catalog__<name>` on the
 /// product).

@@ -32,6 +32,18 @@ pub enum ProfileError {
     },
 }
 
+impl crate::error::Owned for ProfileError {
+    fn exit_code(&self) -> u8 {
+        crate::error::Exit::USAGE
+    }
+}
+
+impl From<ProfileError> for crate::error::Error {
+    fn from(e: ProfileError) -> Self {
+        crate::error::Error::Profile(crate::error::Cause::new(e))
+    }
+}
+
 /// The data root's profiles: every `data/profiles/*.toml` (an unreadable folder: none; the
 /// release facts, read first on every path that needs a profile, report it).
 fn root_files() -> Vec<DataFile> {

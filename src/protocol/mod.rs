@@ -17,6 +17,7 @@ pub mod response_object;
 pub mod responses;
 pub mod session;
 pub mod sse;
+pub mod terms;
 pub mod usage;
 
 pub use record::{

@@ -13,9 +13,7 @@
 use serde::{Deserialize, Serialize};
 use serde_json::Value;
 
-use crate::catalog::ToolSource;
-use crate::config::ToolSearchMode;
-use crate::engine::{SourceCounts, Telemetry};
+use super::terms::{SourceCounts, ToolSearchMode, ToolSource};
 
 /// One line of a session log, tagged by `type`.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
@@ -250,18 +248,6 @@ pub struct TelemetryCounts {
     pub search_count: u64,
     pub describe_count: u64,
     pub call_count: u64,
-}
-
-impl From<Telemetry> for TelemetryCounts {
-    fn from(t: Telemetry) -> Self {
-        TelemetryCounts {
-            catalog_size: Some(t.catalog_size),
-            sources: Some(t.sources),
-            search_count: t.search_count,
-            describe_count: t.describe_count,
-            call_count: t.call_count,
-        }
-    }
 }
 
 impl SessionRecord {

@@ -53,6 +53,18 @@ pub enum ProviderError {
     },
 }
 
+impl crate::error::Owned for ProviderError {
+    fn exit_code(&self) -> u8 {
+        crate::error::Exit::INFRA
+    }
+}
+
+impl From<ProviderError> for crate::error::Error {
+    fn from(e: ProviderError) -> Self {
+        crate::error::Error::Provider(crate::error::Cause::new(e))
+    }
+}
+
 /// How to start the mock provider.
 #[derive(Debug, Clone, Default)]
 pub struct ProviderOptions {

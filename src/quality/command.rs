@@ -4,11 +4,11 @@
 use std::path::{Path, PathBuf};
 
 use super::bfcl::{self, BfclBaseline};
-use super::catalog_file::load_catalog;
 use super::{
     build_catalog, measure, quality_entries, tune_fusion, Baseline, Figures, FusionTuning,
     QualityReport, QualitySet, RankedBy,
 };
+use crate::catalog::file::load_catalog;
 use crate::catalog::realistic::realistic_catalog;
 use crate::engine::Ranker;
 use crate::error::{Error, Exit};

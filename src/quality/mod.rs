@@ -11,11 +11,12 @@
 //! same set, into the same report ([`assemble`]).
 
 pub mod bfcl;
-pub mod catalog_file;
 mod command;
 pub mod openclaw;
 mod render;
 
+/// The catalogue-file reader, which lives with the catalogue (the MCP fixture serves it too).
+pub use crate::catalog::file as catalog_file;
 pub use command::{command, committed_release_baseline, QualityOptions};
 
 use std::sync::Arc;
@@ -52,9 +53,6 @@ pub enum QualityError {
     /// The baseline file does not parse.
     #[error("search-quality baseline: {0}")]
     Baseline(String),
-    /// The catalogue file does not parse.
-    #[error("catalogue file: {0}")]
-    Catalog(String),
     /// The hybrid ranker's model is missing or failed.
     #[error(transparent)]
     Model(#[from] EmbedError),

@@ -75,6 +75,22 @@ impl ScenarioError {
     }
 }
 
+impl crate::error::Owned for ScenarioError {
+    fn exit_code(&self) -> u8 {
+        crate::error::Exit::USAGE
+    }
+
+    fn report(&self, excerpts: bool) -> Option<String> {
+        Some(ScenarioError::report(self, excerpts))
+    }
+}
+
+impl From<ScenarioError> for crate::error::Error {
+    fn from(e: ScenarioError) -> Self {
+        crate::error::Error::Scenario(crate::error::Cause::new(e))
+    }
+}
+
 /// The problems' lines, joined as `error: ` would start each.
 fn lines(invalid: &[Invalid]) -> String {
     let lines: Vec<String> = invalid.iter().map(ToString::to_string).collect();

@@ -10,8 +10,14 @@ use std::path::Path;
 use serde::Deserialize;
 use serde_json::{Map, Value};
 
-use super::QualityError;
-use crate::catalog::{Executor, ToolEntry, ToolSource};
+use thiserror::Error;
+
+use super::{Executor, ToolEntry, ToolSource};
+
+/// A catalogue file that does not load: the file, the line and column or the field at fault.
+#[derive(Debug, Error)]
+#[error("catalogue file: {0}")]
+pub struct CatalogFileError(pub String);
 
 /// Source name of tools that do not give one.
 pub const DEFAULT_SOURCE_NAME: &str = "catalog";
@@ -89,8 +95,8 @@ fn located(path: &Path, e: serde_path_to_error::Error<serde_json::Error>, prefix
 
 /// The file's tools, in file order, each with the field path it was read from (`[2]` or
 /// `tools[2]`): a typed parse whose error names the line, column and field.
-fn file_tools(text: &str, path: &Path) -> Result<Vec<(String, FileTool)>, QualityError> {
-    let error = |message: String| QualityError::Catalog(message);
+fn file_tools(text: &str, path: &Path) -> Result<Vec<(String, FileTool)>, CatalogFileError> {
+    let error = |message: String| CatalogFileError(message);
     let (tools, prefix) = match text.trim_start().chars().next() {
         Some('[') => {
             let mut de = serde_json::Deserializer::from_str(text);
@@ -136,7 +142,7 @@ fn file_tools(text: &str, path: &Path) -> Result<Vec<(String, FileTool)>, Qualit
 }
 
 /// Parses a catalogue file's text into entries (`path` only names the file in errors).
-pub fn parse_catalog(text: &str, path: &Path) -> Result<Vec<ToolEntry>, QualityError> {
+pub fn parse_catalog(text: &str, path: &Path) -> Result<Vec<ToolEntry>, CatalogFileError> {
     Ok(file_tools(text, path)?
         .into_iter()
         .map(|(_, t)| entry(t))
@@ -144,23 +150,22 @@ pub fn parse_catalog(text: &str, path: &Path) -> Result<Vec<ToolEntry>, QualityE
 }
 
 /// Reads and parses a catalogue file.
-pub fn load_catalog(path: &Path) -> Result<Vec<ToolEntry>, QualityError> {
+pub fn load_catalog(path: &Path) -> Result<Vec<ToolEntry>, CatalogFileError> {
     parse_catalog(&read(path)?, path)
 }
 
-fn read(path: &Path) -> Result<String, QualityError> {
-    std::fs::read_to_string(path)
-        .map_err(|e| QualityError::Catalog(format!("{}: {e}", path.display())))
+fn read(path: &Path) -> Result<String, CatalogFileError> {
+    std::fs::read_to_string(path).map_err(|e| CatalogFileError(format!("{}: {e}", path.display())))
 }
 
 /// Parses a JSON tool list served as one MCP server: every tool is that server's, so `source`
 /// and `sourceName` (which `quality` reads) are refused, and the input schema must be an object.
-pub fn parse_tool_list(text: &str, path: &Path) -> Result<Vec<ListedTool>, QualityError> {
+pub fn parse_tool_list(text: &str, path: &Path) -> Result<Vec<ListedTool>, CatalogFileError> {
     file_tools(text, path)?
         .into_iter()
         .map(|(at, t)| {
             let refuse = |field: &str| {
-                QualityError::Catalog(format!(
+                CatalogFileError(format!(
                     "{}: {at}.{field}: a tool list is served as one MCP server; drop {field}",
                     path.display()
                 ))
@@ -176,14 +181,14 @@ pub fn parse_tool_list(text: &str, path: &Path) -> Result<Vec<ListedTool>, Quali
                 (None, Some(s)) => ("parameters", s),
                 (None, None) => ("inputSchema", serde_json::json!({"type": "object"})),
                 (Some(_), Some(_)) => {
-                    return Err(QualityError::Catalog(format!(
+                    return Err(CatalogFileError(format!(
                         "{}: {at}: both inputSchema and parameters: give one",
                         path.display()
                     )))
                 }
             };
             let Value::Object(input_schema) = schema else {
-                return Err(QualityError::Catalog(format!(
+                return Err(CatalogFileError(format!(
                     "{}: {at}.{field}: not a JSON object",
                     path.display()
                 )));
@@ -199,7 +204,7 @@ pub fn parse_tool_list(text: &str, path: &Path) -> Result<Vec<ListedTool>, Quali
 }
 
 /// Reads and parses a JSON tool list ([`parse_tool_list`]).
-pub fn load_tool_list(path: &Path) -> Result<Vec<ListedTool>, QualityError> {
+pub fn load_tool_list(path: &Path) -> Result<Vec<ListedTool>, CatalogFileError> {
     parse_tool_list(&read(path)?, path)
 }
 
