@@ -18,6 +18,7 @@ mod gateway_http;
 mod hostile_files;
 mod hostile_http;
 mod hybrid_search;
+mod layering;
 mod load;
 mod mcp_stdio;
 mod openclaw_real;
