@@ -11,6 +11,7 @@
 
 pub mod capture;
 pub mod catalog;
+pub mod cli;
 pub mod commands;
 pub mod compare;
 pub mod config;

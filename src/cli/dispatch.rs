@@ -1,0 +1,246 @@
+//! Each command handed to its room, with SIGINT, SIGTERM and SIGHUP caught around it.
+
+use std::future::Future;
+use std::io::IsTerminal;
+use std::path::PathBuf;
+use std::pin::Pin;
+
+use super::args::{Command, ProfileCommand, RankerArg, ReportAction};
+use super::progress::Progress;
+use crate::error::Error;
+use crate::output::warn;
+use crate::signals::Signals;
+use crate::suite::command::default_snapshot_dir;
+
+/// Runs the command with SIGINT, SIGTERM and SIGHUP caught (`signals`, installed by the caller):
+/// `provider` and `gateway` stop on one (exit 0); any other command is dropped where it stands —
+/// which stops the gateways it started and removes its temp dirs — and exits with 128 + the
+/// signal's number.
+pub async fn run(
+    command: Command,
+    probe_secret: String,
+    signals: &mut Signals,
+) -> Result<u8, Error> {
+    let stdout = &mut std::io::stdout();
+    let verdict: Pin<Box<dyn Future<Output = Result<u8, Error>> + '_>> = match command {
+        Command::Provider { port, script } => {
+            return crate::commands::provider(port, script.as_deref(), signals, stdout).await;
+        }
+        Command::Gateway {
+            config,
+            state_dir,
+            port,
+        } => {
+            return crate::commands::gateway(&config, state_dir, port, signals, stdout).await;
+        }
+        Command::Suite(args) => Box::pin(async move {
+            let progress = Progress::new();
+            let code = crate::suite::command::run(&args.options(), &progress, stdout).await;
+            progress.finish();
+            code
+        }),
+        Command::Selftest {
+            seeds,
+            target,
+            openclaw_node,
+            format,
+        } => Box::pin(async move {
+            crate::selftest::command(&seeds, target, openclaw_node, format, stdout).await
+        }),
+        Command::Probes(args) => Box::pin(async move {
+            crate::probes::command(
+                args.target,
+                &args.node.pick(),
+                &args.probes,
+                args.expectations.as_deref(),
+                args.format,
+                probe_secret,
+                stdout,
+            )
+            .await
+        }),
+        Command::List {
+            scenario_dirs,
+            with_builtins,
+        } => Box::pin(async move { crate::commands::list(&scenario_dirs, with_builtins, stdout) }),
+        Command::Check { files } => Box::pin(async move {
+            let stderr = &mut std::io::stderr();
+            let excerpts = std::io::stderr().is_terminal();
+            crate::commands::check(&files, excerpts, stdout, stderr)
+        }),
+        Command::Snapshots {
+            action,
+            scenario,
+            snapshot_dir,
+        } => Box::pin(async move {
+            crate::snapshot_review::command(
+                action.into(),
+                &snapshot_dir.unwrap_or_else(default_snapshot_dir),
+                scenario.as_deref(),
+                stdout,
+            )
+        }),
+        Command::Report {
+            action: ReportAction::Times { dirs },
+        } => Box::pin(async move {
+            use crate::suite::expected;
+            let mut reports = Vec::new();
+            for dir in &dirs {
+                let parts = crate::suite::merge::read_dir(dir)?;
+                reports.extend(parts.into_iter().map(|p| p.report));
+            }
+            let scenarios = crate::scenario::load_all(&[])?;
+            let model = expected::fit(&reports, &scenarios, expected::Model::committed());
+            std::io::Write::write_all(stdout, expected::render(&model).as_bytes())
+                .map_err(|e| Error::Machine(format!("cannot write to stdout: {e}")))?;
+            Ok(0)
+        }),
+        Command::Report {
+            action:
+                ReportAction::Merge {
+                    dirs,
+                    format,
+                    verbose,
+                    junit,
+                    report_dir,
+                    runs,
+                },
+        } => Box::pin(async move {
+            let options = crate::suite::merge::MergeOptions {
+                dirs,
+                format,
+                verbose,
+                junit,
+                report_dir,
+                runs,
+            };
+            crate::suite::merge::run(&options, stdout)
+        }),
+        Command::NewScenario { id, dir, size } => {
+            Box::pin(async move { crate::commands::new_scenario(&id, &dir, size, stdout) })
+        }
+        Command::Load { sessions } => Box::pin(crate::load::command(sessions, stdout)),
+        Command::Compare(args) => Box::pin(async move {
+            let command = crate::compare::CompareCommand {
+                sizes: args.sizes,
+                modes: args.modes,
+                profile: args.profile,
+                price: args.price,
+                price_file: args.price_file,
+                format: args.format,
+                chart_dir: args.chart,
+                target: args.target,
+                catalog: args.catalog,
+                openclaw_version: args.node.openclaw_version,
+                openclaw_node: args.node.node_major.openclaw_node.unwrap_or_default(),
+            };
+            crate::compare::command(command, stdout).await
+        }),
+        Command::Profile(ProfileCommand::Capture(args)) => Box::pin(async move {
+            let options = crate::capture::CaptureOptions {
+                target: args.target,
+                out: args.out,
+                with_text: args.with_text,
+                bound_size: args.bound_size,
+                profile: args.profile,
+                openclaw_node: args.node.node_major.openclaw_node.unwrap_or_default(),
+                openclaw_version: args.node.openclaw_version,
+            };
+            crate::capture::command(&options, stdout).await
+        }),
+        Command::Adopt(args) => Box::pin(async move {
+            let options = crate::releases::adopt::AdoptOptions {
+                version: args.openclaw_version,
+                node: args.node_major.openclaw_node.unwrap_or_default(),
+                root: data_root_dir()?,
+                force: args.force,
+                record_only: args.record_only,
+            };
+            crate::releases::adopt::command(&options, probe_secret, stdout).await
+        }),
+        Command::Regressions { root, changes } => Box::pin(async move {
+            let root = match root {
+                Some(root) => root,
+                None => data_root_dir()?,
+            };
+            crate::regressions::command(&root, changes, stdout)
+        }),
+        Command::PayloadTable { root } => Box::pin(async move {
+            let root = match root {
+                Some(root) => root,
+                None => data_root_dir()?,
+            };
+            crate::releases::payload::command(&root, stdout)
+        }),
+        Command::DiffReleases(args) => Box::pin(async move {
+            crate::releases::diff_command(
+                &args.before,
+                &args.after,
+                args.live
+                    .then(|| args.node_major.openclaw_node.unwrap_or_default()),
+                &crate::data_root::current().path(""),
+                args.format,
+                stdout,
+            )
+            .await
+        }),
+        Command::McpFixture { server, tool_list } => Box::pin(async move {
+            use crate::mcp_fixture::{serve_stdio, tool_list as list, FixtureError};
+            let served = match (server, tool_list) {
+                (_, Some(path)) => list::serve_stdio(&path).await,
+                (Some(server), None) => serve_stdio(&server).await,
+                (None, None) => {
+                    return Err(Error::Usage(
+                        "mcp-fixture: give --server or --tool-list".into(),
+                    ))
+                }
+            };
+            served.map_err(|e| match e {
+                FixtureError::Unknown { .. } => Error::Usage(e.to_string()),
+                other => Error::Machine(other.to_string()),
+            })?;
+            Ok(crate::error::Exit::OK)
+        }),
+        Command::Quality(args) => Box::pin(async move {
+            let options = crate::quality::QualityOptions {
+                format: args.format,
+                target: args.target,
+                openclaw_node: args.node.node_major.openclaw_node.unwrap_or_default(),
+                openclaw_version: args.node.openclaw_version,
+                ranker: match args.ranker {
+                    RankerArg::Lexical => crate::engine::Ranker::Lexical,
+                    RankerArg::Hybrid => crate::engine::Ranker::Hybrid,
+                },
+                set: args.set,
+                catalog: args.catalog,
+                baseline: args.baseline,
+                tune: args.tune,
+                bfcl: args.bfcl,
+                half: args.half,
+            };
+            crate::quality::command(&options, stdout).await
+        }),
+    };
+    tokio::select! {
+        result = verdict => result,
+        signal = signals.next() => {
+            warn(&format!(
+                "{}: stopped before the verdict; its gateways and temp dirs are cleaned up",
+                signal.name()
+            ));
+            Ok(signal.exit_code())
+        }
+    }
+}
+
+/// The data root's folder, for a command that writes release data into it.
+fn data_root_dir() -> Result<PathBuf, Error> {
+    let root = crate::data_root::current();
+    root.dir().map(|d| d.to_path_buf()).ok_or_else(|| {
+        Error::Usage(
+            "no tree to write release data into: run in a checkout of toolsearch-qa (or a tree \
+             with data/releases/ and data/profiles/), or pass --data-dir DIR"
+                .into(),
+        )
+    })
+}
