@@ -26,8 +26,7 @@ use crate::profile::model::Source;
 use crate::provider::{MockProvider, ProviderOptions, ScriptedTurn};
 use crate::scenario::{Lane, Scenario};
 use crate::suite::lane::run_lane;
-use crate::targets::openclaw::{NodeMajor, Version};
-use crate::targets::{EmbeddedTarget, OpenClawTarget, Target, TargetChoice};
+use crate::targets::{EmbeddedTarget, Target, TargetChoice, TargetPick};
 use read::{probe_code, read_surface, BoundLane, CaptureError, Observations, Plugin};
 
 /// Fake tools in the bound lane unless told otherwise: enough that OpenClaw 2026.9.6 cuts its
@@ -37,8 +36,8 @@ pub const DEFAULT_BOUND_SIZE: usize = 1_000;
 /// What `profile capture` is told.
 #[derive(Debug, Clone)]
 pub struct CaptureOptions {
-    /// `embedded` or `openclaw` (not both).
-    pub target: TargetChoice,
+    /// `embedded` or `openclaw` (not both), and a real OpenClaw's release and Node major.
+    pub target: TargetPick,
     /// Where the profile goes (stdout when unset).
     pub out: Option<PathBuf>,
     /// Also write the profile with the gateway's own texts to the user's cache.
@@ -47,20 +46,13 @@ pub struct CaptureOptions {
     pub bound_size: usize,
     /// The profile the embedded target shows while captured (a round trip); default `spec`.
     pub profile: Option<String>,
-    /// The Node major a real OpenClaw runs on.
-    pub openclaw_node: NodeMajor,
-    /// The OpenClaw release (`None`: `TOOLSEARCH_QA_OPENCLAW_VERSION`, else the newest with data).
-    pub openclaw_version: Option<Version>,
 }
 
 /// The `profile capture` command: capture, write, say where.
 pub async fn command(options: &CaptureOptions, out: &mut dyn std::io::Write) -> Result<u8, Error> {
-    let target: Box<dyn Target> = match options.target {
+    let target: Box<dyn Target> = match options.target.kind {
         TargetChoice::Embedded => Box::new(EmbeddedTarget),
-        TargetChoice::Openclaw => Box::new(OpenClawTarget::locate_version(
-            options.openclaw_node,
-            options.openclaw_version.as_ref(),
-        )?),
+        TargetChoice::Openclaw => Box::new(options.target.openclaw_target()?),
         TargetChoice::Both => {
             return Err(Error::Usage(
                 "--target: capture one target at a time (embedded or openclaw)".into(),

@@ -10,7 +10,7 @@ use crate::suite::command::{SnapshotDir, Snapshots, SuiteOptions};
 use crate::suite::select::Shard;
 use crate::suite::ProviderSource;
 use crate::targets::openclaw::{NodeMajor, Pick, Version};
-use crate::targets::TargetChoice;
+use crate::targets::{TargetChoice, TargetPick};
 
 #[derive(Parser)]
 #[command(
@@ -441,10 +441,32 @@ pub struct NodeMajorArg {
 }
 
 impl NodeArg {
+    /// The one value every command hands down: `--target`'s `kind` with the release and Node
+    /// major these flags pick.
+    pub fn target(self, kind: TargetChoice) -> TargetPick {
+        TargetPick {
+            kind,
+            openclaw: Pick {
+                version: self.openclaw_version,
+                node: self.node_major.node(),
+            },
+        }
+    }
+}
+
+impl NodeMajorArg {
+    /// The Node major picked (24 when neither the flag nor the environment says).
+    pub fn node(&self) -> NodeMajor {
+        self.openclaw_node.unwrap_or_default()
+    }
+}
+
+impl AdoptArgs {
+    /// The release to adopt on the Node major picked.
     pub fn pick(&self) -> Pick {
         Pick {
-            version: self.openclaw_version.clone(),
-            node: self.node_major.openclaw_node.unwrap_or_default(),
+            version: Some(self.openclaw_version.clone()),
+            node: self.node_major.node(),
         }
     }
 }
@@ -572,7 +594,7 @@ impl SuiteArgs {
             scenarios: self.scenarios,
             scenario_dirs: self.scenario_dirs,
             with_builtins: self.with_builtins,
-            target: self.target,
+            target: self.node.target(self.target),
             format: self.format,
             filter: self.filter,
             shard: self.shard,
@@ -595,8 +617,6 @@ impl SuiteArgs {
             verbose: self.verbose,
             timings: self.timings,
             profile: self.profile,
-            openclaw_node: self.node.node_major.openclaw_node.unwrap_or_default(),
-            openclaw_version: self.node.openclaw_version,
         }
     }
 }

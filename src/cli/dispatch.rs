@@ -49,8 +49,7 @@ pub async fn run(
         }),
         Command::Probes(args) => Box::pin(async move {
             crate::probes::command(
-                args.target,
-                &args.node.pick(),
+                &args.node.target(args.target),
                 &args.probes,
                 args.expectations.as_deref(),
                 args.format,
@@ -129,29 +128,24 @@ pub async fn run(
                 price_file: args.price_file,
                 format: args.format,
                 chart_dir: args.chart,
-                target: args.target,
+                target: args.node.target(args.target),
                 catalog: args.catalog,
-                openclaw_version: args.node.openclaw_version,
-                openclaw_node: args.node.node_major.openclaw_node.unwrap_or_default(),
             };
             crate::compare::command(command, stdout).await
         }),
         Command::Profile(ProfileCommand::Capture(args)) => Box::pin(async move {
             let options = crate::capture::CaptureOptions {
-                target: args.target,
+                target: args.node.target(args.target),
                 out: args.out,
                 with_text: args.with_text,
                 bound_size: args.bound_size,
                 profile: args.profile,
-                openclaw_node: args.node.node_major.openclaw_node.unwrap_or_default(),
-                openclaw_version: args.node.openclaw_version,
             };
             crate::capture::command(&options, stdout).await
         }),
         Command::Adopt(args) => Box::pin(async move {
             let options = crate::releases::adopt::AdoptOptions {
-                version: args.openclaw_version,
-                node: args.node_major.openclaw_node.unwrap_or_default(),
+                openclaw: args.pick(),
                 root: data_root_dir()?,
                 force: args.force,
                 record_only: args.record_only,
@@ -176,8 +170,7 @@ pub async fn run(
             crate::releases::diff_command(
                 &args.before,
                 &args.after,
-                args.live
-                    .then(|| args.node_major.openclaw_node.unwrap_or_default()),
+                args.live.then(|| args.node_major.node()),
                 &crate::data_root::current().path(""),
                 args.format,
                 stdout,
@@ -204,9 +197,7 @@ pub async fn run(
         Command::Quality(args) => Box::pin(async move {
             let options = crate::quality::QualityOptions {
                 format: args.format,
-                target: args.target,
-                openclaw_node: args.node.node_major.openclaw_node.unwrap_or_default(),
-                openclaw_version: args.node.openclaw_version,
+                target: args.node.target(args.target),
                 ranker: match args.ranker {
                     RankerArg::Lexical => crate::engine::Ranker::Lexical,
                     RankerArg::Hybrid => crate::engine::Ranker::Hybrid,

@@ -29,8 +29,7 @@ use crate::provider::MockProvider;
 use crate::scenario::{load_all, select, Lane, Scenario, REFERENCE_SCENARIO};
 use crate::suite::lane::run_lane;
 use crate::suite::observation::LaneObservation;
-use crate::targets::openclaw::{NodeMajor, Version};
-use crate::targets::{EmbeddedTarget, OpenClawTarget, Product, Target, TargetChoice, TargetKind};
+use crate::targets::{EmbeddedTarget, Product, Target, TargetChoice, TargetKind, TargetPick};
 use cache::{CacheSplit, PrefixTokens, TurnPrefixes};
 use measure::{measure_request, PayloadSize};
 pub use mode::CompareMode;
@@ -490,7 +489,7 @@ pub async fn run_compare(options: CompareOptions) -> Result<CompareReport, Error
 
 /// Runs the comparison on each of `targets` in turn: every size, one real turn per mode, each
 /// with a fresh mock provider. On a product target the lanes share a gateway, its config
-/// hot-reloaded per mode and size (see [`OpenClawTarget::serving_sizes`]); the gateway is
+/// hot-reloaded per mode and size (see [`crate::targets::OpenClawTarget::serving_sizes`]); the gateway is
 /// stopped at the end. With both targets, each
 /// product cell carries the embedded prediction's error.
 pub async fn run_compare_on(
@@ -880,13 +879,11 @@ pub struct CompareCommand {
     pub format: CompareFormat,
     /// Where the SVG charts go.
     pub chart_dir: Option<std::path::PathBuf>,
-    /// The embedded gateway's prediction, the real product, or both side by side.
-    pub target: TargetChoice,
+    /// The embedded gateway's prediction, the real product, or both side by side (the product:
+    /// its release, `None` the newest with data, and Node major).
+    pub target: TargetPick,
     /// A scenario (built-in id or file) whose MCP servers are measured beside the fake plugin.
     pub catalog: Option<String>,
-    /// The product release to run (`None`: the newest with data).
-    pub openclaw_version: Option<Version>,
-    pub openclaw_node: NodeMajor,
 }
 
 /// The `compare` command: parse the flags, run, write the charts, print the report.
@@ -905,10 +902,11 @@ pub async fn command(args: CompareCommand, out: &mut dyn std::io::Write) -> Resu
         .pick(args.price.as_deref())
         .map_err(|e| Error::Usage(format!("--price: {e}")))?;
     let product = || {
-        OpenClawTarget::locate_version(args.openclaw_node, args.openclaw_version.as_ref())
+        args.target
+            .openclaw_target()
             .map(|t| t.serving_sizes(&sizes))
     };
-    let targets: Vec<Box<dyn Target>> = match args.target {
+    let targets: Vec<Box<dyn Target>> = match args.target.kind {
         TargetChoice::Embedded => vec![Box::new(EmbeddedTarget)],
         TargetChoice::Openclaw => vec![Box::new(product()?)],
         TargetChoice::Both => vec![Box::new(EmbeddedTarget), Box::new(product()?)],

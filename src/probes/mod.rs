@@ -30,9 +30,7 @@ use crate::sandbox::probes::{Area, Probe, ProbeSite};
 use crate::scenario::{load_all, scenario_from_json, Lane, Scenario};
 use crate::suite::findings::{self, Expectations};
 use crate::suite::lane::send_turn;
-use crate::targets::openclaw::Pick;
-use crate::targets::TargetChoice;
-use crate::targets::{LaneSetup, Target};
+use crate::targets::{LaneSetup, Target, TargetPick};
 
 /// The environment variable holding the planted secret.
 pub const SECRET_ENV: &str = "TOOLSEARCH_QA_PROBE_SECRET";
@@ -673,8 +671,7 @@ fn marker_exists(path: &Path) -> bool {
 /// every probe is contained, 1 when any escaped, 3 when any is inconclusive (the run could not
 /// judge it: an incomplete run is not a verdict).
 pub async fn command(
-    target: TargetChoice,
-    openclaw: &Pick,
+    target: &TargetPick,
     names: &[String],
     expectations: Option<&Path>,
     format: Format,
@@ -696,7 +693,7 @@ pub async fn command(
     if selected.is_empty() {
         selected = PROBES.to_vec();
     }
-    let targets = target.targets(openclaw.node, openclaw.version.as_ref())?;
+    let targets = target.targets()?;
     let known = load_all(&[])?;
     let expectations = targets
         .iter()

@@ -13,20 +13,17 @@ use crate::catalog::realistic::realistic_catalog;
 use crate::engine::Ranker;
 use crate::error::{Error, Exit};
 use crate::output::{emit, Format};
-use crate::targets::openclaw::{Installation, NodeMajor, Version};
-use crate::targets::TargetChoice;
+use crate::targets::openclaw::Installation;
+use crate::targets::{TargetChoice, TargetPick};
 
 /// The flags of `toolsearch-qa quality`.
 #[derive(Debug, Clone, Default)]
 pub struct QualityOptions {
     pub format: Format,
     pub ranker: Ranker,
-    /// Whose search to measure: the embedded engine, a real OpenClaw gateway, or both.
-    pub target: TargetChoice,
-    /// The Node major a real OpenClaw gateway runs on.
-    pub openclaw_node: NodeMajor,
-    /// The OpenClaw release (`None`: `TOOLSEARCH_QA_OPENCLAW_VERSION`, else the newest with data).
-    pub openclaw_version: Option<Version>,
+    /// Whose search to measure: the embedded engine, a real OpenClaw gateway (which release on
+    /// which Node major), or both.
+    pub target: TargetPick,
     /// A labelled set instead of the built-in one.
     pub set: Option<PathBuf>,
     /// A catalogue file instead of the realistic catalogue.
@@ -48,8 +45,8 @@ fn read(path: &Path) -> Result<String, String> {
 /// Flags that do not go together, refused before anything runs.
 fn check_flags(options: &QualityOptions) -> Result<(), Error> {
     let usage = |text: &str| Err(Error::Usage(text.into()));
-    let embedded = options.target != TargetChoice::Openclaw;
-    if options.tune && options.target != TargetChoice::Embedded {
+    let embedded = options.target.kind != TargetChoice::Openclaw;
+    if options.tune && options.target.kind != TargetChoice::Embedded {
         return usage("--tune tunes the embedded hybrid fusion: use --target embedded");
     }
     if options.tune && options.ranker != Ranker::Hybrid {
@@ -63,17 +60,17 @@ fn check_flags(options: &QualityOptions) -> Result<(), Error> {
             "--bfcl brings its own questions and catalogue: drop --set, --catalog and --tune",
         );
     }
-    if options.half.is_some() && !(options.bfcl && options.target == TargetChoice::Openclaw) {
+    if options.half.is_some() && !(options.bfcl && options.target.kind == TargetChoice::Openclaw) {
         return usage(
             "--half measures one half of BFCL on the product: add --bfcl --target openclaw",
         );
     }
-    if options.bfcl && options.target == TargetChoice::Both {
+    if options.bfcl && options.target.kind == TargetChoice::Both {
         return usage(
             "--bfcl measures one search at a time: --target embedded (with --ranker) or --target openclaw",
         );
     }
-    if options.baseline.is_some() && options.target == TargetChoice::Both {
+    if options.baseline.is_some() && options.target.kind == TargetChoice::Both {
         return usage(
             "--baseline compares one target's report: pick --target embedded or --target openclaw",
         );
@@ -119,12 +116,12 @@ pub async fn command(options: &QualityOptions, out: &mut dyn std::io::Write) -> 
     };
     // The product is located before the embedded measurement, so a missing install is said
     // at once (exit 3, naming the install command).
-    let install = match options.target {
+    let install = match options.target.kind {
         TargetChoice::Embedded => None,
         _ => Some(locate(options)?),
     };
     let mut reports: Vec<(QualityReport, Option<Baseline>)> = Vec::new();
-    if options.target != TargetChoice::Openclaw {
+    if options.target.kind != TargetChoice::Openclaw {
         let entries = user_catalog.clone().unwrap_or_else(quality_entries);
         let catalog = build_catalog(entries, options.ranker).map_err(|e| usage(e.to_string()))?;
         if options.tune {
@@ -177,7 +174,7 @@ async fn bfcl_command(options: &QualityOptions, out: &mut dyn std::io::Write) ->
         ),
         None => None,
     };
-    let (report, baseline) = if options.target == TargetChoice::Openclaw {
+    let (report, baseline) = if options.target.kind == TargetChoice::Openclaw {
         // The product is located before the data is read, so a missing install is said first.
         let install = locate(options)?;
         let pool = bfcl::load_installed().map_err(|e| usage(e.to_string()))?;
@@ -220,11 +217,11 @@ async fn bfcl_command(options: &QualityOptions, out: &mut dyn std::io::Write) ->
 
 /// The installed OpenClaw release the flags pick (exit 3 naming the install command if absent).
 fn locate(options: &QualityOptions) -> Result<Installation, Error> {
-    match &options.openclaw_version {
-        Some(version) => Installation::locate_version(None, version, options.openclaw_node),
-        None => Installation::locate(None, options.openclaw_node),
-    }
-    .map_err(Error::openclaw("quality --target openclaw"))
+    options
+        .target
+        .openclaw
+        .locate()
+        .map_err(Error::openclaw("quality --target openclaw"))
 }
 
 /// The committed BFCL baseline of OpenClaw release `version`

@@ -18,7 +18,7 @@ use crate::suite::findings::{self, Expectations};
 use crate::suite::{ProviderSource, Reporter, SuiteEvent};
 use crate::targets::openclaw::release::{Found, Release, Version};
 use crate::targets::openclaw::{NodeMajor, OpenClawTarget, Pick};
-use crate::targets::TargetChoice;
+use crate::targets::TargetPick;
 
 use super::record::RunRecord;
 
@@ -27,8 +27,8 @@ pub use crate::suite::findings::TODO_REASON;
 /// What `adopt` is told.
 #[derive(Debug, Clone)]
 pub struct AdoptOptions {
-    pub version: Version,
-    pub node: NodeMajor,
+    /// The release to adopt (given on the command line) and the Node major it runs on.
+    pub openclaw: Pick,
     /// The source tree whose `expectations/`, `snapshots/` and `data/` get the release's files.
     pub root: PathBuf,
     /// Redraft a release that already has an expectations file.
@@ -108,10 +108,13 @@ pub async fn command(
     probe_secret: String,
     out: &mut dyn std::io::Write,
 ) -> Result<u8, Error> {
-    let version = &options.version;
+    let version = &options
+        .openclaw
+        .release()
+        .map_err(Error::openclaw("adopt"))?;
     let files = ReleaseFiles::of(&options.root, version);
     if options.record_only {
-        return record_only(options, out).await;
+        return record_only(options, version, out).await;
     }
     if files.expectations.exists() && !options.force {
         return Err(Error::Usage(format!(
@@ -120,7 +123,7 @@ pub async fn command(
         )));
     }
     // Located first: a release or Node that is not installed is one error line, nothing written.
-    let target = OpenClawTarget::locate_version(options.node, Some(version))?;
+    let target = OpenClawTarget::locate_version(options.openclaw.node, Some(version))?;
     let node = target.install().node_major();
     drop(target);
     let facts = Release::find(version).map_err(|e| Error::Usage(e.to_string()))?;
@@ -135,8 +138,8 @@ pub async fn command(
     ));
 
     let summary = run_suite(
-        &options.version,
-        options.node,
+        version,
+        options.openclaw.node,
         Snapshots::Update(SnapshotDir::Given(options.root.join("snapshots"))),
     )
     .await?;
@@ -201,9 +204,12 @@ pub async fn command(
 }
 
 /// `adopt --record-only`: the run record of an adopted release, from a run of its scenarios.
-async fn record_only(options: &AdoptOptions, out: &mut dyn std::io::Write) -> Result<u8, Error> {
-    let version = &options.version;
-    let summary = run_suite(version, options.node, Snapshots::Off).await?;
+async fn record_only(
+    options: &AdoptOptions,
+    version: &Version,
+    out: &mut dyn std::io::Write,
+) -> Result<u8, Error> {
+    let summary = run_suite(version, options.openclaw.node, Snapshots::Off).await?;
     let path = RunRecord::path(&options.root, &version.to_string());
     RunRecord::from_summary(&summary).write(&path)?;
     emit(out, &format!("{} written\n", path.display()))?;
@@ -222,7 +228,10 @@ pub async fn run_suite(
         scenarios: Vec::new(),
         scenario_dirs: Vec::new(),
         with_builtins: false,
-        target: TargetChoice::Openclaw,
+        target: TargetPick::openclaw(Pick {
+            version: Some(version.clone()),
+            node,
+        }),
         format: Format::Json,
         filter: None,
         shard: None,
@@ -234,8 +243,6 @@ pub async fn run_suite(
         verbose: true,
         timings: false,
         profile: None,
-        openclaw_node: node,
-        openclaw_version: Some(version.clone()),
     };
     let mut sink = Vec::new();
     let code = crate::suite::command::run(&suite, &Quiet, &mut sink).await?;
@@ -338,11 +345,7 @@ async fn run_probes(
     let none = empty_expectations(dir.path())?;
     let mut sink = Vec::new();
     crate::probes::command(
-        TargetChoice::Openclaw,
-        &Pick {
-            version: Some(options.version.clone()),
-            node: options.node,
-        },
+        &TargetPick::openclaw(options.openclaw.clone()),
         &[],
         Some(&none),
         Format::Json,
@@ -371,13 +374,11 @@ async fn run_probes(
 
 async fn capture_profile(options: &AdoptOptions, path: &Path) -> Result<(), Error> {
     let capture = CaptureOptions {
-        target: TargetChoice::Openclaw,
+        target: TargetPick::openclaw(options.openclaw.clone()),
         out: Some(path.to_path_buf()),
         with_text: false,
         bound_size: crate::capture::DEFAULT_BOUND_SIZE,
         profile: None,
-        openclaw_node: options.node,
-        openclaw_version: Some(options.version.clone()),
     };
     let mut sink = Vec::new();
     crate::capture::command(&capture, &mut sink).await?;

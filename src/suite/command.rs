@@ -17,8 +17,8 @@ use super::{plan_all, run_plans, ProviderSource, Reporter};
 use crate::error::Error;
 use crate::output::{emit, warn, Format};
 use crate::scenario::{load_all, Scenario, TargetKind};
-use crate::targets::openclaw::{NodeMajor, Version};
-use crate::targets::{Target, TargetChoice};
+use crate::targets::openclaw::NodeMajor;
+use crate::targets::{Target, TargetPick};
 
 /// What to do with the committed snapshots.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -89,7 +89,8 @@ pub struct SuiteOptions {
     pub scenario_dirs: Vec<PathBuf>,
     /// With `scenario_dirs`: the built-in scenarios too.
     pub with_builtins: bool,
-    pub target: TargetChoice,
+    /// What to drive: the kind, and a real OpenClaw's release and Node major.
+    pub target: TargetPick,
     pub format: Format,
     pub filter: Option<String>,
     pub shard: Option<Shard>,
@@ -107,11 +108,6 @@ pub struct SuiteOptions {
     /// The profile the embedded gateway shows in every scenario instead of the scenario's own
     /// (a built-in name or a profile file's path).
     pub profile: Option<String>,
-    /// The Node major a real OpenClaw runs on.
-    pub openclaw_node: NodeMajor,
-    /// The OpenClaw release to run (`None`: `TOOLSEARCH_QA_OPENCLAW_VERSION`, else the newest
-    /// with data).
-    pub openclaw_version: Option<Version>,
 }
 
 /// Runs the suite as `options` say, prints the report to `out`; the exit code.
@@ -135,7 +131,7 @@ pub async fn run(
         },
     };
     let mut scenarios = match options.shard {
-        Some(shard) => in_shard(filtered, shard, options.target),
+        Some(shard) => in_shard(filtered, shard, options.target.kind),
         None => filtered,
     };
     if scenarios.is_empty() {
@@ -161,9 +157,7 @@ pub async fn run(
         .as_deref()
         .map(|path| Expectations::read(path, &known))
         .transpose()?;
-    let targets = options
-        .target
-        .targets(options.openclaw_node, options.openclaw_version.as_ref())?;
+    let targets = options.target.targets()?;
     // The real MCP servers are listed once, after the targets are found (a release not
     // installed or a broken release file is said first) and before any gateway starts: a server
     // that does not start or lists a broken schema ends the run now (exit 3), naming it.
@@ -366,13 +360,13 @@ fn update_command(options: &SuiteOptions, target: &dyn Target, scenario: &Scenar
     let mut add = |flag: &str, value: String| args.extend([flag.to_string(), value]);
     if target.kind() == TargetKind::Openclaw {
         add("--target", "openclaw".into());
-        if let Some(version) = &options.openclaw_version {
+        if let Some(version) = &options.target.openclaw.version {
             add("--openclaw-version", version.to_string());
         }
-        if options.openclaw_node != NodeMajor::default() {
+        if options.target.openclaw.node != NodeMajor::default() {
             add(
                 "--openclaw-node",
-                options.openclaw_node.number().to_string(),
+                options.target.openclaw.node.number().to_string(),
             );
         }
     }

@@ -7,6 +7,7 @@
 
 pub mod embedded;
 pub mod openclaw;
+mod pick;
 pub mod timing;
 
 use std::future::Future;
@@ -23,6 +24,7 @@ use crate::scenario::{Lane, Scenario};
 
 pub use embedded::{EmbeddedTarget, SeededTarget};
 pub use openclaw::OpenClawTarget;
+pub use pick::{TargetChoice, TargetPick};
 
 pub type BoxFuture<'a, T> = Pin<Box<dyn Future<Output = T> + Send + 'a>>;
 
@@ -355,34 +357,5 @@ impl DirectorySurface {
     /// Whether a lane in `mode` is shown the directory.
     pub fn shown_in(&self, mode: ToolSearchMode) -> bool {
         mode.is_tool_search() && self.modes.contains(&mode)
-    }
-}
-
-/// Which targets a run drives (the `--target` flag).
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, clap::ValueEnum)]
-pub enum TargetChoice {
-    /// The project's own gateway, in-process (nothing to install).
-    #[default]
-    Embedded,
-    /// A real OpenClaw gateway, its config reloaded per lane (install it first: scripts/install-openclaw.sh).
-    Openclaw,
-    /// Both, reported side by side.
-    Both,
-}
-
-impl TargetChoice {
-    /// The targets chosen; the openclaw one must be installed (release `version`, else the
-    /// default, with Node `node`).
-    pub fn targets(
-        self,
-        node: openclaw::NodeMajor,
-        version: Option<&openclaw::Version>,
-    ) -> Result<Vec<Box<dyn Target>>, Error> {
-        let openclaw = || OpenClawTarget::locate_version(node, version);
-        Ok(match self {
-            TargetChoice::Embedded => vec![Box::new(EmbeddedTarget)],
-            TargetChoice::Openclaw => vec![Box::new(openclaw()?)],
-            TargetChoice::Both => vec![Box::new(EmbeddedTarget), Box::new(openclaw()?)],
-        })
     }
 }

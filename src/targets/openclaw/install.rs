@@ -76,6 +76,22 @@ pub struct Pick {
     pub node: NodeMajor,
 }
 
+impl Pick {
+    /// The release picked: `version`, else [`version_from_env`].
+    pub fn release(&self) -> Result<Version, OpenClawError> {
+        match &self.version {
+            Some(version) => Ok(version.clone()),
+            None => version_from_env(),
+        }
+    }
+
+    /// The verified install of the release picked on the Node major picked, under the cache
+    /// root of the environment (as [`Installation::locate`]).
+    pub fn locate(&self) -> Result<Installation, OpenClawError> {
+        Installation::locate_version(None, &self.release()?, self.node)
+    }
+}
+
 /// A verified OpenClaw install: the Node runtime and the files the harness uses.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Installation {
