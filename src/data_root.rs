@@ -192,52 +192,74 @@ impl DataRoot {
     /// Every file of `kind`, sorted by name.
     pub fn files(&self, kind: DataKind) -> Result<Vec<DataFile>, DataRootError> {
         let Some(dir) = &self.dir else {
-            return Ok(kind
-                .built_in()
-                .iter()
-                .map(|(origin, text)| DataFile {
-                    origin: origin.to_string(),
-                    name: origin.rsplit('/').next().unwrap_or(origin).to_string(),
-                    text: Cow::Borrowed(text),
-                })
-                .collect());
+            return Ok(kind.built_in().iter().map(built_in_file).collect());
         };
         let folder = dir.join(kind.dir());
-        let read_error = |path: &Path, e: std::io::Error| DataRootError::Read {
-            path: path.display().to_string(),
-            message: e.to_string(),
-        };
-        let entries = match std::fs::read_dir(&folder) {
-            Ok(entries) => entries,
-            Err(e) if e.kind() == std::io::ErrorKind::NotFound && !kind.required() => {
-                return Ok(Vec::new())
-            }
-            Err(e) => return Err(read_error(&folder, e)),
-        };
-        let mut names: Vec<String> = entries
-            .filter_map(Result::ok)
-            .filter_map(|entry| entry.file_name().into_string().ok())
-            .filter(|name| kind.holds(name))
-            .collect();
-        names.sort();
-        names
+        names(&folder, kind)?
             .into_iter()
-            .map(|name| {
-                let path = folder.join(&name);
-                let text = std::fs::read_to_string(&path).map_err(|e| read_error(&path, e))?;
-                Ok(DataFile {
-                    origin: path.display().to_string(),
-                    name,
-                    text: Cow::Owned(text),
-                })
-            })
+            .map(|name| read(&folder, name))
             .collect()
     }
 
-    /// The file of `kind` named `name`, when the root has it.
+    /// The file of `kind` named `name`, when the root has it (only that file is read).
     pub fn file(&self, kind: DataKind, name: &str) -> Result<Option<DataFile>, DataRootError> {
-        Ok(self.files(kind)?.into_iter().find(|f| f.name == name))
+        let Some(dir) = &self.dir else {
+            return Ok(kind
+                .built_in()
+                .iter()
+                .map(built_in_file)
+                .find(|f| f.name == name));
+        };
+        let folder = dir.join(kind.dir());
+        names(&folder, kind)?
+            .into_iter()
+            .find(|n| n == name)
+            .map(|name| read(&folder, name))
+            .transpose()
     }
+}
+
+fn built_in_file(&(origin, text): &(&str, &'static str)) -> DataFile {
+    DataFile {
+        origin: origin.to_string(),
+        name: origin.rsplit('/').next().unwrap_or(origin).to_string(),
+        text: Cow::Borrowed(text),
+    }
+}
+
+fn read_error(path: &Path, e: std::io::Error) -> DataRootError {
+    DataRootError::Read {
+        path: path.display().to_string(),
+        message: e.to_string(),
+    }
+}
+
+/// The names of the files of `kind` in `folder`, sorted (none when an optional folder is absent).
+fn names(folder: &Path, kind: DataKind) -> Result<Vec<String>, DataRootError> {
+    let entries = match std::fs::read_dir(folder) {
+        Ok(entries) => entries,
+        Err(e) if e.kind() == std::io::ErrorKind::NotFound && !kind.required() => {
+            return Ok(Vec::new())
+        }
+        Err(e) => return Err(read_error(folder, e)),
+    };
+    let mut names: Vec<String> = entries
+        .filter_map(Result::ok)
+        .filter_map(|entry| entry.file_name().into_string().ok())
+        .filter(|name| kind.holds(name))
+        .collect();
+    names.sort();
+    Ok(names)
+}
+
+fn read(folder: &Path, name: String) -> Result<DataFile, DataRootError> {
+    let path = folder.join(&name);
+    let text = std::fs::read_to_string(&path).map_err(|e| read_error(&path, e))?;
+    Ok(DataFile {
+        origin: path.display().to_string(),
+        name,
+        text: Cow::Owned(text),
+    })
 }
 
 impl fmt::Display for DataRoot {

@@ -68,8 +68,14 @@ fn file_stem(path: &str) -> &str {
 /// The profile a scenario, a flag or a gateway config names: a built-in profile by name, else
 /// a profile file by path. Built-in ones are read once.
 pub fn resolve(reference: &str) -> Result<Arc<Profile>, ProfileError> {
-    let files = crate::data_root::current()
-        .files(DataKind::Profiles)
+    static CACHE: OnceLock<Mutex<Vec<Arc<Profile>>>> = OnceLock::new();
+    let cache = CACHE.get_or_init(Mutex::default);
+    let mut cache = cache.lock().unwrap_or_else(|p| p.into_inner());
+    if let Some(found) = cache.iter().find(|p| p.reference == reference) {
+        return Ok(found.clone());
+    }
+    let file = crate::data_root::current()
+        .file(DataKind::Profiles, &format!("{reference}.toml"))
         .map_err(|e| ProfileError::Read {
             path: crate::data_root::current()
                 .path(DataKind::Profiles.dir())
@@ -77,17 +83,12 @@ pub fn resolve(reference: &str) -> Result<Arc<Profile>, ProfileError> {
                 .to_string(),
             message: e.to_string(),
         })?;
-    if let Some(file) = files.iter().find(|f| file_stem(&f.name) == reference) {
-        static CACHE: OnceLock<Mutex<Vec<Arc<Profile>>>> = OnceLock::new();
-        let cache = CACHE.get_or_init(Mutex::default);
-        let mut cache = cache.lock().unwrap_or_else(|p| p.into_inner());
-        if let Some(found) = cache.iter().find(|p| p.reference == reference) {
-            return Ok(found.clone());
-        }
+    if let Some(file) = file {
         let profile = Arc::new(parse(&file.text, &file.origin, reference)?);
         cache.push(profile.clone());
         return Ok(profile);
     }
+    drop(cache);
     let path = Path::new(reference);
     if reference.ends_with(".toml") || path.components().count() > 1 {
         return read_file(path).map(Arc::new);

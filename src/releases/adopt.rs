@@ -16,7 +16,8 @@ use crate::scenario::load_all;
 use crate::suite::command::{SnapshotDir, Snapshots, SuiteOptions};
 use crate::suite::findings::{self, Expectations};
 use crate::suite::{ProviderSource, Reporter, SuiteEvent};
-use crate::targets::openclaw::release::{Found, Release, Version};
+use crate::targets::openclaw::release::{Found, Version};
+use crate::targets::openclaw::ReleaseCatalogue;
 use crate::targets::openclaw::{NodeMajor, OpenClawTarget, Pick};
 use crate::targets::TargetPick;
 
@@ -126,8 +127,11 @@ pub async fn command(
     let target = OpenClawTarget::locate_version(options.openclaw.node, Some(version))?;
     let node = target.install().node_major();
     drop(target);
-    let facts = Release::find(version).map_err(|e| Error::Usage(e.to_string()))?;
-    let base = Base::nearest(version)?;
+    let catalogue = ReleaseCatalogue::current().map_err(|e| Error::Usage(e.to_string()))?;
+    let facts = catalogue
+        .find(version)
+        .map_err(|e| Error::Usage(e.to_string()))?;
+    let base = Base::nearest(catalogue, version)?;
     crate::output::warn(&format!(
         "adopt: release facts from {}; reasons carried from {}",
         facts.why(version),
@@ -392,7 +396,7 @@ fn write_release_facts(version: &Version, found: &Found, path: &Path) -> Result<
         return Ok(format!("{} kept (the release's own)", found.origin));
     }
     let mut release = found.release.clone();
-    release.version = version.to_string();
+    release.version = version.clone();
     let body = toml::to_string(&release)
         .map_err(|e| Error::Machine(format!("cannot write release facts: {e}")))?;
     let text = format!(
@@ -470,32 +474,26 @@ pub struct Base {
 }
 
 impl Base {
-    /// The release nearest to `version` ([`Version::distance`]; on a tie the newer) among those
-    /// of the data root with accepted findings that load.
-    pub fn nearest(version: &Version) -> Result<Option<Base>, Error> {
+    /// The release of `catalogue` nearest to `version` ([`Version::distance`]; on a tie the
+    /// newer) among those with accepted findings that load.
+    pub fn nearest(catalogue: &ReleaseCatalogue, version: &Version) -> Result<Option<Base>, Error> {
         let known = load_all(&[])?;
-        let mut candidates: Vec<Version> = Release::known_versions()
-            .map_err(|e| Error::Usage(e.to_string()))?
-            .iter()
-            .filter_map(|v| v.parse().ok())
-            .collect();
-        candidates.sort_by_key(|v: &Version| (version.distance(v), std::cmp::Reverse(v.clone())));
-        for candidate in candidates {
+        for candidate in catalogue.nearest_first(version) {
             let label = format!("openclaw-{candidate}");
             // A file with unwritten reasons carries nothing; the next nearest may.
             let Ok(Some(expectations)) = findings::built_in(&label, &known) else {
                 continue;
             };
-            let side = if &candidate > version {
+            let side = if candidate > version {
                 "newer"
-            } else if &candidate < version {
+            } else if candidate < version {
                 "older"
             } else {
                 "itself"
             };
             return Ok(Some(Base {
                 why: format!("nearest to {version} by version with accepted findings, {side}"),
-                version: candidate,
+                version: candidate.clone(),
                 expectations,
             }));
         }

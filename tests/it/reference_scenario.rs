@@ -217,7 +217,10 @@ async fn two_runs_give_identical_figures_and_claims() {
 /// core tools and the mode's controls, sorted.
 fn product_declared(controls: &[&str]) -> Value {
     let version = "2026.9.6".parse().unwrap();
-    let release = toolsearch_qa::targets::openclaw::Release::find(&version).unwrap();
+    let release = toolsearch_qa::targets::openclaw::ReleaseCatalogue::current()
+        .unwrap()
+        .find(&version)
+        .unwrap();
     let mut names: Vec<String> = release.release.direct_only();
     names.extend(controls.iter().map(|c| c.to_string()));
     names.sort_unstable();

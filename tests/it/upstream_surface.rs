@@ -9,7 +9,7 @@ use toolsearch_qa::config::ToolSearchMode;
 use toolsearch_qa::scenario::{load_all, select};
 use toolsearch_qa::suite::report::SuiteReport;
 use toolsearch_qa::suite::run_suite;
-use toolsearch_qa::targets::openclaw::{Installation, OpenClawTarget, Release};
+use toolsearch_qa::targets::openclaw::{Installation, OpenClawTarget, ReleaseCatalogue};
 use toolsearch_qa::targets::{EmbeddedTarget, Target};
 
 const UPSTREAM: &str = "openclaw-upstream";
@@ -24,7 +24,11 @@ async fn reference_report(profile: &str) -> SuiteReport {
 /// The always-declared core tools of the 2026.9.6 capture (the upstream profile keeps them)
 /// and `controls`, sorted.
 fn declared_with(controls: &[&str]) -> Value {
-    let release = Release::find(&"2026.9.6".parse().unwrap()).unwrap().release;
+    let release = ReleaseCatalogue::current()
+        .unwrap()
+        .find(&"2026.9.6".parse().unwrap())
+        .unwrap()
+        .release;
     let mut names: Vec<String> = release.direct_only();
     names.extend(controls.iter().map(|c| c.to_string()));
     names.sort_unstable();

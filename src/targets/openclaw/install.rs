@@ -14,7 +14,8 @@ use serde_json::Value;
 
 use super::OpenClawError;
 
-use super::release::{Release, Version};
+use super::catalogue::ReleaseCatalogue;
+use super::release::Version;
 
 /// Environment variable choosing the OpenClaw release when no flag does.
 pub const VERSION_ENV: &str = "TOOLSEARCH_QA_OPENCLAW_VERSION";
@@ -235,16 +236,11 @@ pub fn default_version() -> Result<Version, OpenClawError> {
         what: "release data",
         reason,
     };
-    Release::known_versions()
-        .map_err(|e| invalid(e.to_string()))?
-        .last()
-        .and_then(|v| v.parse().ok())
-        .ok_or_else(|| {
-            invalid(format!(
-                "no release facts in {}",
-                crate::data_root::current().path("data/releases").display()
-            ))
-        })
+    let catalogue = ReleaseCatalogue::current().map_err(|e| invalid(e.to_string()))?;
+    catalogue
+        .newest()
+        .map(|adopted| adopted.release.version.clone())
+        .ok_or_else(|| invalid(format!("no release facts in {}", catalogue.dir())))
 }
 
 /// The release [`VERSION_ENV`] names, else [`default_version`].

@@ -14,15 +14,6 @@ use crate::targets::{NotApplicable, TargetPlan};
 
 use super::release::Found;
 
-/// `tools.toolSearch` keys OpenClaw 2026.9.6 accepts.
-pub const PRODUCT_TOOL_SEARCH_KEYS: [&str; 5] = [
-    "enabled",
-    "mode",
-    "codeTimeoutMs",
-    "searchDefaultLimit",
-    "maxSearchLimit",
-];
-
 /// Lane `config` overrides the openclaw target writes into the product's config: the tool
 /// policy as it is, and the declarative approval and hook rules as the fake plugin's
 /// `before_tool_call` hook (see [`super::plugin`]).
@@ -39,11 +30,12 @@ pub fn mcp_tool_name(server: &str, tool: &str) -> String {
     format!("{server}__{tool}")
 }
 
-/// The scenario as release `found` of the product runs it: [`plan`], then every lane in a mode
-/// the release does not have is not applicable, with the reason.
+/// The scenario as release `found` of the product runs it: [`plan`] with the `tools.toolSearch`
+/// keys the release accepts, then every lane in a mode the release does not have is not
+/// applicable, with the reason.
 pub fn plan_release(scenario: &Scenario, found: &Found) -> Result<TargetPlan, Error> {
-    let mut planned = plan(scenario)?;
     let release = &found.release;
+    let mut planned = plan(scenario, &release.tool_search_keys)?;
     let (runs, missing): (Vec<Lane>, Vec<Lane>) = std::mem::take(&mut planned.scenario.lanes)
         .into_iter()
         .partition(|lane| release.mode(lane.mode()).is_some());
@@ -60,8 +52,9 @@ pub fn plan_release(scenario: &Scenario, found: &Found) -> Result<TargetPlan, Er
     Ok(planned)
 }
 
-/// The scenario as the openclaw target runs it.
-pub fn plan(scenario: &Scenario) -> Result<TargetPlan, Error> {
+/// The scenario as the openclaw target runs it, on a release that accepts the `tools.toolSearch`
+/// keys `tool_search_keys`.
+pub fn plan(scenario: &Scenario, tool_search_keys: &[String]) -> Result<TargetPlan, Error> {
     if let Some(reason) = &scenario.openclaw.not_applicable {
         return Ok(TargetPlan::none_applicable(scenario, reason));
     }
@@ -71,7 +64,9 @@ pub fn plan(scenario: &Scenario) -> Result<TargetPlan, Error> {
     for lane in &scenario.lanes {
         match &lane.openclaw.not_applicable {
             Some(reason) => not_applicable.push(NotApplicable::new(lane, reason.clone())),
-            None => resolved.lanes.push(product_lane(scenario, lane)?),
+            None => resolved
+                .lanes
+                .push(product_lane(scenario, lane, tool_search_keys)?),
         }
     }
     if scenario.target_source == ToolSource::Mcp {
@@ -92,20 +87,21 @@ fn refuse(scenario: &Scenario, lane: &Lane, what: String) -> Error {
 }
 
 /// The lane with the product's `tool_search` and `config`, checked key by key.
-fn product_lane(scenario: &Scenario, lane: &Lane) -> Result<Lane, Error> {
+fn product_lane(
+    scenario: &Scenario,
+    lane: &Lane,
+    tool_search_keys: &[String],
+) -> Result<Lane, Error> {
     let tool_search = lane
         .openclaw
         .tool_search
         .clone()
         .unwrap_or_else(|| lane.tool_search.clone());
     if let Value::Object(map) = &tool_search {
-        if let Some(key) = map
-            .keys()
-            .find(|k| !PRODUCT_TOOL_SEARCH_KEYS.contains(&k.as_str()))
-        {
+        if let Some(key) = map.keys().find(|k| !tool_search_keys.contains(k)) {
             let what = format!(
                 "tools.toolSearch.{key} is a key only the embedded gateway knows (the product accepts {})",
-                PRODUCT_TOOL_SEARCH_KEYS.join(", ")
+                tool_search_keys.join(", ")
             );
             return Err(refuse(scenario, lane, what));
         }
@@ -192,6 +188,13 @@ mod tests {
     use super::*;
     use crate::scenario::load_all;
 
+    /// The scenario as OpenClaw 2026.9.6 plans it (its `tools.toolSearch` keys).
+    fn planned(scenario: &Scenario) -> Result<TargetPlan, Error> {
+        let catalogue = crate::targets::openclaw::ReleaseCatalogue::current().unwrap();
+        let found = catalogue.find(&"2026.9.6".parse().unwrap()).unwrap();
+        plan(scenario, &found.release.tool_search_keys)
+    }
+
     fn builtin(id: &str) -> Scenario {
         let all = load_all(&[]).expect("built-in scenarios load");
         all.into_iter()
@@ -201,7 +204,7 @@ mod tests {
 
     #[test]
     fn mcp_targets_get_the_product_name() {
-        let plan = plan(&builtin("tool-search-mcp-target")).expect("plan");
+        let plan = planned(&builtin("tool-search-mcp-target")).expect("plan");
         assert_eq!(plan.scenario.target_tool, "qa__mcp_qa_echo");
         assert_eq!(
             plan.scenario.prompt,
@@ -209,7 +212,7 @@ mod tests {
         );
         assert!(plan.not_applicable.is_empty());
         // A script's selectors and queries that name the target are renamed with it.
-        let exits = super::plan(&builtin("upstream-mcp-server-exits")).expect("plan");
+        let exits = planned(&builtin("upstream-mcp-server-exits")).expect("plan");
         let product = "qa-exit-after-call__mcp_qa_echo";
         assert_eq!(exits.scenario.target_tool, product);
         let named: Vec<String> = exits
@@ -233,7 +236,7 @@ mod tests {
             serde_json::json!({ "mode": "code", "sandbox": "quickjs" }),
         )
         .expect("lane");
-        let err = plan(&scenario).expect_err("sandbox is embedded-only");
+        let err = planned(&scenario).expect_err("sandbox is embedded-only");
         assert_eq!(err.exit_code(), crate::error::Exit::USAGE);
         let text = err.to_string();
         assert!(
@@ -245,7 +248,7 @@ mod tests {
         let mut scenario = builtin("tool-search-gateway-e2e");
         scenario.lanes[1].config =
             Some(serde_json::json!({ "catalog": { "withdrawAfterSearch": ["x"] } }));
-        let err = plan(&scenario)
+        let err = planned(&scenario)
             .expect_err("catalog is embedded-only")
             .to_string();
         assert!(

@@ -1,18 +1,19 @@
 //! One OpenClaw release's Tool Search surface as data (`data/releases/openclaw-<v>.toml`): which
-//! modes exist and what a lane writes to get each, the bridge tool per mode, the tools declared in
-//! every mode, the directory's heading and the transcript table's shape. Claims, the config writer
-//! and the transcript reader take these facts from here, found by version, so adopting a release
-//! is writing its files, not changing code.
+//! modes exist and what a lane writes to get each, the `tools.toolSearch` keys it accepts, the
+//! bridge tool per mode, the tools declared in every mode, the directory's heading, the id forms
+//! its snapshots redact and the transcript table's shape. Claims, the config writer and the
+//! transcript reader take these facts from here, found by version in the
+//! [`super::catalogue::ReleaseCatalogue`], so adopting a release is writing its files, not
+//! changing code.
 
 use std::collections::BTreeMap;
 use std::fmt;
 use std::str::FromStr;
 
-use serde::{Deserialize, Serialize};
+use serde::{Deserialize, Deserializer, Serialize, Serializer};
 use serde_json::Value;
 
 use crate::config::{Bridge, ToolSearchMode, ToolSearchRules};
-use crate::data_root::DataKind;
 
 /// An OpenClaw version as npm publishes it: `2026.9.6`, or with a suffix (`2026.7.1-beta.2`).
 #[derive(Debug, Clone, PartialEq, Eq, Hash, PartialOrd, Ord)]
@@ -79,6 +80,20 @@ impl fmt::Display for Version {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         let [y, m, p] = self.numbers;
         write!(f, "{y}.{m}.{p}{}", self.suffix)
+    }
+}
+
+/// As its text (`"2026.9.6"`).
+impl Serialize for Version {
+    fn serialize<S: Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
+        serializer.collect_str(self)
+    }
+}
+
+impl<'de> Deserialize<'de> for Version {
+    fn deserialize<D: Deserializer<'de>>(deserializer: D) -> Result<Version, D::Error> {
+        let text = String::deserialize(deserializer)?;
+        text.parse().map_err(serde::de::Error::custom)
     }
 }
 
@@ -172,12 +187,21 @@ impl Default for ConfigShape {
     }
 }
 
+/// One id form a release's prompts or transcripts carry that differs per run, and what its
+/// snapshots show instead (a regex and its replacement, `${1}` naming a group).
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct RedactionFacts {
+    pub pattern: String,
+    pub with: String,
+}
+
 /// The surface facts of one release: the file `data/releases/openclaw-<v>.toml`.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 #[serde(deny_unknown_fields)]
 pub struct Release {
     /// The release (`2026.9.6`).
-    pub version: String,
+    pub version: Version,
     /// The Node majors the release accepts that the install script provides, oldest first (CI
     /// gates the last one, and 2026.9.6 on both).
     pub node: Vec<u32>,
@@ -188,6 +212,12 @@ pub struct Release {
     pub direct_only: Vec<String>,
     /// The system-prompt heading the capability directory sits under.
     pub directory_heading: String,
+    /// The keys of a `tools.toolSearch` object the release accepts: a lane that writes another
+    /// is refused before the product sees it (one only the embedded gateway knows).
+    pub tool_search_keys: Vec<String>,
+    /// Id forms of this release's own that its snapshots redact (after the machine's values and
+    /// the mock's ids, before the common ones).
+    pub redactions: Vec<RedactionFacts>,
     /// The modes the release has; a lane in a mode not listed is not applicable.
     pub modes: BTreeMap<ToolSearchMode, ModeFacts>,
     /// The mode `tools.toolSearch = true` means (unset: the mode whose `tool_search` is `true`).
@@ -211,7 +241,7 @@ fn logged() -> bool {
 }
 
 /// Why a release's surface facts are not available.
-#[derive(Debug, thiserror::Error)]
+#[derive(Debug, Clone, thiserror::Error)]
 pub enum ReleaseError {
     /// A committed release file does not load (a build with a broken file fails its tests).
     #[error("{origin}: {reason}")]
@@ -231,7 +261,7 @@ pub struct Found {
     /// `data/releases/openclaw-<v>.toml`.
     pub origin: String,
     /// True when the file is the asked version's own; false when the version has no data yet and
-    /// these are the nearest release's ([`Release::find`]).
+    /// these are the nearest release's ([`super::ReleaseCatalogue::find`]).
     pub exact: bool,
 }
 
@@ -289,22 +319,27 @@ impl Release {
         self.node.iter().copied().max()
     }
 
-    /// Parses one release file; `origin` names it in errors.
+    /// Parses one release file; `origin` names it in errors, with the field at fault.
     pub fn parse(text: &str, origin: &str) -> Result<Release, ReleaseError> {
         let invalid = |reason: String| ReleaseError::Invalid {
             origin: origin.to_string(),
             reason,
         };
-        let release: Release = toml::from_str(text).map_err(|e| invalid(e.to_string()))?;
-        release
-            .version
-            .parse::<Version>()
-            .map_err(|e| invalid(format!("version: {e}")))?;
+        let deserializer = toml::Deserializer::parse(text).map_err(|e| invalid(e.to_string()))?;
+        // A value of the wrong kind names its field (`version`, `redactions[0].with`).
+        let release: Release = serde_path_to_error::deserialize(deserializer).map_err(|e| {
+            let field = e.path().to_string();
+            let message = e.into_inner().message().trim_end().to_string();
+            match field.as_str() {
+                "." => invalid(message),
+                _ => invalid(format!("{field}: {message}")),
+            }
+        })?;
         let expected = format!("openclaw-{}.toml", release.version);
         if !origin.ends_with(&expected) {
             return Err(invalid(format!(
                 "version = {:?}, so the file must be named {expected}",
-                release.version
+                release.version.to_string()
             )));
         }
         if release.node.is_empty() {
@@ -312,6 +347,16 @@ impl Release {
         }
         if !release.modes.contains_key(&ToolSearchMode::Direct) {
             return Err(invalid("modes: every release has `direct`".into()));
+        }
+        if release.tool_search_keys.is_empty() {
+            return Err(invalid(
+                "tool_search_keys: at least one key (`mode`, say)".into(),
+            ));
+        }
+        for (index, redaction) in release.redactions.iter().enumerate() {
+            if let Err(e) = regex::Regex::new(&redaction.pattern) {
+                return Err(invalid(format!("redactions[{index}].pattern: {e}")));
+            }
         }
         if let Some((field, message)) = release.rules().problem() {
             let field = match field.as_str() {
@@ -324,56 +369,6 @@ impl Release {
         }
         Ok(release)
     }
-
-    /// Every release of the data root (src/data_root.rs), oldest first, with its file.
-    pub fn all() -> Result<Vec<(Release, String)>, ReleaseError> {
-        let files = crate::data_root::current().files(DataKind::Releases)?;
-        let mut releases = files
-            .iter()
-            .map(|file| Release::parse(&file.text, &file.origin).map(|r| (r, file.origin.clone())))
-            .collect::<Result<Vec<_>, _>>()?;
-        releases.sort_by_key(|(r, _)| r.version.parse::<Version>().ok());
-        Ok(releases)
-    }
-
-    /// The versions the data root has release facts for, oldest first.
-    pub fn known_versions() -> Result<Vec<String>, ReleaseError> {
-        Ok(Release::all()?
-            .into_iter()
-            .map(|(r, _)| r.version)
-            .collect())
-    }
-
-    /// The facts for `version`: its own file, else the nearest release's on either side
-    /// ([`Version::distance`]; on a tie the newer), which [`Found::why`] explains.
-    pub fn find(version: &Version) -> Result<Found, ReleaseError> {
-        let releases = Release::all()?;
-        let parsed = |r: &Release| r.version.parse::<Version>().ok();
-        let exact = releases
-            .iter()
-            .find(|(r, _)| parsed(r).as_ref() == Some(version));
-        let nearest = releases
-            .iter()
-            .filter_map(|(r, origin)| parsed(r).map(|v| (v, r, origin)))
-            .min_by_key(|(v, _, _)| (version.distance(v), std::cmp::Reverse(v.clone())));
-        let (release, origin) = match (exact, nearest) {
-            (Some((r, origin)), _) => (r, origin),
-            (None, Some((_, r, origin))) => (r, origin),
-            (None, None) => {
-                return Err(ReleaseError::Empty(
-                    crate::data_root::current()
-                        .path(DataKind::Releases.dir())
-                        .display()
-                        .to_string(),
-                ))
-            }
-        };
-        Ok(Found {
-            release: release.clone(),
-            origin: origin.clone(),
-            exact: exact.is_some(),
-        })
-    }
 }
 
 impl Found {
@@ -383,9 +378,9 @@ impl Found {
             return format!("{} (its own)", self.origin);
         }
         let from = &self.release.version;
-        let side = match from.parse::<Version>() {
-            Ok(v) if &v > version => "newer",
-            _ => "older",
+        let side = match from > version {
+            true => "newer",
+            false => "older",
         };
         format!(
             "{} (openclaw {from}: the adopted release nearest to {version} by version, {side})",
@@ -438,98 +433,68 @@ mod tests {
     }
 
     #[test]
-    fn built_in_releases_load() {
-        let releases = Release::all().unwrap();
-        assert!(!releases.is_empty());
-        let found = Release::find(&v("2026.9.6")).unwrap();
-        assert!(found.exact);
-        assert_eq!(found.origin, "data/releases/openclaw-2026.9.6.toml");
-        let r = found.release;
-        assert_eq!(r.node, vec![24, 26]);
-        assert_eq!(r.unset_means, Some(ToolSearchMode::Tools));
-        assert_eq!(r.bridged_by(ToolSearchMode::Tools), Some("tool_call"));
-        assert_eq!(r.bridged_by(ToolSearchMode::Code), Some("tool_search_code"));
-        assert_eq!(r.bridged_by(ToolSearchMode::Direct), None);
-        assert_eq!(r.rules().problem(), None);
-        assert_eq!(r.rules().when_unset, ToolSearchMode::Tools);
-        assert_eq!(r.rules().when_enabled, ToolSearchMode::Code);
-        assert_eq!(r.rules().bridge, Bridge::spec());
-        assert_eq!(
-            r.mode(ToolSearchMode::Directory)
-                .unwrap()
-                .tool_search_json(),
-            serde_json::json!({"mode": "directory"})
-        );
-        assert_eq!(
-            r.transcript.compressed_column.as_deref(),
-            Some("event_zstd")
-        );
-        assert_eq!(r.config.agents, AgentsShape::Entries);
-        assert!(r.config.catalog_refresh);
-    }
-
-    /// A release's surface is described twice: its facts here drive the real gateway, its
-    /// captured profile drives the embedded one. They must say the same.
-    #[test]
-    fn every_release_profile_agrees_with_its_release_facts() {
-        let mut checked = Vec::new();
-        for (release, origin) in Release::all().unwrap() {
-            let name = format!("openclaw-{}", release.version);
-            let Ok(profile) = crate::profile::resolve(&name) else {
-                continue;
-            };
-            assert_eq!(profile.tool_search, release.rules(), "{name} vs {origin}");
-            assert_eq!(
-                profile.always_declared(),
-                release.direct_only(),
-                "{name}'s direct-only and visible core tools vs {origin}'s direct_only"
-            );
-            checked.push(release.version);
-        }
-        assert!(checked.contains(&"2026.9.6".to_string()), "{checked:?}");
-        assert!(checked.contains(&"2026.9.5".to_string()), "{checked:?}");
-    }
-
-    #[test]
-    fn an_unknown_version_borrows_the_nearest_release_on_either_side() {
-        // 2026.9.4 sits between 2026.8.2 and 2026.9.5: one patch from the newer.
-        let found = Release::find(&v("2026.9.4")).unwrap();
-        if !found.exact {
-            assert!(
-                found.release.version.starts_with("2026.9."),
-                "{}",
-                found.why(&v("2026.9.4"))
-            );
-        }
-        assert_eq!(v("2026.9.4").distance(&v("2026.9.5")), (1, false));
-        assert!(v("2026.9.4").distance(&v("2026.9.5")) < v("2026.9.4").distance(&v("2026.8.2")));
-        let borrowed = Found {
-            release: Release::find(&v("2026.9.6")).unwrap().release,
-            origin: "data/releases/openclaw-2026.9.6.toml".into(),
-            exact: false,
-        };
-        assert_eq!(
-            borrowed.why(&v("2026.9.5")),
-            "data/releases/openclaw-2026.9.6.toml (openclaw 2026.9.6: the adopted release nearest \
-             to 2026.9.5 by version, newer)"
-        );
-        let found = Release::find(&v("2099.1.1")).unwrap();
-        assert!(!found.exact);
-        let newest = Release::all().unwrap().pop().unwrap().0;
-        assert_eq!(found.release.version, newest.version);
-        let oldest = Release::all().unwrap().remove(0).0;
-        assert_eq!(Release::find(&v("2000.1.1")).unwrap().release, oldest);
-    }
-
-    #[test]
     fn a_file_must_be_named_by_its_version() {
         let files = crate::data_root::current()
-            .files(DataKind::Releases)
+            .files(crate::data_root::DataKind::Releases)
             .unwrap();
         let text = &files[0].text;
         let error = Release::parse(text, "data/releases/openclaw-1.2.3.toml").unwrap_err();
         assert!(error.to_string().contains("must be named"), "{error}");
         let error = Release::parse("version = 3", "x.toml").unwrap_err();
         assert!(error.to_string().starts_with("x.toml: "), "{error}");
+        let error = Release::parse("version = \"latest\"", "x.toml").unwrap_err();
+        assert!(
+            error
+                .to_string()
+                .starts_with("x.toml: version: \"latest\" is not an OpenClaw version"),
+            "{error}"
+        );
+        let broken = text.replace(
+            "redactions = []",
+            "redactions = [{ pattern = \"(\", with = \"x\" }]",
+        );
+        let broken = broken.replace(
+            "redactions = [{ pattern = '\\bcall[0-9a-f]{16}\\b', with = \"call[id]\" }]",
+            "redactions = [{ pattern = \"(\", with = \"x\" }]",
+        );
+        let error = Release::parse(&broken, &files[0].origin).unwrap_err();
+        assert!(
+            error
+                .to_string()
+                .starts_with(&format!("{}: redactions[0].pattern: ", files[0].origin)),
+            "{error}"
+        );
+        let error = Release::parse(
+            &text.replace("tool_search_keys = [", "tool_search_keys = 3 #"),
+            "x",
+        )
+        .unwrap_err();
+        assert!(
+            error
+                .to_string()
+                .starts_with("x: tool_search_keys: invalid type"),
+            "{error}"
+        );
+        let error = Release::parse("version = 3", "x.toml").unwrap_err();
+        assert!(
+            error
+                .to_string()
+                .starts_with("x.toml: version: invalid type"),
+            "{error}"
+        );
+    }
+
+    #[test]
+    fn a_version_reads_and_writes_as_its_text() {
+        #[derive(Serialize, Deserialize)]
+        struct One {
+            version: Version,
+        }
+        let one: One = toml::from_str("version = \"2026.7.1-beta.2\"").unwrap();
+        assert_eq!(one.version, v("2026.7.1-beta.2"));
+        assert_eq!(
+            toml::to_string(&one).unwrap(),
+            "version = \"2026.7.1-beta.2\"\n"
+        );
     }
 }

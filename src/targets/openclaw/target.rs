@@ -23,6 +23,7 @@ use std::time::Duration;
 use serde_json::Value;
 use tokio::sync::{Mutex, OwnedMutexGuard};
 
+use super::catalogue::ReleaseCatalogue;
 use super::install::NodeMajor;
 use super::release::{Found, Release, Version};
 use super::rpc::{self, GatewayRpc};
@@ -114,9 +115,9 @@ impl OpenClawTarget {
     /// Finds the install of the release `TOOLSEARCH_QA_OPENCLAW_VERSION` names (else the newest
     /// with data) with the chosen Node major; the error says how to install it.
     pub fn locate(node: NodeMajor) -> Result<Self, Error> {
-        Release::all().map_err(|e| Error::Usage(format!("release data: {e}")))?;
+        let catalogue = release_data(ReleaseCatalogue::current())?;
         let install = Installation::locate(None, node).map_err(Error::openclaw("target"))?;
-        OpenClawTarget::checked(install)
+        OpenClawTarget::checked(catalogue, install)
     }
 
     /// Finds the install of `version` (`None`: as [`Self::locate`]) with the chosen Node major.
@@ -124,31 +125,35 @@ impl OpenClawTarget {
         let Some(version) = version else {
             return OpenClawTarget::locate(node);
         };
-        Release::all().map_err(|e| Error::Usage(format!("release data: {e}")))?;
+        let catalogue = release_data(ReleaseCatalogue::current())?;
         let install =
             Installation::locate_version(None, version, node).map_err(Error::openclaw("target"))?;
-        OpenClawTarget::checked(install)
+        OpenClawTarget::checked(catalogue, install)
     }
 
-    /// [`Self::with_install`] once the data root's release facts are known to load: a broken
-    /// or missing file is one usage error naming it, never a panic.
-    fn checked(install: Installation) -> Result<Self, Error> {
+    /// A target for `install` with its facts from `catalogue`: a broken or missing file is one
+    /// usage error naming it, never a panic.
+    fn checked(catalogue: &ReleaseCatalogue, install: Installation) -> Result<Self, Error> {
         let version: Version = install
             .version
             .parse()
             .map_err(|e: super::release::BadVersion| Error::Usage(e.to_string()))?;
-        Release::find(&version).map_err(|e| Error::Usage(format!("release data: {e}")))?;
-        Ok(OpenClawTarget::with_install(install))
+        let release = release_data(catalogue.find(&version))?;
+        Ok(OpenClawTarget::with_release(install, release))
     }
 
-    /// A target for `install`; its release facts must load (see [`Self::checked`]).
+    /// A target for `install`; the data root's release facts must load (see [`Self::checked`]).
     pub fn with_install(install: Installation) -> Self {
-        let release = install
-            .version
-            .parse()
+        let release = ReleaseCatalogue::current()
             .ok()
-            .and_then(|v| Release::find(&v).ok())
+            .zip(install.version.parse().ok())
+            .and_then(|(catalogue, v)| catalogue.find(&v).ok())
             .expect("data/releases/ holds at least one valid release (a unit test checks it)");
+        OpenClawTarget::with_release(install, release)
+    }
+
+    /// A target for `install` driven by the facts `release` (its own, or the nearest's).
+    pub fn with_release(install: Installation, release: Found) -> Self {
         let share = release.release.hot_reload;
         OpenClawTarget {
             install,
@@ -244,14 +249,26 @@ impl Target for OpenClawTarget {
         if let Some(home) = std::env::var_os("HOME").filter(|h| h.len() > 1) {
             redactions.push(literal(&home.to_string_lossy(), "[home]"));
         }
+        let common = |pairs: &[(&str, &str)]| {
+            pairs
+                .iter()
+                .map(|(p, r)| (p.to_string(), r.to_string()))
+                .collect::<Vec<_>>()
+        };
+        redactions.extend(common(&[
+            (r"Linux [^ ]+ \(", "Linux [kernel] ("),
+            // The mock's ids hash the request, which holds machine-specific paths.
+            (r"(call|fc|msg|resp)_[0-9a-f]{16}", "${1}_[id]"),
+        ]));
+        // The release's own id forms (2026.5.12's call ids without separators), from its data.
+        let release = &self.release.release;
         redactions.extend(
-            [
-                (r"Linux [^ ]+ \(", "Linux [kernel] ("),
-                // The mock's ids hash the request, which holds machine-specific paths.
-                (r"(call|fc|msg|resp)_[0-9a-f]{16}", "${1}_[id]"),
-                // 2026.5.12 replays a call id with its separators taken out
-                // (`call_<hex>|fc_<hex>` becomes `call<hex>`).
-                (r"\bcall[0-9a-f]{16}\b", "call[id]"),
+            release
+                .redactions
+                .iter()
+                .map(|r| (r.pattern.clone(), r.with.clone())),
+        );
+        redactions.extend(common(&[
                 (r"host=[^ |]+", "host=[host]"),
                 (r"Time zone: [^\\ \n]+", "Time zone: [tz]"),
                 // The time a message was sent, as OpenClaw stamps it on the user's text.
@@ -275,9 +292,7 @@ impl Target for OpenClawTarget {
                 (r"\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}(\.\d+)?Z", "[time]"),
                 (r"\b\d{4}-\d{2}-\d{2}\b", "[date]"),
                 (r"\b1[6-9]\d{11}\b", "[epoch-ms]"),
-            ]
-            .map(|(p, r)| (p.to_string(), r.to_string())),
-        );
+            ]));
         redactions
     }
 
@@ -534,6 +549,11 @@ impl Live {
         self.config = config;
         Ok(true)
     }
+}
+
+/// Release facts that do not load: a usage error naming the file (exit 2).
+fn release_data<T>(loaded: Result<T, super::release::ReleaseError>) -> Result<T, Error> {
+    loaded.map_err(|e| Error::Usage(format!("release data: {e}")))
 }
 
 /// Indices of `catalogs` with those one plugin serves at one size next to each other: each group
