@@ -201,6 +201,18 @@ impl DataRoot {
             .collect()
     }
 
+    /// The names of the files of `kind`, sorted (none of them is read).
+    pub fn names(&self, kind: DataKind) -> Result<Vec<String>, DataRootError> {
+        match &self.dir {
+            None => Ok(kind
+                .built_in()
+                .iter()
+                .map(|f| built_in_file(f).name)
+                .collect()),
+            Some(dir) => names(&dir.join(kind.dir()), kind),
+        }
+    }
+
     /// The file of `kind` named `name`, when the root has it (only that file is read).
     pub fn file(&self, kind: DataKind, name: &str) -> Result<Option<DataFile>, DataRootError> {
         let Some(dir) = &self.dir else {
@@ -310,6 +322,15 @@ mod tests {
             let built_in = DataRoot::built_in().files(kind).unwrap();
             assert!(!on_disk.is_empty(), "{kind:?}");
             assert_eq!(on_disk, built_in, "{kind:?}");
+            let names: Vec<String> = on_disk.iter().map(|f| f.name.clone()).collect();
+            assert_eq!(checkout.names(kind).unwrap(), names, "{kind:?}");
+            assert_eq!(DataRoot::built_in().names(kind).unwrap(), names, "{kind:?}");
+            for file in &on_disk {
+                assert_eq!(
+                    checkout.file(kind, &file.name).unwrap().as_ref(),
+                    Some(file)
+                );
+            }
         }
         let found = checkout
             .file(DataKind::Releases, "openclaw-2026.9.6.toml")

@@ -14,7 +14,7 @@ use super::model::{
 };
 use super::Profile;
 use crate::config::{ToolSearchMode, ToolSearchRules};
-use crate::data_root::{DataFile, DataKind};
+use crate::data_root::DataKind;
 
 /// A profile that cannot be used: unknown, unreadable, or with a missing or wrong field.
 #[derive(Debug, Clone, PartialEq, Eq, Error)]
@@ -44,19 +44,14 @@ impl From<ProfileError> for crate::error::Error {
     }
 }
 
-/// The data root's profiles: every `data/profiles/*.toml` (an unreadable folder: none; the
-/// release facts, read first on every path that needs a profile, report it).
-fn root_files() -> Vec<DataFile> {
-    crate::data_root::current()
-        .files(DataKind::Profiles)
-        .unwrap_or_default()
-}
-
-/// The names of the data root's profiles, sorted.
+/// The names of the data root's profiles, sorted (an unreadable folder: none; the release
+/// facts, read first on every path that needs a profile, report it).
 pub fn built_in_names() -> Vec<String> {
-    root_files()
+    crate::data_root::current()
+        .names(DataKind::Profiles)
+        .unwrap_or_default()
         .iter()
-        .map(|file| file_stem(&file.name).to_string())
+        .map(|name| file_stem(name).to_string())
         .collect()
 }
 
@@ -444,9 +439,9 @@ mod tests {
     }
 
     fn built_in_text(name: &str) -> String {
-        root_files()
-            .into_iter()
-            .find(|f| file_stem(&f.name) == name)
+        crate::data_root::current()
+            .file(DataKind::Profiles, &format!("{name}.toml"))
+            .unwrap()
             .unwrap()
             .text
             .into_owned()

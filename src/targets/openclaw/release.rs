@@ -355,7 +355,13 @@ impl Release {
         }
         for (index, redaction) in release.redactions.iter().enumerate() {
             if let Err(e) = regex::Regex::new(&redaction.pattern) {
-                return Err(invalid(format!("redactions[{index}].pattern: {e}")));
+                // The regex crate's message spans lines (the pattern, a caret, the problem).
+                let e = e.to_string();
+                let e: Vec<&str> = e.lines().map(str::trim).filter(|l| !l.is_empty()).collect();
+                return Err(invalid(format!(
+                    "redactions[{index}].pattern: {}",
+                    e.join(" ")
+                )));
             }
         }
         if let Some((field, message)) = release.rules().problem() {
