@@ -6,10 +6,11 @@ use criterion::{criterion_group, criterion_main, BenchmarkId, Criterion};
 use toolsearch_qa::catalog::fake::{core_tools, fake_plugin_tools, FIXTURE_PLUGIN_ID};
 use toolsearch_qa::catalog::{ToolEntry, ToolPolicy};
 use toolsearch_qa::config::ToolSearchMode;
+use toolsearch_qa::drive::lane::run_lane;
+use toolsearch_qa::drive::LanePlan;
 use toolsearch_qa::engine::{SearchLimits, Surface, SurfacePlan, ToolCatalog};
 use toolsearch_qa::provider::MockProvider;
 use toolsearch_qa::scenario::{load_all, select};
-use toolsearch_qa::suite::lane::run_lane;
 use toolsearch_qa::suite::{run_scenario, run_suite, ProviderSource, Quiet};
 use toolsearch_qa::targets::EmbeddedTarget;
 
@@ -107,10 +108,10 @@ fn end_to_end(c: &mut Criterion) {
     for lane in &reference.lanes {
         group.bench_function(BenchmarkId::new("lane", &lane.name), |b| {
             b.iter(|| {
+                let plan = LanePlan::new(&EmbeddedTarget, &reference, lane);
                 runtime.block_on(run_lane(
                     &EmbeddedTarget,
-                    &reference,
-                    lane,
+                    &plan,
                     &provider.base_url(),
                     &journal,
                 ))

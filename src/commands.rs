@@ -8,13 +8,13 @@ use std::path::{Path, PathBuf};
 
 use crate::catalog::fake::size_problem;
 use crate::error::{temp_dir, Error, Exit};
+use crate::output::shell_line;
 use crate::output::{emit, warn};
 use crate::provider::{MockProvider, ProviderOptions, ScriptedTurn};
 use crate::scenario::load::{id_problem, toml_files};
 use crate::scenario::template::new_scenario as template;
 use crate::scenario::{check_file, load_all, Scenario, ScriptStep};
 use crate::signals::Signals;
-use crate::suite::command::shell_line;
 use crate::suite::select::{choose, Origins};
 
 /// `list`: one line per scenario (id, title, lanes, origin): the built-in ones, or those of

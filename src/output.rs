@@ -383,3 +383,16 @@ mod tests {
         assert_eq!(ellipsize_words("ab abcdef\nabc", 4), "ab abc…\nabc");
     }
 }
+
+/// Words as one shell line, each quoted where a shell would split or expand it.
+pub fn shell_line<S: AsRef<str>>(words: &[S]) -> String {
+    let quoted: Vec<String> = words
+        .iter()
+        .map(|w| match shlex::try_quote(w.as_ref()) {
+            Ok(word) => word.into_owned(),
+            // A NUL byte cannot be in a path or id that got this far; shown as written.
+            Err(_) => w.as_ref().to_string(),
+        })
+        .collect();
+    quoted.join(" ")
+}

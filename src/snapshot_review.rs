@@ -8,7 +8,7 @@ use std::path::{Path, PathBuf};
 
 use crate::error::{Error, Exit};
 use crate::output::emit;
-use crate::suite::report::snapshot::read_snapshot;
+use crate::suite::snapshot::read_snapshot;
 
 /// What to do with the pending snapshots.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -111,7 +111,7 @@ pub fn diff(pending: &Pending) -> Result<String, Error> {
         false => (String::new(), "new snapshot".to_string()),
     };
     let new_label = format!("{} (pending)", pending.new.display());
-    Ok(crate::suite::report::snapshot::unified_diff(
+    Ok(crate::suite::snapshot::unified_diff(
         &old, &new, &old_label, &new_label,
     ))
 }
@@ -171,7 +171,7 @@ fn count_line(action: Action, n: usize, dir: &Path, scenario: Option<&str>) -> S
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::suite::report::snapshot::write_pending;
+    use crate::suite::snapshot::write_pending;
 
     fn snap(dir: &Path, name: &str, body: &str) {
         std::fs::write(

@@ -21,11 +21,11 @@ use serde_json::{json, Value};
 
 use crate::catalog::fake::{fake_tool_description, fake_tool_name};
 use crate::config::{ToolSearchMode, TOOL_SEARCH_CODE};
+use crate::drive::lane::run_lane;
 use crate::error::{Error, Exit};
 use crate::profile::model::Source;
 use crate::provider::{MockProvider, ProviderOptions, ScriptedTurn};
 use crate::scenario::{Lane, Scenario};
-use crate::suite::lane::run_lane;
 use crate::targets::{EmbeddedTarget, Target, TargetChoice, TargetPick};
 use read::{probe_code, read_surface, BoundLane, CaptureError, Observations, Plugin};
 
@@ -238,14 +238,8 @@ async fn lane_requests(
     })
     .await?;
     let started = std::time::Instant::now();
-    let observation = run_lane(
-        target,
-        scenario,
-        lane,
-        &provider.base_url(),
-        &provider.journal(),
-    )
-    .await?;
+    let plan = crate::drive::LanePlan::new(target, scenario, lane);
+    let observation = run_lane(target, &plan, &provider.base_url(), &provider.journal()).await?;
     eprintln!(
         "captured {} lane {} ({} fake tools): {} requests in {:.1} s",
         target.name(),

@@ -5,10 +5,10 @@ use std::path::PathBuf;
 use clap::{Parser, Subcommand, ValueEnum};
 
 use crate::compare::CompareFormat;
+use crate::outcome::Shard;
 use crate::output::Format;
 use crate::suite::command::{SnapshotDir, Snapshots, SuiteOptions};
-use crate::suite::select::Shard;
-use crate::suite::ProviderSource;
+use crate::suite::{ProviderSource, RunRequest};
 use crate::targets::openclaw::{NodeMajor, Pick, Version};
 use crate::targets::{TargetChoice, TargetPick};
 
@@ -590,16 +590,13 @@ pub enum ProviderMode {
 impl SuiteArgs {
     pub fn options(self) -> SuiteOptions {
         let ProviderMode::MockOpenai = self.provider_mode;
-        SuiteOptions {
+        let run = RunRequest {
             scenarios: self.scenarios,
             scenario_dirs: self.scenario_dirs,
             with_builtins: self.with_builtins,
             target: self.node.target(self.target),
-            format: self.format,
             filter: self.filter,
             shard: self.shard,
-            junit: self.junit,
-            report_dir: self.report_dir,
             snapshots: {
                 let dir = self
                     .snapshot_dir
@@ -614,9 +611,15 @@ impl SuiteArgs {
                 .provider_url
                 .map_or(ProviderSource::Mock, ProviderSource::Url),
             expectations: self.expectations,
+            profile: self.profile,
+        };
+        SuiteOptions {
+            run,
+            format: self.format,
+            junit: self.junit,
+            report_dir: self.report_dir,
             verbose: self.verbose,
             timings: self.timings,
-            profile: self.profile,
         }
     }
 }

@@ -35,7 +35,7 @@ pub async fn run(
         }
         Command::Suite(args) => Box::pin(async move {
             let progress = Progress::new();
-            let code = crate::suite::command::run(&args.options(), &progress, stdout).await;
+            let code = crate::suite::command::command(&args.options(), &progress, stdout).await;
             progress.finish();
             code
         }),
@@ -48,15 +48,13 @@ pub async fn run(
             crate::selftest::command(&seeds, target, openclaw_node, format, stdout).await
         }),
         Command::Probes(args) => Box::pin(async move {
-            crate::probes::command(
-                &args.node.target(args.target),
-                &args.probes,
-                args.expectations.as_deref(),
-                args.format,
-                probe_secret,
-                stdout,
-            )
-            .await
+            let request = crate::probes::ProbesRequest {
+                target: args.node.target(args.target),
+                names: args.probes,
+                expectations: args.expectations,
+                env_secret: probe_secret,
+            };
+            crate::probes::command(&request, args.format, stdout).await
         }),
         Command::List {
             scenario_dirs,

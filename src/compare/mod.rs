@@ -22,13 +22,13 @@ use std::borrow::Cow;
 use serde::Serialize;
 
 use crate::catalog::fake::{fake_tool_name, size_problem};
+use crate::drive::lane::run_lane;
+use crate::drive::observation::LaneObservation;
 use crate::error::{Error, Exit};
 use crate::protocol::SessionRecord;
 use crate::provider::native::billed_view;
 use crate::provider::MockProvider;
 use crate::scenario::{load_all, select, Lane, Scenario, REFERENCE_SCENARIO};
-use crate::suite::lane::run_lane;
-use crate::suite::observation::LaneObservation;
 use crate::targets::{EmbeddedTarget, Product, Target, TargetChoice, TargetKind, TargetPick};
 use cache::{CacheSplit, PrefixTokens, TurnPrefixes};
 use measure::{measure_request, PayloadSize};
@@ -698,14 +698,8 @@ async fn run_cell(
     let mode = CompareMode::of_lane(lane);
     crate::protocol::response_object::restart_reproducible_ids();
     let provider = MockProvider::start().await?;
-    let observation = run_lane(
-        target,
-        scenario,
-        lane,
-        &provider.base_url(),
-        &provider.journal(),
-    )
-    .await?;
+    let plan = crate::drive::LanePlan::new(target, scenario, lane);
+    let observation = run_lane(target, &plan, &provider.base_url(), &provider.journal()).await?;
     cell(target.kind(), scenario, size, mode, &observation, price)
 }
 

@@ -21,15 +21,15 @@ use serde::Serialize;
 use serde_json::{json, Value};
 
 use crate::config::TOOL_SEARCH_CODE;
+use crate::drive::lane::send_turn;
 use crate::error::{temp_dir, Error, Exit};
+use crate::outcome::findings::{self, Expectations};
 use crate::output::{cut, first_line};
 use crate::output::{emit, Format};
 use crate::protocol::SessionRecord;
 use crate::provider::{MockProvider, ProviderOptions, ScriptedTurn};
 use crate::sandbox::probes::{Area, Probe, ProbeSite};
 use crate::scenario::{load_all, scenario_from_json, Lane, Scenario};
-use crate::suite::findings::{self, Expectations};
-use crate::suite::lane::send_turn;
 use crate::targets::{LaneSetup, Target, TargetPick};
 
 /// The environment variable holding the planted secret.
@@ -613,7 +613,7 @@ pub async fn run_probes(
             Ok((status, body)) => turn_errors.push(format!(
                 "batch {}: HTTP {status}: {}",
                 i + 1,
-                first_line(&crate::suite::lane::error_message(&body), 120)
+                first_line(&crate::drive::lane::error_message(&body), 120)
             )),
             Err(e) => turn_errors.push(format!(
                 "batch {}: {}",
@@ -667,20 +667,23 @@ fn marker_exists(path: &Path) -> bool {
     path.symlink_metadata().is_ok()
 }
 
-/// The `probes` command: every probe (or the named ones) on each chosen target. Exit 0 when
-/// every probe is contained, 1 when any escaped, 3 when any is inconclusive (the run could not
-/// judge it: an incomplete run is not a verdict).
-pub async fn command(
-    target: &TargetPick,
-    names: &[String],
-    expectations: Option<&Path>,
-    format: Format,
-    env_secret: String,
-    out: &mut dyn std::io::Write,
-) -> Result<u8, Error> {
+/// What a probes run covers: the targets, the probes by name (none: every one), the accepted
+/// escapes to apply instead of the committed ones, and the secret planted in the environment.
+#[derive(Debug, Clone)]
+pub struct ProbesRequest {
+    pub target: TargetPick,
+    pub names: Vec<String>,
+    pub expectations: Option<PathBuf>,
+    pub env_secret: String,
+}
+
+/// Runs every probe (or the named ones) on each chosen target, with its accepted escapes
+/// applied; one typed report per target. A probe the run could not judge is in its report
+/// ([`inconclusive`] says so).
+pub async fn run(request: &ProbesRequest) -> Result<Vec<ProbeReport>, Error> {
     use crate::sandbox::probes::{probe, PROBES};
     let mut selected = Vec::new();
-    for name in names {
+    for name in &request.names {
         let Some(p) = probe(name) else {
             let known: Vec<&str> = PROBES.iter().map(|p| p.name).collect();
             return Err(Error::Usage(format!(
@@ -693,17 +696,17 @@ pub async fn command(
     if selected.is_empty() {
         selected = PROBES.to_vec();
     }
-    let targets = target.targets()?;
+    let targets = request.target.targets()?;
     let known = load_all(&[])?;
     let expectations = targets
         .iter()
-        .map(|t| match (t.label(), expectations) {
+        .map(|t| match (t.label(), request.expectations.as_deref()) {
             (None, _) => Ok(None),
             (Some(_), Some(path)) => Expectations::read(path, &known).map(Some),
             (Some(label), None) => findings::built_in(&label, &known),
         })
         .collect::<Result<Vec<_>, Error>>()?;
-    let plant = Plant::new(&env_secret)?;
+    let plant = Plant::new(&request.env_secret)?;
     let mut reports = Vec::new();
     for (target, expectations) in targets.iter().zip(&expectations) {
         let mut report = run_probes(target.as_ref(), &selected, &plant).await?;
@@ -713,16 +716,35 @@ pub async fn command(
         }
         reports.push(report);
     }
+    Ok(reports)
+}
+
+/// The error of a run with probes it could not judge (an incomplete run is not a verdict).
+pub fn inconclusive(reports: &[ProbeReport]) -> Option<Error> {
+    let inconclusive: usize = reports.iter().map(|r| r.inconclusive).sum();
+    (inconclusive > 0).then(|| {
+        Error::Machine(format!(
+            "{inconclusive} probe(s) inconclusive: the run could not judge them (see the evidence column)"
+        ))
+    })
+}
+
+/// The `probes` command: [`run`], then the reports printed. Exit 0 when every probe is
+/// contained, 1 when any escaped, 3 when any is inconclusive (the run could not judge it: an
+/// incomplete run is not a verdict).
+pub async fn command(
+    request: &ProbesRequest,
+    format: Format,
+    out: &mut dyn std::io::Write,
+) -> Result<u8, Error> {
+    let reports = run(request).await?;
     let text = match format {
         Format::Table => reports.iter().map(ProbeReport::to_table).collect(),
         Format::Json => format!("{:#}\n", reports_json(&reports)),
     };
     emit(out, &text)?;
-    let inconclusive: usize = reports.iter().map(|r| r.inconclusive).sum();
-    if inconclusive > 0 {
-        return Err(Error::Machine(format!(
-            "{inconclusive} probe(s) inconclusive: the run could not judge them (see the evidence column)"
-        )));
+    if let Some(error) = inconclusive(&reports) {
+        return Err(error);
     }
     Ok(if reports.iter().all(|r| r.ok) {
         Exit::OK

@@ -15,11 +15,11 @@ use serde_json::{json, Value};
 use super::{assemble, QualityReport, QualitySet, Ranked, RankedBy, RANK_DEPTH};
 use crate::catalog::ToolEntry;
 use crate::config::TOOL_SEARCH_CODE;
+use crate::drive::lane::{error_message, message_body, post_turn};
 use crate::error::{temp_dir, Error};
 use crate::output::first_line;
 use crate::provider::model::ScriptedTurn;
 use crate::provider::{MockProvider, ProviderOptions};
-use crate::suite::lane::{error_message, message_body, post_turn};
 use crate::targets::openclaw::{
     config_value, write_json, write_plugin, Installation, LaneConfig, OpenClawGateway, AGENT_ID,
     DEFAULT_START_TIMEOUT,

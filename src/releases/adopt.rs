@@ -7,14 +7,14 @@
 use std::fmt::Write as _;
 use std::path::{Path, PathBuf};
 
-use serde_json::Value;
-
 use crate::capture::CaptureOptions;
 use crate::error::{Error, Exit};
+use crate::outcome::findings::{self, Expectations};
+use crate::outcome::SuiteReport;
 use crate::output::{emit, Format};
 use crate::scenario::load_all;
-use crate::suite::command::{SnapshotDir, Snapshots, SuiteOptions};
-use crate::suite::findings::{self, Expectations};
+use crate::suite::gate::{SnapshotDir, Snapshots};
+use crate::suite::RunRequest;
 use crate::suite::{ProviderSource, Reporter, SuiteEvent};
 use crate::targets::openclaw::release::{Found, Version};
 use crate::targets::openclaw::ReleaseCatalogue;
@@ -23,7 +23,7 @@ use crate::targets::TargetPick;
 
 use super::record::RunRecord;
 
-pub use crate::suite::findings::TODO_REASON;
+pub use crate::outcome::findings::TODO_REASON;
 
 /// What `adopt` is told.
 #[derive(Debug, Clone)]
@@ -149,7 +149,7 @@ pub async fn command(
     .await?;
     accept_pending_snapshots(&files.snapshots)?;
     let drafts = carry(failing_checks(&summary), base.as_ref());
-    let record = RunRecord::from_summary(&summary);
+    let record = RunRecord::from_report(&summary);
     let record_path = RunRecord::path(&options.root, &version.to_string());
     record.write(&record_path)?;
     let escapes = carry_escapes(
@@ -182,7 +182,7 @@ pub async fn command(
         files.snapshots.display(),
         record_path.display(),
     );
-    let data_dir = crate::suite::command::shell_line(&[options.root.display().to_string()]);
+    let data_dir = crate::output::shell_line(&[options.root.display().to_string()]);
     let gate = if options.root.as_os_str().is_empty() {
         format!("toolsearch-qa suite --target openclaw --openclaw-version {version}")
     } else {
@@ -215,20 +215,21 @@ async fn record_only(
 ) -> Result<u8, Error> {
     let summary = run_suite(version, options.openclaw.node, Snapshots::Off).await?;
     let path = RunRecord::path(&options.root, &version.to_string());
-    RunRecord::from_summary(&summary).write(&path)?;
+    RunRecord::from_report(&summary).write(&path)?;
     emit(out, &format!("{} written\n", path.display()))?;
     Ok(Exit::OK)
 }
 
-/// Runs every built-in scenario on `version` with nothing accepted, and returns the suite's
-/// summary; a lane that could not run is an error (nothing half-adopted is drafted).
+/// Runs every built-in scenario on `version` with nothing accepted, and returns the run's
+/// report of the release; a lane that could not run is an error (nothing half-adopted is
+/// drafted).
 pub async fn run_suite(
     version: &Version,
     node: NodeMajor,
     snapshots: Snapshots,
-) -> Result<Value, Error> {
-    let report_dir = crate::error::temp_dir("toolsearch-qa-adopt-")?;
-    let suite = SuiteOptions {
+) -> Result<SuiteReport, Error> {
+    let dir = crate::error::temp_dir("toolsearch-qa-adopt-")?;
+    let request = RunRequest {
         scenarios: Vec::new(),
         scenario_dirs: Vec::new(),
         with_builtins: false,
@@ -236,29 +237,41 @@ pub async fn run_suite(
             version: Some(version.clone()),
             node,
         }),
-        format: Format::Json,
         filter: None,
         shard: None,
-        junit: None,
-        report_dir: Some(report_dir.path().to_path_buf()),
         snapshots,
         provider: ProviderSource::Mock,
-        expectations: Some(empty_expectations(report_dir.path())?),
-        verbose: true,
-        timings: false,
+        expectations: Some(empty_expectations(dir.path())?),
         profile: None,
     };
-    let mut sink = Vec::new();
-    let code = crate::suite::command::run(&suite, &Quiet, &mut sink).await?;
-    let summary_path = report_dir.path().join("summary.json");
-    let summary = read_json(&summary_path)?;
+    let outcome = crate::suite::run(&request, &Quiet).await?;
+    // Concluded as `suite` concludes (the same `error:` lines on stderr); the printed report
+    // itself is not wanted: the outcome is read as data.
+    let code = crate::report::conclude(
+        &outcome.reports,
+        Format::Json,
+        true,
+        (None, None),
+        &mut std::io::sink(),
+    )?;
     if code == Exit::INFRA {
+        let errors: Vec<String> = outcome
+            .lane_errors()
+            .map(|(scenario, e)| {
+                let first = e.error.lines().next().unwrap_or_default();
+                format!("{scenario} {}: {first}", e.lane)
+            })
+            .collect();
         return Err(Error::Machine(format!(
             "openclaw {version}: a lane could not run, so nothing is drafted: {}",
-            lane_errors(&summary).join("; ")
+            errors.join("; ")
         )));
     }
-    Ok(summary)
+    outcome
+        .reports
+        .into_iter()
+        .next()
+        .ok_or_else(|| Error::Machine(format!("openclaw {version}: the run reported no target")))
 }
 
 /// An expectations file with no entries, so no committed file of another release applies.
@@ -268,49 +281,19 @@ fn empty_expectations(dir: &Path) -> Result<PathBuf, Error> {
     Ok(path)
 }
 
-fn read_json(path: &Path) -> Result<Value, Error> {
-    let text = std::fs::read_to_string(path).map_err(Error::io("read", path))?;
-    serde_json::from_str(&text)
-        .map_err(|e| Error::Machine(format!("{}: not JSON: {e}", path.display())))
-}
-
-/// `scenario lane: error` of every lane that could not run.
-fn lane_errors(summary: &Value) -> Vec<String> {
-    scenarios(summary)
-        .flat_map(|s| {
-            let id = s["scenario"].as_str().unwrap_or_default().to_string();
-            s["errors"]
-                .as_array()
-                .cloned()
-                .unwrap_or_default()
-                .into_iter()
-                .map(move |e| {
-                    let first = e["error"].as_str().unwrap_or_default();
-                    let first = first.lines().next().unwrap_or_default();
-                    format!("{id} {}: {first}", e["lane"].as_str().unwrap_or_default())
-                })
-        })
-        .collect()
-}
-
-fn scenarios(summary: &Value) -> impl Iterator<Item = &Value> {
-    summary["scenarios"].as_array().into_iter().flatten()
-}
-
-/// Every failing check of the summary, sorted.
-pub fn failing_checks(summary: &Value) -> Vec<Draft> {
+/// Every failing check of the report, sorted.
+pub fn failing_checks(report: &SuiteReport) -> Vec<Draft> {
     let mut drafts = Vec::new();
-    for scenario in scenarios(summary) {
-        let id = scenario["scenario"].as_str().unwrap_or_default();
-        for verdict in scenario["claims"].as_array().into_iter().flatten() {
-            for failure in verdict["failures"].as_array().into_iter().flatten() {
+    for scenario in &report.scenarios {
+        for verdict in &scenario.claims {
+            for failure in &verdict.failures {
                 drafts.push(Draft {
-                    scenario: id.to_string(),
-                    lane: verdict["lane"].as_str().unwrap_or_default().to_string(),
-                    claim: verdict["claim"].as_str().unwrap_or_default().to_string(),
-                    check: failure["check"].as_str().unwrap_or_default().to_string(),
-                    expected: failure["expected"].as_str().unwrap_or_default().to_string(),
-                    observed: failure["actual"].as_str().unwrap_or_default().to_string(),
+                    scenario: scenario.scenario.clone(),
+                    lane: verdict.lane.clone(),
+                    claim: verdict.claim.as_str().to_string(),
+                    check: failure.check.clone(),
+                    expected: failure.expected.clone(),
+                    observed: failure.actual.clone(),
                     carried: None,
                 });
             }
@@ -346,28 +329,23 @@ async fn run_probes(
     probe_secret: String,
 ) -> Result<Vec<EscapeDraft>, Error> {
     let dir = crate::error::temp_dir("toolsearch-qa-adopt-probes-")?;
-    let none = empty_expectations(dir.path())?;
-    let mut sink = Vec::new();
-    crate::probes::command(
-        &TargetPick::openclaw(options.openclaw.clone()),
-        &[],
-        Some(&none),
-        Format::Json,
-        probe_secret,
-        &mut sink,
-    )
-    .await?;
-    let report: Value = serde_json::from_slice(&sink)
-        .map_err(|e| Error::Machine(format!("probes report: not JSON: {e}")))?;
-    let mut escapes: Vec<EscapeDraft> = report["targets"]
-        .as_array()
-        .into_iter()
-        .flatten()
-        .flat_map(|t| t["probes"].as_array().cloned().unwrap_or_default())
-        .filter(|p| p["outcome"] == "escaped")
+    let request = crate::probes::ProbesRequest {
+        target: TargetPick::openclaw(options.openclaw.clone()),
+        names: Vec::new(),
+        expectations: Some(empty_expectations(dir.path())?),
+        env_secret: probe_secret,
+    };
+    let reports = crate::probes::run(&request).await?;
+    if let Some(error) = crate::probes::inconclusive(&reports) {
+        return Err(error);
+    }
+    let mut escapes: Vec<EscapeDraft> = reports
+        .iter()
+        .flat_map(|r| &r.probes)
+        .filter(|p| p.outcome == crate::probes::ProbeOutcome::Escaped)
         .map(|p| EscapeDraft {
-            probe: p["name"].as_str().unwrap_or_default().to_string(),
-            observed: p["evidence"].as_str().unwrap_or_default().to_string(),
+            probe: p.name.clone(),
+            observed: p.evidence.clone(),
             node,
             carried: None,
         })
@@ -563,15 +541,21 @@ mod tests {
 
     #[test]
     fn failing_checks_become_drafts() {
-        let summary = serde_json::json!({"scenarios": [{
-            "scenario": "s",
-            "claims": [
-                {"claim": "L1", "lane": "direct", "ok": false,
-                 "failures": [{"check": "schemas up front", "expected": "a", "actual": "not \"recorded\""}]},
-                {"claim": "C1", "lane": "direct", "ok": true}
-            ],
-            "errors": []
-        }]});
+        use crate::outcome::{Check, Verdict};
+        use crate::scenario::ClaimId;
+        let failing = Check {
+            check: "schemas up front".into(),
+            ok: false,
+            expected: "a".into(),
+            actual: "not \"recorded\"".into(),
+        };
+        let mut summary =
+            crate::suite::claims::fixture::Fixture::passing_reference().suite_report();
+        summary.scenarios[0].scenario = "s".into();
+        summary.scenarios[0].claims = vec![
+            Verdict::new(ClaimId::L1, "direct", vec![failing]),
+            Verdict::new(ClaimId::C1, "direct", Vec::new()),
+        ];
         let drafts = failing_checks(&summary);
         assert_eq!(
             drafts,

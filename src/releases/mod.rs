@@ -13,10 +13,10 @@ use std::collections::BTreeMap;
 use std::path::Path;
 
 use crate::error::{Error, Exit};
+use crate::outcome::findings;
 use crate::output::emit;
 use crate::scenario::load_all;
-use crate::suite::command::Snapshots;
-use crate::suite::findings;
+use crate::suite::gate::Snapshots;
 use crate::targets::openclaw::{NodeMajor, Version};
 
 use diff::{DiffFormat, FindingKey, FindingValue, ReleaseDiff};
@@ -65,7 +65,7 @@ pub async fn diff_command(
 
 async fn live_record(version: &Version, node: NodeMajor) -> Result<RunRecord, Error> {
     let summary = adopt::run_suite(version, node, Snapshots::Off).await?;
-    Ok(RunRecord::from_summary(&summary))
+    Ok(RunRecord::from_report(&summary))
 }
 
 /// The committed accepted findings of `version` (none when it has no expectations file).

@@ -7,9 +7,9 @@
 use std::path::{Path, PathBuf};
 
 use serde::{Deserialize, Serialize};
-use serde_json::Value;
 
 use crate::error::Error;
+use crate::outcome::{LaneFigures, SuiteReport};
 
 /// One lane's figures.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
@@ -98,40 +98,35 @@ impl RunRecord {
         std::fs::write(path, text).map_err(Error::io("write", path))
     }
 
-    /// The record of a suite summary (`summary.json` of one openclaw target).
-    pub fn from_summary(summary: &Value) -> RunRecord {
-        let text = |v: &Value| v.as_str().unwrap_or_default().to_string();
+    /// The record of one openclaw target's run.
+    pub fn from_report(report: &SuiteReport) -> RunRecord {
+        let product = report.product.as_ref();
         let mut record = RunRecord {
-            version: text(&summary["product"]["version"]),
-            node: text(&summary["product"]["node"]),
+            version: product.map(|p| p.version.clone()).unwrap_or_default(),
+            node: product.map(|p| p.node.clone()).unwrap_or_default(),
             lanes: Vec::new(),
             verdicts: Vec::new(),
             not_applicable: Vec::new(),
         };
-        for scenario in summary["scenarios"].as_array().into_iter().flatten() {
-            let id = text(&scenario["scenario"]);
-            if let Some(lanes) = scenario["lanes"].as_object() {
-                for (lane, figures) in lanes {
-                    record.lanes.push(lane_record(&id, lane, figures));
-                }
+        for scenario in &report.scenarios {
+            let id = &scenario.scenario;
+            for (lane, figures) in scenario.lanes.iter() {
+                record.lanes.push(lane_record(id, lane, figures));
             }
-            for verdict in scenario["claims"].as_array().into_iter().flatten() {
-                if verdict["notApplicable"].is_string() {
-                    continue;
-                }
+            for verdict in scenario.claims.iter().filter(|v| !v.is_not_applicable()) {
                 record.verdicts.push(VerdictRecord {
                     scenario: id.clone(),
-                    lane: text(&verdict["lane"]),
-                    claim: text(&verdict["claim"]),
-                    ok: verdict["ok"].as_bool().unwrap_or(false),
-                    actual: text(&verdict["actual"]),
+                    lane: verdict.lane.clone(),
+                    claim: verdict.claim.as_str().to_string(),
+                    ok: verdict.ok,
+                    actual: verdict.actual.clone(),
                 });
             }
-            for skipped in scenario["notApplicable"].as_array().into_iter().flatten() {
+            for skipped in &scenario.not_applicable {
                 record.not_applicable.push(SkippedRecord {
                     scenario: id.clone(),
-                    lane: text(&skipped["lane"]),
-                    reason: text(&skipped["reason"]),
+                    lane: skipped.lane.clone(),
+                    reason: skipped.reason.clone(),
                 });
             }
         }
@@ -139,30 +134,23 @@ impl RunRecord {
     }
 }
 
-fn lane_record(scenario: &str, lane: &str, figures: &Value) -> LaneRecord {
-    let count = |key: &str| figures[key].as_u64().unwrap_or(0) as usize;
-    let mut declared: Vec<String> = figures["providerDeclaredToolNames"]
-        .as_array()
-        .into_iter()
-        .flatten()
-        .filter_map(|t| t.as_str().map(str::to_string))
-        .collect();
+fn lane_record(scenario: &str, lane: &str, figures: &LaneFigures) -> LaneRecord {
+    let mut declared = figures.provider_declared_tool_names.clone();
     declared.sort();
     LaneRecord {
         scenario: scenario.to_string(),
         lane: lane.to_string(),
-        first_request_bytes: count("firstRequestBytes"),
-        whole_turn_bytes: count("providerRawBytes"),
-        first_request_tokens: figures["firstRequestTokens"].as_u64(),
-        provider_requests: count("providerRequestCount"),
-        system_prompt_chars: count("providerSystemPromptChars"),
+        first_request_bytes: figures.first_request_bytes,
+        whole_turn_bytes: figures.provider_raw_bytes,
+        first_request_tokens: figures.first_request_tokens,
+        provider_requests: figures.provider_request_count,
+        system_prompt_chars: figures.provider_system_prompt_chars,
         declared_tools: declared,
-        directory_lines: figures["directory"]["lines"].as_u64().map(|n| n as usize),
-        path: figures["providerPlannedTools"]
-            .as_array()
-            .into_iter()
-            .flatten()
-            .map(|t| t.as_str().unwrap_or("-").to_string())
+        directory_lines: figures.directory.as_ref().map(|d| d.lines),
+        path: figures
+            .provider_planned_tools
+            .iter()
+            .map(|t| t.clone().unwrap_or_else(|| "-".to_string()))
             .collect(),
     }
 }

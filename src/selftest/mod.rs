@@ -15,9 +15,9 @@ use std::time::{Duration, Instant};
 use serde::Serialize;
 
 use crate::error::{Error, Exit};
+use crate::outcome::{ScenarioReport, SuiteReport};
 use crate::scenario::claim::ClaimId;
 use crate::scenario::{load_all, Scenario};
-use crate::suite::report::{ScenarioReport, SuiteReport};
 use crate::suite::run_suite;
 use crate::targets::openclaw::NodeMajor;
 use crate::targets::{EmbeddedTarget, SeededTarget, Target, TargetChoice};

@@ -9,9 +9,9 @@ use serde_json::json;
 
 use super::seeds::Seed;
 use crate::error::Error;
+use crate::outcome::findings;
+use crate::outcome::{ScenarioReport, SuiteReport};
 use crate::scenario::{ClaimId, Lane, Scenario};
-use crate::suite::findings;
-use crate::suite::report::{ScenarioReport, SuiteReport};
 use crate::suite::{run_plans, ProviderSource, Quiet};
 use crate::targets::openclaw::NodeMajor;
 use crate::targets::{OpenClawTarget, Target};
@@ -251,7 +251,7 @@ pub async fn run(
     }
     let label = target.label().unwrap_or_default();
     if let Some(expectations) = findings::built_in(&label, known)? {
-        report.record_findings(&expectations, known);
+        crate::suite::findings::record(&mut report, &expectations, known);
     }
     let SuiteReport { mut scenarios, .. } = report;
     let seeded = scenarios.split_off(baseline.len());

@@ -138,11 +138,11 @@ const HEADER: &str = "\
 /// ready, `costs.startMillis`) and the median lane apart from its gateway start and the wait its
 /// scenario sets (scenarios found by id in `scenarios`; others are left out).
 pub fn fit(
-    reports: &[crate::suite::report::SuiteReport],
+    reports: &[crate::outcome::SuiteReport],
     scenarios: &[Scenario],
     mut model: Model,
 ) -> Model {
-    use crate::suite::timing::Step;
+    use crate::targets::timing::Step;
     let median = |mut v: Vec<u64>| {
         v.sort_unstable();
         v.get(v.len() / 2).copied()

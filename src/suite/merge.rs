@@ -9,14 +9,11 @@ use std::collections::BTreeMap;
 use std::io::Write;
 use std::path::{Path, PathBuf};
 
-use serde::de::IgnoredAny;
-use serde::Deserialize;
-
-use super::command::conclude;
-use super::report::{Selection, SuiteReport};
-use super::select::Shard;
 use crate::error::Error;
+use crate::outcome::summary::SummaryFile;
+use crate::outcome::{Selection, Shard, SuiteReport};
 use crate::output::Format;
+use crate::report::conclude;
 use crate::targets::{Product, TargetKind};
 
 /// Everything `report merge` is told.
@@ -96,22 +93,7 @@ pub fn read_dir(dir: &Path) -> Result<Vec<Part>, Error> {
             path.display()
         ))
     };
-    #[derive(Deserialize)]
-    struct Shape {
-        targets: Option<IgnoredAny>,
-    }
-    #[derive(Deserialize)]
-    struct Both {
-        targets: BTreeMap<String, SuiteReport>,
-    }
-    let reports = match serde_json::from_str::<Shape>(&text).map_err(bad)?.targets {
-        Some(_) => serde_json::from_str::<Both>(&text)
-            .map_err(bad)?
-            .targets
-            .into_values()
-            .collect(),
-        None => vec![serde_json::from_str::<SuiteReport>(&text).map_err(bad)?],
-    };
+    let reports = SummaryFile::parse(&text).map_err(bad)?.into_reports();
     Ok(reports
         .into_iter()
         .map(|report| Part {

@@ -1,37 +1,34 @@
-//! The suite: the regression check itself. For each scenario a fresh mock provider (so its
-//! journal cursors and ids do not depend on which scenarios ran before), and for each lane a
-//! gateway set to the lane's config on the chosen target (the embedded one fresh per lane, a real
-//! one reloaded), one turn in the lane's own session, the observations, and the claims.
-//!
-//! One job per module ([`crate::scenario`] loads and checks the scenario files it runs):
-//! [`select`] narrows them
-//! (`--filter`, `--shard`), [`lane`] runs a lane and observes it, [`observation`] is what was
-//! observed (pure data), [`claims`] judges it, [`report`] renders it, [`command`] is the `suite`
-//! command end to end. The runner emits [`SuiteEvent`]s; reporters (a progress bar, a log)
-//! consume them without the runner knowing who listens.
+//! The suite: the gate itself. It selects the scenarios ([`select`]), runs each on a target
+//! (for each scenario a fresh mock provider, so its journal cursors and ids do not depend on
+//! which scenarios ran before; each lane driven by `crate::drive`), judges what was observed
+//! ([`claims`], the accepted [`findings`], the committed [`snapshot`]s) and hands back typed
+//! outcomes (`crate::outcome`) that `crate::report` renders. [`command`] is the `suite` command
+//! end to end; [`merge`] puts a CI matrix's shards back together. The runner emits
+//! [`SuiteEvent`]s; reporters (a progress bar, a log) consume them without the runner knowing
+//! who listens.
 
 pub mod claims;
 pub mod command;
-pub mod evidence;
 pub mod expected;
 pub mod findings;
-pub mod invoke;
-pub mod lane;
+pub mod gate;
 pub mod merge;
-pub mod observation;
-pub mod report;
+pub mod outline;
 pub mod select;
-pub use crate::targets::timing;
+pub mod snapshot;
 
+use crate::drive::observation::Observed;
+pub use crate::drive::ProviderSource;
+use crate::drive::{run_one, shared_provider, LanePlan};
 use crate::error::Error;
-use crate::provider::{Journal, MockProvider, ProviderOptions};
-use crate::scenario::{Lane, Scenario, ScriptStep};
-use crate::targets::{Target, TargetKind, TargetPlan};
+use crate::outcome::{
+    LaneError, LaneFigures, LaneMap, Reduction, ScenarioReport, SuiteReport, Verdict,
+};
+use crate::scenario::{Lane, Scenario};
+use crate::targets::{timing, Target, TargetKind, TargetPlan};
 use claims::evaluate;
-use lane::run_lane;
-use observation::Observed;
-use report::snapshot::{self, SnapshotStyle};
-use report::{LaneError, ScenarioReport, SuiteReport};
+pub use gate::{run, RunOutcome, RunRequest};
+use snapshot::SnapshotStyle;
 
 /// What happens during a run, as it happens.
 #[derive(Clone, Copy)]
@@ -70,17 +67,6 @@ impl<F: Fn(SuiteEvent<'_>) + Sync> Reporter for F {
     fn event(&self, event: SuiteEvent<'_>) {
         self(event)
     }
-}
-
-/// The model provider the gateways of a suite talk to.
-#[derive(Debug, Clone, Default, PartialEq, Eq)]
-pub enum ProviderSource {
-    /// A fresh scripted mock provider per scenario (the normal run).
-    #[default]
-    Mock,
-    /// Every gateway is pointed at this base URL (`http://host:port/v1`) instead; nothing is
-    /// journaled. For checking how the harness reports a broken provider (exit code 3).
-    Url(String),
 }
 
 /// Runs every scenario on `target`, each against its own mock provider.
@@ -160,16 +146,6 @@ fn execution_order(target: &dyn Target, plans: &[TargetPlan]) -> Vec<usize> {
     }
 }
 
-/// A mock provider following the directive logic, or `steps` when given.
-async fn start_provider(steps: Option<&[ScriptStep]>) -> Result<MockProvider, Error> {
-    let script = steps.map(|s| s.iter().filter_map(ScriptStep::to_turn).collect());
-    Ok(MockProvider::start_with(ProviderOptions {
-        script,
-        ..ProviderOptions::default()
-    })
-    .await?)
-}
-
 /// Runs one scenario's lanes in order and evaluates its claims on the lanes that ran; a lane
 /// that could not run is one of the report's `errors`, a lane the target cannot run one of its
 /// `not_applicable`.
@@ -191,8 +167,9 @@ pub async fn run_scenario(
                         scenario,
                         lane,
                     });
-                    match run_one(target, scenario, lane, source, &base_url, &journal).await {
-                        Ok(observation) => observations.push((lane, observation)),
+                    let lane_plan = LanePlan::new(target, scenario, lane);
+                    match run_one(target, &lane_plan, source, &base_url, &journal).await {
+                        Ok(observation) => observations.push((lane_plan, observation)),
                         Err(e) => errors.push(LaneError::new(&lane.name, &e)),
                     }
                 }
@@ -201,13 +178,9 @@ pub async fn run_scenario(
             Err(e) => errors.extend(scenario.lanes.iter().map(|l| LaneError::new(&l.name, &e))),
         }
     }
-    let surface = target.surface(scenario);
     let observed: Vec<Observed<'_>> = observations
         .iter()
-        .map(|(lane, observation)| {
-            let tool = &scenario.target_tool;
-            Observed::new(target.kind(), lane, observation, tool, &surface)
-        })
+        .map(|(lane_plan, observation)| Observed::new(target.kind(), lane_plan, observation))
         .collect();
     let mut verdicts = evaluate(scenario, &observed, &plan.not_applicable);
     if !errors.is_empty() {
@@ -225,66 +198,71 @@ pub async fn run_scenario(
         .iter()
         .flat_map(|(_, o)| snapshot::lane_snapshots(&scenario.id, o, style, &redactions))
         .collect();
-    ScenarioReport::new(scenario, &observed, verdicts, snapshots)
+    scenario_report(scenario, &observed, verdicts, snapshots)
         .with_errors(errors)
         .with_not_applicable(plan.not_applicable.clone())
 }
 
-/// The scenario's provider: a fresh mock, or the URL the run was pointed at (not journaled).
-async fn shared_provider(
-    source: &ProviderSource,
-) -> Result<(Option<MockProvider>, String, Journal), Error> {
-    Ok(match source {
-        ProviderSource::Mock => {
-            let mock = start_provider(None).await?;
-            let (url, journal) = (mock.base_url(), mock.journal());
-            (Some(mock), url, journal)
-        }
-        ProviderSource::Url(url) => (None, url.clone(), Journal::new()),
-    })
+/// A lane's figures as reports store them: the gateway's answer is evidence like any other,
+/// redacted and bounded ([`crate::outcome::evidence`]); the claims read the figures as observed.
+fn reported_figures(figures: &LaneFigures) -> LaneFigures {
+    LaneFigures {
+        gateway_output_text: crate::outcome::evidence::evidence(&figures.gateway_output_text),
+        ..figures.clone()
+    }
 }
 
-/// A script's steps on a surface whose bridge tools have other names: a step naming a control
-/// tool by the spec's name (`tool_call`) calls the surface's tool of that role (`dispatch_action`
-/// on upstream's surface), so one script runs under any profile.
-fn on_surface(steps: &[ScriptStep], bridge: &crate::config::Bridge) -> Vec<ScriptStep> {
-    let spec = crate::config::Bridge::spec();
-    let renamed = |name: &String| {
-        let role = spec.role(name)?;
-        bridge.name(role).map(str::to_string)
-    };
-    steps
-        .iter()
-        .map(|step| ScriptStep {
-            tool: step
-                .tool
-                .as_ref()
-                .map(|t| renamed(t).unwrap_or_else(|| t.clone())),
-            ..step.clone()
-        })
-        .collect()
-}
-
-/// One lane; a scripted lane gets a provider of its own, so each lane may follow its own script.
-async fn run_one(
-    target: &dyn Target,
+/// One scenario's report: the figures of the lanes that ran, their reductions against the
+/// direct lane, the verdicts and the snapshot contents (compared later, [`snapshot::record`]).
+pub fn scenario_report(
     scenario: &Scenario,
-    lane: &Lane,
-    source: &ProviderSource,
-    base_url: &str,
-    journal: &Journal,
-) -> Result<observation::LaneObservation, Error> {
-    let surface = target.surface(scenario);
-    let bridge = surface.bridge();
-    let scripted = match (lane.script(scenario), source) {
-        (Some(steps), ProviderSource::Mock) => {
-            Some(start_provider(Some(&on_surface(steps, bridge))).await?)
-        }
-        _ => None,
-    };
-    let (url, journal) = match &scripted {
-        Some(p) => (p.base_url(), p.journal()),
-        None => (base_url.to_string(), journal.clone()),
-    };
-    run_lane(target, scenario, lane, &url, &journal).await
+    observed: &[Observed<'_>],
+    claims: Vec<Verdict>,
+    snapshot_contents: Vec<(String, String)>,
+) -> ScenarioReport {
+    let direct = observed.iter().find(|o| o.lane.is_direct());
+    let lanes = observed
+        .iter()
+        .map(|o| (o.lane.name.clone(), reported_figures(&o.figures)))
+        .collect();
+    let lane_millis = observed
+        .iter()
+        .map(|o| {
+            let millis = o.observation.elapsed.as_millis() as u64;
+            (o.lane.name.clone(), millis)
+        })
+        .collect();
+    let lane_steps = observed
+        .iter()
+        .map(|o| (o.lane.name.clone(), o.observation.steps.clone()))
+        .collect();
+    let reduction = observed
+        .iter()
+        .filter(|o| !o.lane.is_direct())
+        .filter_map(|o| {
+            let d = direct?;
+            Some((
+                o.lane.name.clone(),
+                Reduction::between(&d.figures, &o.figures),
+            ))
+        })
+        .collect();
+    ScenarioReport {
+        scenario: scenario.id.clone(),
+        target_tool: scenario.target_tool.clone(),
+        profile: observed
+            .iter()
+            .any(|o| o.target == TargetKind::Embedded)
+            .then(|| scenario.profile.name.clone()),
+        lanes: LaneMap(lanes),
+        reduction: LaneMap(reduction),
+        claims,
+        lane_millis: LaneMap(lane_millis),
+        lane_steps: LaneMap(lane_steps),
+        snapshots: Vec::new(),
+        snapshot_contents,
+        snapshot_place: None,
+        not_applicable: Vec::new(),
+        errors: Vec::new(),
+    }
 }

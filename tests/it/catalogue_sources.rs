@@ -4,10 +4,10 @@
 //! dispatch, and client-name collisions.
 
 use serde_json::{json, Value};
+use toolsearch_qa::drive::observation::session_answers;
 use toolsearch_qa::protocol::session::read_session_log;
 use toolsearch_qa::protocol::session::SessionLog;
 use toolsearch_qa::provider::{MockProvider, ProviderOptions, ScriptedTurn};
-use toolsearch_qa::suite::observation::session_answers;
 
 struct Fixture {
     _provider: MockProvider,

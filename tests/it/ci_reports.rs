@@ -316,8 +316,8 @@ fn a_gateway_that_cannot_start_exits_3() {
 /// here is the rendering, not the product.)
 #[tokio::test]
 async fn both_targets_side_by_side_fit_the_terminal_and_every_report_file_covers_both() {
-    use toolsearch_qa::suite::command::write_reports;
-    use toolsearch_qa::suite::report::both::side_by_side;
+    use toolsearch_qa::report::both::side_by_side;
+    use toolsearch_qa::report::write_reports;
     use toolsearch_qa::targets::TargetKind;
     let scenarios = select(load_all(&[]).unwrap(), &[REFERENCE.into()]).unwrap();
     let embedded = run_suite(&EmbeddedTarget, &scenarios).await.unwrap();

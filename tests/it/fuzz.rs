@@ -15,7 +15,7 @@ use serde_json::{json, Map, Value};
 use toolsearch_qa::catalog::fake::MAX_FAKE_TOOLS;
 use toolsearch_qa::protocol::session::{session_id_for_key, session_log_path, MAX_FILE_NAME_BYTES};
 use toolsearch_qa::provider::MockProvider;
-use toolsearch_qa::suite::report::snapshot::snapshot_path;
+use toolsearch_qa::suite::snapshot::snapshot_path;
 
 use crate::common::{files_below, tools_config};
 

@@ -7,9 +7,9 @@ use std::path::Path;
 use std::time::{Duration, Instant};
 
 use serde_json::{json, Value};
+use toolsearch_qa::outcome::findings::built_in;
+use toolsearch_qa::outcome::{ScenarioReport, SnapshotState, SuiteReport};
 use toolsearch_qa::scenario::{load_all, scenario_from_json, select, Scenario};
-use toolsearch_qa::suite::findings::built_in;
-use toolsearch_qa::suite::report::{ScenarioReport, SnapshotState, SuiteReport};
 use toolsearch_qa::suite::{run_suite, run_suite_on, ProviderSource, Quiet};
 use toolsearch_qa::targets::openclaw::{Installation, OpenClawTarget};
 use toolsearch_qa::targets::{Target, MCP_OWNER_ENV};
@@ -245,15 +245,15 @@ async fn every_scenario_ran_on_a_gateway_per_plugin(target: &OpenClawTarget, rep
 /// committed ones.
 fn passes_the_gate(target: &OpenClawTarget, report: &mut SuiteReport, scenarios: &[Scenario]) {
     let label = target.label().expect("a real target has a label");
-    report
-        .record_snapshots(
-            &Path::new(env!("CARGO_MANIFEST_DIR"))
-                .join("snapshots")
-                .join(&label),
-            false,
-            "toolsearch-qa suite --target openclaw --update-snapshots",
-        )
-        .expect("snapshots readable");
+    toolsearch_qa::suite::snapshot::record_all(
+        report,
+        &Path::new(env!("CARGO_MANIFEST_DIR"))
+            .join("snapshots")
+            .join(&label),
+        false,
+        "toolsearch-qa suite --target openclaw --update-snapshots",
+    )
+    .expect("snapshots readable");
     let changed: Vec<String> = report
         .scenarios
         .iter()
@@ -272,7 +272,7 @@ fn passes_the_gate(target: &OpenClawTarget, report: &mut SuiteReport, scenarios:
     let expectations = built_in(&label, scenarios)
         .expect("the committed expectations load")
         .expect("a committed expectations file for this version");
-    report.record_findings(&expectations, scenarios);
+    toolsearch_qa::suite::findings::record(report, &expectations, scenarios);
     let verdict = report.verdict();
     assert!(verdict.passed(), "the gate fails:\n{}", report.to_table());
     assert_eq!(
@@ -317,7 +317,7 @@ fn reference_of(report: &SuiteReport) -> &ScenarioReport {
 /// What may differ between two runs of the same lane: ports, temp paths, session ids, the
 /// minute stamped on the user's message.
 fn normalised(request: &Value) -> String {
-    let text = toolsearch_qa::suite::report::snapshot::redact(&request.to_string());
+    let text = toolsearch_qa::suite::snapshot::redact(&request.to_string());
     let uuid = regex::Regex::new(r"[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}")
         .expect("regex");
     let minute = regex::Regex::new(r"\[\w{3} \d{4}-\d{2}-\d{2} \d{2}:\d{2} UTC\]").expect("regex");

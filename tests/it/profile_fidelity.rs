@@ -3,9 +3,9 @@
 //! same declared tools. The product's side is the reference run of the gate's product test
 //! (`openclaw_suite.rs`, real gateway, `TOOLSEARCH_QA_OPENCLAW=1`), which calls the check here.
 
+use toolsearch_qa::outcome::ScenarioReport;
 use toolsearch_qa::profile::OPENCLAW;
 use toolsearch_qa::scenario::{load_all, select};
-use toolsearch_qa::suite::report::ScenarioReport;
 use toolsearch_qa::suite::run_suite;
 use toolsearch_qa::targets::EmbeddedTarget;
 

@@ -6,7 +6,7 @@ use toolsearch_qa::scenario::{load_all, select};
 use toolsearch_qa::suite::run_suite;
 use toolsearch_qa::targets::EmbeddedTarget;
 
-async fn reference_report() -> toolsearch_qa::suite::report::SuiteReport {
+async fn reference_report() -> toolsearch_qa::outcome::SuiteReport {
     let scenarios = select(load_all(&[]).unwrap(), &["tool-search-gateway-e2e".into()]).unwrap();
     run_suite(&EmbeddedTarget, &scenarios).await.unwrap()
 }
@@ -197,7 +197,7 @@ async fn every_claim_holds_with_exact_figures() {
 
 #[tokio::test]
 async fn two_runs_give_identical_figures_and_claims() {
-    let strip = |r: &toolsearch_qa::suite::report::SuiteReport| {
+    let strip = |r: &toolsearch_qa::outcome::SuiteReport| {
         let mut v = serde_json::to_value(r).unwrap();
         for s in v["scenarios"].as_array_mut().unwrap() {
             s.as_object_mut().unwrap().remove("laneMillis");

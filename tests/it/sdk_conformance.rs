@@ -341,10 +341,11 @@ async fn drive_gateway(provider: &MockProvider, protocol: &str) -> usize {
             .iter()
             .filter(|l| l.native.is_some_and(|n| n.provider == wanted));
         for lane in lanes {
-            let observation = toolsearch_qa::suite::lane::run_lane(
-                &toolsearch_qa::targets::EmbeddedTarget,
-                scenario,
-                lane,
+            let target = toolsearch_qa::targets::EmbeddedTarget;
+            let plan = toolsearch_qa::drive::LanePlan::new(&target, scenario, lane);
+            let observation = toolsearch_qa::drive::lane::run_lane(
+                &target,
+                &plan,
                 &provider.base_url(),
                 &provider.journal(),
             )

@@ -47,7 +47,7 @@ async fn two_runs_give_identical_snapshots() {
     let scenarios = load_all(&[]).unwrap();
     let a = run_suite(&EmbeddedTarget, &scenarios).await.unwrap();
     let b = run_suite(&EmbeddedTarget, &scenarios).await.unwrap();
-    let contents = |r: &toolsearch_qa::suite::report::SuiteReport| {
+    let contents = |r: &toolsearch_qa::outcome::SuiteReport| {
         r.scenarios
             .iter()
             .flat_map(|s| s.snapshot_contents.clone())

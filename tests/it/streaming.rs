@@ -5,10 +5,10 @@
 
 use crate::common::{start_gateway, tools_config, TEXT_REPLY_EVENTS};
 use serde_json::{json, Value};
+use toolsearch_qa::outcome::SuiteReport;
 use toolsearch_qa::protocol::sse::decode_stream;
 use toolsearch_qa::provider::MockProvider;
 use toolsearch_qa::scenario::{load_all, select, Scenario};
-use toolsearch_qa::suite::report::SuiteReport;
 use toolsearch_qa::suite::run_suite;
 use toolsearch_qa::targets::EmbeddedTarget;
 

@@ -6,8 +6,8 @@
 use assert_cmd::Command;
 use serde_json::{json, Value};
 use toolsearch_qa::config::ToolSearchMode;
+use toolsearch_qa::outcome::SuiteReport;
 use toolsearch_qa::scenario::{load_all, select};
-use toolsearch_qa::suite::report::SuiteReport;
 use toolsearch_qa::suite::run_suite;
 use toolsearch_qa::targets::openclaw::{Installation, OpenClawTarget, ReleaseCatalogue};
 use toolsearch_qa::targets::{EmbeddedTarget, Target};

@@ -8,9 +8,9 @@ use std::path::{Path, PathBuf};
 use assert_cmd::Command;
 use serde_json::Value;
 use toolsearch_qa::error::Exit;
+use toolsearch_qa::outcome::findings::Expectations;
+use toolsearch_qa::outcome::Outcome;
 use toolsearch_qa::scenario::{load_all, select};
-use toolsearch_qa::suite::findings::Expectations;
-use toolsearch_qa::suite::report::Outcome;
 use toolsearch_qa::suite::{run_suite, run_suite_on, ProviderSource, Quiet};
 use toolsearch_qa::targets::EmbeddedTarget;
 
@@ -291,7 +291,7 @@ async fn findings_of_a_lane_that_errored_are_unjudged() {
     let mut report = run_suite_on(&EmbeddedTarget, &scenarios, &source, &Quiet)
         .await
         .unwrap();
-    report.record_findings(&expectations, &scenarios);
+    toolsearch_qa::suite::findings::record(&mut report, &expectations, &scenarios);
     let verdict = report.verdict();
     assert_eq!(
         (
@@ -327,15 +327,15 @@ async fn accepted_findings_never_hide_a_missing_snapshot() {
     let scenarios = select(known.clone(), &[REFERENCE.into()]).unwrap();
     let mut report = run_suite(&EmbeddedTarget, &scenarios).await.unwrap();
     let empty = tempfile::tempdir().unwrap();
-    report
-        .record_snapshots(
-            empty.path(),
-            false,
-            "toolsearch-qa suite --update-snapshots",
-        )
-        .unwrap();
+    toolsearch_qa::suite::snapshot::record_all(
+        &mut report,
+        empty.path(),
+        false,
+        "toolsearch-qa suite --update-snapshots",
+    )
+    .unwrap();
     let none = Expectations::parse("", "e.toml", &known).unwrap();
-    report.record_findings(&none, &scenarios);
+    toolsearch_qa::suite::findings::record(&mut report, &none, &scenarios);
     let verdict = report.verdict();
     assert_eq!(verdict.snapshots.missing, 21);
     assert_eq!(verdict.outcome(), Outcome::Failed);

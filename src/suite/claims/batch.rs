@@ -10,10 +10,10 @@ use serde_json::Value;
 
 use super::{check, Check, ClaimInput};
 use crate::config::Bridge;
+use crate::drive::observation::planned_wire_tool;
 use crate::protocol::envelope;
 use crate::protocol::ToolResultRecord;
 use crate::scenario::{Lane, Scenario};
-use crate::suite::observation::planned_wire_tool;
 
 pub fn b1_batch_search(input: &ClaimInput<'_>) -> Vec<Check> {
     let o = input.lane;

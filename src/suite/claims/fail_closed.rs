@@ -12,10 +12,10 @@ use super::{check, show, Check, ClaimInput};
 use crate::catalog::fake::{core_tools, FAKE_OK};
 use crate::catalog::ToolEntry;
 use crate::config::ToolSearchMode;
+use crate::drive::observation::Observed;
 use crate::protocol::responses::{declared_tool_names, system_text};
 use crate::protocol::{SessionRecord, ToolResultRecord};
 use crate::scenario::{Scenario, TargetKind};
-use crate::suite::observation::Observed;
 
 /// Tool results the model got as errors, with their output text.
 fn error_outputs(o: &Observed<'_>) -> Vec<String> {

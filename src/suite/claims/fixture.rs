@@ -9,13 +9,14 @@ use serde_json::{json, Value};
 
 use super::{evaluate, ClaimId, Verdict};
 use crate::catalog::fake::fake_plugin_tools;
+use crate::drive::invoke::{Effective, Invoked};
+use crate::drive::observation::{FollowUp, LaneObservation, Observed};
+use crate::drive::plan::{Collect, LanePlan};
+use crate::outcome::SuiteReport;
 use crate::protocol::session::SessionLog;
 use crate::protocol::ResponseBody;
 use crate::provider::{JournalRecord, RequestKind};
 use crate::scenario::{parse_scenario, Scenario};
-use crate::suite::invoke::{Effective, Invoked};
-use crate::suite::observation::{FollowUp, LaneObservation, Observed};
-use crate::suite::report::{ScenarioReport, SuiteReport};
 use crate::targets::{DirectorySurface, Surface, TargetKind};
 
 pub const TARGET: &str = "fake_plugin_tool_17";
@@ -321,11 +322,21 @@ impl Fixture {
                 &crate::profile::resolve(crate::profile::OPENCLAW).expect("the product profile"),
             );
         }
-        let observed: Vec<Observed<'_>> = scenario
+        let plans: Vec<LanePlan<'_>> = scenario
             .lanes
             .iter()
+            .map(|lane| LanePlan {
+                scenario: &scenario,
+                lane,
+                surface: surface.clone(),
+                session_key: String::new(),
+                collect: Collect::default(),
+            })
+            .collect();
+        let observed: Vec<Observed<'_>> = plans
+            .iter()
             .zip(&observations)
-            .map(|(lane, o)| Observed::new(self.target, lane, o, self.target_tool(), &surface))
+            .map(|(plan, o)| Observed::new(self.target, plan, o))
             .collect();
         then(&scenario, &observed)
     }
@@ -339,7 +350,7 @@ impl Fixture {
     pub fn suite_report(&self) -> SuiteReport {
         self.observe(|scenario, observed| {
             let verdicts = evaluate(scenario, observed, &[]);
-            let report = ScenarioReport::new(scenario, observed, verdicts, Vec::new());
+            let report = crate::suite::scenario_report(scenario, observed, verdicts, Vec::new());
             SuiteReport::new(self.target, vec![report])
         })
     }

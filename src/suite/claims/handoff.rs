@@ -11,8 +11,8 @@ use serde_json::Value;
 
 use super::{check, Check, ClaimInput};
 use crate::config::Bridge;
+use crate::drive::observation::Observed;
 use crate::protocol::{SessionRecord, ToolResultRecord};
-use crate::suite::observation::Observed;
 
 /// The model's arguments for the target call, as the session log recorded them: the direct
 /// call's arguments, or `args` of the `tool_call` that reached it.

@@ -8,7 +8,7 @@ use serde_json::Value;
 
 use super::batch::{candidate_name, groups_check, parsed};
 use super::{check, show, Check, ClaimInput};
-use crate::suite::invoke::Invoked;
+use crate::drive::invoke::Invoked;
 
 pub fn i1_invoke_batch(input: &ClaimInput<'_>) -> Vec<Check> {
     let o = input.lane;
@@ -112,8 +112,8 @@ mod tests {
 
     use super::super::fixture::{fails, holds, verdict, Fixture, TARGET};
     use super::super::ClaimId::I1;
+    use crate::drive::invoke::Invoked;
     use crate::protocol::invoke::{InvokeAnswer, InvokeRequest};
-    use crate::suite::invoke::Invoked;
 
     const SECONDARY: &str = "fake_plugin_tool_03";
 

@@ -29,11 +29,9 @@ pub mod ranking;
 pub mod regression;
 pub mod upstream;
 
-use serde::{Deserialize, Serialize};
-
-use super::evidence::evidence;
-use super::findings::Acceptance;
-use super::observation::Observed;
+use crate::drive::observation::Observed;
+pub use crate::outcome::claim::{Check, Verdict, NO_LANE};
+use crate::outcome::evidence::evidence;
 pub use crate::scenario::claim::{Applies, ClaimDef, ClaimId};
 use crate::scenario::{ClaimSpec, Scenario};
 use crate::targets::NotApplicable;
@@ -121,19 +119,8 @@ fn applies_to(claim: ClaimId, lane: &Observed<'_>) -> bool {
         }
 }
 
-/// One check of a claim: its name (stable: accepted findings name it), what was expected, what
-/// was seen.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
-pub struct Check {
-    pub check: String,
-    #[serde(skip)]
-    pub ok: bool,
-    pub expected: String,
-    pub actual: String,
-}
-
 /// One check; what it expected and saw are evidence, redacted and bounded
-/// ([`crate::suite::evidence`]) before any report can show them.
+/// ([`crate::outcome::evidence`]) before any report can show them.
 pub fn check(
     name: impl Into<String>,
     ok: bool,
@@ -168,90 +155,6 @@ pub fn names<S: AsRef<str>>(list: &[S]) -> String {
     }
 }
 
-/// One claim on one lane, with what was expected and what was seen.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
-pub struct Verdict {
-    pub claim: ClaimId,
-    pub title: String,
-    pub lane: String,
-    pub ok: bool,
-    /// The first failing check's expectation, or every check joined when all hold.
-    pub expected: String,
-    /// What the first failing check saw, or `as expected`.
-    pub actual: String,
-    /// How many checks the claim made.
-    pub checks: usize,
-    /// Every failing check (empty when the claim holds).
-    #[serde(default, skip_serializing_if = "Vec::is_empty")]
-    pub failures: Vec<Check>,
-    /// The accepted findings its failing checks match, when any do.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub acceptance: Option<Acceptance>,
-    /// Why the claim could not be checked: the lane it needs is not in the scenario (see
-    /// [`ClaimId::missing_lane`]). Not applicable is never a failure.
-    #[serde(
-        rename = "notApplicable",
-        default,
-        skip_serializing_if = "Option::is_none"
-    )]
-    pub not_applicable: Option<String>,
-}
-
-impl Verdict {
-    pub fn new(claim: ClaimId, lane: &str, checks: Vec<Check>) -> Verdict {
-        let failures: Vec<Check> = checks.iter().filter(|c| !c.ok).cloned().collect();
-        let (expected, actual) = match failures.first() {
-            Some(first) => (first.expected.clone(), first.actual.clone()),
-            None => (
-                checks
-                    .iter()
-                    .map(|c| c.expected.as_str())
-                    .collect::<Vec<_>>()
-                    .join("; "),
-                "as expected".to_string(),
-            ),
-        };
-        Verdict {
-            claim,
-            title: claim.title().into(),
-            lane: lane.into(),
-            ok: failures.is_empty(),
-            expected,
-            actual,
-            checks: checks.len(),
-            failures,
-            acceptance: None,
-            not_applicable: None,
-        }
-    }
-
-    /// A claim that could not be checked because the scenario lacks a lane it needs; its lane
-    /// is `-`.
-    pub fn not_applicable(claim: ClaimId, reason: &str) -> Verdict {
-        Verdict {
-            not_applicable: Some(reason.to_string()),
-            expected: String::new(),
-            actual: String::new(),
-            ..Verdict::new(claim, NO_LANE, Vec::new())
-        }
-    }
-
-    /// Could not be checked (no lane it needs).
-    pub fn is_not_applicable(&self) -> bool {
-        self.not_applicable.is_some()
-    }
-
-    /// Holds, or fails exactly as accepted: the verdict does not fail the run.
-    pub fn passes_gate(&self) -> bool {
-        self.ok || self.acceptance.as_ref().is_some_and(|a| a.accepted)
-    }
-
-    /// Fails exactly as accepted.
-    pub fn is_accepted(&self) -> bool {
-        !self.ok && self.passes_gate()
-    }
-}
-
 /// Runs one claim on one lane.
 fn verdict(
     claim: ClaimId,
@@ -268,9 +171,6 @@ fn verdict(
     };
     Verdict::new(claim, &lane.lane.name, check_of(claim)(&input))
 }
-
-/// The lane of a verdict that is about no lane (a claim that is not applicable).
-pub const NO_LANE: &str = "-";
 
 /// Why a native claim is not applicable where the scenario has native lanes the target cannot
 /// run (a real product: the provider's own search is the embedded gateway's lane).
@@ -395,7 +295,7 @@ mod tests {
             .all(|v| !matches!(v.claim, ClaimId::V1 | ClaimId::V2 | ClaimId::V3)));
     }
 
-    use crate::suite::evidence::MAX_EVIDENCE_CHARS;
+    use crate::outcome::evidence::MAX_EVIDENCE_CHARS;
 
     /// A gateway whose answer echoes a secret and runs long: no report shows the secret, and no
     /// string any report stores or prints exceeds the bound.
@@ -415,7 +315,7 @@ mod tests {
             ("json", report.to_json()),
             (
                 "junit",
-                crate::suite::report::junit::junit_xml(std::slice::from_ref(&report)).unwrap(),
+                crate::report::junit::junit_xml(std::slice::from_ref(&report)).unwrap(),
             ),
             ("markdown", report.to_markdown()),
             ("table", report.to_table()),

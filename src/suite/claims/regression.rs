@@ -18,13 +18,13 @@ use super::{check, names, show, Check, ClaimInput};
 use crate::catalog::fake::FAKE_OK;
 use crate::catalog::ToolEntry;
 use crate::config::{Bridge, ToolSearchMode};
+use crate::drive::observation::{LaneFigures, Observed};
 use crate::protocol::record::COUNTED_FROM_CODE_RESULT;
 use crate::protocol::responses::{
     declared_tool_names, directory_lines, request_prefix, system_text,
 };
 use crate::protocol::ToolResultRecord;
 use crate::scenario::{LaneExpect, Scenario};
-use crate::suite::observation::{LaneFigures, Observed};
 
 /// The scenario's fake plugin tools, as its catalogue configures them.
 fn fake_tools(scenario: &Scenario) -> Vec<ToolEntry> {

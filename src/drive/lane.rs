@@ -6,25 +6,26 @@ use std::time::{Duration, Instant};
 
 use serde_json::{json, Value};
 
-use super::invoke::{invoke_request, post_invoke};
+use super::invoke::post_invoke;
 use super::observation::{FollowUp, LaneObservation, ProviderRefusal};
+use super::plan::LanePlan;
 use crate::error::{temp_dir, Error};
 use crate::protocol::{sse, ResponseBody, AGENT_HEADER, SESSION_HEADER};
 use crate::provider::Journal;
 use crate::scenario::{client_tool_declaration, ClaimId, Lane, Scenario};
-use crate::suite::timing::{Step, Timed};
+use crate::targets::timing::{Step, Timed};
 use crate::targets::{LaneSetup, Target};
 
 /// Runs one lane on `target` against the provider whose journal is `journal`.
 pub async fn run_lane(
     target: &dyn Target,
-    scenario: &Scenario,
-    lane: &Lane,
+    plan: &LanePlan<'_>,
     provider_base_url: &str,
     journal: &Journal,
 ) -> Result<LaneObservation, Error> {
+    let (scenario, lane) = (plan.scenario, plan.lane);
     let work = temp_dir(&format!("tsqa-{}-", lane.name))?;
-    let key = target.session_key(scenario, lane);
+    let key = plan.session_key.clone();
     let setup = LaneSetup {
         scenario,
         lane,
@@ -78,8 +79,7 @@ pub async fn run_lane(
     // collected while the gateway still runs, after every turn of the session: asked alongside
     // the follow-up turn, `tools.effective` changed OpenClaw 2026.9.6's second-turn prompt (P1
     // failed on the direct lane in one of two runs).
-    let bridge = target.surface(scenario).bridge().clone();
-    let invoke = match invoke_request(scenario, lane, &bridge, &key) {
+    let invoke = match plan.collect.invoke.clone() {
         Some(request) => Some(
             timed(
                 &mut steps,
@@ -90,7 +90,7 @@ pub async fn run_lane(
         ),
         None => None,
     };
-    let effective = match scenario.names_claim_on(ClaimId::E1, lane) {
+    let effective = match plan.collect.effective_tools {
         true => {
             let call = gateway.effective_tools(&scenario.agent, &key);
             Some(timed(&mut steps, Step::EffectiveTools, call).await)

@@ -4,9 +4,9 @@
 use serde_json::json;
 
 use super::table::{new_table, Detail};
-use super::{count_line, run_verdict, ScenarioReport, SuiteReport};
-use crate::suite::claims::{Verdict, NO_LANE};
-use crate::suite::observation::LaneFigures;
+use crate::outcome::LaneFigures;
+use crate::outcome::{count_line, run_verdict, ScenarioReport, SuiteReport};
+use crate::outcome::{Verdict, NO_LANE};
 
 /// How one compared figure is read from a lane's figures.
 type Figure = fn(&LaneFigures) -> String;

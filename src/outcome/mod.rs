@@ -1,29 +1,27 @@
-//! Reports: what a run found, as data ([`SuiteReport`] per target) and in every format a reader
-//! needs — the JSON summary (the reference run's shape, per scenario), readable tables
-//! ([`table`]), Markdown for CI summaries ([`markdown`]), JUnit XML ([`junit`]), several targets
-//! side by side ([`both`]) — plus the snapshots of each lane ([`snapshot`]). All are
-//! deterministic for a given run; lane timings are the only values that vary.
+//! What a run found, as typed data: per target a [`SuiteReport`] of [`ScenarioReport`]s (lane
+//! figures, claim [`Verdict`]s, snapshot comparisons, lanes not run), the accepted findings it
+//! matched, left stale or could not judge, and the [`RunVerdict`] computed from them in one
+//! place. [`summary`] is the one schema of `summary.json`, written and read back by the same
+//! types. Nothing here runs or judges anything: `crate::drive` observes, `crate::suite` judges,
+//! `crate::report` renders.
 
-pub mod both;
-pub mod junit;
-pub mod markdown;
-pub mod not_run;
-pub mod outline;
-pub mod snapshot;
-pub mod table;
-pub mod timings;
+pub mod claim;
+pub mod evidence;
+pub mod figures;
+pub mod findings;
+pub mod shard;
+pub mod summary;
 pub mod verdict;
 
 use serde::ser::SerializeMap;
 use serde::{Deserialize, Deserializer, Serialize, Serializer};
 
-use super::claims::Verdict;
-use super::findings::{apply, Expectations, StaleFinding, UnjudgedFinding};
-use super::observation::{LaneFigures, Observed};
-use crate::scenario::Scenario;
-use crate::suite::select::Shard;
+use crate::error::Error;
 use crate::targets::{NotApplicable, Product, TargetKind};
-pub use not_run::LaneError;
+pub use claim::{Check, Verdict, NO_LANE};
+pub use figures::{DirectoryFigures, LaneFigures, SessionAnswers};
+use findings::{StaleFinding, UnjudgedFinding};
+pub use shard::Shard;
 pub use verdict::{count_line, run_verdict, Outcome, RunVerdict};
 
 /// Lane name → value, serialised as a JSON object in lane order.
@@ -129,7 +127,7 @@ pub struct SuiteReport {
     /// What the run cost the target as a whole (a real product's gateway starts, processes,
     /// peak memory); absent for the embedded gateway.
     #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub costs: Option<crate::suite::timing::RunCosts>,
+    pub costs: Option<crate::targets::timing::RunCosts>,
 }
 
 /// The scenarios a run was asked for before `--shard`, in run order, and the shard it ran.
@@ -187,16 +185,6 @@ fn scenarios_with_ok<S: Serializer>(
     }))
 }
 
-/// The JSON summary of one target: `ok`, the verdict's counts and outcome, then the report.
-#[derive(Serialize)]
-struct Summary<'a> {
-    ok: bool,
-    outcome: Outcome,
-    verdict: RunVerdict,
-    #[serde(flatten)]
-    report: &'a SuiteReport,
-}
-
 /// One scenario: figures per lane, reductions against the direct lane, verdicts.
 #[derive(Debug, Clone, Serialize, Deserialize)]
 #[serde(rename_all = "camelCase")]
@@ -212,9 +200,9 @@ pub struct ScenarioReport {
     pub claims: Vec<Verdict>,
     /// Wall time per lane in milliseconds (not deterministic; left out of snapshots).
     pub lane_millis: LaneMap<u64>,
-    /// Where each lane's time went ([`crate::suite::timing`]; not deterministic either).
+    /// Where each lane's time went ([`crate::targets::timing`]; not deterministic either).
     #[serde(default, skip_serializing_if = "LaneMap::is_empty")]
-    pub lane_steps: LaneMap<Vec<crate::suite::timing::Timed>>,
+    pub lane_steps: LaneMap<Vec<crate::targets::timing::Timed>>,
     /// Snapshot comparison per lane snapshot (empty when snapshots were not checked).
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub snapshots: Vec<SnapshotStatus>,
@@ -308,69 +296,7 @@ impl Reduction {
     }
 }
 
-/// A lane's figures as reports store them: the gateway's answer is evidence like any other,
-/// redacted and bounded ([`crate::suite::evidence`]); the claims read the figures as observed.
-fn reported_figures(figures: &LaneFigures) -> LaneFigures {
-    LaneFigures {
-        gateway_output_text: crate::suite::evidence::evidence(&figures.gateway_output_text),
-        ..figures.clone()
-    }
-}
-
 impl ScenarioReport {
-    pub fn new(
-        scenario: &Scenario,
-        observed: &[Observed<'_>],
-        claims: Vec<Verdict>,
-        snapshot_contents: Vec<(String, String)>,
-    ) -> Self {
-        let direct = observed.iter().find(|o| o.lane.is_direct());
-        let lanes = observed
-            .iter()
-            .map(|o| (o.lane.name.clone(), reported_figures(&o.figures)))
-            .collect();
-        let lane_millis = observed
-            .iter()
-            .map(|o| {
-                let millis = o.observation.elapsed.as_millis() as u64;
-                (o.lane.name.clone(), millis)
-            })
-            .collect();
-        let lane_steps = observed
-            .iter()
-            .map(|o| (o.lane.name.clone(), o.observation.steps.clone()))
-            .collect();
-        let reduction = observed
-            .iter()
-            .filter(|o| !o.lane.is_direct())
-            .filter_map(|o| {
-                let d = direct?;
-                Some((
-                    o.lane.name.clone(),
-                    Reduction::between(&d.figures, &o.figures),
-                ))
-            })
-            .collect();
-        ScenarioReport {
-            scenario: scenario.id.clone(),
-            target_tool: scenario.target_tool.clone(),
-            profile: observed
-                .iter()
-                .any(|o| o.target == TargetKind::Embedded)
-                .then(|| scenario.profile.name.clone()),
-            lanes: LaneMap(lanes),
-            reduction: LaneMap(reduction),
-            claims,
-            lane_millis: LaneMap(lane_millis),
-            lane_steps: LaneMap(lane_steps),
-            snapshots: Vec::new(),
-            snapshot_contents,
-            snapshot_place: None,
-            not_applicable: Vec::new(),
-            errors: Vec::new(),
-        }
-    }
-
     /// The report with the lanes that could not run.
     pub fn with_errors(mut self, errors: Vec<LaneError>) -> Self {
         self.errors = errors;
@@ -392,45 +318,6 @@ impl ScenarioReport {
                 .snapshots
                 .iter()
                 .all(|s| s.status == SnapshotState::Same)
-    }
-
-    /// Compares every lane snapshot with `dir` and records how each came out; with `update`,
-    /// writes `.snap.new` files for the changed and missing ones (pending review). A missing
-    /// one says how to write it: `write_with`.
-    pub fn record_snapshots(
-        &mut self,
-        dir: &std::path::Path,
-        update: bool,
-        write_with: &str,
-    ) -> std::io::Result<()> {
-        use snapshot::{compare, write_pending, SnapshotCheck};
-        let mut statuses = Vec::new();
-        for (name, content) in &self.snapshot_contents {
-            let check = compare(dir, name, content);
-            let pending = !matches!(check, SnapshotCheck::Same) && update;
-            if pending {
-                write_pending(dir, name, content)?;
-            }
-            let (status, diff) = match check {
-                SnapshotCheck::Same => (SnapshotState::Same, None),
-                SnapshotCheck::Missing { .. } if pending => (SnapshotState::Pending, None),
-                SnapshotCheck::Missing { .. } => (SnapshotState::Missing, None),
-                SnapshotCheck::Changed { diff, .. } if pending => {
-                    (SnapshotState::Pending, Some(diff))
-                }
-                SnapshotCheck::Changed { diff, .. } => (SnapshotState::Changed, Some(diff)),
-            };
-            statuses.push(SnapshotStatus {
-                name: name.clone(),
-                status,
-                // Evidence like any other: redacted and bounded (`snapshots review` shows the
-                // whole change).
-                diff: diff.map(|d| crate::suite::evidence::evidence(&d)),
-                write_with: (status == SnapshotState::Missing).then(|| write_with.to_string()),
-            });
-        }
-        self.snapshots = statuses;
-        Ok(())
     }
 
     /// The first-request ratio of a lane against direct (1 for direct itself).
@@ -464,118 +351,31 @@ impl SuiteReport {
         }
     }
 
-    /// Records what becomes of the accepted findings in every scenario of the run (`scenarios`
-    /// are the ones that ran): failing checks they match exactly are accepted, entries that
-    /// match nothing are stale, and entries of a lane that could not run are unjudged. Judges
-    /// nothing itself: [`SuiteReport::verdict`] does.
-    pub fn record_findings(&mut self, expectations: &Expectations, scenarios: &[Scenario]) {
-        let node = self.product.as_ref().and_then(Product::node_major);
-        for report in &mut self.scenarios {
-            let Some(scenario) = scenarios.iter().find(|s| s.id == report.scenario) else {
-                continue;
-            };
-            let errored: Vec<&str> = report.errors.iter().map(|e| e.lane.as_str()).collect();
-            let outcome = apply(expectations, scenario, node, &errored, &mut report.claims);
-            self.stale_findings.extend(outcome.stale);
-            self.unjudged_findings.extend(outcome.unjudged);
-        }
-        self.expectations = Some(expectations.origin.clone());
-    }
-
     /// Did any lane fail to start or answer?
     pub fn has_errors(&self) -> bool {
         self.scenarios.iter().any(|s| !s.errors.is_empty())
     }
 
-    /// Compares every lane snapshot with `dir` and records how each came out; with `update`,
-    /// writes `.snap.new` files for the changed and missing ones (pending review). A missing
-    /// one says how to write it: `update_command` followed by `--scenario <id>`.
-    pub fn record_snapshots(
-        &mut self,
-        dir: &std::path::Path,
-        update: bool,
-        update_command: &str,
-    ) -> std::io::Result<()> {
-        for scenario in &mut self.scenarios {
-            let write_with = format!("{update_command} --scenario {}", scenario.scenario);
-            scenario.record_snapshots(dir, update, &write_with)?;
-        }
-        Ok(())
-    }
-    /// The JSON summary: `ok`, `outcome`, the verdict's counts, then the report.
+    /// The JSON summary of this run alone: `ok`, `outcome`, the verdict's counts, then the
+    /// report ([`summary::SummaryFile`]).
     pub fn to_json(&self) -> String {
-        serde_json::to_string_pretty(&self.summary()).unwrap_or_default()
+        summary::SummaryFile::of(std::slice::from_ref(self)).to_json()
     }
+}
 
-    fn summary(&self) -> Summary<'_> {
-        let verdict = self.verdict();
-        Summary {
-            ok: verdict.passed(),
-            outcome: verdict.outcome(),
-            verdict,
-            report: self,
+/// A lane that could not start or answer, and why.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct LaneError {
+    pub lane: String,
+    pub error: String,
+}
+
+impl LaneError {
+    pub fn new(lane: &str, error: &Error) -> Self {
+        LaneError {
+            lane: lane.to_string(),
+            // A gateway's error may carry its log: redacted and bounded like every evidence.
+            error: evidence::evidence(&error.to_string()),
         }
     }
-}
-
-/// Several runs of the same target (releases or Node majors of a CI matrix, put together by
-/// `report merge`): the verdict over all, then each run's summary.
-#[derive(Serialize)]
-struct Runs<'a> {
-    ok: bool,
-    outcome: Outcome,
-    verdict: RunVerdict,
-    runs: Vec<Summary<'a>>,
-}
-
-/// Whether every report is of another target (then they read side by side, one column each).
-fn distinct_targets(reports: &[SuiteReport]) -> bool {
-    let mut kinds: Vec<TargetKind> = reports.iter().map(|r| r.target).collect();
-    kinds.sort();
-    kinds.dedup();
-    kinds.len() == reports.len()
-}
-
-/// The table of a run's reports: one target's, several targets side by side, or (several runs
-/// of one target) each run's table, then the count line over all.
-pub fn render_table(reports: &[SuiteReport], shown: table::Detail) -> String {
-    match reports {
-        [one] => one.to_table_with(shown),
-        all if distinct_targets(all) => both::side_by_side_with(all, shown),
-        all => {
-            let mut out = String::new();
-            for report in all {
-                out.push_str(&report.to_table_with(shown));
-                out.push('\n');
-            }
-            out + &count_line(all)
-        }
-    }
-}
-
-/// `summary.json` of a run's reports, in the same three shapes as [`render_table`].
-pub fn render_json(reports: &[SuiteReport]) -> String {
-    match reports {
-        [one] => one.to_json(),
-        all if distinct_targets(all) => both::side_by_side_json(all),
-        all => {
-            let verdict = run_verdict(all);
-            let runs = Runs {
-                ok: verdict.passed(),
-                outcome: verdict.outcome(),
-                verdict,
-                runs: all.iter().map(SuiteReport::summary).collect(),
-            };
-            serde_json::to_string_pretty(&runs).unwrap_or_default()
-        }
-    }
-}
-
-/// `report.md` of a run's reports: each report's Markdown, one after another.
-pub fn render_markdown(reports: &[SuiteReport]) -> String {
-    reports
-        .iter()
-        .map(SuiteReport::to_markdown)
-        .collect::<Vec<_>>()
-        .join("\n")
 }

@@ -2,29 +2,9 @@
 //! the scenario's reason) and a lane that could not start or answer (an infrastructure error,
 //! with the error). Neither is a claim verdict, and neither is ever left out of a report.
 
-use quick_junit::{NonSuccessKind, TestCase, TestCaseStatus, TestSuite};
-use serde::{Deserialize, Serialize};
-
-use super::ScenarioReport;
-use crate::error::Error;
+use crate::outcome::ScenarioReport;
 use crate::targets::TargetKind;
-
-/// A lane that could not start or answer, and why.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
-pub struct LaneError {
-    pub lane: String,
-    pub error: String,
-}
-
-impl LaneError {
-    pub fn new(lane: &str, error: &Error) -> Self {
-        LaneError {
-            lane: lane.to_string(),
-            // A gateway's error may carry its log: redacted and bounded like every evidence.
-            error: crate::suite::evidence::evidence(&error.to_string()),
-        }
-    }
-}
+use quick_junit::{NonSuccessKind, TestCase, TestCaseStatus, TestSuite};
 
 /// One line per lane that did not run (for the table and Markdown), empty when all ran.
 pub fn lines(s: &ScenarioReport, target: TargetKind) -> String {

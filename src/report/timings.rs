@@ -1,12 +1,12 @@
 //! `suite --timings`: where a run's wall time went, from the steps and costs the run recorded
-//! ([`crate::suite::timing`]); this module only renders them. One line per lane (its setup, its
+//! ([`crate::targets::timing`]); this module only renders them. One line per lane (its setup, its
 //! turns, its other calls, its total), then per target the gateway starts, the processes started
 //! and the peak memory of each process. Lines fit 100 columns.
 
 use std::fmt::Write as _;
 
-use super::{ScenarioReport, SuiteReport};
-use crate::suite::timing::{RunCosts, Step, Timed};
+use crate::outcome::{ScenarioReport, SuiteReport};
+use crate::targets::timing::{RunCosts, Step, Timed};
 
 /// Milliseconds as seconds with one decimal (`12.3`), `-` for none.
 fn secs(millis: Option<u64>) -> String {
@@ -87,7 +87,7 @@ fn run_line(out: &mut String, costs: &RunCosts) {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::suite::report::LaneMap;
+    use crate::outcome::LaneMap;
     use crate::targets::TargetKind;
 
     #[test]

@@ -6,10 +6,10 @@
 use std::sync::Arc;
 use std::time::Duration;
 
-use serde::{Deserialize, Serialize};
-
-use crate::catalog::ToolSource;
+use super::plan::LanePlan;
 use crate::config::Bridge;
+use crate::drive::invoke::{Effective, Invoked};
+pub use crate::outcome::figures::{DirectoryFigures, LaneFigures, SessionAnswers};
 use crate::protocol::responses::{
     declared_tool_names, directory_lines, system_prompt_chars, system_text,
 };
@@ -17,8 +17,7 @@ use crate::protocol::session::SessionLog;
 use crate::protocol::{ResponseBody, SessionRecord, ToolResultRecord};
 use crate::provider::JournalRecord;
 use crate::scenario::Lane;
-use crate::suite::invoke::{Effective, Invoked};
-use crate::targets::{DirectorySurface, Surface, TargetKind};
+use crate::targets::{DirectorySurface, TargetKind};
 
 /// Everything observed of one lane.
 #[derive(Debug, Clone)]
@@ -40,7 +39,7 @@ pub struct LaneObservation {
     pub effective: Option<Effective>,
     pub elapsed: Duration,
     /// Where the lane's time went, step by step.
-    pub steps: Vec<crate::suite::timing::Timed>,
+    pub steps: Vec<crate::targets::timing::Timed>,
     /// The provider refused a request the gateway sent (the lane ended there, judged: a
     /// malformed request is the gateway's failure, not the machine's).
     pub refusal: Option<ProviderRefusal>,
@@ -114,18 +113,14 @@ pub struct Observed<'a> {
 }
 
 impl<'a> Observed<'a> {
-    pub fn new(
-        target: TargetKind,
-        lane: &'a Lane,
-        observation: &'a LaneObservation,
-        target_tool: &str,
-        surface: &Surface,
-    ) -> Self {
+    /// The lane `plan` ran, as observed: its figures read on the plan's surface.
+    pub fn new(target: TargetKind, plan: &LanePlan<'a>, observation: &'a LaneObservation) -> Self {
+        let surface = &plan.surface;
         Observed {
             target,
-            lane,
+            lane: plan.lane,
             observation,
-            figures: observation.figures(target_tool, surface.bridge()),
+            figures: observation.figures(&plan.scenario.target_tool, surface.bridge()),
             bridge: surface.bridge().clone(),
             direct_only: surface.direct_only.clone(),
             directory: surface.directory.clone(),
@@ -152,61 +147,6 @@ impl<'a> Observed<'a> {
             .iter()
             .filter_map(SessionRecord::as_tool_result)
     }
-}
-
-/// The per-lane figures of the reference run, plus the session-log answers.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
-#[serde(rename_all = "camelCase")]
-pub struct LaneFigures {
-    pub status: u16,
-    pub provider_request_count: usize,
-    pub first_request_bytes: usize,
-    pub provider_raw_bytes: usize,
-    /// o200k_base tokens of the first request (the mock provider's `usage.input_tokens`; none
-    /// when the provider was not the mock). Later requests carry the mock's random call ids,
-    /// whose token counts vary from run to run, so no figure adds them up.
-    #[serde(skip_serializing_if = "Option::is_none")]
-    pub first_request_tokens: Option<u64>,
-
-    pub provider_system_prompt_chars: usize,
-    pub provider_declared_tool_count: usize,
-    pub provider_declared_tool_names: Vec<String>,
-    pub provider_planned_tools: Vec<Option<String>>,
-    pub gateway_output_tool_names: Vec<String>,
-    pub gateway_output_text: String,
-    /// The capability directory of the first request's system prompt (`null`: none).
-    pub directory: Option<DirectoryFigures>,
-    pub session_log: SessionAnswers,
-}
-
-/// The capability directory (`### Deferred Tool Schemas`) as the model saw it.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
-#[serde(rename_all = "camelCase")]
-pub struct DirectoryFigures {
-    /// Tool lines (`- name (owner): …`).
-    pub lines: usize,
-    /// Whether a line names the scenario's target.
-    pub names_target: bool,
-}
-
-/// The four questions of spec §9, answered from the session log.
-#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
-#[serde(rename_all = "camelCase")]
-pub struct SessionAnswers {
-    pub schemas_up_front: Option<usize>,
-    pub catalog_size: Option<usize>,
-    pub searches: u64,
-    pub describes: u64,
-    pub calls: u64,
-    pub final_tool: Option<String>,
-    pub final_tool_source: Option<ToolSource>,
-    pub bridged_calls: usize,
-    /// Why the log cannot say how many schemas were up front, when its gateway says why.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub surface_note: Option<String>,
-    /// The surface record's notes (a fallback, where counts come from).
-    #[serde(default, skip_serializing_if = "Vec::is_empty")]
-    pub notes: Vec<String>,
 }
 
 impl LaneObservation {

@@ -2,7 +2,7 @@
 //! result and count line render the run's verdict ([`SuiteReport::verdict`]).
 
 use super::table::{detail, planned, result, Detail};
-use super::{ScenarioReport, SnapshotState, SuiteReport};
+use crate::outcome::{ScenarioReport, SnapshotState, SuiteReport};
 
 impl SuiteReport {
     pub fn to_markdown(&self) -> String {

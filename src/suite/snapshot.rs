@@ -13,7 +13,9 @@ use serde_json::{json, Value};
 use similar::TextDiff;
 
 use super::outline;
-use crate::suite::observation::LaneObservation;
+use crate::drive::observation::LaneObservation;
+use crate::outcome::evidence::evidence;
+use crate::outcome::{ScenarioReport, SnapshotState, SnapshotStatus, SuiteReport};
 use crate::targets::Redaction;
 
 /// How a target's lane is snapshotted.
@@ -347,6 +349,57 @@ pub fn write_pending(dir: &Path, name: &str, content: &str) -> std::io::Result<P
         ),
     )?;
     Ok(path)
+}
+
+/// Compares every lane snapshot of `report` with `dir` and records how each came out; with
+/// `update`, writes `.snap.new` files for the changed and missing ones (pending review). A
+/// missing one says how to write it: `write_with`.
+pub fn record(
+    report: &mut ScenarioReport,
+    dir: &Path,
+    update: bool,
+    write_with: &str,
+) -> std::io::Result<()> {
+    let mut statuses = Vec::new();
+    for (name, content) in &report.snapshot_contents {
+        let check = compare(dir, name, content);
+        let pending = !matches!(check, SnapshotCheck::Same) && update;
+        if pending {
+            write_pending(dir, name, content)?;
+        }
+        let (status, diff) = match check {
+            SnapshotCheck::Same => (SnapshotState::Same, None),
+            SnapshotCheck::Missing { .. } if pending => (SnapshotState::Pending, None),
+            SnapshotCheck::Missing { .. } => (SnapshotState::Missing, None),
+            SnapshotCheck::Changed { diff, .. } if pending => (SnapshotState::Pending, Some(diff)),
+            SnapshotCheck::Changed { diff, .. } => (SnapshotState::Changed, Some(diff)),
+        };
+        statuses.push(SnapshotStatus {
+            name: name.clone(),
+            status,
+            // Evidence like any other: redacted and bounded (`snapshots review` shows the
+            // whole change).
+            diff: diff.map(|d| evidence(&d)),
+            write_with: (status == SnapshotState::Missing).then(|| write_with.to_string()),
+        });
+    }
+    report.snapshots = statuses;
+    Ok(())
+}
+
+/// [`record`] for every scenario of `report`; a missing one says how to write it:
+/// `update_command` followed by `--scenario <id>`.
+pub fn record_all(
+    report: &mut SuiteReport,
+    dir: &Path,
+    update: bool,
+    update_command: &str,
+) -> std::io::Result<()> {
+    for scenario in &mut report.scenarios {
+        let write_with = format!("{update_command} --scenario {}", scenario.scenario);
+        record(scenario, dir, update, &write_with)?;
+    }
+    Ok(())
 }
 
 #[cfg(test)]

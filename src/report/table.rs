@@ -4,9 +4,9 @@
 
 use comfy_table::{Cell, Table};
 
-use super::{count_line, ScenarioReport, SnapshotState, SuiteReport};
-use crate::suite::claims::Verdict;
-use crate::suite::observation::LaneFigures;
+use crate::outcome::LaneFigures;
+use crate::outcome::Verdict;
+use crate::outcome::{count_line, ScenarioReport, SnapshotState, SuiteReport};
 
 use crate::output::{bounded_table, cut, keep_words, TABLE_WIDTH as WIDTH};
 /// Characters of one detail line a table shows before cutting it.
@@ -382,8 +382,8 @@ impl SuiteReport {
 #[cfg(test)]
 mod tests {
     use super::snapshot_lines;
+    use crate::outcome::{SnapshotState, SnapshotStatus};
     use crate::suite::claims::fixture::Fixture;
-    use crate::suite::report::{SnapshotState, SnapshotStatus};
 
     /// A diff cut to its bound ends with the cut's marker; the next snapshot's heading starts a
     /// line of its own (issue #41: `…characters]snapshot my-check__direct__session changed:`).

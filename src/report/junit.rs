@@ -11,8 +11,8 @@ use std::time::Duration;
 
 use quick_junit::{NonSuccessKind, Report, TestCase, TestCaseStatus, TestSuite};
 
-use super::{ScenarioReport, SnapshotState, SnapshotStatus, SuiteReport};
-use crate::suite::claims::Verdict;
+use crate::outcome::Verdict;
+use crate::outcome::{ScenarioReport, SnapshotState, SnapshotStatus, SuiteReport};
 
 /// Renders the reports of one run (one per target) as JUnit XML.
 pub fn junit_xml(reports: &[SuiteReport]) -> Result<String, quick_junit::SerializeError> {

@@ -8,7 +8,7 @@ use serde::Serialize;
 
 use super::{SnapshotState, SuiteReport};
 use crate::error::Exit;
-use crate::suite::claims::Verdict;
+use crate::outcome::Verdict;
 
 /// What a run (one target, or several summed) counted, and what follows from it.
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize)]
