@@ -277,7 +277,7 @@ fn find_scenario<'r>(report: &'r SuiteReport, scenario: &str) -> Option<&'r Scen
 #[cfg(test)]
 mod tests {
     use super::side_by_side;
-    use crate::suite::claims::fixture::Fixture;
+    use crate::report::testdata;
     use crate::targets::TargetKind;
 
     /// Each scenario is headed with the profile it ran under, not the first scenario's (issue
@@ -285,7 +285,7 @@ mod tests {
     /// profile).
     #[test]
     fn each_scenario_is_headed_with_its_own_profile() {
-        let mut embedded = Fixture::passing_reference().suite_report();
+        let mut embedded = testdata::reference();
         embedded.scenarios[0].profile = Some("openclaw-2026.9.6".into());
         let mut other = embedded.scenarios[0].clone();
         other.scenario = "other".into();

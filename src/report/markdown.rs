@@ -126,20 +126,20 @@ fn snapshot_rows(s: &ScenarioReport) -> String {
 
 #[cfg(test)]
 mod tests {
-    use crate::suite::claims::fixture::Fixture;
+    use crate::report::testdata;
 
     /// report.md's lane table shows `-` for the ratio of a scenario without a direct lane (it
     /// showed 1.000), the direct lane's own ratio as 1.000, and a claim that holds says how many
     /// checks in words ("1 check holds", not "1 checks").
     #[test]
     fn ratios_without_a_direct_lane_are_dashes_and_counts_read_right() {
-        let alone = Fixture::tools_lane().suite_report();
+        let alone = testdata::tools_lane();
         let scenario = &alone.scenarios[0];
         assert_eq!(scenario.ratio_text("tools"), "-");
         let markdown = alone.to_markdown();
         assert!(markdown.contains("| tools | "), "{markdown}");
         assert!(!markdown.contains("1.000"), "{markdown}");
-        let reference = Fixture::passing_reference().suite_report();
+        let reference = testdata::reference();
         let scenario = &reference.scenarios[0];
         assert_eq!(scenario.ratio_text("direct"), "1.000");
         assert_ne!(scenario.ratio_text("tools"), "-");

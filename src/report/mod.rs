@@ -161,3 +161,25 @@ fn write_report_dir(reports: &[SuiteReport], dir: &Path) -> Result<(), Error> {
     write_file(&dir.join("summary.json"), render_json(reports) + "\n")?;
     write_file(&dir.join("report.md"), render_markdown(reports))
 }
+
+/// Judged reports for the renderers' tests, read through `summary.json`'s schema: the claims'
+/// test fixture's reference scenario (lanes direct and tools) and a scenario with
+/// a `tools` lane alone, as `suite` wrote them.
+#[cfg(test)]
+pub(crate) mod testdata {
+    use crate::outcome::summary::SummaryFile;
+    use crate::outcome::SuiteReport;
+
+    fn read(text: &str) -> SuiteReport {
+        let mut reports = SummaryFile::parse(text).expect("a summary").into_reports();
+        reports.remove(0)
+    }
+
+    pub fn reference() -> SuiteReport {
+        read(include_str!("testdata/reference.summary.json"))
+    }
+
+    pub fn tools_lane() -> SuiteReport {
+        read(include_str!("testdata/tools-lane.summary.json"))
+    }
+}

@@ -383,13 +383,13 @@ impl SuiteReport {
 mod tests {
     use super::snapshot_lines;
     use crate::outcome::{SnapshotState, SnapshotStatus};
-    use crate::suite::claims::fixture::Fixture;
+    use crate::report::testdata;
 
     /// A diff cut to its bound ends with the cut's marker; the next snapshot's heading starts a
     /// line of its own (issue #41: `…characters]snapshot my-check__direct__session changed:`).
     #[test]
     fn a_cut_diff_ends_its_line() {
-        let mut report = Fixture::passing_reference().suite_report();
+        let mut report = testdata::reference();
         let scenario = &mut report.scenarios[0];
         for name in ["a", "b"] {
             scenario.snapshots.push(SnapshotStatus {

@@ -100,9 +100,9 @@ fn junit_has_one_case_per_scenario_lane_and_claim_and_the_report_dir_is_written(
         snapshot_cases.iter().all(|c| c.2.is_none()),
         "{snapshot_cases:?}"
     );
-    let summary: Value =
-        serde_json::from_str(&std::fs::read_to_string(reports.join("summary.json")).unwrap())
-            .unwrap();
+    let written = std::fs::read_to_string(reports.join("summary.json")).unwrap();
+    assert_reads_back_byte_for_byte(&written);
+    let summary: Value = serde_json::from_str(&written).unwrap();
     let claims = summary["scenarios"][0]["claims"].as_array().unwrap();
     let from_summary: Vec<(String, String, Option<String>)> = claims
         .iter()
@@ -419,4 +419,49 @@ fn a_product_with_a_broken_target_tool_fails_the_gate() {
         ]
         .map(|(c, l)| (c.to_string(), l.to_string()))
     );
+}
+
+/// `summary.json` read back as the typed outcome ([`SummaryFile`]) and written out again is the
+/// same file, byte for byte: the one schema goes both ways, and nothing is lost on the way.
+fn assert_reads_back_byte_for_byte(written: &str) {
+    use toolsearch_qa::outcome::summary::SummaryFile;
+    let typed = SummaryFile::parse(written).expect("summary.json reads as the typed outcome");
+    assert_eq!(typed.to_json() + "\n", written);
+    let again = SummaryFile::of(&typed.into_reports()).to_json() + "\n";
+    assert_eq!(again, written, "the reports it holds render the same file");
+}
+
+/// Every shape the suite and `report merge` write — one target, several targets side by side,
+/// several runs of one target — reads back as the typed outcome and writes out byte for byte.
+#[tokio::test]
+async fn every_shape_of_summary_json_reads_back_and_writes_out_byte_for_byte() {
+    use toolsearch_qa::report::write_reports;
+    use toolsearch_qa::targets::{Product, TargetKind};
+    let scenarios = select(load_all(&[]).unwrap(), &[REFERENCE.into()]).unwrap();
+    let embedded = run_suite(&EmbeddedTarget, &scenarios).await.unwrap();
+    let mut product = embedded.clone();
+    product.target = TargetKind::Openclaw;
+    product.product = Some(Product {
+        version: "2026.9.6".into(),
+        node: "v24.16.0".into(),
+    });
+    let mut older = product.clone();
+    older.product = Some(Product {
+        version: "2026.9.5".into(),
+        node: "v24.16.0".into(),
+    });
+    for (shape, reports) in [
+        ("one", vec![embedded.clone()]),
+        ("targets", vec![embedded, product.clone()]),
+        ("runs", vec![product, older]),
+    ] {
+        let dir = tempfile::tempdir().unwrap();
+        write_reports(&reports, None, Some(dir.path())).unwrap();
+        let written = std::fs::read_to_string(dir.path().join("summary.json")).unwrap();
+        assert!(
+            shape == "one" || written.contains(&format!("\"{shape}\": ")),
+            "{shape}: {written}"
+        );
+        assert_reads_back_byte_for_byte(&written);
+    }
 }
