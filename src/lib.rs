@@ -1,13 +1,13 @@
 //! toolsearch-qa: a QA and benchmark harness for LLM-agent Tool Search.
 //!
-//! Rooms (see the Layout section of `README.md`): [`catalog`] what tools are, [`config`] the gateway config,
-//! [`engine`] Tool Search itself, [`sandbox`] code-mode executors, [`provider`] the mock
-//! OpenAI provider, [`gateway`] the embedded gateway, [`mcp_fixture`] the MCP servers both targets start, [`mcp_servers`] real MCP servers (any stdio server by command) as a catalogue source, [`targets`] what the suite drives (the
-//! embedded gateway or a real OpenClaw), [`suite`] scenarios, lanes, claims and reports. The
-//! other commands sit beside the suite: [`compare`], [`quality`], [`load`], [`probes`],
-//! [`selftest`] (the seeded-regression matrix). [`server`]
-//! serves the gateway's and the provider's HTTP with read limits; [`signals`] ends a command on
-//! Ctrl-C with its processes and temp dirs cleaned up.
+//! One room per job, each a module below, and layers import downward only; `docs/layout.md` says
+//! what each room owns, its floor, and how to add a claim, a release, a scenario or a command.
+//! From the ground up: [`error`], [`protocol`], [`data_root`], [`server`] and [`sandbox`] import
+//! no room; [`catalog`], [`output`], [`signals`]; [`config`], [`mcp_fixture`]; [`engine`];
+//! [`profile`], [`provider`]; [`gateway`], [`scenario`]; [`mcp_servers`]; [`targets`]; `outcome`
+//! (typed results, `summary.json`), [`load`], [`regressions`]; `drive` (one lane on one target),
+//! `report` (renders outcomes); [`suite`] (the gate), [`probes`], [`quality`]; [`compare`],
+//! [`selftest`], [`snapshot_review`], [`commands`]; [`capture`]; [`releases`]; `cli`.
 
 pub mod capture;
 pub mod catalog;
