@@ -14,7 +14,7 @@ use std::path::{Path, PathBuf};
 const PENDING: &[(&str, &str)] = &[];
 
 /// Room → room it imports → one file that makes the edge.
-type Graph = BTreeMap<String, BTreeMap<String, PathBuf>>;
+pub(super) type Graph = BTreeMap<String, BTreeMap<String, PathBuf>>;
 
 #[test]
 fn no_import_cycle_between_top_level_modules() {
@@ -109,7 +109,7 @@ fn read(path: &Path) -> String {
 
 /// Every room's imports of the other rooms, each edge with the first file (in path order) that
 /// makes it, relative to the crate root.
-fn room_graph(root: &Path) -> Graph {
+pub(super) fn room_graph(root: &Path) -> Graph {
     let rooms = rooms(&read(&root.join("src/lib.rs")));
     let mut graph = Graph::new();
     for room in &rooms {

@@ -19,6 +19,7 @@ mod hostile_files;
 mod hostile_http;
 mod hybrid_search;
 mod layering;
+mod layout_doc;
 mod load;
 mod mcp_stdio;
 mod openclaw_real;
