@@ -48,8 +48,17 @@ pub struct CaptureOptions {
     pub profile: Option<String>,
 }
 
-/// The `profile capture` command: capture, write, say where.
-pub async fn command(options: &CaptureOptions, out: &mut dyn std::io::Write) -> Result<u8, Error> {
+/// A captured profile, as data: its name, the profile file (sizes and structure, synthetic
+/// filler), and with `with_text` the same profile with the gateway's own texts.
+#[derive(Debug, Clone)]
+pub struct CapturedProfile {
+    pub name: String,
+    pub sized: String,
+    pub with_text: Option<String>,
+}
+
+/// Captures the surface of the target `options` names; nothing is written.
+pub async fn run(options: &CaptureOptions) -> Result<CapturedProfile, Error> {
     let target: Box<dyn Target> = match options.target.kind {
         TargetChoice::Embedded => Box::new(EmbeddedTarget),
         TargetChoice::Openclaw => Box::new(options.target.openclaw_target()?),
@@ -81,7 +90,23 @@ pub async fn command(options: &CaptureOptions, out: &mut dyn std::io::Write) -> 
         comment: &comment,
         tool_search: &rules,
     };
-    let sized = write::profile_toml(&header, &captured, false);
+    Ok(CapturedProfile {
+        sized: write::profile_toml(&header, &captured, false),
+        with_text: options
+            .with_text
+            .then(|| write::profile_toml(&header, &captured, true)),
+        name,
+    })
+}
+
+/// The `profile capture` command: [`run`], then the profile written where `options` say, and
+/// where it went said on stderr.
+pub async fn command(options: &CaptureOptions, out: &mut dyn std::io::Write) -> Result<u8, Error> {
+    let CapturedProfile {
+        name,
+        sized,
+        with_text,
+    } = run(options).await?;
     match &options.out {
         Some(path) => {
             std::fs::write(path, &sized).map_err(Error::io("cannot write", path))?;
@@ -89,9 +114,8 @@ pub async fn command(options: &CaptureOptions, out: &mut dyn std::io::Write) -> 
         }
         None => crate::output::emit(out, &sized)?,
     }
-    if options.with_text {
+    if let Some(text) = with_text {
         let path = with_text_path(&name)?;
-        let text = write::profile_toml(&header, &captured, true);
         std::fs::write(&path, text).map_err(Error::io("cannot write", &path))?;
         eprintln!(
             "profile {name} with the gateway's own texts written to {} (for local use; never commit it)",

@@ -18,7 +18,7 @@ use crate::targets::TargetKind;
 #[serde(untagged)]
 pub enum SummaryFile {
     /// One target's run.
-    One(RunSummary),
+    One(Box<RunSummary>),
     /// Several targets side by side, each under its name.
     Targets(Headed<TargetRuns>),
     /// Several runs of one target.
@@ -100,7 +100,7 @@ impl SummaryFile {
     /// The summary of a run's reports, in the shape their targets call for.
     pub fn of(reports: &[SuiteReport]) -> SummaryFile {
         match reports {
-            [one] => SummaryFile::One(RunSummary::of(one.clone())),
+            [one] => SummaryFile::One(Box::new(RunSummary::of(one.clone()))),
             all if distinct_targets(all) => {
                 let targets = all
                     .iter()
@@ -150,7 +150,7 @@ impl SummaryFile {
                     body.runs.iter().map(|r| r.report.clone()).collect();
                 SummaryFile::Runs(Headed::over(&reports, body))
             }
-            (None, None) => SummaryFile::One(serde_json::from_str(text)?),
+            (None, None) => SummaryFile::One(Box::new(serde_json::from_str(text)?)),
         })
     }
 
