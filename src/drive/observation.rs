@@ -104,11 +104,11 @@ pub struct Observed<'a> {
     pub lane: &'a Lane,
     pub observation: &'a LaneObservation,
     pub figures: LaneFigures,
-    /// The names of the bridge tools on the surface the lane ran on ([`Surface`]).
+    /// The names of the bridge tools on the surface the lane ran on ([`crate::targets::Surface`]).
     pub bridge: Bridge,
     /// The tools that surface keeps declared in every Tool Search mode besides the controls.
     pub direct_only: Vec<String>,
-    /// The capability directory the surface renders ([`Surface::directory`]).
+    /// The capability directory the surface renders ([`crate::targets::Surface::directory`]).
     pub directory: Option<DirectorySurface>,
 }
 
