@@ -2,8 +2,8 @@
 //! with the query, keeps exact names first, never returns a tool the policy denies, and a
 //! gateway configured for it without the model refuses to start, naming the install command.
 //!
-//! Tests that need the model skip loudly without it (see `quality::hybrid_model_or_skip`); CI
-//! installs it and sets TOOLSEARCH_QA_REQUIRE_MODEL=1, so they run there.
+//! Tests that need the model are `#[ignore]`d, naming its install command: a plain `cargo test`
+//! lists them as not run; with `--ignored` (CI: `--run-ignored all`) a missing model fails them.
 
 use std::sync::Arc;
 
@@ -13,7 +13,7 @@ use toolsearch_qa::engine::embed::Embedder;
 use toolsearch_qa::engine::{Ranker, SearchLimits, Surface, SurfacePlan, ToolCatalog};
 use toolsearch_qa::quality::quality_entries;
 
-use crate::quality::hybrid_model_or_skip;
+use crate::quality::hybrid_model;
 
 /// One model for the module's tests: its cache of tool embeddings is shared, so the catalogue
 /// is embedded once.
@@ -33,11 +33,9 @@ fn names(catalog: &ToolCatalog, query: &str, limit: usize) -> Vec<String> {
 }
 
 #[test]
+#[ignore = "needs the all-MiniLM-L6-v2 model (bash scripts/install-model.sh)"]
 fn hybrid_finds_a_tool_with_no_shared_word_and_keeps_exact_names_first() {
-    if !hybrid_model_or_skip("hybrid_finds_a_tool_with_no_shared_word_and_keeps_exact_names_first")
-    {
-        return;
-    }
+    hybrid_model("hybrid_finds_a_tool_with_no_shared_word_and_keeps_exact_names_first");
     let embedder = embedder();
     let lexical = ToolCatalog::new(quality_entries(), SearchLimits::default());
     let hybrid = ToolCatalog::hybrid(quality_entries(), SearchLimits::default(), embedder).unwrap();
@@ -59,10 +57,9 @@ fn hybrid_finds_a_tool_with_no_shared_word_and_keeps_exact_names_first() {
 }
 
 #[test]
+#[ignore = "needs the all-MiniLM-L6-v2 model (bash scripts/install-model.sh)"]
 fn hybrid_search_never_returns_a_denied_tool() {
-    if !hybrid_model_or_skip("hybrid_search_never_returns_a_denied_tool") {
-        return;
-    }
+    hybrid_model("hybrid_search_never_returns_a_denied_tool");
     let embedder = embedder();
     let policy = ToolPolicy {
         deny: vec!["finance_*".into(), "weather_get_forecast".into()],

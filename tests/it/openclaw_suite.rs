@@ -166,11 +166,10 @@ fn fixture_processes(scenario: &str) -> Vec<u32> {
 /// on the tests' Node major (`.ci/run` runs the command itself on the other one). One run for all
 /// of them: each product run of the reference scenario costs a gateway and five lanes.
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+#[ignore = "needs OpenClaw (bash scripts/install-openclaw.sh)"]
 async fn every_built_in_scenario_passes_the_gate_on_the_product() {
     let test = "every_built_in_scenario_passes_the_gate_on_the_product";
-    let Some(install) = real_install(test) else {
-        return;
-    };
+    let install = real_install(test);
     let _one_gateway = ONE_GATEWAY.lock().await;
     let target = OpenClawTarget::with_install(install.clone());
     let scenarios = load_all(&[]).expect("built-in scenarios");

@@ -1,7 +1,7 @@
 //! The product profile's fidelity against the real product: the reference scenario on both
 //! targets, per lane the embedded gateway's first request within ±2% of OpenClaw's bytes and the
 //! same declared tools. The product's side is the reference run of the gate's product test
-//! (`openclaw_suite.rs`, real gateway, `TOOLSEARCH_QA_OPENCLAW=1`), which calls the check here.
+//! (`openclaw_suite.rs`, real gateway, an ignored test), which calls the check here.
 
 use toolsearch_qa::outcome::ScenarioReport;
 use toolsearch_qa::profile::OPENCLAW;

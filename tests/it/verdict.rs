@@ -346,17 +346,14 @@ async fn accepted_findings_never_hide_a_missing_snapshot() {
     );
 }
 
-/// Under `TOOLSEARCH_QA_REQUIRE_JAIL` (CI) a node-backend test that cannot get its jail fails
-/// instead of skipping: here with a node that does not exist.
+/// A node-backend test that cannot get its jail fails instead of passing: here with a node
+/// that does not exist.
 #[test]
-fn a_missing_jail_fails_when_ci_requires_it() {
+fn a_missing_jail_fails_a_test_that_needs_it() {
     let nowhere = Some(PathBuf::from("/nonexistent/toolsearch-qa/node"));
-    assert!(!crate::common::jail_usable("t", nowhere.clone(), false));
-    let required = std::panic::catch_unwind(|| crate::common::jail_usable("t", nowhere, true));
-    assert!(
-        required.is_err(),
-        "a missing jail passed under the CI variable"
-    );
+    assert!(crate::common::node_jail_missing(nowhere.clone()).is_some());
+    let required = std::panic::catch_unwind(|| crate::common::require_node_jail("t", nowhere));
+    assert!(required.is_err(), "a missing jail passed");
 }
 
 /// Snapshots do not depend on `TMPDIR`: the reference run under another temp root compares
