@@ -219,6 +219,58 @@ fn the_nextest_gateway_group_is_every_test_that_takes_the_gateway_lock() {
     assert_eq!(nextest_gateway_group(), locked);
 }
 
+/// `module::function` and reason of every ignored integration test (`#[ignore = "..."]`, or
+/// `None` for a bare `#[ignore]`).
+fn ignored_tests() -> Vec<(String, Option<String>)> {
+    let dir = concat!(env!("CARGO_MANIFEST_DIR"), "/tests/it");
+    let mut found = Vec::new();
+    for entry in std::fs::read_dir(dir).expect("tests/it") {
+        let path = entry.expect("entry").path();
+        if path.extension().and_then(|e| e.to_str()) != Some("rs") {
+            continue;
+        }
+        let module = path.file_stem().unwrap().to_string_lossy().to_string();
+        let source = std::fs::read_to_string(&path).expect("a test file");
+        let mut reason: Option<Option<String>> = None;
+        for line in source.lines() {
+            let line = line.trim_start();
+            if let Some(rest) = line.strip_prefix("#[ignore") {
+                let text = rest.trim_start_matches(" = \"").trim_end_matches("\"]");
+                reason = Some((rest != "]").then(|| text.to_string()));
+            } else if let Some(why) = reason.take() {
+                let item = line.trim_start_matches("async ");
+                let Some(rest) = item.strip_prefix("fn ") else {
+                    reason = Some(why); // another attribute between
+                    continue;
+                };
+                let name = rest.split(['(', '<']).next().unwrap();
+                found.push((format!("{module}::{name}"), why));
+            }
+        }
+    }
+    found.sort();
+    found
+}
+
+/// A test that cannot run here says so (issue #51): every ignored test names what it needs and
+/// the command that installs it, and every real-gateway test is one of them (CI runs them with
+/// `--run-ignored all`; a plain `cargo test` lists them as not run).
+#[test]
+fn every_ignored_test_names_its_install_and_every_real_gateway_test_is_ignored() {
+    let ignored = ignored_tests();
+    for (test, reason) in &ignored {
+        let reason = reason.as_deref().unwrap_or_default();
+        assert!(
+            reason.starts_with("needs ") && reason.ends_with(')') && reason.contains(" ("),
+            "{test}: #[ignore = \"needs <what> (<install command>)\"], not {reason:?}"
+        );
+    }
+    let names: Vec<&str> = ignored.iter().map(|(t, _)| t.as_str()).collect();
+    for test in tests_taking_the_gateway_lock() {
+        assert!(names.contains(&test.as_str()), "{test} is not ignored");
+    }
+}
+
 /// The commands of the README's "Run it" block, comments cut.
 fn readme_run_commands() -> Vec<String> {
     let readme = std::fs::read_to_string(concat!(env!("CARGO_MANIFEST_DIR"), "/README.md"))
@@ -258,6 +310,8 @@ fn the_readme_commands_need_only_rust() {
         std::fs::read_to_string(concat!(env!("CARGO_MANIFEST_DIR"), "/README.md")).unwrap();
     assert!(readme.contains("`cargo nextest run` runs the same tests a few minutes"));
     let ci = std::fs::read_to_string(concat!(env!("CARGO_MANIFEST_DIR"), "/.ci/run")).unwrap();
-    assert!(ci.lines().any(|l| l.trim() == "cargo nextest run --locked"));
+    assert!(ci
+        .lines()
+        .any(|l| l.trim() == "cargo nextest run --locked --run-ignored all"));
     assert!(ci.contains("cargo install cargo-nextest --locked"));
 }
