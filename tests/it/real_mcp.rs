@@ -1,8 +1,8 @@
 //! Real MCP servers nobody here wrote as a scenario's catalogue (`[[catalog.mcp_servers]]`):
 //! the built-in `real-mcp-servers` scenario (four official servers from npm, 49 tools, installed
 //! by `scripts/install-mcp-servers.sh`) through every mode on the embedded gateway, C3 biting on a
-//! real schema, and each way a server can be broken as one `error:` line with its exit code and
-//! no process left behind.
+//! real schema, each way a server can be broken as one `error:` line with its exit code and no
+//! process left behind, and the committed lockfiles (`data/mcp-servers/`) they are installed from.
 //!
 //! Cost (debug build, quiet machine): the scenario's listing and four lanes, each starting the
 //! four Node servers at once, about 9 s; the bite, a listing and one lane, about 4 s; the CLI
@@ -303,4 +303,69 @@ fn a_real_server_config_mistake_is_a_load_error_naming_the_field() {
         stderr.contains("catalog.mcp_servers[0].name: \"Mixed Case\" is not a server name"),
         "{stderr}"
     );
+}
+
+/// The lockfiles `scripts/install-mcp-servers.sh` installs from (`data/mcp-servers/`): one per
+/// package the built-in scenarios name, each pinning exactly that package as its project's one
+/// dependency, every package with its `integrity` and none with a `resolved` URL (npm fetches
+/// from its configured registry and checks the hash).
+#[test]
+fn every_named_server_has_a_committed_lockfile_that_pins_its_whole_tree() {
+    let root = Path::new(env!("CARGO_MANIFEST_DIR")).join("data/mcp-servers");
+    let mut named: Vec<String> = load_all(&[])
+        .expect("built-in scenarios")
+        .iter()
+        .flat_map(|s| s.catalog.mcp_servers.iter())
+        .flat_map(|spec| spec.args.iter())
+        .filter_map(|arg| {
+            arg.strip_prefix("{npm:")?
+                .strip_suffix('}')
+                .map(String::from)
+        })
+        .collect();
+    named.sort();
+    named.dedup();
+    assert!(
+        !named.is_empty(),
+        "the built-in scenarios name npm packages"
+    );
+    for spec in &named {
+        let dir = root.join(spec.replace('/', "+"));
+        let read = |file: &str| -> serde_json::Value {
+            let path = dir.join(file);
+            let text = std::fs::read_to_string(&path)
+                .unwrap_or_else(|e| panic!("{spec} has no committed {}: {e}", path.display()));
+            serde_json::from_str(&text).unwrap_or_else(|e| panic!("{}: {e}", path.display()))
+        };
+        let (name, version) = spec.rsplit_once('@').expect("NAME@VERSION");
+        let want = serde_json::json!({ name: version });
+        assert_eq!(
+            read("package.json")["dependencies"],
+            want,
+            "{spec}: package.json"
+        );
+        let lock = read("package-lock.json");
+        let packages = lock["packages"].as_object().expect("a v3 lockfile");
+        assert_eq!(
+            packages[""]["dependencies"], want,
+            "{spec}: the lockfile's project"
+        );
+        assert_eq!(
+            packages[&format!("node_modules/{name}")]["version"],
+            version,
+            "{spec}: the locked version"
+        );
+        for (key, entry) in packages.iter().filter(|(key, _)| !key.is_empty()) {
+            assert!(
+                entry.get("resolved").is_none(),
+                "{spec}: {key} has a resolved URL; the lockfile names no registry"
+            );
+            assert!(
+                entry["integrity"]
+                    .as_str()
+                    .is_some_and(|i| i.starts_with("sha512-")),
+                "{spec}: {key} has no sha512 integrity"
+            );
+        }
+    }
 }
