@@ -193,3 +193,59 @@ fn a_data_dir_that_is_not_a_data_root_is_a_usage_error() {
         );
     }
 }
+
+/// A committed run record (`data/releases/openclaw-<v>.run.json`, which `payload-table`,
+/// `diff-releases` and `regressions` read) holds no failing verdict that the release's accepted
+/// findings do not cover: a failing claim in a record is one the gate accepts, with the value
+/// the record shows, on the Node major the record ran on. A record that predates a fix of the
+/// harness is run again (`adopt --record-only`), not left to tell an old story.
+#[test]
+fn no_committed_run_record_holds_a_failing_verdict_no_accepted_finding_covers() {
+    use toolsearch_qa::outcome::findings::Expectations;
+    use toolsearch_qa::releases::record::RunRecord;
+    use toolsearch_qa::scenario::load_all;
+    let root = std::path::Path::new(env!("CARGO_MANIFEST_DIR"));
+    let known = load_all(&[]).unwrap();
+    let mut versions: Vec<String> = std::fs::read_dir(root.join("data/releases"))
+        .unwrap()
+        .filter_map(|e| {
+            let name = e.unwrap().file_name().into_string().unwrap();
+            Some(name.strip_prefix("openclaw-")?.strip_suffix(".run.json")?.to_string())
+        })
+        .collect();
+    versions.sort();
+    assert!(versions.len() >= 9, "{versions:?}");
+    let mut uncovered = Vec::new();
+    for version in &versions {
+        let record = RunRecord::read(root, version).unwrap();
+        let path = root.join(format!("expectations/openclaw-{version}.toml"));
+        let expectations = Expectations::read(&path, &known).unwrap();
+        let node: Option<u32> = record
+            .node
+            .trim_start_matches('v')
+            .split('.')
+            .next()
+            .and_then(|n| n.parse().ok());
+        for verdict in record.verdicts.iter().filter(|v| !v.ok) {
+            let covered = expectations.findings.iter().any(|f| {
+                f.scenario == verdict.scenario
+                    && f.lane == verdict.lane
+                    && f.claim.as_str() == verdict.claim
+                    && f.observed == verdict.actual
+                    && f.applies_to_node(node)
+            });
+            if !covered {
+                uncovered.push(format!(
+                    "{version}: {} / {} {}: {:?}",
+                    verdict.scenario, verdict.lane, verdict.claim, verdict.actual
+                ));
+            }
+        }
+    }
+    assert!(
+        uncovered.is_empty(),
+        "{} failing verdicts in committed run records that no accepted finding covers:\n{}",
+        uncovered.len(),
+        uncovered.join("\n")
+    );
+}
