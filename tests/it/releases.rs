@@ -210,7 +210,11 @@ fn no_committed_run_record_holds_a_failing_verdict_no_accepted_finding_covers() 
         .unwrap()
         .filter_map(|e| {
             let name = e.unwrap().file_name().into_string().unwrap();
-            Some(name.strip_prefix("openclaw-")?.strip_suffix(".run.json")?.to_string())
+            Some(
+                name.strip_prefix("openclaw-")?
+                    .strip_suffix(".run.json")?
+                    .to_string(),
+            )
         })
         .collect();
     versions.sort();
