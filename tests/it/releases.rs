@@ -253,3 +253,53 @@ fn no_committed_run_record_holds_a_failing_verdict_no_accepted_finding_covers() 
         uncovered.join("\n")
     );
 }
+
+/// A release whose accepted findings still hold a `TODO` reason is refused by the suite (exit
+/// 2), so CI cannot gate it; it may stay committed only when its release file says why it is
+/// not gated (`not_gated = "…"`). One without that fails here, and `.ci/run` fails on it too.
+#[test]
+fn a_release_whose_findings_hold_a_todo_says_why_it_is_not_gated() {
+    let root = std::path::Path::new(env!("CARGO_MANIFEST_DIR"));
+    let mut checked = 0;
+    let mut silent = Vec::new();
+    for entry in std::fs::read_dir(root.join("expectations")).unwrap() {
+        let path = entry.unwrap().path();
+        let Some(label) = path.file_stem().and_then(|s| s.to_str()) else {
+            continue;
+        };
+        let text = std::fs::read_to_string(&path).unwrap();
+        let file: toml::Value = toml::from_str(&text).unwrap();
+        let todo = ["finding", "probe"]
+            .iter()
+            .flat_map(|kind| {
+                file.get(kind)
+                    .and_then(|v| v.as_array())
+                    .into_iter()
+                    .flatten()
+            })
+            .filter(|entry| {
+                entry.get("reason").and_then(|r| r.as_str()).map(str::trim) == Some("TODO")
+            })
+            .count();
+        checked += 1;
+        if todo == 0 {
+            continue;
+        }
+        let release = root.join(format!("data/releases/{label}.toml"));
+        let facts: toml::Value =
+            toml::from_str(&std::fs::read_to_string(&release).unwrap()).unwrap();
+        if facts
+            .get("not_gated")
+            .and_then(|v| v.as_str())
+            .is_none_or(|why| why.trim().is_empty())
+        {
+            silent.push(format!(
+                "{}: {todo} reasons TODO, and {} does not say why it is not gated (not_gated = \"…\")",
+                path.display(),
+                release.display()
+            ));
+        }
+    }
+    assert!(checked >= 9, "{checked} expectations files");
+    assert!(silent.is_empty(), "{}", silent.join("\n"));
+}

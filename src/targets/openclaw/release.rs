@@ -234,6 +234,11 @@ pub struct Release {
     pub gateway_rpc: super::rpc::GatewayRpc,
     pub config: ConfigShape,
     pub transcript: TranscriptShape,
+    /// Why CI does not gate this release yet (its accepted findings still hold a `TODO`
+    /// reason, say); unset: it is gated. A release whose findings hold a `TODO` and that does
+    /// not say why here fails CI (`tests/it/releases.rs`, `.ci/run`).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub not_gated: Option<String>,
 }
 
 fn logged() -> bool {
