@@ -187,6 +187,19 @@ pub enum Command {
         #[arg(long, value_name = "DIR")]
         root: Option<PathBuf>,
     },
+    /// Check that every dist file and code identifier each accepted finding's reason names
+    /// (expectations/openclaw-<v>.toml) exists in that release's own install
+    /// (<cache>/openclaw-<v>/node_modules/openclaw/dist/). One line per name a release lacks,
+    /// then a count. Exit 0 when every citation holds, 1 when one does not, 2 on a usage error,
+    /// 3 when a release to check is not installed (unless --skip-missing).
+    CheckReasons {
+        /// The release to check; repeatable (default: every release with an expectations file).
+        #[arg(long = "openclaw-version", value_name = "V")]
+        versions: Vec<Version>,
+        /// Pass over a release that is not installed (still named) instead of exiting 3.
+        #[arg(long)]
+        skip_missing: bool,
+    },
     /// Would the gate have caught the bugs OpenClaw shipped? Print docs/regressions.md: each
     /// upstream issue (data/upstream-regressions.toml) on each adopted release, red (an accepted
     /// finding citing the issue), green (its scenario ran and held), `-` (not run there) or n/a,

@@ -157,6 +157,16 @@ pub async fn run(
             };
             crate::regressions::command(&root, changes, stdout)
         }),
+        Command::CheckReasons {
+            versions,
+            skip_missing,
+        } => Box::pin(async move {
+            let options = crate::releases::reasons::ReasonsOptions {
+                versions,
+                skip_missing,
+            };
+            crate::releases::reasons::command(&options, stdout)
+        }),
         Command::PayloadTable { root } => Box::pin(async move {
             let root = match root {
                 Some(root) => root,

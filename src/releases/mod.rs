@@ -2,11 +2,13 @@
 //! it gates (its snapshots, profile, surface facts, run record and drafted accepted findings),
 //! [`record`] is what one release did on the built-in scenarios, and [`diff`] says what changed
 //! in Tool Search from one release to another; [`payload`] prints BENCHMARKS.md's payload per
-//! mode of every adopted release from the records.
+//! mode of every adopted release from the records; [`reasons`] checks that every file and
+//! identifier an accepted finding's reason names exists in that release's own install.
 
 pub mod adopt;
 pub mod diff;
 pub mod payload;
+pub mod reasons;
 pub mod record;
 
 use std::collections::BTreeMap;

@@ -1,0 +1,335 @@
+//! `check-reasons`: every dist file and code identifier an accepted finding's reason names must
+//! exist in that release's own install, so a reason carried over from another release is checked
+//! again instead of citing files the release does not have.
+//!
+//! What a reason cites ([`citations`]):
+//! - a file: any token ending in `.js`, `.mjs` or `.cjs`. One starting with `dist/` must be that
+//!   path of the package; any other must be a file of that name somewhere under `dist/`;
+//! - an identifier: a bare lowerCamelCase word (`formatUnknownToolIdError`, `isError`, also the
+//!   last part of `execution.taskSupport`), or a backquoted token that looks like code: a dotted
+//!   name each of whose parts holding an `_` or a camel hump is cited (`agents_wait`). It must
+//!   occur, as a whole word, in some file under `dist/`. Bare snake_case and PascalCase words
+//!   (tool names, error codes, fixture markers, `GitHub`) and backquoted plain words (`tools`,
+//!   `args`, `$schema`: prose, keys) are not checked.
+
+use std::collections::BTreeSet;
+use std::path::{Path, PathBuf};
+use std::sync::LazyLock;
+
+use regex::Regex;
+
+use crate::data_root::DataKind;
+use crate::error::{Error, Exit};
+use crate::outcome::findings::Expectations;
+use crate::output::emit;
+use crate::scenario::load_all;
+use crate::targets::openclaw::install::{default_cache_root, install_prefix};
+use crate::targets::openclaw::Version;
+
+/// What one reason names: files and identifiers, each once, in order of first mention.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct Citations {
+    pub files: Vec<String>,
+    pub identifiers: Vec<String>,
+}
+
+static FILE: LazyLock<Regex> =
+    LazyLock::new(|| Regex::new(r"[\w./@-]+\.(?:mjs|cjs|js)\b").expect("file pattern"));
+static BACKQUOTED: LazyLock<Regex> =
+    LazyLock::new(|| Regex::new(r"`([^`]*)`").expect("backquote pattern"));
+static CODE: LazyLock<Regex> = LazyLock::new(|| {
+    Regex::new(r"^[A-Za-z_$][\w$]*(?:\.[A-Za-z_$][\w$]*)*$").expect("code pattern")
+});
+static CAMEL: LazyLock<Regex> =
+    LazyLock::new(|| Regex::new(r"\b[a-z][a-z0-9]*[A-Z][A-Za-z0-9]*\b").expect("camel pattern"));
+
+/// Whether a part of a backquoted name is code rather than a word: an `_` or a camel hump.
+fn code_like(part: &str) -> bool {
+    part.contains('_')
+        || part
+            .as_bytes()
+            .windows(2)
+            .any(|w| w[0].is_ascii_lowercase() && w[1].is_ascii_uppercase())
+}
+
+/// The files and identifiers `reason` cites (see the module's rule).
+pub fn citations(reason: &str) -> Citations {
+    let mut cited = Citations::default();
+    let push = |list: &mut Vec<String>, name: &str| {
+        if !list.iter().any(|n| n == name) {
+            list.push(name.to_string());
+        }
+    };
+    for m in FILE.find_iter(reason) {
+        push(&mut cited.files, m.as_str().trim_start_matches(['.', '/']));
+    }
+    // Prose left once file names and backquoted spans are blanked out.
+    let mut prose = FILE.replace_all(reason, " ").into_owned();
+    for span in BACKQUOTED.captures_iter(&prose.clone()) {
+        let inner = &span[1];
+        if CODE.is_match(inner) {
+            for part in inner.split('.').filter(|p| code_like(p)) {
+                push(&mut cited.identifiers, part);
+            }
+        }
+    }
+    prose = BACKQUOTED.replace_all(&prose, " ").into_owned();
+    for m in CAMEL.find_iter(&prose) {
+        push(&mut cited.identifiers, m.as_str());
+    }
+    cited
+}
+
+/// What `check-reasons` is asked to check.
+#[derive(Debug, Clone, Default)]
+pub struct ReasonsOptions {
+    /// The releases (none: every release with an expectations file).
+    pub versions: Vec<Version>,
+    /// Pass over a release that is not installed instead of exiting 3.
+    pub skip_missing: bool,
+}
+
+/// One entry's reason and where it is written.
+struct Reason {
+    line: usize,
+    text: String,
+}
+
+/// The `check-reasons` command: one line per cited name the release's dist/ lacks, then a count;
+/// exit 0 when none, 1 when any, 3 when a release to check is not installed.
+pub fn command(options: &ReasonsOptions, out: &mut dyn std::io::Write) -> Result<u8, Error> {
+    let root = crate::data_root::current();
+    let versions = if options.versions.is_empty() {
+        let names = root
+            .names(DataKind::Expectations)
+            .map_err(|e| Error::Usage(e.to_string()))?;
+        let mut versions: Vec<Version> = names
+            .iter()
+            .filter_map(|n| {
+                n.strip_prefix("openclaw-")?
+                    .strip_suffix(".toml")?
+                    .parse()
+                    .ok()
+            })
+            .collect();
+        versions.sort();
+        versions
+    } else {
+        options.versions.clone()
+    };
+    let cache = default_cache_root().map_err(|e| Error::Usage(e.to_string()))?;
+    let scenarios = load_all(&[])?;
+    let (mut checked, mut releases, mut problems, mut missing) = (0, 0, 0, 0);
+    let mut text = String::new();
+    for version in &versions {
+        let name = format!("openclaw-{version}.toml");
+        let file = root
+            .file(DataKind::Expectations, &name)
+            .map_err(|e| Error::Usage(e.to_string()))?
+            .ok_or_else(|| {
+                Error::Usage(format!(
+                    "check-reasons: release {version} has no expectations file ({}/{name})",
+                    DataKind::Expectations.dir()
+                ))
+            })?;
+        let expectations = Expectations::parse(&file.text, &file.origin, &scenarios)?;
+        let package = install_prefix(&cache, version)
+            .join("node_modules")
+            .join("openclaw");
+        if !package.join("dist").is_dir() {
+            missing += 1;
+            text.push_str(&format!(
+                "{}: not checked: not installed (bash scripts/install-openclaw.sh --version {version})\n",
+                file.origin
+            ));
+            continue;
+        }
+        let reasons: Vec<Reason> = expectations
+            .findings
+            .iter()
+            .map(|f| (f.line, &f.reason))
+            .chain(expectations.probes.iter().map(|p| (p.line, &p.reason)))
+            .map(|(line, reason)| Reason {
+                line: reason_line(&file.text, line),
+                text: reason.clone(),
+            })
+            .collect();
+        let lacking = Dist::read(&package)?.lacking(&reasons)?;
+        for (line, name) in &lacking {
+            text.push_str(&format!(
+                "{}:{line}: reason cites {name}, which {version}'s dist/ does not have\n",
+                file.origin
+            ));
+        }
+        checked += reasons.len();
+        releases += 1;
+        problems += lacking.len();
+    }
+    text.push_str(&format!(
+        "{checked} reasons checked on {releases} releases, {problems} problems\n"
+    ));
+    emit(out, &text)?;
+    Ok(if missing > 0 && !options.skip_missing {
+        Exit::INFRA
+    } else if problems > 0 {
+        Exit::FAILED
+    } else {
+        Exit::OK
+    })
+}
+
+/// The line of the `reason` key of the entry that starts on line `entry` (1-based), else `entry`.
+fn reason_line(text: &str, entry: usize) -> usize {
+    for (i, line) in text.lines().enumerate().skip(entry) {
+        let line = line.trim_start();
+        if line.starts_with("[[") {
+            break;
+        }
+        if line
+            .strip_prefix("reason")
+            .is_some_and(|rest| rest.trim_start().starts_with('='))
+        {
+            return i + 1;
+        }
+    }
+    entry
+}
+
+/// A release's `dist/`: its files, by path under the package and by name.
+struct Dist {
+    files: Vec<PathBuf>,
+    paths: BTreeSet<String>,
+    names: BTreeSet<String>,
+}
+
+impl Dist {
+    fn read(package: &Path) -> Result<Dist, Error> {
+        let mut files = Vec::new();
+        walk(&package.join("dist"), &mut files)?;
+        files.sort();
+        let relative = |f: &PathBuf| {
+            f.strip_prefix(package)
+                .unwrap_or(f)
+                .to_string_lossy()
+                .replace('\\', "/")
+        };
+        Ok(Dist {
+            paths: files.iter().map(relative).collect(),
+            names: files
+                .iter()
+                .filter_map(|f| f.file_name())
+                .map(|n| n.to_string_lossy().into_owned())
+                .collect(),
+            files,
+        })
+    }
+
+    fn has_file(&self, cited: &str) -> bool {
+        if cited.starts_with("dist/") {
+            self.paths.contains(cited)
+        } else {
+            let name = cited.rsplit('/').next().unwrap_or(cited);
+            self.names.contains(name)
+        }
+    }
+
+    /// Every (reason line, cited name) the dist lacks, in file order; each dist file read once.
+    fn lacking(&self, reasons: &[Reason]) -> Result<Vec<(usize, String)>, Error> {
+        let cited: Vec<(usize, Citations)> = reasons
+            .iter()
+            .map(|r| (r.line, citations(&r.text)))
+            .collect();
+        let wanted: BTreeSet<&str> = cited
+            .iter()
+            .flat_map(|(_, c)| c.identifiers.iter().map(String::as_str))
+            .collect();
+        let mut unseen: Vec<(&str, regex::bytes::Regex)> = wanted
+            .into_iter()
+            .map(|id| {
+                let pattern = format!(r"(?-u:\b){}(?-u:\b)", regex::escape(id));
+                regex::bytes::Regex::new(&pattern)
+                    .map(|r| (id, r))
+                    .map_err(|e| Error::Usage(format!("identifier {id}: {e}")))
+            })
+            .collect::<Result<_, _>>()?;
+        for file in &self.files {
+            if unseen.is_empty() {
+                break;
+            }
+            let bytes = std::fs::read(file).map_err(Error::io("read", file))?;
+            unseen.retain(|(_, pattern)| !pattern.is_match(&bytes));
+        }
+        let absent: BTreeSet<&str> = unseen.iter().map(|(id, _)| *id).collect();
+        let mut lacking = Vec::new();
+        for (line, c) in &cited {
+            for f in c.files.iter().filter(|f| !self.has_file(f)) {
+                lacking.push((*line, f.clone()));
+            }
+            for id in c.identifiers.iter().filter(|i| absent.contains(i.as_str())) {
+                lacking.push((*line, id.clone()));
+            }
+        }
+        Ok(lacking)
+    }
+}
+
+fn walk(dir: &Path, files: &mut Vec<PathBuf>) -> Result<(), Error> {
+    for entry in std::fs::read_dir(dir).map_err(Error::io("read", dir))? {
+        let entry = entry.map_err(Error::io("read", dir))?;
+        let path = entry.path();
+        let kind = entry.file_type().map_err(Error::io("read", &path))?;
+        if kind.is_dir() {
+            walk(&path, files)?;
+        } else if kind.is_file() {
+            files.push(path);
+        }
+    }
+    Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_reason_cites_files_paths_and_code_identifiers_not_prose() {
+        let reason = "the fallback is in dist/agent-tools.before-tool-call-Bb7DJuFB.js and \
+                      mcp-transport-DoEl0EB8.mjs (each miss is a fresh formatUnknownToolIdError; \
+                      `buildToolExecutionErrorResult` sets isError, read from \
+                      execution.taskSupport); `tools` and `$schema` are prose, `agents_wait` is \
+                      a name, `ToolSearchRuntime.call` a method; tool_call, GitHub and \
+                      ERR_ACCESS_DENIED bare are not checked; see package.json";
+        assert_eq!(
+            citations(reason),
+            Citations {
+                files: vec![
+                    "dist/agent-tools.before-tool-call-Bb7DJuFB.js".into(),
+                    "mcp-transport-DoEl0EB8.mjs".into(),
+                ],
+                identifiers: vec![
+                    "buildToolExecutionErrorResult".into(),
+                    "agents_wait".into(),
+                    "ToolSearchRuntime".into(),
+                    "formatUnknownToolIdError".into(),
+                    "isError".into(),
+                    "taskSupport".into(),
+                ],
+            }
+        );
+    }
+
+    #[test]
+    fn a_hash_in_a_file_name_is_not_an_identifier() {
+        let cited = citations("seen in local-model-lean-xYz1abCD.js, nothing else");
+        assert_eq!(cited.files, vec!["local-model-lean-xYz1abCD.js"]);
+        assert!(cited.identifiers.is_empty(), "{cited:?}");
+    }
+
+    #[test]
+    fn the_reason_line_is_the_reason_key_of_the_entry() {
+        let text =
+            "# head\n\n[[finding]]\nscenario = \"s\"\nreason = \"r\"\n\n[[probe]]\nprobe = \"p\"\n";
+        assert_eq!(reason_line(text, 3), 5);
+        assert_eq!(reason_line(text, 7), 7);
+    }
+}
