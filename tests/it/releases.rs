@@ -303,3 +303,91 @@ fn a_release_whose_findings_hold_a_todo_says_why_it_is_not_gated() {
     assert!(checked >= 9, "{checked} expectations files");
     assert!(silent.is_empty(), "{}", silent.join("\n"));
 }
+
+/// `check-reasons` holds each reason to its own release's install: a dist file or identifier the
+/// fake install lacks is one line naming it (exit 1), the same tree once the file exists passes
+/// (exit 0), and a release with expectations but no install is named with its install command
+/// (exit 3, or passed over with --skip-missing).
+#[test]
+fn check_reasons_names_what_the_release_install_lacks() {
+    let tree = data_tree();
+    let expectations = tree.path().join("expectations");
+    std::fs::remove_dir_all(&expectations).unwrap();
+    std::fs::create_dir(&expectations).unwrap();
+    let finding =
+        "[[finding]]\nscenario = \"fail-closed-f3-blocked\"\nlane = \"directory-approval\"\n\
+                   claim = \"F3\"\ncheck = \"error reported\"\nexpected = \"x\"\nobserved = \"y\"\n\
+                   reason = \"the refusal is a successful result (`tools` stay); the fallback is \
+                   buildFakeFallback in dist/agent-tools.before-tool-call-Fake1234.js\"\n";
+    std::fs::write(
+        expectations.join("openclaw-2026.9.6.toml"),
+        format!("# one finding\n\n{finding}"),
+    )
+    .unwrap();
+    let cache = tempfile::tempdir().unwrap();
+    let dist = cache
+        .path()
+        .join("openclaw-2026.9.6/node_modules/openclaw/dist");
+    std::fs::create_dir_all(&dist).unwrap();
+    std::fs::write(dist.join("other-Abcd1234.js"), "export {};\n").unwrap();
+    let run = |extra: &[&str]| {
+        let output = bin()
+            .env("TOOLSEARCH_QA_CACHE", cache.path())
+            .arg("--data-dir")
+            .arg(tree.path())
+            .arg("check-reasons")
+            .args(extra)
+            .output()
+            .unwrap();
+        (
+            output.status.code(),
+            String::from_utf8(output.stdout).unwrap(),
+        )
+    };
+    let (code, stdout) = run(&[]);
+    assert_eq!(code, Some(1), "{stdout}");
+    let file = expectations
+        .join("openclaw-2026.9.6.toml")
+        .display()
+        .to_string();
+    assert_eq!(
+        stdout,
+        format!(
+            "{file}:10: reason cites dist/agent-tools.before-tool-call-Fake1234.js, which 2026.9.6's dist/ does not have\n\
+             {file}:10: reason cites buildFakeFallback, which 2026.9.6's dist/ does not have\n\
+             1 reasons checked on 1 releases, 2 problems\n"
+        )
+    );
+
+    std::fs::write(
+        dist.join("agent-tools.before-tool-call-Fake1234.js"),
+        "function buildFakeFallback() {}\n",
+    )
+    .unwrap();
+    let (code, stdout) = run(&[]);
+    assert_eq!(code, Some(0), "{stdout}");
+    assert_eq!(stdout, "1 reasons checked on 1 releases, 0 problems\n");
+
+    std::fs::write(expectations.join("openclaw-2026.9.5.toml"), finding).unwrap();
+    let (code, stdout) = run(&[]);
+    assert_eq!(code, Some(3), "{stdout}");
+    let missing = expectations
+        .join("openclaw-2026.9.5.toml")
+        .display()
+        .to_string();
+    assert!(
+        stdout.starts_with(&format!(
+            "{missing}: not checked: not installed (bash scripts/install-openclaw.sh --version 2026.9.5)\n"
+        )),
+        "{stdout}"
+    );
+    let (code, _) = run(&["--skip-missing"]);
+    assert_eq!(code, Some(0));
+    let (code, stdout) = run(&["--openclaw-version", "2026.9.6"]);
+    assert_eq!(
+        (code, stdout.as_str()),
+        (Some(0), "1 reasons checked on 1 releases, 0 problems\n")
+    );
+    let (code, _) = run(&["--openclaw-version", "2026.9.4"]);
+    assert_eq!(code, Some(2));
+}
