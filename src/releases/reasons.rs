@@ -4,7 +4,8 @@
 //!
 //! What a reason cites ([`citations`]):
 //! - a file: any token ending in `.js`, `.mjs` or `.cjs`. One starting with `dist/` must be that
-//!   path of the package; any other must be a file of that name somewhere under `dist/`;
+//!   path of the package; any other must be a file of that name somewhere under `dist/`; a `*`
+//!   in it stands for any run of characters (`dist/tool-resolution-*.js`), and one file must match;
 //! - an identifier: a bare lowerCamelCase word (`formatUnknownToolIdError`, `isError`, also the
 //!   last part of `execution.taskSupport`), or a backquoted token that looks like code: a dotted
 //!   name each of whose parts holding an `_` or a camel hump is cited (`agents_wait`). It must
@@ -34,7 +35,7 @@ pub struct Citations {
 }
 
 static FILE: LazyLock<Regex> =
-    LazyLock::new(|| Regex::new(r"[\w./@-]+\.(?:mjs|cjs|js)\b").expect("file pattern"));
+    LazyLock::new(|| Regex::new(r"[\w./@*-]+\.(?:mjs|cjs|js)\b").expect("file pattern"));
 static BACKQUOTED: LazyLock<Regex> =
     LazyLock::new(|| Regex::new(r"`([^`]*)`").expect("backquote pattern"));
 static CODE: LazyLock<Regex> = LazyLock::new(|| {
@@ -225,11 +226,15 @@ impl Dist {
     }
 
     fn has_file(&self, cited: &str) -> bool {
-        if cited.starts_with("dist/") {
-            self.paths.contains(cited)
+        let (set, wanted) = if cited.starts_with("dist/") {
+            (&self.paths, cited)
         } else {
-            let name = cited.rsplit('/').next().unwrap_or(cited);
-            self.names.contains(name)
+            (&self.names, cited.rsplit('/').next().unwrap_or(cited))
+        };
+        if wanted.contains('*') {
+            set.iter().any(|have| glob(wanted, have))
+        } else {
+            set.contains(wanted)
         }
     }
 
@@ -271,6 +276,30 @@ impl Dist {
         }
         Ok(lacking)
     }
+}
+
+/// Whether `text` matches `pattern`, whose every `*` stands for any run of characters but `/`.
+fn glob(pattern: &str, text: &str) -> bool {
+    let parts: Vec<&str> = pattern.split('*').collect();
+    let (first, last) = (parts[0], parts[parts.len() - 1]);
+    if parts.len() == 1 {
+        return pattern == text;
+    }
+    if text.matches('/').count() != pattern.matches('/').count()
+        || text.len() < first.len() + last.len()
+        || !text.starts_with(first)
+        || !text.ends_with(last)
+    {
+        return false;
+    }
+    let mut middle = &text[first.len()..text.len() - last.len()];
+    for part in &parts[1..parts.len() - 1] {
+        let Some(at) = middle.find(part) else {
+            return false;
+        };
+        middle = &middle[at + part.len()..];
+    }
+    true
 }
 
 fn walk(dir: &Path, files: &mut Vec<PathBuf>) -> Result<(), Error> {
@@ -323,6 +352,28 @@ mod tests {
         let cited = citations("seen in local-model-lean-xYz1abCD.js, nothing else");
         assert_eq!(cited.files, vec!["local-model-lean-xYz1abCD.js"]);
         assert!(cited.identifiers.is_empty(), "{cited:?}");
+    }
+
+    #[test]
+    fn a_star_in_a_cited_file_matches_any_run_of_a_name() {
+        assert_eq!(
+            citations("the gateway's tool set (dist/tool-resolution-*.mjs)").files,
+            vec!["dist/tool-resolution-*.mjs"]
+        );
+        assert!(glob(
+            "dist/tool-resolution-*.mjs",
+            "dist/tool-resolution-Ab3_x-9Z.mjs"
+        ));
+        assert!(!glob(
+            "dist/tool-resolution-*.mjs",
+            "dist/tool-resolution-Ab3_x-9Z.js"
+        ));
+        assert!(!glob(
+            "dist/tool-resolution-*.mjs",
+            "dist/tool-resolution-a/b.mjs"
+        ));
+        assert!(glob("validation-*.js", "validation-CJZtym2g.js"));
+        assert!(!glob("validation-*.js", "other-validation-CJZtym2g.js"));
     }
 
     #[test]
