@@ -49,6 +49,10 @@ pub struct Issue {
     /// Why no scenario replays it.
     #[serde(default)]
     pub not_applicable: Option<String>,
+    /// Releases the bug cannot arise on, each with why (`"2026.5.12" = "…"`): the cell is n/a
+    /// there, whatever the release's findings on the scenario say.
+    #[serde(default)]
+    pub not_applicable_on: std::collections::BTreeMap<String, String>,
 }
 
 impl Issue {
@@ -167,6 +171,12 @@ fn cell(issue: &Issue, release: &ReleaseData) -> Result<Cell, Error> {
     let (Some(scenario), Some(claim)) = (&issue.scenario, &issue.claim) else {
         return Ok(Cell::NotApplicable);
     };
+    if issue
+        .not_applicable_on
+        .contains_key(&release.version.to_string())
+    {
+        return Ok(Cell::NotApplicable);
+    }
     let on_lanes: Vec<&Finding> = release
         .findings
         .iter()
@@ -196,6 +206,17 @@ impl Table {
     pub fn read(root: &Path) -> Result<Table, Error> {
         let file: IssueFile = parse(&root.join(ISSUES_FILE))?;
         let releases = releases(root)?;
+        for issue in &file.issue {
+            for version in issue.not_applicable_on.keys() {
+                if !releases.iter().any(|r| &r.version.to_string() == version) {
+                    return Err(Error::Usage(format!(
+                        "{}: #{}: not_applicable_on names {version}, which is not an adopted release",
+                        root.join(ISSUES_FILE).display(),
+                        issue.number
+                    )));
+                }
+            }
+        }
         let cells = file
             .issue
             .iter()
@@ -300,9 +321,14 @@ impl Table {
                 (None, Some(why)) => format!("not applicable: {why}"),
                 (None, None) => "not replayed".to_string(),
             };
+            let elsewhere: String = issue
+                .not_applicable_on
+                .iter()
+                .map(|(version, why)| format!(" Not applicable on {version}: {why}."))
+                .collect();
             let _ = writeln!(
                 out,
-                "- **#{}**: {}. Fix: {}. {}.",
+                "- **#{}**: {}. Fix: {}. {}.{elsewhere}",
                 issue.number, issue.saw, issue.fix, replay
             );
         }
@@ -319,7 +345,7 @@ findings in `expectations/` and the snapshots in `snapshots/openclaw-<v>/`; do n
 built-in `upstream-*` scenario and the claim that judges it (docs/scenarios.md). `red`: the
 release has the bug (an accepted finding whose reason cites the issue and the release's dist/
 file where it was verified); `green`: the scenario ran there and the claim held; `-`: not run
-there; `n/a`: no scenario can replay it (why is below).
+there; `n/a`: no scenario can replay it, or the bug cannot arise on that release (why is below).
 
 ";
 
@@ -367,6 +393,7 @@ mod tests {
             lanes: Vec::new(),
             checks: Vec::new(),
             not_applicable: None,
+            not_applicable_on: Default::default(),
         };
         let table = Table {
             issues: vec![issue(1), issue(2)],
@@ -384,6 +411,28 @@ mod tests {
             ..table
         };
         assert_eq!(steady.change_releases(), Vec::<String>::new());
+    }
+
+    /// A release the bug cannot arise on is n/a in that column only (#126460 on 2026.5.12,
+    /// which has no direct-only tools), and the page says why.
+    #[test]
+    fn a_release_the_bug_cannot_arise_on_is_not_applicable_there_only() {
+        let root = Path::new(env!("CARGO_MANIFEST_DIR"));
+        let table = Table::read(root).unwrap();
+        let row = table
+            .issues
+            .iter()
+            .position(|i| i.number == 126460)
+            .unwrap();
+        let at = |version: &str| {
+            let column = table.releases.iter().position(|r| r == version).unwrap();
+            table.cells[row][column]
+        };
+        assert_eq!(at("2026.5.12"), Cell::NotApplicable);
+        assert_eq!(at("2026.8.1"), Cell::Red);
+        assert!(table
+            .to_markdown()
+            .contains("Not applicable on 2026.5.12: 2026.5.12 has no direct-only tools"));
     }
 
     #[test]
