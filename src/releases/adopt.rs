@@ -15,7 +15,7 @@ use crate::output::{emit, Format};
 use crate::scenario::load_all;
 use crate::suite::gate::{SnapshotDir, Snapshots};
 use crate::suite::RunRequest;
-use crate::suite::{ProviderSource, Reporter, SuiteEvent};
+use crate::suite::{ProviderSource, Quiet};
 use crate::targets::openclaw::release::{Found, Version};
 use crate::targets::openclaw::ReleaseCatalogue;
 use crate::targets::openclaw::{NodeMajor, OpenClawTarget, Pick};
@@ -94,13 +94,6 @@ impl ReleaseFiles {
                 .join(format!("{label}.toml")),
         }
     }
-}
-
-/// A reporter that says nothing (adopt prints its own summary).
-struct Quiet;
-
-impl Reporter for Quiet {
-    fn event(&self, _event: SuiteEvent<'_>) {}
 }
 
 /// The `adopt` command.

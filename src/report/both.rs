@@ -1,11 +1,9 @@
 //! Several targets side by side: per scenario and lane, the payload figures and claim results of
 //! each target next to each other, then the count line over every target.
 
-use serde_json::json;
-
 use super::table::{new_table, Detail};
 use crate::outcome::LaneFigures;
-use crate::outcome::{count_line, run_verdict, ScenarioReport, SuiteReport};
+use crate::outcome::{count_line, ScenarioReport, SuiteReport};
 use crate::outcome::{Verdict, NO_LANE};
 
 /// How one compared figure is read from a lane's figures.
@@ -246,28 +244,6 @@ fn failures_section(report: &SuiteReport, shown: Detail) -> String {
         ),
         false => String::new(),
     }
-}
-
-/// The same comparison as JSON: `{ok, outcome, verdict, targets: {<target>: <summary>}}`, the
-/// verdict over every target and each target's own summary.
-pub fn side_by_side_json(reports: &[SuiteReport]) -> String {
-    let targets: serde_json::Map<String, serde_json::Value> = reports
-        .iter()
-        .map(|r| {
-            (
-                r.target.as_str().to_string(),
-                serde_json::from_str(&r.to_json()).unwrap_or_default(),
-            )
-        })
-        .collect();
-    let verdict = run_verdict(reports);
-    let value = json!({
-        "ok": verdict.passed(),
-        "outcome": verdict.outcome(),
-        "verdict": verdict,
-        "targets": targets,
-    });
-    serde_json::to_string_pretty(&value).unwrap_or_default()
 }
 
 fn find_scenario<'r>(report: &'r SuiteReport, scenario: &str) -> Option<&'r ScenarioReport> {

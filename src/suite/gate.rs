@@ -12,7 +12,7 @@ use crate::error::Error;
 use crate::outcome::findings::Expectations;
 use crate::outcome::{
     run_verdict, Checks, DataUsed, LaneError, RunVerdict, Selection, Shard, SnapshotPlace,
-    SuiteReport, Verdict,
+    SuiteReport,
 };
 use crate::output::{shell_line, warn};
 use crate::scenario::{load_all, Scenario, TargetKind};
@@ -120,14 +120,6 @@ impl RunOutcome {
             .iter()
             .flat_map(|r| &r.scenarios)
             .flat_map(|s| s.errors.iter().map(move |e| (s.scenario.as_str(), e)))
-    }
-
-    /// Every claim verdict, with its scenario.
-    pub fn verdicts(&self) -> impl Iterator<Item = (&str, &Verdict)> {
-        self.reports
-            .iter()
-            .flat_map(|r| &r.scenarios)
-            .flat_map(|s| s.claims.iter().map(move |v| (s.scenario.as_str(), v)))
     }
 }
 
