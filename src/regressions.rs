@@ -1,21 +1,30 @@
 //! `regressions`: would the gate have caught the bugs OpenClaw shipped? One table, upstream issue
 //! × adopted release, built only from committed data: the issues and the scenarios replaying them
-//! (`data/upstream-regressions.toml`), each release's accepted findings
-//! (`expectations/openclaw-<v>.toml`) and snapshots (`snapshots/openclaw-<v>/`). docs/regressions.md
-//! is this command's output (a test holds them equal), so the table is never typed by hand.
+//! (`data/upstream-regressions.toml`), each release's run record (`data/releases/openclaw-<v>.run.json`,
+//! the verdicts of its recorded run) and accepted findings (`expectations/openclaw-<v>.toml`).
+//! docs/regressions.md is this command's output (a test holds them equal), so the table is never
+//! typed by hand, and no cell is coloured without a recorded run behind it.
 //!
-//! A cell is `red` when the release's expectations accept a failure of the issue's claim on one of
-//! its lanes in its scenario, and that finding's reason cites the issue (`openclaw/openclaw#N`); a
-//! finding there that cites another issue is an error (the replay and its reason disagree).
-//! `green` when the scenario ran on the release (its snapshots are committed) and nothing is
-//! accepted; `-` when it did not run there; `n/a` for an issue no scenario can replay (why is said).
+//! A cell reads the record's verdicts of the issue's claim on the issue's lanes (lanes the record
+//! says are not applicable left out): `red` when the claim failed and the accepted finding on that
+//! lane cites the issue (`openclaw/openclaw#N`); `green` when every lane ran and the claim held on
+//! each; `other` when the claim failed only for accepted findings that are not the bug (outside
+//! the issue's `checks`); `-` when a lane has no verdict; `n/a` when no scenario can replay the
+//! issue, the bug cannot arise on the release, or the release lacks the lanes' mode. A `*` marks a
+//! cell with other accepted findings on the same lanes, named below the table. A record and the
+//! findings that disagree (a finding citing the issue on a claim that held, a failure no finding
+//! covers) are an error, not a colour.
 
+use std::collections::BTreeMap;
 use std::fmt::Write as _;
-use std::path::{Path, PathBuf};
+use std::path::Path;
 
 use serde::Deserialize;
 
 use crate::error::Error;
+use crate::outcome::findings::{AcceptedFinding, Expectations};
+use crate::outcome::record::RunRecord;
+use crate::scenario::Scenario;
 use crate::targets::openclaw::release::Version;
 
 /// The data file of upstream issues, relative to the data root.
@@ -42,8 +51,8 @@ pub struct Issue {
     pub claim: Option<String>,
     #[serde(default)]
     pub lanes: Vec<String>,
-    /// The claim's checks that are the bug (empty: every check); a finding on another check of
-    /// those lanes is another deviation and does not count.
+    /// The claim's checks that are the bug (empty: every check). A failure of another check of
+    /// the claim is another deviation: the cell is then `other`, never `green`.
     #[serde(default)]
     pub checks: Vec<String>,
     /// Why no scenario replays it.
@@ -52,65 +61,78 @@ pub struct Issue {
     /// Releases the bug cannot arise on, each with why (`"2026.5.12" = "…"`): the cell is n/a
     /// there, whatever the release's findings on the scenario say.
     #[serde(default)]
-    pub not_applicable_on: std::collections::BTreeMap<String, String>,
+    pub not_applicable_on: BTreeMap<String, String>,
 }
 
 impl Issue {
     fn cite(&self) -> String {
         format!("openclaw/openclaw#{}", self.number)
     }
+
+    fn is_bug_check(&self, check: &str) -> bool {
+        self.checks.is_empty() || self.checks.iter().any(|c| c == check)
+    }
 }
 
-/// The fields of an accepted finding this table reads.
-#[derive(Debug, Deserialize)]
-struct Finding {
-    scenario: String,
-    lane: String,
-    claim: String,
-    check: String,
-    reason: String,
-}
-
-#[derive(Debug, Default, Deserialize)]
-struct FindingFile {
-    #[serde(default)]
-    finding: Vec<Finding>,
+/// What a recorded run says of an issue on one release.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Colour {
+    /// The bug is in the release: the claim failed, accepted with a reason citing the issue.
+    Red,
+    /// Every lane the issue names ran and the claim held on each.
+    Green,
+    /// The claim failed, but only on checks that are not the bug (another accepted finding).
+    Other,
 }
 
 /// One cell of the table.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Cell {
-    /// The bug is in the release: an accepted finding citing the issue.
-    Red,
-    /// The scenario ran on the release and the claim held.
-    Green,
-    /// The scenario has not run on the release (no committed snapshots).
+    /// A recorded verdict; `noted`: other accepted findings sit on the same lanes (named below
+    /// the table).
+    Ran { colour: Colour, noted: bool },
+    /// A lane the issue names has no verdict in the release's record.
     NotRun,
-    /// No scenario can replay the issue.
+    /// No scenario can replay the issue, the bug cannot arise on the release, or the release
+    /// lacks the mode of every lane the issue names.
     NotApplicable,
 }
 
 impl Cell {
-    fn as_str(self) -> &'static str {
+    fn label(self) -> String {
         match self {
-            Cell::Red => "red",
-            Cell::Green => "green",
-            Cell::NotRun => "-",
-            Cell::NotApplicable => "n/a",
+            Cell::Ran { colour, noted } => {
+                let base = match colour {
+                    Colour::Red => "red",
+                    Colour::Green => "green",
+                    Colour::Other => "other",
+                };
+                format!("{base}{}", if noted { "*" } else { "" })
+            }
+            Cell::NotRun => "-".to_string(),
+            Cell::NotApplicable => "n/a".to_string(),
+        }
+    }
+
+    fn colour(self) -> Option<Colour> {
+        match self {
+            Cell::Ran { colour, .. } => Some(colour),
+            _ => None,
         }
     }
 }
 
-/// One adopted release: its version and the data the table reads.
+/// One adopted release: its version, its recorded run and the findings that apply to the Node
+/// major it ran on.
 struct ReleaseData {
     version: Version,
-    findings: Vec<Finding>,
-    snapshots: PathBuf,
+    record: RunRecord,
+    findings: Vec<AcceptedFinding>,
 }
 
 /// A step between two consecutive releases an issue's scenario ran on: `(issue index, (earlier
-/// release index, its cell), (later release index, its cell))`.
-type Step = (usize, (usize, Cell), (usize, Cell));
+/// release index, its colour), (later release index, its colour))`.
+type Step = (usize, (usize, Colour), (usize, Colour));
 
 /// The table: issues in file order, releases oldest first.
 pub struct Table {
@@ -118,6 +140,10 @@ pub struct Table {
     pub releases: Vec<String>,
     /// `cells[i][r]`: issue `i` on release `r`.
     pub cells: Vec<Vec<Cell>>,
+    /// What a `*` or an n/a from the record means: `(issue, release, text)`, in table order.
+    pub notes: Vec<(u32, String, String)>,
+    /// The accepted findings behind the red cells.
+    pub red: Vec<RedFinding>,
 }
 
 fn read(path: &Path) -> Result<String, Error> {
@@ -128,8 +154,8 @@ fn parse<T: serde::de::DeserializeOwned>(path: &Path) -> Result<T, Error> {
     toml::from_str(&read(path)?).map_err(|e| Error::Usage(format!("{}: {e}", path.display())))
 }
 
-/// Every release with an expectations file under `root`, oldest first.
-fn releases(root: &Path) -> Result<Vec<ReleaseData>, Error> {
+/// Every release with an expectations file under `root`, oldest first, with its run record.
+fn releases(root: &Path, scenarios: &[Scenario]) -> Result<Vec<ReleaseData>, Error> {
     let dir = root.join("expectations");
     let entries =
         std::fs::read_dir(&dir).map_err(|e| Error::Usage(format!("{}: {e}", dir.display())))?;
@@ -145,67 +171,178 @@ fn releases(root: &Path) -> Result<Vec<ReleaseData>, Error> {
         let Ok(version) = version.parse::<Version>() else {
             continue;
         };
-        let file: FindingFile = parse(&entry.path())?;
+        let record = RunRecord::read(root, &version.to_string())?;
+        let node = record.node_major();
+        let findings = Expectations::read(&entry.path(), scenarios)?
+            .findings
+            .into_iter()
+            .filter(|f| f.applies_to_node(node))
+            .collect();
         found.push(ReleaseData {
-            snapshots: root.join("snapshots").join(format!("openclaw-{version}")),
             version,
-            findings: file.finding,
+            record,
+            findings,
         });
     }
     found.sort_by(|a, b| a.version.cmp(&b.version));
     Ok(found)
 }
 
-/// Did `scenario` run on the release: a committed snapshot of it?
-fn ran(snapshots: &Path, scenario: &str) -> bool {
-    let prefix = format!("{scenario}__");
-    std::fs::read_dir(snapshots).is_ok_and(|entries| {
-        entries.flatten().any(|e| {
-            let name = e.file_name().to_string_lossy().into_owned();
-            name.starts_with(&prefix) && name.ends_with(".snap")
-        })
-    })
+/// A cell, what it needs said below the table, and the lines of the findings behind a red one.
+struct Judged {
+    cell: Cell,
+    note: Option<String>,
+    red_lines: Vec<usize>,
 }
 
-fn cell(issue: &Issue, release: &ReleaseData) -> Result<Cell, Error> {
+impl Judged {
+    fn plain(cell: Cell) -> Judged {
+        Judged {
+            cell,
+            note: None,
+            red_lines: Vec::new(),
+        }
+    }
+}
+
+/// An accepted finding behind a red cell: `check-reasons` holds its reason to naming the file
+/// of the release's dist/ where the behaviour was seen.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct RedFinding {
+    pub issue: u32,
+    pub release: String,
+    /// The finding's first line in `expectations/openclaw-<release>.toml`.
+    pub line: usize,
+}
+
+fn expectations_file(release: &ReleaseData) -> String {
+    format!("expectations/openclaw-{}.toml", release.version)
+}
+
+fn cell(issue: &Issue, release: &ReleaseData) -> Result<Judged, Error> {
     let (Some(scenario), Some(claim)) = (&issue.scenario, &issue.claim) else {
-        return Ok(Cell::NotApplicable);
+        return Ok(Judged::plain(Cell::NotApplicable));
     };
     if issue
         .not_applicable_on
         .contains_key(&release.version.to_string())
     {
-        return Ok(Cell::NotApplicable);
+        return Ok(Judged::plain(Cell::NotApplicable));
     }
-    let on_lanes: Vec<&Finding> = release
+    let record = &release.record;
+    let skipped = |lane: &str| {
+        record
+            .not_applicable
+            .iter()
+            .find(|s| &s.scenario == scenario && s.lane == lane)
+    };
+    let lanes: Vec<&String> = issue
+        .lanes
+        .iter()
+        .filter(|l| skipped(l).is_none())
+        .collect();
+    if lanes.is_empty() {
+        let why = issue.lanes.first().and_then(|l| skipped(l));
+        return Ok(Judged {
+            note: why.map(|s| format!("not applicable ({}): {}", s.lane, s.reason)),
+            ..Judged::plain(Cell::NotApplicable)
+        });
+    }
+    let mut failed_on = Vec::new();
+    for lane in &lanes {
+        let verdict = record
+            .verdicts
+            .iter()
+            .find(|v| &v.scenario == scenario && &v.lane == *lane && &v.claim == claim);
+        match verdict {
+            None => return Ok(Judged::plain(Cell::NotRun)),
+            Some(v) if !v.ok => failed_on.push(lane.as_str()),
+            Some(_) => {}
+        }
+    }
+    let cite = issue.cite();
+    let on_lanes: Vec<&AcceptedFinding> = release
         .findings
         .iter()
-        .filter(|f| &f.scenario == scenario && &f.claim == claim)
-        .filter(|f| issue.lanes.contains(&f.lane))
-        .filter(|f| issue.checks.is_empty() || issue.checks.contains(&f.check))
+        .filter(|f| &f.scenario == scenario && lanes.contains(&&f.lane))
         .collect();
-    let cite = issue.cite();
-    if let Some(other) = on_lanes.iter().find(|f| !f.reason.contains(&cite)) {
-        return Err(Error::Usage(format!(
-            "expectations/openclaw-{}.toml: the finding on {scenario} lane {} claim {claim} replays \
-             {cite} but its reason does not cite it: {:?}",
-            release.version, other.lane, other.reason
-        )));
+    let is_bug = |f: &AcceptedFinding| f.claim.as_str() == claim && issue.is_bug_check(&f.check);
+    for f in on_lanes.iter().filter(|f| is_bug(f)) {
+        if !f.reason.contains(&cite) {
+            return Err(Error::Usage(format!(
+                "{}:{}: the finding on {scenario} lane {} claim {claim} check {:?} replays {cite} \
+                 but its reason does not cite it",
+                expectations_file(release),
+                f.line,
+                f.lane,
+                f.check
+            )));
+        }
+        if !failed_on.contains(&f.lane.as_str()) {
+            return Err(Error::Usage(format!(
+                "{}:{}: {cite}'s finding on {scenario} lane {} claim {claim} is accepted, but \
+                 the release's run record ({}) has that claim holding: run the release again",
+                expectations_file(release),
+                f.line,
+                f.lane,
+                RunRecord::path(Path::new("."), &release.version.to_string()).display()
+            )));
+        }
     }
-    Ok(
-        match (on_lanes.is_empty(), ran(&release.snapshots, scenario)) {
-            (false, _) => Cell::Red,
-            (true, true) => Cell::Green,
-            (true, false) => Cell::NotRun,
+    for lane in &failed_on {
+        if !on_lanes
+            .iter()
+            .any(|f| f.lane == *lane && f.claim.as_str() == claim)
+        {
+            return Err(Error::Usage(format!(
+                "data/releases/openclaw-{}.run.json: {scenario} lane {lane} claim {claim} failed, \
+                 and no accepted finding in {} covers it",
+                release.version,
+                expectations_file(release)
+            )));
+        }
+    }
+    let colour = if on_lanes.iter().any(|f| is_bug(f)) {
+        Colour::Red
+    } else if failed_on.is_empty() {
+        Colour::Green
+    } else {
+        Colour::Other
+    };
+    let others: Vec<String> = on_lanes
+        .iter()
+        .filter(|f| !is_bug(f))
+        .map(|f| {
+            format!(
+                "{} {} `{}` ({}:{})",
+                f.lane,
+                f.claim.as_str(),
+                f.check,
+                expectations_file(release),
+                f.line
+            )
+        })
+        .collect();
+    Ok(Judged {
+        cell: Cell::Ran {
+            colour,
+            noted: !others.is_empty(),
         },
-    )
+        note: (!others.is_empty()).then(|| format!("also accepted there: {}", others.join("; "))),
+        red_lines: on_lanes
+            .iter()
+            .filter(|f| is_bug(f))
+            .map(|f| f.line)
+            .collect(),
+    })
 }
 
 impl Table {
     /// The table from the committed data under `root`.
     pub fn read(root: &Path) -> Result<Table, Error> {
         let file: IssueFile = parse(&root.join(ISSUES_FILE))?;
-        let releases = releases(root)?;
+        let scenarios = crate::scenario::load_all(&[])?;
+        let releases = releases(root, &scenarios)?;
         for issue in &file.issue {
             for version in issue.not_applicable_on.keys() {
                 if !releases.iter().any(|r| &r.version.to_string() == version) {
@@ -217,15 +354,31 @@ impl Table {
                 }
             }
         }
-        let cells = file
-            .issue
-            .iter()
-            .map(|issue| releases.iter().map(|r| cell(issue, r)).collect())
-            .collect::<Result<Vec<Vec<Cell>>, Error>>()?;
+        let mut cells = Vec::new();
+        let mut notes = Vec::new();
+        let mut red = Vec::new();
+        for issue in &file.issue {
+            let mut row = Vec::new();
+            for release in &releases {
+                let judged = cell(issue, release)?;
+                if let Some(note) = judged.note {
+                    notes.push((issue.number, release.version.to_string(), note));
+                }
+                red.extend(judged.red_lines.into_iter().map(|line| RedFinding {
+                    issue: issue.number,
+                    release: release.version.to_string(),
+                    line,
+                }));
+                row.push(judged.cell);
+            }
+            cells.push(row);
+        }
         Ok(Table {
             issues: file.issue,
             releases: releases.iter().map(|r| r.version.to_string()).collect(),
             cells,
+            notes,
+            red,
         })
     }
 
@@ -233,23 +386,22 @@ impl Table {
     fn steps(&self) -> Vec<Step> {
         let mut steps = Vec::new();
         for (i, row) in self.cells.iter().enumerate() {
-            let ran: Vec<(usize, Cell)> = row
+            let ran: Vec<(usize, Colour)> = row
                 .iter()
-                .copied()
                 .enumerate()
-                .filter(|(_, c)| matches!(c, Cell::Red | Cell::Green))
+                .filter_map(|(r, c)| c.colour().map(|colour| (r, colour)))
                 .collect();
             steps.extend(ran.windows(2).map(|w| (i, w[0], w[1])));
         }
         steps
     }
 
-    /// Every red → green step between consecutive releases the scenario ran on:
-    /// `(issue, red release, green release)`.
+    /// Every step from red to a colour without the bug (green, or other) between consecutive
+    /// releases the scenario ran on: `(issue, red release, fixed release)`.
     pub fn fixed_pairs(&self) -> Vec<(u32, String, String)> {
         self.steps()
             .into_iter()
-            .filter(|(_, (_, x), (_, y))| (*x, *y) == (Cell::Red, Cell::Green))
+            .filter(|(_, (_, x), (_, y))| *x == Colour::Red && *y != Colour::Red)
             .map(|(i, (a, _), (b, _))| {
                 (
                     self.issues[i].number,
@@ -292,7 +444,7 @@ impl Table {
         let _ = writeln!(out, "| issue | claim | {} |", short.join(" | "));
         let _ = writeln!(out, "|---|---|{}", "---|".repeat(short.len()));
         for (issue, row) in self.issues.iter().zip(&self.cells) {
-            let cells: Vec<&str> = row.iter().map(|c| c.as_str()).collect();
+            let cells: Vec<String> = row.iter().map(|c| c.label()).collect();
             let _ = writeln!(
                 out,
                 "| #{} | {} | {} |",
@@ -302,6 +454,12 @@ impl Table {
             );
         }
         out.push_str("\nColumns are OpenClaw 2026.x releases (`8.1` is 2026.8.1).\n");
+        if !self.notes.is_empty() {
+            out.push_str("\n## Notes on cells\n\n");
+        }
+        for (number, release, note) in &self.notes {
+            let _ = writeln!(out, "- #{number} on {release}: {note}");
+        }
         out.push_str("\n## Fixed between two releases\n\n");
         let pairs = self.fixed_pairs();
         if pairs.is_empty() {
@@ -337,15 +495,24 @@ impl Table {
 }
 
 /// The page's opening, before the table.
-const HEADER: &str = "# Upstream regressions, replayed on every adopted release
+const HEADER: &str = "# Upstream regressions on the adopted releases
 
-Generated by `toolsearch-qa regressions` from `data/upstream-regressions.toml`, the accepted
-findings in `expectations/` and the snapshots in `snapshots/openclaw-<v>/`; do not edit by hand
-(a test holds this page to the command's output). Each issue of openclaw/openclaw below is a
-built-in `upstream-*` scenario and the claim that judges it (docs/scenarios.md). `red`: the
-release has the bug (an accepted finding whose reason cites the issue and the release's dist/
-file where it was verified); `green`: the scenario ran there and the claim held; `-`: not run
-there; `n/a`: no scenario can replay it, or the bug cannot arise on that release (why is below).
+Generated by `toolsearch-qa regressions` from `data/upstream-regressions.toml`, each adopted
+release's run record (`data/releases/openclaw-<v>.run.json`: the verdicts of its recorded run) and
+its accepted findings (`expectations/openclaw-<v>.toml`); do not edit by hand (a test holds this
+page to the command's output). Each issue of openclaw/openclaw below is a built-in `upstream-*`
+scenario and the claim that judges it, on the lanes named below (docs/scenarios.md). A cell is
+the recorded verdict of that claim on those lanes:
+
+- `red`: the claim failed, and the accepted finding's reason cites the issue and the file of that
+  release's dist/ where the behaviour was seen;
+- `green`: every lane ran and every check of the claim held;
+- `other`: the claim failed, but only on a check that is not this bug (an accepted finding, named
+  under \"Notes on cells\");
+- `-`: a lane has no recorded verdict (not run on that release);
+- `n/a`: no scenario can replay the issue, the bug cannot arise on that release, or the release
+  lacks the lanes' mode (why is below);
+- `*`: other accepted findings sit on the same lanes (named under \"Notes on cells\").
 
 ";
 
@@ -395,19 +562,29 @@ mod tests {
             not_applicable: None,
             not_applicable_on: Default::default(),
         };
+        const RED: Cell = Cell::Ran {
+            colour: Colour::Red,
+            noted: false,
+        };
+        const GREEN: Cell = Cell::Ran {
+            colour: Colour::Green,
+            noted: true,
+        };
         let table = Table {
+            notes: Vec::new(),
+            red: Vec::new(),
             issues: vec![issue(1), issue(2)],
             releases: ["a", "b", "c", "d", "e"].map(String::from).to_vec(),
             cells: vec![
                 // red on a and b, not run on c, green on d and e: the change is b → d.
-                vec![Cell::Red, Cell::Red, Cell::NotRun, Cell::Green, Cell::Green],
+                vec![RED, RED, Cell::NotRun, GREEN, GREEN],
                 // the same everywhere: no change.
-                vec![Cell::Red; 5],
+                vec![RED; 5],
             ],
         };
         assert_eq!(table.change_releases(), ["b", "d"]);
         let steady = Table {
-            cells: vec![vec![Cell::Green; 5], vec![Cell::Red; 5]],
+            cells: vec![vec![GREEN; 5], vec![RED; 5]],
             ..table
         };
         assert_eq!(steady.change_releases(), Vec::<String>::new());
@@ -429,10 +606,99 @@ mod tests {
             table.cells[row][column]
         };
         assert_eq!(at("2026.5.12"), Cell::NotApplicable);
-        assert_eq!(at("2026.8.1"), Cell::Red);
+        assert_eq!(at("2026.8.1").colour(), Some(Colour::Red));
         assert!(table
             .to_markdown()
             .contains("Not applicable on 2026.5.12: 2026.5.12 has no direct-only tools"));
+    }
+
+    /// A copy of the committed data of 2026.5.12 and 2026.9.6, 9.6's run record changed by `edit`.
+    fn table_with_record(edit: impl Fn(&mut RunRecord)) -> Result<Table, Error> {
+        let root = Path::new(env!("CARGO_MANIFEST_DIR"));
+        let dir = tempfile::tempdir().unwrap();
+        for sub in ["data/releases", "expectations"] {
+            std::fs::create_dir_all(dir.path().join(sub)).unwrap();
+        }
+        for file in [
+            ISSUES_FILE,
+            "expectations/openclaw-2026.5.12.toml",
+            "data/releases/openclaw-2026.5.12.run.json",
+            "expectations/openclaw-2026.9.6.toml",
+        ] {
+            std::fs::copy(root.join(file), dir.path().join(file)).unwrap();
+        }
+        let mut record = RunRecord::read(root, "2026.9.6").unwrap();
+        edit(&mut record);
+        record
+            .write(&RunRecord::path(dir.path(), "2026.9.6"))
+            .unwrap();
+        Table::read(dir.path())
+    }
+
+    fn verdict<'a>(
+        record: &'a mut RunRecord,
+        scenario: &str,
+        lane: &str,
+        claim: &str,
+    ) -> &'a mut crate::outcome::record::VerdictRecord {
+        record
+            .verdicts
+            .iter_mut()
+            .find(|v| v.scenario == scenario && v.lane == lane && v.claim == claim)
+            .unwrap()
+    }
+
+    /// The page follows the recorded verdicts: a verdict gone is `-`, and a record that disagrees
+    /// with the accepted findings (a failure nothing covers, a bug accepted on a claim that held)
+    /// is an error naming the file, never a colour.
+    #[test]
+    fn cells_follow_the_run_record_and_a_disagreeing_record_is_an_error() {
+        let row = |table: &Table, number: u32| {
+            let i = table
+                .issues
+                .iter()
+                .position(|i| i.number == number)
+                .unwrap();
+            table.cells[i][1]
+        };
+        let table = table_with_record(|_| {}).unwrap();
+        assert_eq!(
+            row(&table, 114285),
+            Cell::Ran {
+                colour: Colour::Green,
+                noted: false
+            }
+        );
+        assert_eq!(row(&table, 141743).colour(), Some(Colour::Red));
+
+        let table = table_with_record(|r| {
+            r.verdicts
+                .retain(|v| !(v.scenario == "upstream-search-no-match" && v.lane == "directory"))
+        })
+        .unwrap();
+        assert_eq!(row(&table, 114285), Cell::NotRun);
+
+        let err = table_with_record(|r| {
+            verdict(r, "upstream-search-no-match", "tools", "S1").ok = false;
+        })
+        .err()
+        .unwrap()
+        .to_string();
+        assert!(
+            err.contains("openclaw-2026.9.6.run.json: upstream-search-no-match lane tools claim S1 failed, and no accepted finding"),
+            "{err}"
+        );
+
+        let err = table_with_record(|r| {
+            verdict(r, "upstream-unknown-id-repeated", "tools", "K2").ok = true;
+        })
+        .err()
+        .unwrap()
+        .to_string();
+        assert!(
+            err.contains("openclaw/openclaw#141743's finding on upstream-unknown-id-repeated lane tools claim K2 is accepted, but"),
+            "{err}"
+        );
     }
 
     #[test]

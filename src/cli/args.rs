@@ -252,6 +252,11 @@ pub struct AdoptArgs {
     /// of a release adopted already; nothing else is written.
     #[arg(long, conflicts_with = "force")]
     pub record_only: bool,
+    /// With --record-only: run only these scenarios (repeatable) and replace their entries in
+    /// the committed record, keeping every other scenario's (a scenario that needs a gateway of
+    /// its own, or one added later).
+    #[arg(long = "scenario", value_name = "ID", requires = "record_only")]
+    pub scenarios: Vec<String>,
     /// The tree to write into and read the adopted releases from (the same as --data-dir;
     /// default: the data root, the working directory when it is a checkout).
     #[arg(long, value_name = "DIR", conflicts_with = "data_dir")]

@@ -9,6 +9,7 @@ pub mod claim;
 pub mod evidence;
 pub mod figures;
 pub mod findings;
+pub mod record;
 pub mod shard;
 pub mod summary;
 pub mod verdict;

@@ -21,7 +21,7 @@ use crate::targets::openclaw::ReleaseCatalogue;
 use crate::targets::openclaw::{NodeMajor, OpenClawTarget, Pick};
 use crate::targets::TargetPick;
 
-use super::record::RunRecord;
+use crate::outcome::record::RunRecord;
 
 pub use crate::outcome::findings::TODO_REASON;
 
@@ -37,6 +37,9 @@ pub struct AdoptOptions {
     /// Only (re)write the run record (`data/releases/openclaw-<v>.run.json`) of a release that
     /// is adopted already: its scenarios run against its committed data, nothing else is written.
     pub record_only: bool,
+    /// With `record_only`: the scenarios to run again; their entries replace the committed
+    /// record's, the others stay (none: every built-in scenario, a new record).
+    pub scenarios: Vec<String>,
 }
 
 /// One failing check, drafted as an accepted finding.
@@ -206,9 +209,33 @@ async fn record_only(
     version: &Version,
     out: &mut dyn std::io::Write,
 ) -> Result<u8, Error> {
-    let summary = run_suite(version, options.openclaw.node, Snapshots::Off).await?;
+    let summary = run_scenarios(
+        version,
+        options.openclaw.node,
+        Snapshots::Off,
+        options.scenarios.clone(),
+    )
+    .await?;
     let path = RunRecord::path(&options.root, &version.to_string());
-    RunRecord::from_report(&summary).write(&path)?;
+    let fresh = RunRecord::from_report(&summary);
+    let record = if options.scenarios.is_empty() {
+        fresh
+    } else {
+        let mut committed = RunRecord::read(&options.root, &version.to_string())?;
+        if committed.node_major() != fresh.node_major() {
+            return Err(Error::Usage(format!(
+                "{}: ran on Node {}, this run on Node {}: one record, one Node major \
+                 (pass --openclaw-node {}, or re-record every scenario)",
+                path.display(),
+                committed.node,
+                fresh.node,
+                committed.node_major().unwrap_or_default()
+            )));
+        }
+        committed.replace_scenarios(fresh, &options.scenarios, &scenario_order()?);
+        committed
+    };
+    record.write(&path)?;
     emit(out, &format!("{} written\n", path.display()))?;
     Ok(Exit::OK)
 }
@@ -221,9 +248,27 @@ pub async fn run_suite(
     node: NodeMajor,
     snapshots: Snapshots,
 ) -> Result<SuiteReport, Error> {
+    run_scenarios(version, node, snapshots, Vec::new()).await
+}
+
+/// The built-in scenario ids in the order a run takes them.
+fn scenario_order() -> Result<Vec<String>, Error> {
+    Ok(crate::scenario::load_all(&[])?
+        .into_iter()
+        .map(|s| s.id)
+        .collect())
+}
+
+/// [`run_suite`] on the given built-in scenarios only (none: every one).
+async fn run_scenarios(
+    version: &Version,
+    node: NodeMajor,
+    snapshots: Snapshots,
+    scenarios: Vec<String>,
+) -> Result<SuiteReport, Error> {
     let dir = crate::error::temp_dir("toolsearch-qa-adopt-")?;
     let request = RunRequest {
-        scenarios: Vec::new(),
+        scenarios,
         scenario_dirs: Vec::new(),
         with_builtins: false,
         target: TargetPick::openclaw(Pick {

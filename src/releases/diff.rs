@@ -10,7 +10,7 @@ use std::fmt::Write as _;
 
 use serde::Serialize;
 
-use super::record::{LaneRecord, RunRecord, VerdictRecord};
+use crate::outcome::record::{LaneRecord, RunRecord, VerdictRecord};
 use crate::output::{bounded_table, TABLE_WIDTH};
 
 /// How `diff-releases` prints.

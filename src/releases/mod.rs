@@ -1,15 +1,14 @@
 //! Every OpenClaw release as data: [`adopt`] turns a release the harness has never seen into one
-//! it gates (its snapshots, profile, surface facts, run record and drafted accepted findings),
-//! [`record`] is what one release did on the built-in scenarios, and [`diff`] says what changed
-//! in Tool Search from one release to another; [`payload`] prints BENCHMARKS.md's payload per
-//! mode of every adopted release from the records; [`reasons`] checks that every file and
+//! it gates (its snapshots, profile, surface facts, run record and drafted accepted findings);
+//! [`diff`] says what changed in Tool Search from one release to another, read from the run
+//! records (`crate::outcome::record`: what one release did on the built-in scenarios);
+//! [`payload`] prints BENCHMARKS.md's payload per mode of every adopted release from them; [`reasons`] checks that every file and
 //! identifier an accepted finding's reason names exists in that release's own install.
 
 pub mod adopt;
 pub mod diff;
 pub mod payload;
 pub mod reasons;
-pub mod record;
 
 use std::collections::BTreeMap;
 use std::path::Path;
@@ -21,8 +20,8 @@ use crate::scenario::load_all;
 use crate::suite::gate::Snapshots;
 use crate::targets::openclaw::{NodeMajor, Version};
 
+use crate::outcome::record::RunRecord;
 use diff::{DiffFormat, FindingKey, FindingValue, ReleaseDiff};
-use record::RunRecord;
 
 /// The `diff-releases` command: `before` against `after`, from committed data or (`live`) from
 /// a run of every built-in scenario on each.

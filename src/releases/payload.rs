@@ -5,8 +5,8 @@
 use std::fmt::Write as _;
 use std::path::Path;
 
-use super::record::{LaneRecord, RunRecord};
 use crate::error::Error;
+use crate::outcome::record::{LaneRecord, RunRecord};
 use crate::output::thousands;
 use crate::scenario::REFERENCE_SCENARIO;
 use crate::targets::openclaw::Version;
@@ -158,7 +158,7 @@ mod tests {
                 lane("code", Some(4)),
             ],
             verdicts: Vec::new(),
-            not_applicable: vec![super::super::record::SkippedRecord {
+            not_applicable: vec![crate::outcome::record::SkippedRecord {
                 scenario: REFERENCE_SCENARIO.into(),
                 lane: "directory".into(),
                 reason: "no directory mode".into(),

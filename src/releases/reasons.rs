@@ -122,6 +122,21 @@ pub fn command(options: &ReasonsOptions, out: &mut dyn std::io::Write) -> Result
     let scenarios = load_all(&[])?;
     let (mut checked, mut releases, mut problems, mut missing) = (0, 0, 0, 0);
     let mut text = String::new();
+    let issues = root
+        .dir()
+        .map(|dir| dir.join(crate::regressions::ISSUES_FILE));
+    let red = match (root.dir(), issues) {
+        (Some(dir), Some(issues)) if issues.is_file() => {
+            Some(crate::regressions::Table::read(dir)?.red)
+        }
+        _ => {
+            text.push_str(&format!(
+                "red cells not checked: the data root has no {}\n",
+                crate::regressions::ISSUES_FILE
+            ));
+            None
+        }
+    };
     for version in &versions {
         let name = format!("openclaw-{version}.toml");
         let file = root
@@ -162,9 +177,17 @@ pub fn command(options: &ReasonsOptions, out: &mut dyn std::io::Write) -> Result
                 file.origin
             ));
         }
+        let unnamed = red_without_file(red.as_deref().unwrap_or(&[]), version, &expectations);
+        for (line, issue) in &unnamed {
+            text.push_str(&format!(
+                "{}:{}: the reason behind #{issue}'s red cell names no file of {version}'s dist/\n",
+                file.origin,
+                reason_line(&file.text, *line)
+            ));
+        }
         checked += reasons.len();
         releases += 1;
-        problems += lacking.len();
+        problems += lacking.len() + unnamed.len();
     }
     text.push_str(&format!(
         "{checked} reasons checked on {releases} releases, {problems} problems\n"
@@ -177,6 +200,26 @@ pub fn command(options: &ReasonsOptions, out: &mut dyn std::io::Write) -> Result
     } else {
         Exit::OK
     })
+}
+
+/// The findings behind a red cell of docs/regressions.md on `version` whose reason names no
+/// dist file: `(entry line, issue)`.
+fn red_without_file(
+    red: &[crate::regressions::RedFinding],
+    version: &Version,
+    expectations: &Expectations,
+) -> Vec<(usize, u32)> {
+    red.iter()
+        .filter(|r| r.release == version.to_string())
+        .filter(|r| {
+            expectations
+                .findings
+                .iter()
+                .find(|f| f.line == r.line)
+                .is_some_and(|f| citations(&f.reason).files.is_empty())
+        })
+        .map(|r| (r.line, r.issue))
+        .collect()
 }
 
 /// The line of the `reason` key of the entry that starts on line `entry` (1-based), else `entry`.

@@ -202,7 +202,7 @@ fn a_data_dir_that_is_not_a_data_root_is_a_usage_error() {
 #[test]
 fn no_committed_run_record_holds_a_failing_verdict_no_accepted_finding_covers() {
     use toolsearch_qa::outcome::findings::Expectations;
-    use toolsearch_qa::releases::record::RunRecord;
+    use toolsearch_qa::outcome::record::RunRecord;
     use toolsearch_qa::scenario::load_all;
     let root = std::path::Path::new(env!("CARGO_MANIFEST_DIR"));
     let known = load_all(&[]).unwrap();
@@ -353,7 +353,8 @@ fn check_reasons_names_what_the_release_install_lacks() {
     assert_eq!(
         stdout,
         format!(
-            "{file}:10: reason cites dist/agent-tools.before-tool-call-Fake1234.js, which 2026.9.6's dist/ does not have\n\
+            "red cells not checked: the data root has no data/upstream-regressions.toml\n\
+             {file}:10: reason cites dist/agent-tools.before-tool-call-Fake1234.js, which 2026.9.6's dist/ does not have\n\
              {file}:10: reason cites buildFakeFallback, which 2026.9.6's dist/ does not have\n\
              1 reasons checked on 1 releases, 2 problems\n"
         )
@@ -366,7 +367,10 @@ fn check_reasons_names_what_the_release_install_lacks() {
     .unwrap();
     let (code, stdout) = run(&[]);
     assert_eq!(code, Some(0), "{stdout}");
-    assert_eq!(stdout, "1 reasons checked on 1 releases, 0 problems\n");
+    assert_eq!(
+        stdout,
+        "red cells not checked: the data root has no data/upstream-regressions.toml\n1 reasons checked on 1 releases, 0 problems\n"
+    );
 
     std::fs::write(expectations.join("openclaw-2026.9.5.toml"), finding).unwrap();
     let (code, stdout) = run(&[]);
@@ -377,7 +381,7 @@ fn check_reasons_names_what_the_release_install_lacks() {
         .to_string();
     assert!(
         stdout.starts_with(&format!(
-            "{missing}: not checked: not installed (bash scripts/install-openclaw.sh --version 2026.9.5)\n"
+            "red cells not checked: the data root has no data/upstream-regressions.toml\n{missing}: not checked: not installed (bash scripts/install-openclaw.sh --version 2026.9.5)\n"
         )),
         "{stdout}"
     );
@@ -386,7 +390,10 @@ fn check_reasons_names_what_the_release_install_lacks() {
     let (code, stdout) = run(&["--openclaw-version", "2026.9.6"]);
     assert_eq!(
         (code, stdout.as_str()),
-        (Some(0), "1 reasons checked on 1 releases, 0 problems\n")
+        (
+            Some(0),
+            "red cells not checked: the data root has no data/upstream-regressions.toml\n1 reasons checked on 1 releases, 0 problems\n"
+        )
     );
     let (code, _) = run(&["--openclaw-version", "2026.9.4"]);
     assert_eq!(code, Some(2));

@@ -8,8 +8,8 @@ use std::path::{Path, PathBuf};
 
 use serde::{Deserialize, Serialize};
 
+use super::{LaneFigures, SuiteReport};
 use crate::error::Error;
-use crate::outcome::{LaneFigures, SuiteReport};
 
 /// One lane's figures.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
@@ -90,6 +90,30 @@ impl RunRecord {
         serde_json::from_str(&text).map_err(|e| Error::Usage(format!("{}: {e}", path.display())))
     }
 
+    /// The Node major it ran on (`26.12.1` → 26).
+    pub fn node_major(&self) -> Option<u32> {
+        let node = self.node.trim_start_matches('v');
+        node.split('.').next().and_then(|n| n.parse().ok())
+    }
+
+    /// Replaces every entry of the scenarios `fresh` ran (`ran`) with `fresh`'s, keeping the
+    /// others; entries end in `order` (scenario ids as a run takes them), each scenario's in run
+    /// order.
+    pub fn replace_scenarios(&mut self, fresh: RunRecord, ran: &[String], order: &[String]) {
+        let ran = |s: &String| ran.contains(s);
+        let rank = |s: &String| order.iter().position(|o| o == s).unwrap_or(order.len());
+        self.lanes.retain(|l| !ran(&l.scenario));
+        self.verdicts.retain(|v| !ran(&v.scenario));
+        self.not_applicable.retain(|n| !ran(&n.scenario));
+        self.lanes.extend(fresh.lanes);
+        self.verdicts.extend(fresh.verdicts);
+        self.not_applicable.extend(fresh.not_applicable);
+        self.lanes.sort_by_key(|l| rank(&l.scenario));
+        self.verdicts.sort_by_key(|v| rank(&v.scenario));
+        self.not_applicable.sort_by_key(|n| rank(&n.scenario));
+        self.node = fresh.node;
+    }
+
     /// Writes the record as pretty JSON with a final newline.
     pub fn write(&self, path: &Path) -> Result<(), Error> {
         let mut text = serde_json::to_string_pretty(self)
@@ -152,5 +176,62 @@ fn lane_record(scenario: &str, lane: &str, figures: &LaneFigures) -> LaneRecord 
             .iter()
             .map(|t| t.clone().unwrap_or_else(|| "-".to_string()))
             .collect(),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn record(node: &str, entries: &[(&str, &str, bool)]) -> RunRecord {
+        RunRecord {
+            version: "2026.9.3".into(),
+            node: node.into(),
+            lanes: Vec::new(),
+            verdicts: entries
+                .iter()
+                .map(|(scenario, lane, ok)| VerdictRecord {
+                    scenario: scenario.to_string(),
+                    lane: lane.to_string(),
+                    claim: "C1".into(),
+                    ok: *ok,
+                    actual: String::new(),
+                })
+                .collect(),
+            not_applicable: Vec::new(),
+        }
+    }
+
+    /// Re-recording some scenarios replaces exactly their entries (a scenario that ran before
+    /// and now has fewer lanes loses the old ones) and keeps the run order of scenarios.
+    #[test]
+    fn replacing_scenarios_keeps_the_others_in_run_order() {
+        let mut committed = record(
+            "24.1.0",
+            &[
+                ("a", "x", true),
+                ("b", "x", false),
+                ("b", "y", false),
+                ("c", "x", true),
+            ],
+        );
+        let fresh = record("24.2.0", &[("b", "x", true), ("d", "x", true)]);
+        let order = ["a", "b", "c", "d"].map(String::from);
+        committed.replace_scenarios(fresh, &["b".into(), "d".into()], &order);
+        let got: Vec<(&str, &str, bool)> = committed
+            .verdicts
+            .iter()
+            .map(|v| (v.scenario.as_str(), v.lane.as_str(), v.ok))
+            .collect();
+        assert_eq!(
+            got,
+            [
+                ("a", "x", true),
+                ("b", "x", true),
+                ("c", "x", true),
+                ("d", "x", true)
+            ]
+        );
+        assert_eq!(committed.node, "24.2.0");
     }
 }
