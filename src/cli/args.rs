@@ -177,6 +177,12 @@ pub enum Command {
     /// both (data/releases/openclaw-<v>.run.json, expectations/) or, with --live, from a run of
     /// each.
     DiffReleases(DiffArgs),
+    /// Run built-in scenarios on a set of adopted releases (default: every one), each on the
+    /// newest Node major it accepts, against its own accepted findings and snapshots. With
+    /// --shard K/N every release runs the same shard of the scenarios, so N machines together run
+    /// everything once; `report merge` of their --report-dir gives the one verdict. Same exit
+    /// codes as suite.
+    Matrix(MatrixArgs),
     /// BENCHMARKS.md's payload per Tool Search mode across the adopted releases: the reference
     /// scenario's first request (bytes, tokens), last request and declared tools per mode, and
     /// the directory's lines, one markdown row per release, from the committed run records
@@ -261,6 +267,38 @@ pub struct AdoptArgs {
     /// default: the data root, the working directory when it is a checkout).
     #[arg(long, value_name = "DIR", conflicts_with = "data_dir")]
     pub root: Option<PathBuf>,
+}
+
+#[derive(clap::Args)]
+pub struct MatrixArgs {
+    /// A release to run (repeatable; default: every adopted release).
+    #[arg(long = "openclaw-version", value_name = "X")]
+    pub versions: Vec<Version>,
+    /// A built-in scenario to run (repeatable; default: every one).
+    #[arg(long = "scenario", value_name = "ID")]
+    pub scenarios: Vec<String>,
+    /// Run only shard K of N of the scenarios, on every release (balanced by expected cost).
+    #[arg(long, value_name = "K/N")]
+    pub shard: Option<Shard>,
+    /// Every release on this Node major (default: the newest each release accepts).
+    #[arg(long, value_enum, value_name = "24|26")]
+    pub openclaw_node: Option<NodeMajor>,
+    #[arg(long, value_enum, default_value_t = Format::Table)]
+    pub format: Format,
+    /// Show long values whole in tables.
+    #[arg(long)]
+    pub verbose: bool,
+    /// Write a JUnit XML report here.
+    #[arg(long, value_name = "FILE")]
+    pub junit: Option<PathBuf>,
+    /// Write summary.json, junit.xml and report.md into this directory (what `report merge`
+    /// reads).
+    #[arg(long, value_name = "DIR")]
+    pub report_dir: Option<PathBuf>,
+    /// Write what ran into each release's run record (data/releases/openclaw-X.run.json of the
+    /// data root): the scenarios run replace theirs.
+    #[arg(long)]
+    pub record: bool,
 }
 
 #[derive(clap::Args)]

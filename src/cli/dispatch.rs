@@ -168,6 +168,27 @@ pub async fn run(
             };
             crate::releases::reasons::command(&options, stdout)
         }),
+        Command::Matrix(args) => Box::pin(async move {
+            let options = crate::releases::matrix::MatrixOptions {
+                versions: args.versions,
+                scenarios: args.scenarios,
+                shard: args.shard,
+                node: args.openclaw_node,
+                format: args.format,
+                verbose: args.verbose,
+                junit: args.junit,
+                report_dir: args.report_dir,
+                record: if args.record {
+                    Some(data_root_dir()?)
+                } else {
+                    None
+                },
+            };
+            let progress = Progress::new();
+            let code = crate::releases::matrix::command(&options, &progress, stdout).await;
+            progress.finish();
+            code
+        }),
         Command::PayloadTable { root } => Box::pin(async move {
             let root = match root {
                 Some(root) => root,

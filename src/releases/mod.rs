@@ -2,11 +2,13 @@
 //! it gates (its snapshots, profile, surface facts, run record and drafted accepted findings);
 //! [`diff`] says what changed in Tool Search from one release to another, read from the run
 //! records (`crate::outcome::record`: what one release did on the built-in scenarios);
-//! [`payload`] prints BENCHMARKS.md's payload per mode of every adopted release from them; [`reasons`] checks that every file and
+//! [`payload`] prints BENCHMARKS.md's payload per mode of every adopted release from them;
+//! [`matrix`] runs scenarios on a set of releases, sharded across machines; [`reasons`] checks that every file and
 //! identifier an accepted finding's reason names exists in that release's own install.
 
 pub mod adopt;
 pub mod diff;
+pub mod matrix;
 pub mod payload;
 pub mod reasons;
 
