@@ -278,6 +278,9 @@ pub struct ClaimSpec {
     pub tool: Option<String>,
     /// Text the error or block reported to the model must contain.
     pub error: Option<String>,
+    /// K1: the most bytes any one tool result the model reads may have (a code cell that floods
+    /// stderr must not flood the model).
+    pub max_result_bytes: Option<u64>,
     /// Lanes the claim applies to; empty: every lane.
     pub lanes: Vec<String>,
 }

@@ -63,6 +63,8 @@ pub(in crate::scenario) struct ClaimFile {
     #[serde(default)]
     pub(super) error: Option<String>,
     #[serde(default)]
+    pub(super) max_result_bytes: Option<u64>,
+    #[serde(default)]
     pub(super) lanes: Vec<String>,
 }
 

@@ -356,6 +356,21 @@ fn resolve_claim(
         }
         None => {}
     }
+    match claim.max_result_bytes {
+        Some(_) if id != ClaimId::K1 => {
+            return Err(problem(
+                field.key("max_result_bytes"),
+                format!("claim {id} does not read max_result_bytes (only K1 does)"),
+            ))
+        }
+        Some(0) => {
+            return Err(problem(
+                field.key("max_result_bytes"),
+                "must be at least 1".to_string(),
+            ))
+        }
+        _ => {}
+    }
     if let Some(i) = claim
         .lanes
         .iter()
@@ -390,6 +405,7 @@ fn resolve_claim(
         id,
         tool: claim.tool,
         error: claim.error,
+        max_result_bytes: claim.max_result_bytes,
         lanes: claim.lanes,
     })
 }

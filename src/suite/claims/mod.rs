@@ -59,6 +59,11 @@ impl ClaimInput<'_> {
         self.spec.and_then(|s| s.error.as_deref())
     }
 
+    /// The claim's `max_result_bytes`, when the scenario sets it.
+    pub fn max_result_bytes(&self) -> Option<u64> {
+        self.spec.and_then(|s| s.max_result_bytes)
+    }
+
     /// The scenario's direct lane, when it has one.
     pub fn direct(&self) -> Option<&Observed<'_>> {
         self.lanes.iter().find(|l| l.lane.is_direct())

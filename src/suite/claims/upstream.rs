@@ -190,6 +190,33 @@ pub fn g1_direct_only_guided(input: &ClaimInput<'_>) -> Vec<Check> {
     checks
 }
 
+/// K1 with `max_result_bytes`: no tool result the model reads (error or not) is longer.
+fn bounded_results(input: &ClaimInput<'_>, max: u64) -> Check {
+    let sizes: Vec<u64> = input
+        .lane
+        .tool_results()
+        .map(|r| r.output_text().len() as u64)
+        .collect();
+    let over: Vec<u64> = sizes.iter().copied().filter(|&n| n > max).collect();
+    check(
+        "bounded results",
+        over.is_empty(),
+        format!("every tool result the model reads is at most {max} bytes"),
+        match over.first() {
+            Some(first) => format!(
+                "{} of {} results are longer, the first {first} bytes",
+                over.len(),
+                sizes.len()
+            ),
+            None => format!(
+                "{} results, the longest {} bytes",
+                sizes.len(),
+                sizes.iter().max().unwrap_or(&0)
+            ),
+        },
+    )
+}
+
 pub fn k1_turn_ends_cleanly(input: &ClaimInput<'_>) -> Vec<Check> {
     let o = input.lane.observation;
     let error = input.error().unwrap_or("error");
@@ -232,6 +259,9 @@ pub fn k1_turn_ends_cleanly(input: &ClaimInput<'_>) -> Vec<Check> {
             o.response.text()
         ),
     ));
+    if let Some(max) = input.max_result_bytes() {
+        checks.push(bounded_results(input, max));
+    }
     if input.scenario.follow_up.is_some() {
         let next = o.follow_up.as_ref();
         checks.push(check(
@@ -410,5 +440,32 @@ mod tests {
     fn leaf_texts_are_bare() {
         let args = json!({"marker": "x", "n": 2, "deep": {"k": ["y"]}});
         assert_eq!(leaf_texts(&args), ["x", "2", "y"]);
+    }
+
+    #[test]
+    fn k1_bounds_every_result_when_asked() {
+        use crate::scenario::ClaimId::K1;
+        use crate::suite::claims::fixture::{fails, Fixture};
+        let output = "tool_search_code child exited with 1: ".to_string() + &"x".repeat(64);
+        let lane = |max: u64| {
+            Fixture::tools_lane()
+                .scenario_extra(&format!(
+                    "claims = [{{ id = 'K1', error = 'exited', max_result_bytes = {max} }}]"
+                ))
+                .record(json!({ "type": "toolResult", "toolCallId": "c1",
+                    "toolName": "tool_search_code", "isError": true, "output": output }))
+        };
+        let bound = |max: u64| format!("every tool result the model reads is at most {max} bytes");
+        assert!(fails(&lane(64), K1, "tools").contains(&bound(64)));
+        assert!(!fails(&lane(102), K1, "tools").contains(&bound(102)));
+        assert!(!fails(&lane(1000), K1, "tools").contains(&bound(1000)));
+        // Without the field, K1 bounds nothing.
+        let f = Fixture::tools_lane()
+            .scenario_extra("claims = [{ id = 'K1', error = 'exited' }]")
+            .record(json!({ "type": "toolResult", "toolCallId": "c1",
+                "toolName": "tool_search_code", "isError": true, "output": output }));
+        assert!(fails(&f, K1, "tools")
+            .iter()
+            .all(|e| !e.contains("at most")));
     }
 }
