@@ -236,18 +236,20 @@ fn shards_split_deterministically_and_completely() {
     let mut sorted = all.clone();
     sorted.sort();
     assert_eq!(both, sorted);
-    // The expected-time model (data/expected-times.toml) puts the 1 s code timeout, the native
-    // shapes and four upstream scenarios in the first shard: together about half the run on the
-    // embedded gateway (20 built-in scenarios since real-mcp-servers). The same split every time.
+    // The expected-time model (data/expected-times.toml) puts the 1 s code timeout, the sandbox
+    // fallback, the ranking and four upstream scenarios in the first shard: together about half
+    // the run on the embedded gateway (23 built-in scenarios since the replays of issue 51). The
+    // same split every time.
     assert_eq!(
         first,
         [
+            "fail-closed-f4-sandbox-unavailable",
             "fail-closed-f5-code-timeout",
-            "tool-search-native-shapes",
-            "upstream-direct-only-bridged",
-            "upstream-mcp-server-exits",
-            "upstream-query-and-queries",
-            "upstream-unknown-id-repeated"
+            "tool-search-ranking",
+            "upstream-code-stderr-flood",
+            "upstream-product-words",
+            "upstream-search-no-match",
+            "upstream-tool-call-unchecked-args"
         ]
     );
     assert_eq!(shard_ids(dir.path(), "1/2"), first);
