@@ -563,6 +563,15 @@ pub enum ReportAction {
         #[arg(long, value_name = "N")]
         runs: Option<usize>,
     },
+    /// Write each real OpenClaw run of each DIR's summary.json (a `matrix` or `suite` run, or a
+    /// merged one) into that release's run record (data/releases/openclaw-X.run.json of the data
+    /// root, what regressions and payload-table read): the scenarios it ran replace theirs.
+    /// Prints one line per record written.
+    Records {
+        /// Report directories (each with a summary.json).
+        #[arg(value_name = "DIR", required = true)]
+        dirs: Vec<PathBuf>,
+    },
 }
 
 #[derive(clap::Args)]

@@ -113,6 +113,12 @@ pub async fn run(
             };
             crate::suite::merge::run(&options, stdout)
         }),
+        Command::Report {
+            action: ReportAction::Records { dirs },
+        } => Box::pin(async move {
+            let root = data_root_dir()?;
+            crate::releases::matrix::records_command(&dirs, &root, stdout)
+        }),
         Command::NewScenario { id, dir, size } => {
             Box::pin(async move { crate::commands::new_scenario(&id, &dir, size, stdout) })
         }

@@ -143,6 +143,44 @@ pub async fn command(
     )
 }
 
+/// `report records`: each real OpenClaw run of each directory's summary.json written into its
+/// release's run record under `root`.
+pub fn records_command(
+    dirs: &[PathBuf],
+    root: &std::path::Path,
+    out: &mut dyn std::io::Write,
+) -> Result<u8, Error> {
+    let mut text = String::new();
+    for dir in dirs {
+        for part in crate::suite::merge::read_dir(dir)? {
+            let Some(product) = &part.report.product else {
+                continue;
+            };
+            let version: Version = product.version.parse().map_err(|e| {
+                Error::Usage(format!(
+                    "{}: release {:?}: {e}",
+                    dir.display(),
+                    product.version
+                ))
+            })?;
+            record(root, &version, &part.report)?;
+            text.push_str(&format!(
+                "{} written ({} scenarios of {})\n",
+                RunRecord::path(root, &version.to_string()).display(),
+                part.report.scenarios.len(),
+                dir.display()
+            ));
+        }
+    }
+    if text.is_empty() {
+        return Err(Error::Usage(
+            "report records: no real OpenClaw run in the directories given".into(),
+        ));
+    }
+    crate::output::emit(out, &text)?;
+    Ok(crate::error::Exit::OK)
+}
+
 /// Writes what `report` ran into the release's run record under `root`: the scenarios it ran
 /// replace theirs in the committed record (a new one when none is committed).
 fn record(root: &std::path::Path, version: &Version, report: &SuiteReport) -> Result<(), Error> {
@@ -153,8 +191,13 @@ fn record(root: &std::path::Path, version: &Version, report: &SuiteReport) -> Re
         .iter()
         .map(|s| s.scenario.clone())
         .collect();
-    let record = match RunRecord::read(root, &version.to_string()) {
-        Ok(mut committed) if committed.node_major() == fresh.node_major() => {
+    let committed = if path.exists() {
+        Some(RunRecord::read(root, &version.to_string())?)
+    } else {
+        None
+    };
+    let record = match committed {
+        Some(mut committed) if committed.node_major() == fresh.node_major() => {
             let order: Vec<String> = crate::scenario::load_all(&[])?
                 .into_iter()
                 .map(|s| s.id)
@@ -162,7 +205,7 @@ fn record(root: &std::path::Path, version: &Version, report: &SuiteReport) -> Re
             committed.replace_scenarios(fresh, &ran, &order);
             committed
         }
-        Ok(committed) => {
+        Some(committed) => {
             return Err(Error::Usage(format!(
                 "{}: ran on Node {}, this run on Node {}: one record, one Node major (pass --openclaw-node {})",
                 path.display(),
@@ -171,7 +214,7 @@ fn record(root: &std::path::Path, version: &Version, report: &SuiteReport) -> Re
                 committed.node_major().unwrap_or_default()
             )))
         }
-        Err(_) => fresh,
+        None => fresh,
     };
     record.write(&path)
 }

@@ -32,6 +32,7 @@ mod provider;
 mod quality;
 mod real_mcp;
 mod reference_scenario;
+mod release_matrix;
 mod releases;
 mod report_merge;
 mod sandbox_hostile;
