@@ -5,6 +5,7 @@
 //! typo there silently changes what the model sees.
 
 mod agent_id;
+mod code_mode;
 mod guards;
 mod native;
 mod rules;
@@ -19,6 +20,7 @@ use thiserror::Error;
 use crate::catalog::fake::{plugin_id_problem, size_problem};
 use crate::catalog::ToolPolicy;
 pub use agent_id::agent_id_problem;
+pub use code_mode::{CodeModeEnabled, CodeModeExecutor, CodeModeSettings};
 pub use guards::{Guard, GuardRule, HooksConfig, RuleAction};
 pub use native::{NativeProvider, NativeSearch, NativeSearchConfig, NativeSettings};
 pub use rules::{BatchRules, Bridge, ControlRole, LimitRules, QueryBound, ToolSearchRules};

@@ -10,6 +10,7 @@ use serde::de::{self, Deserialize, Visitor};
 use super::load::{ClaimFile, LaneFile, ScenarioFile};
 use super::{CatalogSpec, LaneExpect, LaneOnOpenclaw, OnOpenclaw, ScriptStep};
 use crate::catalog::ToolPolicy;
+use crate::config::CodeModeSettings;
 
 /// Every field path a scenario file accepts, in the loader's order: `id`, `catalog.size`,
 /// `lanes[].expect.calls`, … (a table's path comes before its fields).
@@ -37,6 +38,7 @@ pub fn accepted() -> Vec<String> {
                 "expect" | "openclaw_expect" if *field == "lanes" => struct_fields::<LaneExpect>(),
                 "script" if *field == "lanes" => struct_fields::<ScriptStep>(),
                 "openclaw" if *field == "lanes" => struct_fields::<LaneOnOpenclaw>(),
+                "code_mode" if *field == "lanes" => struct_fields::<CodeModeSettings>(),
                 _ => &[],
             };
             let path = match *inner {
@@ -102,6 +104,8 @@ mod tests {
             "script[].arguments",
             "claims[].lanes",
             "lanes[].tool_search",
+            "lanes[].code_mode.executor",
+            "lanes[].catalog_preferred",
             "lanes[].script[].text",
             "lanes[].expect.declared_tools",
             "lanes[].openclaw_expect.directory",

@@ -23,7 +23,7 @@ use crate::catalog::{ToolPolicy, ToolSource};
 use std::collections::BTreeMap;
 use std::sync::Arc;
 
-use crate::config::{Bridge, NativeSettings, ToolSearchMode, ToolSearchSettings};
+use crate::config::{Bridge, CodeModeSettings, NativeSettings, ToolSearchMode, ToolSearchSettings};
 use crate::profile::Profile;
 use crate::provider::ScriptedTurn;
 pub use claim::ClaimId;
@@ -307,6 +307,12 @@ pub struct Lane {
     /// A native lane (`native = { provider, search }`): the catalogue goes to the provider
     /// deferred and the provider's own tool search finds it (embedded target only).
     pub native: Option<NativeSettings>,
+    /// A Code Mode lane (`code_mode = { executor, enabled }`): `exec` + `wait` in place of any
+    /// Tool Search surface, whenever it engages ([`Lane::code_mode_engaged`]).
+    pub code_mode: Option<CodeModeSettings>,
+    /// The lane's model is catalog-preferred (`compat.codeMode = "preferred"`): what the
+    /// `"auto"` tier engages for.
+    pub catalog_preferred: bool,
     /// Exact figures the lane must show on the embedded target.
     pub expect: LaneExpect,
     /// Exact figures the lane must show on a real OpenClaw gateway (its own core tools differ).
@@ -387,6 +393,8 @@ impl Lane {
             stream: false,
             provider_timeout_ms: None,
             native: None,
+            code_mode: None,
+            catalog_preferred: false,
             expect: LaneExpect::default(),
             openclaw_expect: LaneExpect::default(),
             openclaw: LaneOnOpenclaw::default(),
@@ -432,9 +440,15 @@ impl Lane {
         self.script.as_deref().or(scenario.script.as_deref())
     }
 
-    /// Is Tool Search off in this lane?
+    /// Is this lane's surface every tool, directly (no Tool Search, no Code Mode)?
     pub fn is_direct(&self) -> bool {
-        !self.mode().is_tool_search()
+        !self.mode().is_tool_search() && self.code_mode_engaged().is_none()
+    }
+
+    /// The lane's Code Mode when it engages for the lane's model (`true` always; `"auto"` only
+    /// for a catalog-preferred model): it then supersedes any Tool Search the lane sets.
+    pub fn code_mode_engaged(&self) -> Option<CodeModeSettings> {
+        self.code_mode.filter(|c| c.engages(self.catalog_preferred))
     }
 }
 

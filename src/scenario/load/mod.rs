@@ -423,7 +423,8 @@ mod tests {
         assert_eq!(
             error("stream = true"),
             "s.toml:18:1: lane \"native\": tool_search: missing field `tool_search`: false, true \
-             or { mode = \"…\" } (or `native` for a native lane)"
+             or { mode = \"…\" } (or `native` for a native lane, or `code_mode` for a Code \
+             Mode lane)"
         );
         assert_eq!(
             error("native = { provider = 'openai' }\nopenclaw = { not_applicable = 'x' }"),
@@ -514,6 +515,72 @@ mod tests {
             claims("id = 'C1'\nlanes = ['tools']"),
             "s.toml:12:9: claims[0].lanes: claim C1 cannot be checked here: no lane with Tool \
              Search off (tool_search = false)"
+        );
+    }
+
+    #[test]
+    fn a_code_mode_lane_is_read_typed() {
+        use crate::config::{CodeModeEnabled, CodeModeExecutor, CodeModeSettings};
+        let text = FILE.replace("{extra}", "").replace(
+            "{lane}",
+            "\n[[lanes]]\nname = 'cm'\ncode_mode = { executor = 'node' }\n\n\
+             [[lanes]]\nname = 'both'\ntool_search = { mode = 'tools' }\n\
+             code_mode = { enabled = 'auto' }\ncatalog_preferred = true\n\n\
+             [[lanes]]\nname = 'auto-off'\ntool_search = { mode = 'tools' }\n\
+             code_mode = { enabled = 'auto' }\n",
+        );
+        let scenario = parse_scenario(&text, "s.toml").unwrap();
+        let cm = &scenario.lanes[2];
+        assert_eq!(
+            cm.code_mode,
+            Some(CodeModeSettings {
+                executor: Some(CodeModeExecutor::Node),
+                enabled: CodeModeEnabled::On
+            })
+        );
+        assert_eq!(cm.tool_search, serde_json::Value::Bool(false));
+        assert!(!cm.is_direct());
+        assert!(cm.code_mode_engaged().is_some());
+        let both = &scenario.lanes[3];
+        assert!(both.catalog_preferred);
+        assert_eq!(both.mode(), ToolSearchMode::Tools);
+        assert!(both.code_mode_engaged().is_some());
+        // "auto" with a model that is not catalog-preferred: Tool Search's surface.
+        let off = &scenario.lanes[4];
+        assert!(off.code_mode_engaged().is_none());
+        assert!(!scenario.lanes[0].catalog_preferred);
+        assert_eq!(scenario.lanes[0].code_mode, None);
+    }
+
+    #[test]
+    fn a_bad_code_mode_value_names_the_file_line_and_field() {
+        assert_eq!(
+            error("", "code_mode = { executor = 'v8' }\n"),
+            "s.toml:17:26: lane \"tools\": code_mode.executor: unknown variant `v8`, expected \
+             `quickjs` or `node`"
+        );
+        assert_eq!(
+            error("", "code_mode = { enabled = 'yes' }\n"),
+            "s.toml:17:25: lane \"tools\": code_mode.enabled: invalid value: string \"yes\", \
+             expected true or \"auto\""
+        );
+        assert_eq!(
+            error("", "code_mode = { runtime = 'quickjs' }\n"),
+            "s.toml:17:15: lane \"tools\": code_mode.runtime: unknown field `runtime`, expected \
+             `executor` or `enabled`"
+        );
+        assert_eq!(
+            error("", "catalog_preferred = 'yes'\n"),
+            "s.toml:17:21: lane \"tools\": catalog_preferred: invalid type: string \"yes\", \
+             expected a boolean"
+        );
+        assert_eq!(
+            error(
+                "",
+                "\n[[lanes]]\nname = 'n'\nnative = { provider = 'openai' }\ncode_mode = {}\n"
+            ),
+            "s.toml:21:13: lane \"n\": code_mode: a native lane has no code_mode: the provider \
+             searches (remove one of the two)"
         );
     }
 

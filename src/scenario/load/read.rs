@@ -79,6 +79,12 @@ pub(in crate::scenario) struct LaneFile {
     /// `{ provider = "openai" | "anthropic", search = … }`: a native lane.
     #[serde(default)]
     pub(super) native: Option<crate::config::NativeSearchConfig>,
+    /// `{ executor = "quickjs" | "node", enabled = true | "auto" }`: a Code Mode lane.
+    #[serde(default)]
+    pub(super) code_mode: Option<crate::config::CodeModeSettings>,
+    /// The lane's model is catalog-preferred (`compat.codeMode = "preferred"`).
+    #[serde(default)]
+    pub(super) catalog_preferred: bool,
     #[serde(default)]
     pub(super) config: Option<Value>,
     #[serde(default)]

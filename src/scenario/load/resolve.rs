@@ -84,7 +84,7 @@ pub(super) fn resolve(
     let mut names_before: Vec<String> = Vec::new();
     for (i, lane) in file.lanes.into_iter().enumerate() {
         let field = Field::of("lanes").index(i);
-        let shape = ["name", "tool_search", "native"]
+        let shape = ["name", "tool_search", "native", "code_mode"]
             .iter()
             .all(|key| known(&field.clone().key(key).to_string()));
         let name = lane.name.clone();
@@ -242,11 +242,13 @@ fn resolve_lane(
             ));
             None
         }
+        // A Code Mode lane without Tool Search: `tools.toolSearch` is off.
+        (None, Some(None)) if lane.code_mode.is_some() => Some(serde_json::Value::Bool(false)),
         (None, Some(None)) => {
             problems.push(problem(
                 field.clone().key("tool_search"),
                 "missing field `tool_search`: false, true or { mode = \"…\" } (or `native` for a \
-                 native lane)",
+                 native lane, or `code_mode` for a Code Mode lane)",
             ));
             None
         }
@@ -254,6 +256,12 @@ fn resolve_lane(
         (None, Some(Some(_))) => Some(crate::scenario::native_tool_search()),
     };
     let native = native.flatten();
+    if native.is_some() && lane.code_mode.is_some() {
+        problems.push(problem(
+            field.clone().key("code_mode"),
+            "a native lane has no code_mode: the provider searches (remove one of the two)",
+        ));
+    }
     if native.is_some() && lane.openclaw != LaneOnOpenclaw::default() {
         problems.push(problem(
             field.clone().key("openclaw"),
@@ -308,6 +316,8 @@ fn resolve_lane(
         stream: lane.stream,
         provider_timeout_ms: lane.provider_timeout_ms,
         native,
+        code_mode: lane.code_mode,
+        catalog_preferred: lane.catalog_preferred,
         expect: lane.expect,
         openclaw_expect: lane.openclaw_expect,
         openclaw,

@@ -25,6 +25,11 @@ pub const PRODUCT_CONFIG_KEYS: [&str; 5] = [
     "hooks.beforeToolCall",
 ];
 
+/// Why a Code Mode lane does not run on the product yet: the target does not write
+/// `tools.codeMode`.
+pub const CODE_MODE_NOT_YET: &str =
+    "the openclaw target does not write `tools.codeMode` yet (a Code Mode lane)";
+
 /// The product's name of an MCP tool `tool` of server `server`.
 pub fn mcp_tool_name(server: &str, tool: &str) -> String {
     format!("{server}__{tool}")
@@ -64,6 +69,9 @@ pub fn plan(scenario: &Scenario, tool_search_keys: &[String]) -> Result<TargetPl
     for lane in &scenario.lanes {
         match &lane.openclaw.not_applicable {
             Some(reason) => not_applicable.push(NotApplicable::new(lane, reason.clone())),
+            None if lane.code_mode.is_some() => {
+                not_applicable.push(NotApplicable::new(lane, CODE_MODE_NOT_YET.to_string()))
+            }
             None => resolved
                 .lanes
                 .push(product_lane(scenario, lane, tool_search_keys)?),
@@ -200,6 +208,26 @@ mod tests {
         all.into_iter()
             .find(|s| s.id == id)
             .expect("scenario exists")
+    }
+
+    #[test]
+    fn a_code_mode_lane_is_not_applicable_until_the_target_writes_code_mode() {
+        let mut scenario = builtin("tool-search-gateway-e2e");
+        scenario.lanes.truncate(2);
+        let mut lane = scenario.lanes[1].clone();
+        lane.name = "code-mode".into();
+        lane.code_mode = Some(crate::config::CodeModeSettings::default());
+        scenario.lanes.push(lane);
+        let plan = planned(&scenario).expect("plan");
+        let names: Vec<&str> = plan
+            .scenario
+            .lanes
+            .iter()
+            .map(|l| l.name.as_str())
+            .collect();
+        assert_eq!(names, ["direct", "tools"]);
+        assert_eq!(plan.not_applicable.len(), 1);
+        assert_eq!(plan.not_applicable[0].reason, CODE_MODE_NOT_YET);
     }
 
     #[test]

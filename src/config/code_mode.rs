@@ -1,0 +1,176 @@
+//! A lane's Code Mode (`tools.codeMode` on the product): the product's other compact surface,
+//! `exec` + `wait`, which supersedes Tool Search for a run where it activates. Typed here so a
+//! scenario file's value is checked once, when it loads.
+
+use serde::de::{self, Deserializer, Visitor};
+use serde::{Deserialize, Serialize};
+
+use super::SandboxBackend;
+
+/// Which executor runs a Code Mode cell (`tools.codeMode.executor`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum CodeModeExecutor {
+    /// QuickJS (on the product, the `code-mode-quickjs` plugin's WASI build).
+    Quickjs,
+    /// Node (on the product, `node:vm` in a worker; "not a security boundary").
+    Node,
+}
+
+impl CodeModeExecutor {
+    pub fn as_str(self) -> &'static str {
+        match self {
+            CodeModeExecutor::Quickjs => "quickjs",
+            CodeModeExecutor::Node => "node",
+        }
+    }
+
+    /// The project's sandbox that runs this executor's cells on the embedded gateway.
+    pub fn sandbox(self) -> SandboxBackend {
+        match self {
+            CodeModeExecutor::Quickjs => SandboxBackend::Quickjs,
+            CodeModeExecutor::Node => SandboxBackend::Node,
+        }
+    }
+}
+
+/// `tools.codeMode.enabled`: on, or the `"auto"` tier (on only for a catalog-preferred model).
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Hash)]
+pub enum CodeModeEnabled {
+    #[default]
+    On,
+    Auto,
+}
+
+impl CodeModeEnabled {
+    /// The value as the product's config writes it.
+    pub fn to_json(self) -> serde_json::Value {
+        match self {
+            CodeModeEnabled::On => serde_json::Value::Bool(true),
+            CodeModeEnabled::Auto => serde_json::Value::String("auto".into()),
+        }
+    }
+}
+
+impl<'de> Deserialize<'de> for CodeModeEnabled {
+    fn deserialize<D: Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
+        struct Enabled;
+        impl Visitor<'_> for Enabled {
+            type Value = CodeModeEnabled;
+            fn expecting(&self, f: &mut std::fmt::Formatter) -> std::fmt::Result {
+                f.write_str("true or \"auto\"")
+            }
+            fn visit_bool<E: de::Error>(self, v: bool) -> Result<CodeModeEnabled, E> {
+                match v {
+                    true => Ok(CodeModeEnabled::On),
+                    false => Err(E::invalid_value(
+                        de::Unexpected::Bool(false),
+                        &"true or \"auto\" (a lane without Code Mode has no code_mode table)",
+                    )),
+                }
+            }
+            fn visit_str<E: de::Error>(self, v: &str) -> Result<CodeModeEnabled, E> {
+                match v {
+                    "auto" => Ok(CodeModeEnabled::Auto),
+                    other => Err(E::invalid_value(de::Unexpected::Str(other), &self)),
+                }
+            }
+        }
+        deserializer.deserialize_any(Enabled)
+    }
+}
+
+/// A lane's `code_mode = { executor, enabled }` as written and checked.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Hash, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct CodeModeSettings {
+    /// Absent: the target's default executor.
+    #[serde(default)]
+    pub executor: Option<CodeModeExecutor>,
+    /// Default `true` when the table is present.
+    #[serde(default)]
+    pub enabled: CodeModeEnabled,
+}
+
+impl CodeModeSettings {
+    /// Does Code Mode engage for a model that is (or is not) catalog-preferred? `true` is
+    /// absolute; `"auto"` engages only for a catalog-preferred model.
+    pub fn engages(&self, catalog_preferred: bool) -> bool {
+        match self.enabled {
+            CodeModeEnabled::On => true,
+            CodeModeEnabled::Auto => catalog_preferred,
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn read(text: &str) -> Result<CodeModeSettings, String> {
+        #[derive(Deserialize)]
+        struct Holder {
+            code_mode: CodeModeSettings,
+        }
+        toml::from_str::<Holder>(text)
+            .map(|h| h.code_mode)
+            .map_err(|e| e.message().to_string())
+    }
+
+    #[test]
+    fn values_read_as_written() {
+        assert_eq!(
+            read("code_mode = {}").unwrap(),
+            CodeModeSettings {
+                executor: None,
+                enabled: CodeModeEnabled::On
+            }
+        );
+        assert_eq!(
+            read("code_mode = { executor = 'node', enabled = 'auto' }").unwrap(),
+            CodeModeSettings {
+                executor: Some(CodeModeExecutor::Node),
+                enabled: CodeModeEnabled::Auto
+            }
+        );
+        assert_eq!(
+            read("code_mode = { enabled = true, executor = 'quickjs' }").unwrap(),
+            CodeModeSettings {
+                executor: Some(CodeModeExecutor::Quickjs),
+                enabled: CodeModeEnabled::On
+            }
+        );
+    }
+
+    #[test]
+    fn bad_values_are_refused_with_what_is_expected() {
+        assert_eq!(
+            read("code_mode = { executor = 'v8' }").unwrap_err(),
+            "unknown variant `v8`, expected `quickjs` or `node`"
+        );
+        assert_eq!(
+            read("code_mode = { enabled = 'yes' }").unwrap_err(),
+            "invalid value: string \"yes\", expected true or \"auto\""
+        );
+        assert_eq!(
+            read("code_mode = { enabled = false }").unwrap_err(),
+            "invalid value: boolean `false`, expected true or \"auto\" (a lane without Code \
+             Mode has no code_mode table)"
+        );
+        assert_eq!(
+            read("code_mode = { runtime = 'quickjs' }").unwrap_err(),
+            "unknown field `runtime`, expected `executor` or `enabled`"
+        );
+    }
+
+    #[test]
+    fn auto_engages_only_for_a_catalog_preferred_model() {
+        let auto = CodeModeSettings {
+            executor: None,
+            enabled: CodeModeEnabled::Auto,
+        };
+        assert!(auto.engages(true));
+        assert!(!auto.engages(false));
+        assert!(CodeModeSettings::default().engages(false));
+    }
+}
