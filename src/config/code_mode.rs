@@ -7,6 +7,13 @@ use serde::{Deserialize, Serialize};
 
 use super::SandboxBackend;
 
+/// Code Mode's control that runs a cell (the guest-facing name of the code role).
+pub const EXEC: &str = "exec";
+/// Code Mode's control that resumes a waiting cell.
+pub const WAIT: &str = "wait";
+/// Both controls, sorted.
+pub const CONTROLS: [&str; 2] = [EXEC, WAIT];
+
 /// Which executor runs a Code Mode cell (`tools.codeMode.executor`).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize)]
 #[serde(rename_all = "lowercase")]
@@ -172,5 +179,100 @@ mod tests {
         assert!(auto.engages(true));
         assert!(!auto.engages(false));
         assert!(CodeModeSettings::default().engages(false));
+    }
+}
+
+/// `tools.codeMode` as the embedded gateway reads it: `true`, `false`, `"auto"`, or
+/// `{ enabled, executor, timeoutMs, nodePath }` (`nodePath` is our extension, as in
+/// `tools.toolSearch`). Absent means off here.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct GatewayCodeMode {
+    pub enabled: CodeModeEnabled,
+    pub executor: CodeModeExecutor,
+    pub timeout_ms: u64,
+    pub node_path: Option<String>,
+}
+
+/// The embedded gateway's executor when `executor` is unset: the in-process QuickJS.
+pub const DEFAULT_EXECUTOR: CodeModeExecutor = CodeModeExecutor::Quickjs;
+/// A cell's wall clock when `timeoutMs` is unset, and its clamps.
+pub const DEFAULT_TIMEOUT_MS: u64 = 10_000;
+const TIMEOUT_CLAMP: (u64, u64) = (100, 60_000);
+
+/// The plugin that owns the QuickJS executor on the product; denying it makes that executor
+/// unavailable (Code Mode then fails closed).
+pub const QUICKJS_PLUGIN: &str = "code-mode-quickjs";
+
+impl GatewayCodeMode {
+    /// Reads `tools.codeMode`; `None` when absent or off. The error is `(field path, message)`.
+    pub fn resolve(value: Option<&serde_json::Value>) -> Result<Option<Self>, (String, String)> {
+        use serde_json::Value;
+        let field = |key: &str| match key {
+            "" => "tools.codeMode".to_string(),
+            key => format!("tools.codeMode.{key}"),
+        };
+        let mut mode = GatewayCodeMode {
+            enabled: CodeModeEnabled::On,
+            executor: DEFAULT_EXECUTOR,
+            timeout_ms: DEFAULT_TIMEOUT_MS,
+            node_path: None,
+        };
+        let enabled = |v: &Value, key: &str| match v {
+            Value::Bool(true) => Ok(Some(CodeModeEnabled::On)),
+            Value::Bool(false) => Ok(None),
+            Value::String(s) if s == "auto" => Ok(Some(CodeModeEnabled::Auto)),
+            other => Err((
+                field(key),
+                format!("expected true, false or \"auto\", got {other}"),
+            )),
+        };
+        let object = match value {
+            None | Some(Value::Null) => return Ok(None),
+            Some(Value::Object(object)) => object,
+            Some(other) => {
+                return Ok(enabled(other, "")?.map(|e| GatewayCodeMode { enabled: e, ..mode }))
+            }
+        };
+        // An authored object without `enabled` is off, as on the product.
+        let Some(on) = object
+            .get("enabled")
+            .map(|v| enabled(v, "enabled"))
+            .transpose()?
+        else {
+            return Ok(None);
+        };
+        for (key, value) in object {
+            match key.as_str() {
+                "enabled" => {}
+                "executor" => {
+                    mode.executor = serde_json::from_value(value.clone()).map_err(|_| {
+                        (
+                            field(key),
+                            format!("expected \"quickjs\" or \"node\", got {value}"),
+                        )
+                    })?
+                }
+                "timeoutMs" => match value.as_u64().filter(|n| *n > 0) {
+                    Some(ms) => mode.timeout_ms = ms.clamp(TIMEOUT_CLAMP.0, TIMEOUT_CLAMP.1),
+                    None => {
+                        return Err((
+                            field(key),
+                            format!("expected a positive integer, got {value}"),
+                        ))
+                    }
+                },
+                "nodePath" => match value.as_str() {
+                    Some(path) => mode.node_path = Some(path.to_string()),
+                    None => return Err((field(key), format!("expected a path, got {value}"))),
+                },
+                other => {
+                    return Err((
+                        field(other),
+                        "unknown key; expected enabled, executor, timeoutMs or nodePath".into(),
+                    ))
+                }
+            }
+        }
+        Ok(on.map(|enabled| GatewayCodeMode { enabled, ..mode }))
     }
 }

@@ -5,7 +5,7 @@
 //! typo there silently changes what the model sees.
 
 mod agent_id;
-mod code_mode;
+pub mod code_mode;
 mod guards;
 mod native;
 mod rules;
@@ -20,7 +20,9 @@ use thiserror::Error;
 use crate::catalog::fake::{plugin_id_problem, size_problem};
 use crate::catalog::ToolPolicy;
 pub use agent_id::agent_id_problem;
-pub use code_mode::{CodeModeEnabled, CodeModeExecutor, CodeModeSettings};
+pub use code_mode::{
+    CodeModeEnabled, CodeModeExecutor, CodeModeSettings, GatewayCodeMode, QUICKJS_PLUGIN,
+};
 pub use guards::{Guard, GuardRule, HooksConfig, RuleAction};
 pub use native::{NativeProvider, NativeSearch, NativeSearchConfig, NativeSettings};
 pub use rules::{BatchRules, Bridge, ControlRole, LimitRules, QueryBound, ToolSearchRules};
@@ -149,6 +151,9 @@ pub struct ToolsConfig {
     /// search finds it ([`native`]). The catalogue is planned as in directory mode.
     #[serde(default)]
     pub native_search: Option<NativeSearchConfig>,
+    /// `tools.codeMode`: `exec` + `wait` in place of every hidden tool ([`GatewayCodeMode`]).
+    #[serde(default)]
+    pub code_mode: Option<serde_json::Value>,
     #[serde(default)]
     pub allow: Option<Vec<String>>,
     #[serde(default)]
@@ -259,6 +264,8 @@ pub struct LoadedConfig {
     pub tool_search: ToolSearchSettings,
     /// `tools.nativeSearch`, resolved: the provider searches the deferred catalogue.
     pub native: Option<NativeSettings>,
+    /// `tools.codeMode`, resolved; `None` when absent or off.
+    pub code_mode: Option<GatewayCodeMode>,
     pub policy: ToolPolicy,
     /// `tools.approvals`, compiled.
     pub approvals: Guard,
@@ -281,6 +288,42 @@ impl LoadedConfig {
         if self.native.is_some() {
             self.tool_search.mode = ToolSearchMode::Directory;
         }
+    }
+
+    /// Code Mode when it engages for the primary model: `true` always, `"auto"` only when the
+    /// model's catalogue entry says `compat.codeMode = "preferred"`.
+    pub fn code_mode_engaged(&self) -> Option<&GatewayCodeMode> {
+        let mode = self.code_mode.as_ref()?;
+        match mode.enabled {
+            CodeModeEnabled::On => Some(mode),
+            CodeModeEnabled::Auto => self.model_is_catalog_preferred().then_some(mode),
+        }
+    }
+
+    /// Does the primary model's entry in `models.providers.<id>.models` say
+    /// `compat.codeMode = "preferred"`?
+    pub fn model_is_catalog_preferred(&self) -> bool {
+        let Some((provider, model)) = self.primary_model() else {
+            return false;
+        };
+        let models = provider.other.get("models").and_then(|m| m.as_array());
+        models.into_iter().flatten().any(|m| {
+            m["id"].as_str() == Some(&model)
+                && m["compat"]["codeMode"].as_str() == Some("preferred")
+        })
+    }
+
+    /// Is the QuickJS executor's plugin denied (`plugins.deny`, or its entry disabled)? Code Mode
+    /// on QuickJS then cannot run a cell and fails closed.
+    pub fn quickjs_plugin_denied(&self) -> bool {
+        let plugins = self.raw.other.get("plugins");
+        let denied = plugins
+            .and_then(|p| p["deny"].as_array())
+            .is_some_and(|d| d.iter().any(|n| n.as_str() == Some(QUICKJS_PLUGIN)));
+        let disabled = plugins.is_some_and(|p| {
+            p["entries"][QUICKJS_PLUGIN]["enabled"] == serde_json::Value::Bool(false)
+        });
+        denied || disabled
     }
 
     /// The primary model's context window in tokens: `contextWindow` of its entry in
@@ -407,10 +450,19 @@ fn resolve(raw: GatewayConfig, origin: &str) -> Result<LoadedConfig, ConfigError
     .map_err(invalid)?;
     check_values(&raw).map_err(invalid)?;
     let native = native_settings(&raw.tools, &tool_search).map_err(invalid)?;
+    let code_mode = GatewayCodeMode::resolve(raw.tools.code_mode.as_ref()).map_err(invalid)?;
+    if code_mode.is_some() && native.is_some() {
+        return Err(invalid((
+            "tools.codeMode".into(),
+            "a native lane's provider searches: leave tools.codeMode unset beside tools.nativeSearch"
+                .into(),
+        )));
+    }
     let mut loaded = LoadedConfig {
         raw,
         tool_search,
         native,
+        code_mode,
         policy,
         approvals,
         before_tool_call,

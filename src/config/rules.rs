@@ -43,6 +43,23 @@ impl Bridge {
         }
     }
 
+    /// Code Mode's roles: `exec` is the code role (on a Code Mode surface only: elsewhere `exec`
+    /// is the shell), and the guest's `catalog.search`, `describe()` and tool globals stand for
+    /// search, describe and call (names no tool on the wire has).
+    pub fn code_mode() -> Bridge {
+        Bridge {
+            search: "catalog.search".into(),
+            describe: "handle.describe".into(),
+            call: "handle()".into(),
+            code: Some(crate::config::code_mode::EXEC.into()),
+        }
+    }
+
+    /// Is this Code Mode's bridge ([`Bridge::code_mode`])?
+    pub fn is_code_mode(&self) -> bool {
+        *self == Bridge::code_mode()
+    }
+
     /// The name of `role`'s tool (`None`: code on a surface without code mode).
     pub fn name(&self, role: ControlRole) -> Option<&str> {
         match role {

@@ -3,6 +3,7 @@
 //! the path that really executes a tool through [`run::ToolRunner`].
 
 pub mod catalog;
+pub mod code_mode;
 pub mod directory;
 pub mod embed;
 pub mod embed_store;

@@ -52,6 +52,8 @@ pub struct Surface {
     pub eligible: Arc<[ToolEntry]>,
     /// Why the surface differs from what was asked (fallbacks), in order.
     pub notes: Vec<String>,
+    /// Code Mode's additions when it engaged (`exec` + `wait` are then the controls).
+    pub code_mode: Option<Arc<super::code_mode::CodeModeSurface>>,
 }
 
 impl Surface {
@@ -96,6 +98,7 @@ impl Surface {
                 run: None,
                 eligible,
                 notes,
+                code_mode: None,
             };
         }
 
@@ -143,11 +146,21 @@ impl Surface {
             run: Some(run),
             eligible: eligible.into(),
             notes,
+            code_mode: None,
         }
     }
 
     /// The `tools[]` array for the provider request: controls and visible tools, sorted by name.
     pub fn declarations(&self) -> Vec<FunctionDeclaration> {
+        if let Some(code_mode) = &self.code_mode {
+            let mut declarations = vec![
+                super::code_mode::exec_declaration(&code_mode.index, code_mode.timeout_ms),
+                super::code_mode::wait_declaration(),
+            ];
+            declarations.extend(self.visible.iter().map(ToolEntry::function_declaration));
+            declarations.sort_by(|a, b| a.name.cmp(&b.name));
+            return declarations;
+        }
         let mut declarations: Vec<FunctionDeclaration> = self
             .controls
             .iter()
@@ -185,6 +198,9 @@ impl Surface {
 
     /// What the control tool `name` of this surface does (`None`: not one of its controls).
     pub fn role(&self, name: &str) -> Option<ControlRole> {
+        if self.code_mode.is_some() {
+            return (name == super::code_mode::EXEC).then_some(ControlRole::Code);
+        }
         self.is_control(name)
             .then(|| self.bridge.role(name))
             .flatten()

@@ -283,6 +283,7 @@ async fn run_turn_inner(
                         &surface,
                         &runner,
                         state.code.as_ref(),
+                        state.cells.as_ref(),
                         &call_id,
                         &name,
                         &arguments,
@@ -665,6 +666,10 @@ fn plan(state: &GatewayState, client_tools: Vec<ToolEntry>) -> Surface {
     if state.seeded(Fault::BridgeDropped) {
         requested = crate::config::ToolSearchMode::Direct;
     }
+    if state.config.code_mode_engaged().is_some() {
+        // Code Mode supersedes Tool Search: its catalogue is planned as the tools mode plans one.
+        requested = crate::config::ToolSearchMode::Tools;
+    }
     let surface = Surface::plan(SurfacePlan {
         requested,
         tools,
@@ -684,6 +689,12 @@ fn plan(state: &GatewayState, client_tools: Vec<ToolEntry>) -> Surface {
         embedder: state.embedder.clone(),
         bridge: std::sync::Arc::new(state.profile.bridge().clone()),
     });
+    let surface = match (state.config.code_mode_engaged(), &state.cells) {
+        (Some(mode), Some(cells)) => {
+            surface.into_code_mode(mode.timeout_ms, cells.unavailable.clone())
+        }
+        _ => surface,
+    };
     match state.seeded(Fault::CatalogueToolDeclared) {
         true => with_one_catalogued_declared(surface),
         false => surface,
@@ -884,13 +895,14 @@ fn log_surface(
         None => (surface.declared_names(), surface.notes.clone()),
     };
     log.append(SessionRecord::Surface(SurfaceRecord {
-        mode: Some(surface.mode),
+        mode: Some(surface.mode).filter(|_| !surface.is_code_mode()),
         declared_tool_count: Some(declared.len() + usize::from(miscount)),
         declared_tools: Some(declared),
         catalog_size: Some(telemetry.as_ref().map(|t| t.catalog_size).unwrap_or(0)),
         sources: telemetry.map(|t| t.sources),
         notes: Some(notes),
         unrecorded: None,
+        code_mode: surface.is_code_mode(),
     }))
 }
 

@@ -3,7 +3,7 @@
 
 use serde_json::{json, Value};
 
-use super::code_mode::CodeRuntime;
+use super::code_mode::{CellRuntime, CodeRuntime};
 use super::execute::{result_text, GatewayRunner};
 use super::faults::Fault;
 use crate::catalog::ToolSource;
@@ -54,6 +54,7 @@ pub async fn dispatch(
     surface: &Surface,
     runner: &GatewayRunner,
     code: Option<&CodeRuntime>,
+    cells: Option<&CellRuntime>,
     call_id: &str,
     name: &str,
     arguments: &str,
@@ -67,6 +68,11 @@ pub async fn dispatch(
             )
         }
     };
+    if let (Some(_), Some(run)) = (&surface.code_mode, &surface.run) {
+        if crate::engine::code_mode::CONTROLS.contains(&name) {
+            return cell(cells, run, runner, call_id, name, &args).await;
+        }
+    }
     let result = match (surface.role(name), &surface.run) {
         (Some(role), Some(run)) => match role {
             ControlRole::Search => search(run, runner, &args).inspect(|_| {
@@ -305,4 +311,59 @@ fn string_arg<'v>(args: &'v Value, key: &str) -> Result<&'v str, EngineError> {
     args.get(key).and_then(Value::as_str).ok_or_else(|| {
         EngineError::InvalidInput(format!("`{key}` is required and must be a string."))
     })
+}
+
+/// Code Mode's `exec` (a cell; `command` is an alias of `code`) or `wait` (`runId`, alias
+/// `run_id`): the result is the cell's compact JSON, an error when the cell failed.
+async fn cell(
+    cells: Option<&CellRuntime>,
+    run: &crate::engine::ToolSearchRun,
+    runner: &GatewayRunner,
+    call_id: &str,
+    name: &str,
+    args: &Value,
+) -> Dispatched {
+    use super::code_mode::{CellResult, FailureCode, FailurePhase};
+    let text = |key: &str| {
+        args.get(key)
+            .and_then(Value::as_str)
+            .filter(|s| !s.trim().is_empty())
+    };
+    let result = match (cells, name) {
+        (None, _) => CellResult::Failed {
+            error: "Code Mode has no executor on this gateway".into(),
+            code: FailureCode::RuntimeUnavailable,
+            phase: FailurePhase::Host,
+            dispatched: false,
+        },
+        (Some(cells), crate::engine::code_mode::EXEC) => match (text("code"), text("command")) {
+            (Some(a), Some(b)) if a != b => CellResult::Failed {
+                error: "code and command must match when both are provided.".into(),
+                code: FailureCode::InvalidInput,
+                phase: FailurePhase::Input,
+                dispatched: false,
+            },
+            (Some(code), _) | (None, Some(code)) => cells.exec(code, run, runner, call_id).await,
+            (None, None) => CellResult::Failed {
+                error: "code or command must be a non-empty string.".into(),
+                code: FailureCode::InvalidInput,
+                phase: FailurePhase::Input,
+                dispatched: false,
+            },
+        },
+        (Some(cells), _) => match text("runId").or_else(|| text("run_id")) {
+            Some(id) => cells.wait(id).await,
+            None => CellResult::Failed {
+                error: "runId must be a non-empty string.".into(),
+                code: FailureCode::InvalidInput,
+                phase: FailurePhase::Input,
+                dispatched: false,
+            },
+        },
+    };
+    Dispatched {
+        output: result.render(run),
+        is_error: result.is_error(),
+        source: None,
+    }
 }

@@ -118,7 +118,8 @@ async fn control(
 ) -> (StatusCode, InvokeAnswer) {
     let arguments = args.to_string();
     let code = state.code.as_ref();
-    let done = dispatch(surface, runner, code, call_id, name, &arguments).await;
+    let cells = state.cells.as_ref();
+    let done = dispatch(surface, runner, code, cells, call_id, name, &arguments).await;
     let details: Value = serde_json::from_str(&done.output).unwrap_or(Value::Null);
     if done.is_error {
         let message = details["error"].as_str().unwrap_or(&done.output);

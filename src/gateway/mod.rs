@@ -101,6 +101,8 @@ pub struct GatewayState {
     pub code_runtime: Result<(), String>,
     /// The sandbox `tool_search_code` runs in; only when code mode is configured and it can start.
     pub code: Option<CodeRuntime>,
+    /// Code Mode's executor, when Code Mode engages for the model (`tools.codeMode`).
+    pub cells: Option<code_mode::CellRuntime>,
     /// The attached MCP servers (empty until [`GatewayState::attach_mcp`]).
     pub mcp: Arc<mcp::McpHub>,
     /// The embedding model, loaded once at start when the hybrid ranker is configured.
@@ -154,6 +156,18 @@ impl GatewayState {
             }
             _ => (None, Ok(())),
         };
+        let cells = config.code_mode_engaged().map(|mode| {
+            let denied = (mode.executor == crate::config::CodeModeExecutor::Quickjs
+                && config.quickjs_plugin_denied())
+            .then(|| {
+                format!(
+                    "Code Mode executor \"quickjs\" is unavailable or disabled: its plugin {} is \
+                     denied. Enable its plugin or select another executor.",
+                    crate::config::QUICKJS_PLUGIN
+                )
+            });
+            code_mode::CellRuntime::new(mode, denied)
+        });
         let embedder = match (config.tool_search.mode, config.tool_search.ranker) {
             (ToolSearchMode::Direct, _) | (_, Ranker::Lexical) => None,
             (_, Ranker::Hybrid) => Some(Arc::new(Embedder::load_installed()?)),
@@ -167,6 +181,7 @@ impl GatewayState {
             model,
             code_runtime,
             code,
+            cells,
             mcp: Arc::default(),
             embedder,
             policy,

@@ -71,6 +71,11 @@ pub fn system_prompt(surface: &Surface) -> String {
         prompt.push_str(&format!("- {name}: {}\n", summary(description)));
     }
     match surface.mode {
+        _ if surface.is_code_mode() => prompt.push_str(
+            "\n## Code Mode\nMore tools are hidden in a catalogue. Write a JavaScript cell for exec: \
+             find a tool with catalog.search, read its schema with describe() when needed, and call \
+             it as an async global.\n",
+        ),
         ToolSearchMode::Direct => {}
         ToolSearchMode::Code => prompt.push_str(
             "\n## Tool Search\nMore tools are hidden in a catalogue. Write JavaScript for tool_search_code to \

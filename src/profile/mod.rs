@@ -69,6 +69,26 @@ impl Profile {
         self.surface == ProfileSurface::Spec
     }
 
+    /// Its core tools Code Mode keeps declared beside `exec` and `wait`: the direct-only ones only
+    /// (Code Mode catalogues the visible coding tools too).
+    pub fn direct_only_declared(&self) -> Vec<String> {
+        let mut names: Vec<String> = match &self.surface {
+            ProfileSurface::Spec => core_tools()
+                .into_iter()
+                .filter(|t| t.catalog_mode == CatalogMode::DirectOnly)
+                .map(|t| t.name)
+                .collect(),
+            ProfileSurface::Captured(c) => c
+                .core_tools
+                .iter()
+                .filter(|t| t.exposure == Exposure::DirectOnly)
+                .map(|t| t.name.clone())
+                .collect(),
+        };
+        names.sort();
+        names
+    }
+
     /// The core tools a gateway with this profile keeps declared in every Tool Search mode,
     /// sorted by name.
     pub fn always_declared(&self) -> Vec<String> {

@@ -136,7 +136,12 @@ impl Captured {
     ) -> String {
         let bound = self.directory.bound(context_window);
         let mut prompt = String::new();
-        for section in self.prompt.of(surface.mode) {
+        // Code Mode supersedes Tool Search: no Tool Search section, no directory.
+        let mode = match surface.is_code_mode() {
+            true => crate::config::ToolSearchMode::Direct,
+            false => surface.mode,
+        };
+        for section in self.prompt.of(mode) {
             if let Some(heading) = &section.heading {
                 prompt.push_str(heading);
                 prompt.push('\n');

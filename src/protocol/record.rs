@@ -56,6 +56,10 @@ pub struct SurfaceRecord {
     /// stores its list of visible tools truncated).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub unrecorded: Option<String>,
+    /// Code Mode engaged: `exec` + `wait` were the controls (then `mode` is unset: Code Mode
+    /// supersedes every Tool Search mode).
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub code_mode: bool,
 }
 
 /// The surface note a translated transcript carries when its search and describe counts and its

@@ -190,8 +190,13 @@ pub fn decide(
     if let Some(script) = script {
         return scripted(parsed, script);
     }
+    let code_mode = is_code_mode(declared);
     let declared = |name: &str| is_declared(name, declared, &parsed.instructions);
     match find_directive(&parsed.all_input_text) {
+        Some(Directive::Check(target)) if code_mode => {
+            let args = directive_args(&parsed.all_input_text).unwrap_or_else(normal_args);
+            code_mode_check(&target, &args, parsed.latest_tool_output())
+        }
         Some(Directive::Check(target)) => {
             let args = directive_args(&parsed.all_input_text).unwrap_or_else(normal_args);
             check(&target, &args, parsed.latest_tool_output(), &declared)
@@ -207,6 +212,17 @@ pub fn decide(
 /// message, i.e. the n-th request since the user last spoke. Stateless, so lanes may share a provider.
 fn scripted(parsed: &ParsedInput, script: &[ScriptedTurn]) -> Decision {
     match script.get(parsed.tool_outputs.len()) {
+        // A scripted `wait` without a `runId` resumes the run the latest `exec` left waiting
+        // (a script cannot know the runId in advance).
+        Some(ScriptedTurn::ToolCall { name, arguments })
+            if name == CODE_MODE_WAIT && arguments.get("runId").is_none() =>
+        {
+            let run_id = parsed
+                .latest_tool_output()
+                .and_then(|o| waiting_run_id(&o.text))
+                .unwrap_or_default();
+            Decision::call(name, json!({ "runId": run_id }), Outcome::ScriptedToolCall)
+        }
         Some(ScriptedTurn::ToolCall { name, arguments }) => {
             Decision::call(name, arguments.clone(), Outcome::ScriptedToolCall)
         }
@@ -335,6 +351,72 @@ pub fn code_args(target: &str, args: &Value) -> Value {
          const hit = hits.find((item) => item && item.name === {name});\n\
          if (!hit) throw new Error(\"target tool not found\");\n\
          return await openclaw.tools.call(hit.id, {args});"
+    );
+    json!({ "code": code })
+}
+
+/// Code Mode's control tools: a JavaScript cell, and the resume of a waiting one.
+const CODE_MODE_EXEC: &str = "exec";
+const CODE_MODE_WAIT: &str = "wait";
+
+/// Is the request's surface Code Mode's (`exec` and `wait` both declared as tools)? The shell's
+/// `exec` alone is not: `wait` only ever stands beside the Code Mode `exec`.
+fn is_code_mode(declared: &DeclaredNames) -> bool {
+    declared.contains(CODE_MODE_EXEC) && declared.contains(CODE_MODE_WAIT)
+}
+
+/// The `runId` of an `exec` result that says `waiting`.
+fn waiting_run_id(output: &str) -> Option<String> {
+    let json = crate::protocol::envelope::unwrap(output).unwrap_or(output);
+    let value: Value = serde_json::from_str(json).ok()?;
+    (value["status"] == "waiting")
+        .then(|| value["runId"].as_str().map(str::to_string))
+        .flatten()
+}
+
+/// The check directive on a Code Mode surface: one `exec` cell that searches the catalogue,
+/// describes the target, calls it and returns `{tool, result}`; then the final text when the
+/// cell completed with the target's details, a `wait` when it is waiting.
+fn code_mode_check(target: &str, args: &Value, output: Option<&ToolOutput>) -> Decision {
+    let Some(output) = output else {
+        return Decision::call(
+            CODE_MODE_EXEC,
+            code_mode_args(target, args),
+            Outcome::ToolCall,
+        );
+    };
+    if let Some(run_id) = waiting_run_id(&output.text) {
+        return Decision::call(
+            CODE_MODE_WAIT,
+            json!({ "runId": run_id }),
+            Outcome::ToolCall,
+        );
+    }
+    let json = crate::protocol::envelope::unwrap(&output.text).unwrap_or(&output.text);
+    let value: Value = serde_json::from_str(json).unwrap_or(Value::Null);
+    let reached = value["status"] == "completed"
+        && value["value"]["tool"] == target
+        && value["value"]["result"]["status"] == "ok"
+        && value["value"]["result"]["tool"] == target;
+    match reached {
+        true => Decision::text(format!("{SUCCESS_MARKER} {target}"), Outcome::FinalText),
+        false => Decision::text(
+            format!("{GAVE_UP_MARKER} {target}: {}", quote(&output.text)),
+            Outcome::GaveUp,
+        ),
+    }
+}
+
+/// `exec` arguments on a Code Mode surface: find the target by name, describe it, call it with
+/// `args`, return which tool answered and its details.
+pub fn code_mode_args(target: &str, args: &Value) -> Value {
+    let name = Value::String(target.to_string()).to_string();
+    let code = format!(
+        "const [hit] = await catalog.search({name}, {{ limit: 1 }});\n\
+         if (!hit || hit.toolName !== {name}) throw new Error(\"target tool not found\");\n\
+         await hit.describe();\n\
+         const result = await hit({args});\n\
+         return {{ tool: hit.toolName, result }};"
     );
     json!({ "code": code })
 }

@@ -429,8 +429,12 @@ impl Lane {
     }
 
     /// The control tools the lane's configured mode needs on a surface with `bridge` (none when
-    /// Tool Search is off).
+    /// Tool Search is off; `exec` and `wait` when Code Mode engages, whatever Tool Search says).
     pub fn controls(&self, bridge: &Bridge) -> Vec<String> {
+        if self.code_mode_engaged().is_some() {
+            let controls = crate::config::code_mode::CONTROLS;
+            return controls.into_iter().map(str::to_string).collect();
+        }
         let controls = bridge.controls(self.mode());
         controls.into_iter().map(str::to_string).collect()
     }

@@ -147,6 +147,12 @@ pub fn embedded_config(setup: &LaneSetup<'_>) -> Result<Value, Error> {
     if let Some(allow) = &policy.allow {
         tools["allow"] = json!(allow);
     }
+    if let Some(code_mode) = setup.lane.code_mode {
+        tools["codeMode"] = json!({ "enabled": code_mode.enabled.to_json() });
+        if let Some(executor) = code_mode.executor {
+            tools["codeMode"]["executor"] = json!(executor.as_str());
+        }
+    }
     if let Some(native) = setup.lane.native {
         tools["nativeSearch"] = json!({ "provider": native.provider, "search": native.search });
         if native.namespaces {
@@ -164,6 +170,9 @@ pub fn embedded_config(setup: &LaneSetup<'_>) -> Result<Value, Error> {
     }
     if let Some(ms) = setup.lane.provider_timeout_ms {
         provider["timeoutMs"] = json!(ms);
+    }
+    if setup.lane.catalog_preferred {
+        provider["models"] = json!([{ "id": "qa", "compat": { "codeMode": "preferred" } }]);
     }
     let mut config = json!({
         "gateway": { "mode": "local", "bind": "loopback" },

@@ -298,6 +298,22 @@ impl Surface {
         }
     }
 
+    /// The same target's surface on a lane where Code Mode engages: `exec` (the code role) and
+    /// `wait`, and only the direct-only tools beside them (the scenario's and the profile's); its
+    /// directory's heading stays known, so D1 can say it is absent.
+    pub fn code_mode(mut self, scenario: &Scenario) -> Surface {
+        self.rules.bridge = crate::config::Bridge::code_mode();
+        let own = match scenario.catalog.core_tools {
+            true => scenario.profile.direct_only_declared(),
+            false => Vec::new(),
+        };
+        self.direct_only = own
+            .into_iter()
+            .chain(scenario.catalog.direct_only.iter().cloned())
+            .collect();
+        self
+    }
+
     /// The names of its bridge tools.
     pub fn bridge(&self) -> &crate::config::Bridge {
         &self.rules.bridge

@@ -41,6 +41,10 @@ pub fn d1_directory_presence(input: &ClaimInput<'_>) -> Vec<Check> {
     }
     let target = &input.scenario.target_tool;
     let mode = o.lane.mode();
+    // Code Mode shows its own quick index in `exec`'s description, never the directory.
+    if o.lane.code_mode_engaged().is_some() {
+        return vec![absent(surface, &prompts, "code-mode", target)];
+    }
     if !surface.shown_in(mode) {
         return vec![absent(surface, &prompts, mode.as_str(), target)];
     }

@@ -138,6 +138,8 @@ enum BridgePath {
     Code(String),
     /// A search, then any searches and describes, then one call.
     Structured(Bridge),
+    /// Code Mode: one `exec` cell runs the whole path; a cell that yielded is resumed by `wait`.
+    CodeMode,
 }
 
 impl BridgePath {
@@ -148,6 +150,9 @@ impl BridgePath {
             input.scenario.claims.iter().any(|c| {
                 c.id == super::ClaimId::F4 && (c.lanes.is_empty() || c.lanes.contains(lane))
             });
+        if bridge.is_code_mode() {
+            return BridgePath::CodeMode;
+        }
         match (input.lane.lane.mode(), &bridge.code) {
             (ToolSearchMode::Code, Some(code)) if !falls_back => BridgePath::Code(code.clone()),
             _ => BridgePath::Structured(bridge.clone()),
@@ -157,6 +162,13 @@ impl BridgePath {
     fn matches(&self, wire: &[String]) -> bool {
         match self {
             BridgePath::Code(code) => wire == [code.as_str()],
+            BridgePath::CodeMode => match wire {
+                [first, rest @ ..] => {
+                    first == crate::config::code_mode::EXEC
+                        && rest.iter().all(|t| t == crate::config::code_mode::WAIT)
+                }
+                _ => false,
+            },
             BridgePath::Structured(b) => match wire {
                 [first, middle @ .., last] => {
                     *first == b.search
@@ -171,6 +183,7 @@ impl BridgePath {
     fn describe(&self) -> String {
         match self {
             BridgePath::Code(code) => code.clone(),
+            BridgePath::CodeMode => "exec → wait*".to_string(),
             BridgePath::Structured(b) => {
                 format!(
                     "{} → ({} | {})* → {}",
@@ -558,20 +571,36 @@ fn expected_count(o: &Observed<'_>, field: fn(&LaneExpect) -> Option<u64>) -> Op
 fn code_result_telemetry(o: &Observed<'_>, bridge: &Bridge) -> Vec<Check> {
     let s = &o.figures.session_log;
     let results: Vec<&ToolResultRecord> = o.tool_results().collect();
+    let code_mode = bridge.is_code_mode();
+    let read = |r: &ToolResultRecord| {
+        let text = r.output_text();
+        let inside = crate::protocol::envelope::unwrap(&text).unwrap_or(&text);
+        serde_json::from_str::<Value>(inside).unwrap_or(Value::Null)
+    };
+    // Code Mode: an `exec` or `wait` result that ended (a `waiting` one has more to come).
+    let is_code_result = |r: &&&ToolResultRecord| match code_mode {
+        true => {
+            crate::config::code_mode::CONTROLS.contains(&r.tool_name())
+                && read(r)["status"] != "waiting"
+        }
+        false => bridge.code.as_deref() == Some(r.tool_name()),
+    };
     let mut checks: Vec<Check> = results
         .iter()
-        .filter(|r| bridge.code.as_deref() == Some(r.tool_name()))
+        .filter(is_code_result)
         .map(|r| {
-            let text = r.output_text();
-            let inside = crate::protocol::envelope::unwrap(&text).unwrap_or(&text);
-            let output: Value = serde_json::from_str(inside).unwrap_or(Value::Null);
+            let output = read(r);
+            let ok = match code_mode {
+                true => Some(u64::from(output["status"] == "completed")),
+                false => output["ok"].as_bool().map(u64::from),
+            };
             let t = &output["telemetry"];
             let bridged = results
                 .iter()
                 .filter(|b| b.parent_tool_call_id() == Some(r.tool_call_id()))
                 .count();
             let seen = [
-                output["ok"].as_bool().map(u64::from),
+                ok,
                 t["searchCount"].as_u64(),
                 t["describeCount"].as_u64(),
                 t["callCount"].as_u64(),
@@ -598,7 +627,8 @@ fn code_result_telemetry(o: &Observed<'_>, bridge: &Bridge) -> Vec<Check> {
                 "code telemetry",
                 seen == want,
                 format!(
-                    "tool_search_code result: {} (calls: its bridged results)",
+                    "{} result: {} (calls: its bridged results)",
+                    r.tool_name(),
                     text(want)
                 ),
                 text(seen),
