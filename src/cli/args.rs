@@ -412,7 +412,8 @@ pub struct CompareArgs {
     /// Catalogue sizes, comma-separated.
     #[arg(long, default_value = "36,100,1000,10000")]
     pub sizes: String,
-    /// Modes, comma-separated: the gateway's (direct, code, tools, directory) and the
+    /// Modes, comma-separated: the gateway's (direct, code, tools, directory), Code Mode
+    /// (code-mode: exec + wait, one JavaScript cell over the catalogue) and the
     /// providers' own tool search over the catalogue sent deferred (native-openai,
     /// native-anthropic; embedded target only, the mock provider's search standing in).
     #[arg(long, default_value = "direct,code,tools,directory")]

@@ -125,6 +125,7 @@ fn style(mode: CompareMode) -> Style {
         CompareMode::Gateway(ToolSearchMode::Code) => ("#1f77b4", "", 9.0, 9.0),
         CompareMode::Gateway(ToolSearchMode::Tools) => ("#2ca02c", "", 6.5, 5.0),
         CompareMode::Gateway(ToolSearchMode::Directory) => ("#9467bd", "6 4", 3.5, 2.0),
+        CompareMode::CodeMode => ("#e377c2", "1 2", 7.5, 4.0),
         CompareMode::Native(NativeProvider::Openai) => ("#ff7f0e", "2 3", 5.0, 3.0),
         CompareMode::Native(NativeProvider::Anthropic) => ("#8c564b", "8 3 2 3", 3.0, 1.5),
     };

@@ -817,9 +817,14 @@ fn cell(
     });
     // The product's transcript does not name its mode: there the mode is the one configured.
     // A native lane plans its catalogue as directory mode does; what it ran is the native mode.
+    // A surface that says Code Mode engaged ran Code Mode, whatever Tool Search was set to.
+    let code_mode = surface.is_some_and(|s| s.code_mode);
     let effective_mode = match (mode, surface.and_then(|s| s.mode)) {
+        _ if code_mode => CompareMode::CodeMode.as_str().to_string(),
         (CompareMode::Native(_), _) | (_, None) => mode.as_str().to_string(),
-        (CompareMode::Gateway(_), Some(logged)) => logged.as_str().to_string(),
+        (CompareMode::Gateway(_) | CompareMode::CodeMode, Some(logged)) => {
+            logged.as_str().to_string()
+        }
     };
     let notes = surface.and_then(|s| s.notes.clone()).unwrap_or_default();
     let marker = format!("{} {}", crate::catalog::fake::FAKE_OK, scenario.target_tool);

@@ -12,17 +12,20 @@ use crate::scenario::Lane;
 #[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash)]
 pub enum CompareMode {
     Gateway(ToolSearchMode),
+    /// Code Mode (`tools.codeMode`): `exec` + `wait`, one JavaScript cell over the catalogue.
+    CodeMode,
     /// The provider's own search with its default kind (OpenAI hosted, Anthropic BM25).
     Native(NativeProvider),
 }
 
 impl CompareMode {
     /// Every mode `compare` knows, in report order.
-    pub const ALL: [CompareMode; 6] = [
+    pub const ALL: [CompareMode; 7] = [
         CompareMode::Gateway(ToolSearchMode::Direct),
         CompareMode::Gateway(ToolSearchMode::Code),
         CompareMode::Gateway(ToolSearchMode::Tools),
         CompareMode::Gateway(ToolSearchMode::Directory),
+        CompareMode::CodeMode,
         CompareMode::Native(NativeProvider::Openai),
         CompareMode::Native(NativeProvider::Anthropic),
     ];
@@ -39,6 +42,7 @@ impl CompareMode {
     pub fn as_str(self) -> &'static str {
         match self {
             CompareMode::Gateway(mode) => mode.as_str(),
+            CompareMode::CodeMode => "code-mode",
             CompareMode::Native(NativeProvider::Openai) => "native-openai",
             CompareMode::Native(NativeProvider::Anthropic) => "native-anthropic",
         }
@@ -54,7 +58,7 @@ impl CompareMode {
             CompareMode::Native(provider) => {
                 Some(NativeSettings::flat(provider, provider.default_search()))
             }
-            CompareMode::Gateway(_) => None,
+            CompareMode::Gateway(_) | CompareMode::CodeMode => None,
         }
     }
 
@@ -74,6 +78,12 @@ impl CompareMode {
                 Lane::new(mode.as_str(), serde_json::json!({ "mode": mode.as_str() }))
                     .expect("every mode resolves")
             }
+            CompareMode::CodeMode => {
+                let mut lane =
+                    Lane::new(self.as_str(), Value::Bool(false)).expect("direct resolves");
+                lane.code_mode = Some(crate::config::CodeModeSettings::default());
+                lane
+            }
             CompareMode::Native(_) => {
                 let native = self.native().expect("a native mode");
                 Lane::native(self.as_str(), native)
@@ -85,6 +95,7 @@ impl CompareMode {
     pub fn of_lane(lane: &Lane) -> CompareMode {
         match lane.native {
             Some(native) => CompareMode::Native(native.provider),
+            None if lane.code_mode_engaged().is_some() => CompareMode::CodeMode,
             None => CompareMode::Gateway(lane.mode()),
         }
     }
@@ -128,6 +139,7 @@ mod tests {
                 "code",
                 "tools",
                 "directory",
+                "code-mode",
                 "native-openai",
                 "native-anthropic"
             ]

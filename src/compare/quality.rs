@@ -62,7 +62,8 @@ pub fn search_quality(
                     }
                     (MOCK.to_string(), native)
                 }
-                (_, CompareMode::Gateway(_)) => {
+                // Code Mode's catalog.search runs the same ranking as Tool Search's.
+                (_, CompareMode::Gateway(_) | CompareMode::CodeMode) => {
                     if gateway.is_none() {
                         let lexical = measure_builtin(crate::engine::Ranker::Lexical);
                         gateway = Some(lexical.map_err(machine)?.all);

@@ -171,6 +171,42 @@ mod tests {
     }
 
     #[test]
+    fn the_gateway_reads_tools_code_mode_as_the_product_does() {
+        use serde_json::json;
+        let read = |v: serde_json::Value| GatewayCodeMode::resolve(Some(&v));
+        assert_eq!(GatewayCodeMode::resolve(None), Ok(None));
+        assert_eq!(read(json!(false)), Ok(None));
+        // An authored object without `enabled` is off.
+        assert_eq!(read(json!({ "executor": "node" })), Ok(None));
+        let on = read(json!({ "enabled": true, "executor": "node", "timeoutMs": 5 }))
+            .unwrap()
+            .unwrap();
+        assert_eq!(
+            (on.enabled, on.executor, on.timeout_ms),
+            (CodeModeEnabled::On, CodeModeExecutor::Node, 100)
+        );
+        let auto = read(json!("auto")).unwrap().unwrap();
+        assert_eq!(
+            (auto.enabled, auto.executor),
+            (CodeModeEnabled::Auto, DEFAULT_EXECUTOR)
+        );
+        assert_eq!(
+            read(json!({ "enabled": true, "executor": "v8" })),
+            Err((
+                "tools.codeMode.executor".to_string(),
+                "expected \"quickjs\" or \"node\", got \"v8\"".to_string()
+            ))
+        );
+        assert_eq!(
+            read(json!({ "enabled": true, "runtime": "quickjs-wasi" }))
+                .unwrap_err()
+                .0,
+            "tools.codeMode.runtime"
+        );
+        assert_eq!(read(json!(3)).unwrap_err().0, "tools.codeMode");
+    }
+
+    #[test]
     fn auto_engages_only_for_a_catalog_preferred_model() {
         let auto = CodeModeSettings {
             executor: None,

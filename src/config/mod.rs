@@ -626,6 +626,39 @@ mod tests {
     use super::*;
 
     #[test]
+    fn code_mode_engages_per_model_and_its_executor_plugin_can_be_denied() {
+        let config = |code_mode: &str, models: &str, plugins: &str| {
+            parse(
+                &format!(
+                    r#"{{ models: {{ providers: {{ mock: {{ baseUrl: "http://127.0.0.1:1/v1"{models} }} }} }},
+                         agents: {{ defaults: {{ model: {{ primary: "mock/qa" }} }} }},
+                         tools: {{ codeMode: {code_mode} }}{plugins} }}"#
+                ),
+                "t",
+            )
+            .unwrap()
+        };
+        let preferred = r#", models: [{ id: "qa", compat: { codeMode: "preferred" } }]"#;
+        assert!(config("true", "", "").code_mode_engaged().is_some());
+        assert!(config("'auto'", "", "").code_mode_engaged().is_none());
+        assert!(config("'auto'", preferred, "")
+            .code_mode_engaged()
+            .is_some());
+        assert!(config("false", preferred, "").code_mode_engaged().is_none());
+        assert!(!config("true", "", "").quickjs_plugin_denied());
+        assert!(
+            config("true", "", r#", plugins: { deny: ["code-mode-quickjs"] }"#)
+                .quickjs_plugin_denied()
+        );
+        assert!(config(
+            "true",
+            "",
+            r#", plugins: { entries: { "code-mode-quickjs": { enabled: false } } }"#
+        )
+        .quickjs_plugin_denied());
+    }
+
+    #[test]
     fn minimal_config_loads() {
         let cfg = parse(
             r#"{ models: { providers: { mock: { baseUrl: "http://127.0.0.1:1/v1" } } },

@@ -666,7 +666,11 @@ fn plan(state: &GatewayState, client_tools: Vec<ToolEntry>) -> Surface {
     if state.seeded(Fault::BridgeDropped) {
         requested = crate::config::ToolSearchMode::Direct;
     }
-    if state.config.code_mode_engaged().is_some() {
+    let code_mode = match state.seeded(Fault::AutoTierIgnoresModel) {
+        true => state.config.code_mode.as_ref(),
+        false => state.config.code_mode_engaged(),
+    };
+    if code_mode.is_some() {
         // Code Mode supersedes Tool Search: its catalogue is planned as the tools mode plans one.
         requested = crate::config::ToolSearchMode::Tools;
     }
@@ -689,16 +693,44 @@ fn plan(state: &GatewayState, client_tools: Vec<ToolEntry>) -> Surface {
         embedder: state.embedder.clone(),
         bridge: std::sync::Arc::new(state.profile.bridge().clone()),
     });
-    let surface = match (state.config.code_mode_engaged(), &state.cells) {
+    let surface = match (code_mode, &state.cells) {
         (Some(mode), Some(cells)) => {
             surface.into_code_mode(mode.timeout_ms, cells.unavailable.clone())
         }
         _ => surface,
     };
+    let surface = match state.seeded(Fault::IndexCarriesDescriptions) {
+        true => with_described_index(surface),
+        false => surface,
+    };
     match state.seeded(Fault::CatalogueToolDeclared) {
         true => with_one_catalogued_declared(surface),
         false => surface,
     }
+}
+
+/// The [`Fault::IndexCarriesDescriptions`] seed: every quick-index line ends with its tool's
+/// description.
+fn with_described_index(mut surface: Surface) -> Surface {
+    let (Some(code_mode), Some(run)) = (&surface.code_mode, &surface.run) else {
+        return surface;
+    };
+    let lines: Vec<String> = code_mode
+        .index
+        .lines()
+        .map(|line| {
+            let name = line.strip_prefix("- ").and_then(|l| l.split(' ').next());
+            let entry = name.and_then(|n| run.catalog().entries().iter().find(|e| e.name == n));
+            match entry {
+                Some(entry) => format!("{line} {}", entry.description),
+                None => line.to_string(),
+            }
+        })
+        .collect();
+    let mut described = (**code_mode).clone();
+    described.index = lines.join("\n");
+    surface.code_mode = Some(std::sync::Arc::new(described));
+    surface
 }
 
 /// The [`Fault::CatalogueToolDeclared`] seed: the first catalogued tool declared as well.

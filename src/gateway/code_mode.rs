@@ -299,7 +299,8 @@ impl CellRuntime {
         runner: &GatewayRunner,
         parent: &str,
     ) -> CellResult {
-        if let Some(why) = &self.unavailable {
+        let falls_back = runner.seeded(Fault::ExecutorFallsBack);
+        if let Some(why) = self.unavailable.as_ref().filter(|_| !falls_back) {
             return CellResult::failed(FailureCode::RuntimeUnavailable, FailurePhase::Host, why);
         }
         if code.trim().is_empty() {

@@ -100,6 +100,12 @@ pub enum Fault {
     /// A tool whose MCP server exited is answered as an unknown tool id, its server unnamed: the
     /// model cannot tell the outage from a typo (openclaw/openclaw#137398).
     McpOutageHidden,
+    /// Code Mode's `"auto"` tier engages for a model that is not catalog-preferred.
+    AutoTierIgnoresModel,
+    /// An unavailable Code Mode executor runs the cell anyway (on the sandbox at hand).
+    ExecutorFallsBack,
+    /// The `exec` quick index carries each tool's description.
+    IndexCarriesDescriptions,
 }
 
 impl Fault {

@@ -101,7 +101,7 @@ pub struct GatewayState {
     pub code_runtime: Result<(), String>,
     /// The sandbox `tool_search_code` runs in; only when code mode is configured and it can start.
     pub code: Option<CodeRuntime>,
-    /// Code Mode's executor, when Code Mode engages for the model (`tools.codeMode`).
+    /// Code Mode's executor, when `tools.codeMode` is configured (it engages per model).
     pub cells: Option<code_mode::CellRuntime>,
     /// The attached MCP servers (empty until [`GatewayState::attach_mcp`]).
     pub mcp: Arc<mcp::McpHub>,
@@ -156,7 +156,7 @@ impl GatewayState {
             }
             _ => (None, Ok(())),
         };
-        let cells = config.code_mode_engaged().map(|mode| {
+        let cells = config.code_mode.as_ref().map(|mode| {
             let denied = (mode.executor == crate::config::CodeModeExecutor::Quickjs
                 && config.quickjs_plugin_denied())
             .then(|| {

@@ -46,6 +46,10 @@ pub enum ClaimId {
     K2,
     S1,
     M1,
+    X1,
+    X2,
+    X3,
+    X4,
 }
 
 /// The lanes a claim is checked on when the scenario does not narrow them.
@@ -61,6 +65,8 @@ pub enum Applies {
     LanesWithExpectations,
     /// Native lanes: the provider's own tool search over the deferred catalogue.
     NativeLanes,
+    /// Lanes where Code Mode engages (`code_mode`): `exec` + `wait`.
+    CodeModeLanes,
 }
 
 /// A claim's definition.
@@ -81,7 +87,7 @@ pub struct ClaimDef {
 
 impl ClaimId {
     /// Every claim, in report order.
-    pub const ALL: [ClaimId; 31] = [
+    pub const ALL: [ClaimId; 35] = [
         ClaimId::C1,
         ClaimId::C2,
         ClaimId::C3,
@@ -113,6 +119,10 @@ impl ClaimId {
         ClaimId::K2,
         ClaimId::S1,
         ClaimId::M1,
+        ClaimId::X1,
+        ClaimId::X2,
+        ClaimId::X3,
+        ClaimId::X4,
     ];
 
     /// The claims a scenario without `claims` gets: the six regression claims, the directory's
@@ -148,7 +158,10 @@ impl ClaimId {
     pub fn keeps_own_lanes(self) -> bool {
         matches!(
             self.def().applies,
-            Applies::DirectLanes | Applies::ToolSearchLanes | Applies::NativeLanes
+            Applies::DirectLanes
+                | Applies::ToolSearchLanes
+                | Applies::NativeLanes
+                | Applies::CodeModeLanes
         )
     }
 
@@ -185,6 +198,10 @@ impl ClaimId {
             ClaimId::K2 => "K2",
             ClaimId::S1 => "S1",
             ClaimId::M1 => "M1",
+            ClaimId::X1 => "X1",
+            ClaimId::X2 => "X2",
+            ClaimId::X3 => "X3",
+            ClaimId::X4 => "X4",
         }
     }
 
@@ -365,6 +382,26 @@ impl ClaimId {
                 ToolSearchLanes,
                 false,
             ),
+            ClaimId::X1 => def(
+                "Code Mode's surface (exec + wait, no Tool Search control) wherever it engages, and only there",
+                EveryLane,
+                false,
+            ),
+            ClaimId::X2 => def(
+                "an unavailable Code Mode executor fails the cell closed: no schema declared, nothing run",
+                CodeModeLanes,
+                false,
+            ),
+            ClaimId::X3 => def(
+                "the exec quick index stays within its bound, with no description, schema or MCP entry",
+                CodeModeLanes,
+                false,
+            ),
+            ClaimId::X4 => def(
+                "a policy-denied tool can be neither found nor called from a Code Mode cell",
+                CodeModeLanes,
+                true,
+            ),
         }
     }
 
@@ -408,6 +445,11 @@ impl ClaimId {
             }
             Applies::ToolSearchLanes if !has(candidates, false) => {
                 return Some("no Tool Search lane")
+            }
+            Applies::CodeModeLanes
+                if !candidates.iter().any(|l| l.code_mode_engaged().is_some()) =>
+            {
+                return Some("no Code Mode lane (code_mode = { … })")
             }
             Applies::EveryLane if candidates.is_empty() => return Some("no lane"),
             _ => {}

@@ -167,7 +167,18 @@ pub const OPENCLAW: &[Seed] = &[
         "upstream-mcp-server-exits",
         "no setting changes how the product reports a tool whose MCP server exited",
     ),
+    not_seedable(ClaimId::X1, CODE_MODE, CODE_MODE_NOT_YET),
+    not_seedable(ClaimId::X2, CODE_MODE_FAIL_CLOSED, CODE_MODE_NOT_YET),
+    not_seedable(ClaimId::X3, CODE_MODE, CODE_MODE_NOT_YET),
+    not_seedable(ClaimId::X4, CODE_MODE_FAIL_CLOSED, CODE_MODE_NOT_YET),
 ];
+
+/// Why the Code Mode claims have no seed on the product yet.
+const CODE_MODE_NOT_YET: &str =
+    "not seeded yet: the openclaw target does not write tools.codeMode, so its Code Mode lanes do not run";
+
+const CODE_MODE: &str = "code-mode-gateway-e2e";
+const CODE_MODE_FAIL_CLOSED: &str = "code-mode-fail-closed";
 
 const NATIVE_ONLY: &str =
     "native lanes run on the embedded gateway only: the product sends its own bridge, never a deferred catalogue";
@@ -323,6 +334,14 @@ pub const EMBEDDED: &[Seed] = &[
         "upstream-mcp-server-exits",
         ClaimId::M1,
     ),
+    // "auto" engaged for the model that is not catalog-preferred: lane auto-unpreferred shows
+    // exec + wait where Tool Search's surface belongs.
+    embedded(Fault::AutoTierIgnoresModel, CODE_MODE, ClaimId::X1),
+    // The denied QuickJS executor's cell runs anyway.
+    embedded(Fault::ExecutorFallsBack, CODE_MODE_FAIL_CLOSED, ClaimId::X2),
+    embedded(Fault::IndexCarriesDescriptions, CODE_MODE, ClaimId::X3),
+    // The policy applied only when a tool runs: the cell's catalogue holds the denied tool.
+    embedded(Fault::DeniedSurfaces, CODE_MODE_FAIL_CLOSED, ClaimId::X4),
 ];
 
 #[cfg(test)]

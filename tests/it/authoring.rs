@@ -267,7 +267,7 @@ fn a_scenario_dir_runs_its_own_scenarios_and_with_builtins_mixes_them_in() {
     ];
     assert_eq!(ids(&own), ["mine"]);
     let mut both = own.to_vec();
-    both.extend(["--with-builtins", "--filter", "e2e"]);
+    both.extend(["--with-builtins", "--filter", "tool-search-gateway-e2e"]);
     assert_eq!(ids(&both), ["tool-search-gateway-e2e"]);
     let mut named = own.to_vec();
     named.extend(["--scenario", "tool-search-gateway-e2e"]);
@@ -325,7 +325,7 @@ fn malformed() -> Vec<(String, &'static str)> {
         (
             ok("config = { tools = { toolSerch = true } }\n"),
             ":19:22: lane \"tools\": config.tools.toolSerch: unknown field `toolSerch`, expected one of \
-             `toolSearch`, `nativeSearch`, `allow`, `deny`, `alsoAllow`, `approvals`; did you mean `toolSearch`?",
+             `toolSearch`, `nativeSearch`, `codeMode`, `allow`, `deny`, `alsoAllow`, `approvals`; did you mean `toolSearch`?",
         ),
         (
             format!("{HEAD}target_tol = \"fake_plugin_tool_0900\"\n{catalog}{lanes}"),
@@ -440,7 +440,7 @@ fn check_reports_every_file_and_exits_2_when_one_does_not_load() {
                 .is_some_and(|x| x == "toml")
         })
         .count();
-    assert_eq!(files, 23);
+    assert_eq!(files, 25);
     assert_eq!(stdout.lines().count(), files);
 }
 
@@ -777,7 +777,7 @@ fn check_reports_every_mistake_of_the_issue_s_two_files_in_one_run() {
         [
             "error: eight.toml:5:18: claims[0].id: unknown claim \"Z9\"; expected one of C1, C2, C3, \
              C4, C5, C6, D1, N1, B1, I1, E1, F1, F2, F3, F4, F5, F6, H1, L1, P1, R1, V1, V2, V3, A1, \
-             G1, K1, K2, S1, M1",
+             G1, K1, K2, S1, M1, X1, X2, X3, X4",
             "error: eight.toml:5:33: claims[1].id: claim C5 cannot be checked here: no direct lane \
              (tool_search = false) to compare with",
             "error: eight.toml:10:1: catalog.sise: unknown field `sise`, expected one of \

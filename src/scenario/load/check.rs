@@ -238,6 +238,8 @@ pub(super) struct Names<'a> {
 pub(super) struct LaneNames {
     script: Option<Vec<ScriptStep>>,
     deny: Vec<String>,
+    /// A Code Mode lane: its script may call `exec` and `wait`.
+    code_mode: bool,
 }
 
 impl LaneNames {
@@ -248,6 +250,7 @@ impl LaneNames {
             deny: deny
                 .and_then(|d| serde_json::from_value(d.clone()).ok())
                 .unwrap_or_default(),
+            code_mode: lane.code_mode.is_some(),
         }
     }
 }
@@ -262,20 +265,35 @@ impl Names<'_> {
     ) {
         self.patterns(Field::of("policy").key("deny"), &policy.deny, problems);
         if let Some(script) = script {
-            self.steps(Field::of("script"), script, problems);
+            let code_mode = !lanes.is_empty() && lanes.iter().all(|l| l.code_mode);
+            self.steps(Field::of("script"), script, code_mode, problems);
         }
         for (i, lane) in lanes.iter().enumerate() {
             let field = Field::of("lanes").index(i);
             if let Some(script) = &lane.script {
-                self.steps(field.clone().key("script"), script, problems);
+                self.steps(
+                    field.clone().key("script"),
+                    script,
+                    lane.code_mode,
+                    problems,
+                );
             }
             self.patterns(field.key("config.tools.deny"), &lane.deny, problems);
         }
     }
 
-    fn steps(&self, field: Field, script: &[ScriptStep], problems: &mut Vec<Problem>) {
+    fn steps(
+        &self,
+        field: Field,
+        script: &[ScriptStep],
+        code_mode: bool,
+        problems: &mut Vec<Problem>,
+    ) {
         for (i, step) in script.iter().enumerate() {
             let Some(tool) = &step.tool else { continue };
+            if code_mode && crate::config::code_mode::CONTROLS.contains(&tool.as_str()) {
+                continue;
+            }
             if self.any_size && could_be_fake(tool) {
                 continue;
             }

@@ -438,7 +438,7 @@ mod tests {
         assert_eq!(
             error("", "config = { tools = { toolSerch = true } }\n"),
             "s.toml:17:22: lane \"tools\": config.tools.toolSerch: unknown field `toolSerch`, \
-             expected one of `toolSearch`, `nativeSearch`, `allow`, `deny`, `alsoAllow`, `approvals`; did you mean \
+             expected one of `toolSearch`, `nativeSearch`, `codeMode`, `allow`, `deny`, `alsoAllow`, `approvals`; did you mean \
              `toolSearch`?"
         );
         assert_eq!(
@@ -499,7 +499,7 @@ mod tests {
         assert_eq!(
             claims("id = 'F9'"),
             "s.toml:11:6: claims[0].id: unknown claim \"F9\"; expected one of C1, C2, C3, C4, C5, \
-             C6, D1, N1, B1, I1, E1, F1, F2, F3, F4, F5, F6, H1, L1, P1, R1, V1, V2, V3, A1, G1, K1, K2, S1, M1"
+             C6, D1, N1, B1, I1, E1, F1, F2, F3, F4, F5, F6, H1, L1, P1, R1, V1, V2, V3, A1, G1, K1, K2, S1, M1, X1, X2, X3, X4"
         );
         assert_eq!(
             claims("id = 'F1'\ntool = 'fake_plugin_tool_4'"),

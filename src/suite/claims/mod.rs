@@ -15,6 +15,7 @@
 
 pub mod batch;
 pub mod cache;
+pub mod code_mode;
 pub mod directory;
 pub mod effective;
 pub mod fail_closed;
@@ -108,6 +109,10 @@ pub fn check_of(claim: ClaimId) -> CheckFn {
         ClaimId::K2 => upstream::k2_failure_loop_bounded,
         ClaimId::S1 => upstream::s1_no_match_is_empty,
         ClaimId::M1 => upstream::m1_mcp_outage_named,
+        ClaimId::X1 => code_mode::x1_precedence,
+        ClaimId::X2 => code_mode::x2_fails_closed,
+        ClaimId::X3 => code_mode::x3_bounded_index,
+        ClaimId::X4 => code_mode::x4_policy_in_guest,
     }
 }
 
@@ -121,6 +126,7 @@ fn applies_to(claim: ClaimId, lane: &Observed<'_>) -> bool {
             Applies::EveryLane => true,
             Applies::LanesWithExpectations => lane.lane.expect_for(lane.target).is_set(),
             Applies::NativeLanes => native,
+            Applies::CodeModeLanes => lane.lane.code_mode_engaged().is_some(),
         }
 }
 
