@@ -215,7 +215,8 @@ pub fn quick_index(catalog: &ToolCatalog) -> String {
 }
 
 /// The `exec` declaration: our own prose on how a cell works, then the quick index. The
-/// parameters are the product's (`title?`, `code`, `restartSafe?`).
+/// parameters are the product's (`title?`, `code`, `restartSafe?`, keys in the order a captured
+/// 2026.9.6 request sends them: `type`, `required`, `properties`).
 pub fn exec_declaration(index: &str, timeout_ms: u64) -> FunctionDeclaration {
     let description = format!(
         "Run a JavaScript cell against the hidden tool catalogue. `code` is JavaScript (top-level \
@@ -235,12 +236,12 @@ fn exec_parameters() -> Arc<Value> {
         .get_or_init(|| {
             Arc::new(json!({
                 "type": "object",
+                "required": ["code"],
                 "properties": {
                     "title": { "type": "string", "maxLength": 120, "description": "Every call: short purpose; never claim success. No secrets." },
                     "code": { "type": "string", "description": "Required JavaScript; no TypeScript annotations, Python, shell, `require`, or `import`. Use `return value`; a trailing expression yields `null`." },
                     "restartSafe": { "type": "boolean", "description": "Do not set on a new exec. Set true only when OpenClaw explicitly requests replay after a gateway restart." }
-                },
-                "required": ["code"]
+                }
             }))
         })
         .clone()
@@ -253,10 +254,10 @@ pub fn wait_declaration() -> FunctionDeclaration {
         "Resume only when the outer exec result has status \"waiting\", using its top-level runId.",
         json!({
             "type": "object",
+            "required": ["runId"],
             "properties": {
                 "runId": { "type": "string", "description": "Top-level runId from an exec result with status \"waiting\", never a nested tool sessionId." }
-            },
-            "required": ["runId"]
+            }
         }),
     )
 }

@@ -408,7 +408,8 @@ fn code_mode_check(target: &str, args: &Value, output: Option<&ToolOutput>) -> D
 }
 
 /// `exec` arguments on a Code Mode surface: find the target by name, describe it, call it with
-/// `args`, return which tool answered and its details.
+/// `args`, return which tool answered, where it comes from (the handle's `source`: the nested
+/// record of a product's transcript does not say) and its details.
 pub fn code_mode_args(target: &str, args: &Value) -> Value {
     let name = Value::String(target.to_string()).to_string();
     let code = format!(
@@ -416,7 +417,7 @@ pub fn code_mode_args(target: &str, args: &Value) -> Value {
          if (!hit || hit.toolName !== {name}) throw new Error(\"target tool not found\");\n\
          await hit.describe();\n\
          const result = await hit({args});\n\
-         return {{ tool: hit.toolName, result }};"
+         return {{ tool: hit.toolName, source: hit.source, result }};"
     );
     json!({ "code": code })
 }
@@ -608,6 +609,59 @@ mod tests {
 
     /// A request declaring `tools` whose input is the check directive and then, when given, a
     /// `tool_search` call answered by `search_output`.
+    #[test]
+    fn a_code_mode_surface_gets_one_exec_cell_then_wait_or_the_answer() {
+        // exec alone is the shell: the check path calls the target directly.
+        let (parsed, declared) = request(&["exec", "fake_plugin_tool_17"], None);
+        let d = decide(&parsed, &declared, None);
+        assert_eq!(d.planned_tool_name.as_deref(), Some("fake_plugin_tool_17"));
+        let (parsed, declared) = request(&["exec", "wait", "openclaw"], None);
+        let d = decide(&parsed, &declared, None);
+        assert_eq!(
+            d.reply,
+            Reply::ToolCall {
+                name: "exec".into(),
+                arguments: code_mode_args("fake_plugin_tool_17", &normal_args()),
+            }
+        );
+        let code = d.planned_tool_args.unwrap()["code"]
+            .as_str()
+            .unwrap()
+            .to_string();
+        assert!(
+            code.contains("catalog.search(\"fake_plugin_tool_17\"")
+                && code.contains("hit.describe()")
+        );
+        let answer = |output: &str| {
+            let (mut parsed, declared) = request(&["exec", "wait"], None);
+            parsed.tool_outputs.push(ToolOutput {
+                call_id: Some("c1".into()),
+                tool_name: Some("exec".into()),
+                text: output.to_string(),
+            });
+            decide(&parsed, &declared, None).reply
+        };
+        assert_eq!(
+            answer(r#"{"status":"waiting","runId":"cm-run-4","telemetry":{}}"#),
+            Reply::ToolCall {
+                name: "wait".into(),
+                arguments: json!({ "runId": "cm-run-4" })
+            }
+        );
+        let done = r#"{"status":"completed","value":{"tool":"fake_plugin_tool_17","result":{"status":"ok","tool":"fake_plugin_tool_17"}}}"#;
+        assert_eq!(
+            answer(done),
+            Reply::Text("FAKE_PLUGIN_OK fake_plugin_tool_17".into())
+        );
+        // The neighbour's details: not the target, so no success.
+        let wrong = done.replacen(
+            "\"tool\":\"fake_plugin_tool_17\"}",
+            "\"tool\":\"fake_plugin_tool_18\"}",
+            1,
+        );
+        assert!(matches!(answer(&wrong), Reply::Text(t) if t.starts_with(GAVE_UP_MARKER)));
+    }
+
     fn request(tools: &[&str], search_output: Option<&str>) -> (ParsedInput, DeclaredNames) {
         let mut input = vec![json!({"type": "message", "role": "user",
             "content": "tool search qa check target=fake_plugin_tool_17"})];
