@@ -297,7 +297,8 @@ async fn run_turn_inner(
                     log_tool_result(log, &call_id, &name, &result, unsourced)?;
                     let bridged = runner.take_bridged();
                     if !state.seeded(Fault::BridgedRecordSkipped) {
-                        log_bridged(log, &call_id, bridged, unsourced)?;
+                        let parent = result.nested_parent.as_deref().unwrap_or(&call_id);
+                        log_bridged(log, parent, bridged, unsourced)?;
                     }
                     for code_handoff in runner.take_handoffs() {
                         log_code_handoff(log, &call_id, &code_handoff)?;

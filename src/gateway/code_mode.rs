@@ -242,6 +242,8 @@ impl CellResult {
 
 /// A cell that yielded: its run goes on in its own task until `wait` resumes it.
 struct Suspended {
+    /// The `exec` call that started the cell: its nested calls are recorded under it.
+    parent: String,
     resume: tokio::sync::oneshot::Sender<()>,
     finished: tokio::sync::oneshot::Receiver<
         Result<crate::sandbox::CodeRun, crate::sandbox::SandboxError>,
@@ -344,7 +346,10 @@ impl CellRuntime {
                     let n = self.next_run.fetch_add(1, std::sync::atomic::Ordering::SeqCst);
                     let run_id = format!("cm-run-{n}");
                     let mut suspended = self.suspended.lock().unwrap_or_else(|p| p.into_inner());
-                    suspended.insert(run_id.clone(), Suspended { resume: resume_tx, finished: done_rx });
+                    suspended.insert(
+                        run_id.clone(),
+                        Suspended { parent: parent.to_string(), resume: resume_tx, finished: done_rx },
+                    );
                     CellResult::Waiting { run_id }
                 }
                 // The bridge went away without yielding: the run ended.
@@ -353,22 +358,23 @@ impl CellRuntime {
         }
     }
 
-    /// Resumes a suspended run and waits for it to end.
-    pub async fn wait(&self, run_id: &str) -> CellResult {
+    /// Resumes a suspended run and waits for it to end; with the `exec` call that started it.
+    pub async fn wait(&self, run_id: &str) -> (CellResult, Option<String>) {
         let taken = self
             .suspended
             .lock()
             .unwrap_or_else(|p| p.into_inner())
             .remove(run_id);
         let Some(suspended) = taken else {
-            return CellResult::failed(
+            let expired = CellResult::failed(
                 FailureCode::InvalidInput,
                 FailurePhase::Input,
                 "code mode run is unavailable or expired.",
             );
+            return (expired, None);
         };
         let _ = suspended.resume.send(());
-        settle(suspended.finished.await)
+        (settle(suspended.finished.await), Some(suspended.parent))
     }
 }
 

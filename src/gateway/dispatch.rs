@@ -19,6 +19,9 @@ pub struct Dispatched {
     pub is_error: bool,
     /// Where the directly called tool came from (`None` for controls and unknown names).
     pub source: Option<ToolSource>,
+    /// The call the nested calls it ran are recorded under, when not this one: a Code Mode
+    /// `wait` resumes a cell whose calls belong to the `exec` that started it.
+    pub nested_parent: Option<String>,
 }
 
 impl Dispatched {
@@ -27,6 +30,7 @@ impl Dispatched {
             output,
             is_error: false,
             source: None,
+            nested_parent: None,
         }
     }
 
@@ -37,6 +41,7 @@ impl Dispatched {
             output,
             is_error: true,
             source: None,
+            nested_parent: None,
         }
     }
 }
@@ -279,6 +284,7 @@ async fn direct(surface: &Surface, runner: &GatewayRunner, name: &str, args: &Va
             output: result_text(&outcome.result),
             is_error: false,
             source: Some(entry.source),
+            nested_parent: None,
         },
         Err(e) => Dispatched {
             source: Some(entry.source),
@@ -329,6 +335,7 @@ async fn cell(
             .and_then(Value::as_str)
             .filter(|s| !s.trim().is_empty())
     };
+    let mut nested_parent = None;
     let result = match (cells, name) {
         (None, _) => CellResult::Failed {
             error: "Code Mode has no executor on this gateway".into(),
@@ -352,7 +359,11 @@ async fn cell(
             },
         },
         (Some(cells), _) => match text("runId").or_else(|| text("run_id")) {
-            Some(id) => cells.wait(id).await,
+            Some(id) => {
+                let (result, parent) = cells.wait(id).await;
+                nested_parent = parent;
+                result
+            }
             None => CellResult::Failed {
                 error: "runId must be a non-empty string.".into(),
                 code: FailureCode::InvalidInput,
@@ -365,5 +376,6 @@ async fn cell(
         output: result.render(run),
         is_error: result.is_error(),
         source: None,
+        nested_parent,
     }
 }

@@ -595,9 +595,22 @@ fn code_result_telemetry(o: &Observed<'_>, bridge: &Bridge) -> Vec<Check> {
                 false => output["ok"].as_bool().map(u64::from),
             };
             let t = &output["telemetry"];
+            // A Code Mode `wait` resumed the latest waiting `exec`: its calls are under that one.
+            let parent = match (code_mode, r.tool_name()) {
+                (true, crate::config::code_mode::WAIT) => results
+                    .iter()
+                    .take_while(|b| b.tool_call_id() != r.tool_call_id())
+                    .filter(|b| {
+                        b.tool_name() == crate::config::code_mode::EXEC
+                            && read(b)["status"] == "waiting"
+                    })
+                    .last()
+                    .map_or(r.tool_call_id(), |b| b.tool_call_id()),
+                _ => r.tool_call_id(),
+            };
             let bridged = results
                 .iter()
-                .filter(|b| b.parent_tool_call_id() == Some(r.tool_call_id()))
+                .filter(|b| b.parent_tool_call_id() == Some(parent))
                 .count();
             let seen = [
                 ok,
