@@ -1,6 +1,6 @@
 //! Build script: the built-in scenarios (`scenarios/*.toml`) are compiled into the binary, and so
 //! is a fallback copy of the release data (accepted findings `expectations/*.toml`, profiles
-//! `data/profiles/*.toml`, release facts `data/releases/*.toml`, the product's search baselines
+//! `data/profiles/*.toml` and their Code Mode captures `data/profiles/code-mode/*.toml`, release facts `data/releases/*.toml`, the product's search baselines
 //! `data/search-quality-baseline-openclaw-*.json`), which a run reads from its data root at run
 //! time (src/data_root.rs): this copy serves a binary run outside a checkout. Adding a scenario is
 //! dropping a file there; no Rust to edit.
@@ -58,6 +58,11 @@ fn main() {
     embed("scenarios", "builtin_scenarios.rs", toml);
     embed("expectations", "builtin_expectations.rs", toml);
     embed("data/profiles", "builtin_profiles.rs", toml);
+    embed(
+        "data/profiles/code-mode",
+        "builtin_code_mode_profiles.rs",
+        toml,
+    );
     embed("data/releases", "builtin_releases.rs", toml);
     embed("data", "builtin_baselines.rs", product_baseline);
 }

@@ -23,6 +23,8 @@ const BUILT_IN_RELEASES: &[(&str, &str)] =
     include!(concat!(env!("OUT_DIR"), "/builtin_releases.rs"));
 const BUILT_IN_PROFILES: &[(&str, &str)] =
     include!(concat!(env!("OUT_DIR"), "/builtin_profiles.rs"));
+const BUILT_IN_CODE_MODE_PROFILES: &[(&str, &str)] =
+    include!(concat!(env!("OUT_DIR"), "/builtin_code_mode_profiles.rs"));
 const BUILT_IN_EXPECTATIONS: &[(&str, &str)] =
     include!(concat!(env!("OUT_DIR"), "/builtin_expectations.rs"));
 const BUILT_IN_BASELINES: &[(&str, &str)] =
@@ -35,6 +37,8 @@ pub enum DataKind {
     Releases,
     /// `data/profiles/<name>.toml`.
     Profiles,
+    /// `data/profiles/code-mode/<name>.toml`: a profile's Code Mode surface, captured.
+    CodeModeProfiles,
     /// `expectations/<target>-<v>.toml`.
     Expectations,
     /// `data/search-quality-baseline-openclaw-<v>.json`.
@@ -47,6 +51,7 @@ impl DataKind {
         match self {
             DataKind::Releases => "data/releases",
             DataKind::Profiles => "data/profiles",
+            DataKind::CodeModeProfiles => "data/profiles/code-mode",
             DataKind::Expectations => "expectations",
             DataKind::Baselines => "data",
         }
@@ -66,6 +71,7 @@ impl DataKind {
         match self {
             DataKind::Releases => BUILT_IN_RELEASES,
             DataKind::Profiles => BUILT_IN_PROFILES,
+            DataKind::CodeModeProfiles => BUILT_IN_CODE_MODE_PROFILES,
             DataKind::Expectations => BUILT_IN_EXPECTATIONS,
             DataKind::Baselines => BUILT_IN_BASELINES,
         }

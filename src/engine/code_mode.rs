@@ -269,6 +269,37 @@ pub struct CodeModeSurface {
     pub timeout_ms: u64,
     /// The cell cannot run isolated here: every `exec` fails with `runtime_unavailable`.
     pub unavailable: Option<String>,
+    /// A captured product's `exec` and `wait` (its profile's capture), in place of ours.
+    pub captured: Option<CapturedControls>,
+}
+
+/// A captured product's controls: the prose before `exec`'s quick index, `exec`'s input schema,
+/// and the whole `wait` declaration.
+#[derive(Debug, Clone, PartialEq)]
+pub struct CapturedControls {
+    pub exec_prose: String,
+    pub exec_parameters: Arc<Value>,
+    pub wait: FunctionDeclaration,
+}
+
+impl CodeModeSurface {
+    /// `exec` and `wait` as this surface declares them.
+    pub fn controls(&self) -> [FunctionDeclaration; 2] {
+        match &self.captured {
+            None => [
+                exec_declaration(&self.index, self.timeout_ms),
+                wait_declaration(),
+            ],
+            Some(c) => [
+                FunctionDeclaration::new(
+                    EXEC,
+                    format!("{}{}", c.exec_prose, self.index),
+                    c.exec_parameters.clone(),
+                ),
+                c.wait.clone(),
+            ],
+        }
+    }
 }
 
 impl Surface {
@@ -292,6 +323,7 @@ impl Surface {
             index,
             timeout_ms,
             unavailable,
+            captured: None,
         }));
         self
     }

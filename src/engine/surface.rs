@@ -153,10 +153,7 @@ impl Surface {
     /// The `tools[]` array for the provider request: controls and visible tools, sorted by name.
     pub fn declarations(&self) -> Vec<FunctionDeclaration> {
         if let Some(code_mode) = &self.code_mode {
-            let mut declarations = vec![
-                super::code_mode::exec_declaration(&code_mode.index, code_mode.timeout_ms),
-                super::code_mode::wait_declaration(),
-            ];
+            let mut declarations = code_mode.controls().to_vec();
             declarations.extend(self.visible.iter().map(ToolEntry::function_declaration));
             declarations.sort_by(|a, b| a.name.cmp(&b.name));
             return declarations;

@@ -696,7 +696,19 @@ fn plan(state: &GatewayState, client_tools: Vec<ToolEntry>) -> Surface {
     });
     let surface = match (code_mode, &state.cells) {
         (Some(mode), Some(cells)) => {
-            surface.into_code_mode(mode.timeout_ms, cells.unavailable.clone())
+            let mut surface = surface.into_code_mode(mode.timeout_ms, cells.unavailable.clone());
+            if let (Some(captured), Some(code_mode)) =
+                (&state.code_mode_capture, &surface.code_mode)
+            {
+                let mut with = (**code_mode).clone();
+                with.captured = Some(crate::engine::code_mode::CapturedControls {
+                    exec_prose: captured.exec_prose.clone(),
+                    exec_parameters: captured.exec_parameters.clone(),
+                    wait: captured.wait.clone(),
+                });
+                surface.code_mode = Some(std::sync::Arc::new(with));
+            }
+            surface
         }
         _ => surface,
     };

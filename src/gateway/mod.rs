@@ -103,6 +103,9 @@ pub struct GatewayState {
     pub code: Option<CodeRuntime>,
     /// Code Mode's executor, when `tools.codeMode` is configured (it engages per model).
     pub cells: Option<code_mode::CellRuntime>,
+    /// The profile's captured `exec` and `wait` (`data/profiles/code-mode/<profile>.toml`), when
+    /// it has a capture and Code Mode is configured.
+    pub code_mode_capture: Option<Arc<crate::profile::code_mode::CodeModeCapture>>,
     /// The attached MCP servers (empty until [`GatewayState::attach_mcp`]).
     pub mcp: Arc<mcp::McpHub>,
     /// The embedding model, loaded once at start when the hybrid ranker is configured.
@@ -168,6 +171,11 @@ impl GatewayState {
             });
             code_mode::CellRuntime::new(mode, denied)
         });
+        let code_mode_capture = match &cells {
+            Some(_) => crate::profile::code_mode::capture(&profile.name)
+                .map_err(crate::profile::ProfileError::CodeMode)?,
+            None => None,
+        };
         let embedder = match (config.tool_search.mode, config.tool_search.ranker) {
             (ToolSearchMode::Direct, _) | (_, Ranker::Lexical) => None,
             (_, Ranker::Hybrid) => Some(Arc::new(Embedder::load_installed()?)),
@@ -182,6 +190,7 @@ impl GatewayState {
             code_runtime,
             code,
             cells,
+            code_mode_capture,
             mcp: Arc::default(),
             embedder,
             policy,

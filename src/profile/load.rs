@@ -30,6 +30,9 @@ pub enum ProfileError {
         field: String,
         message: String,
     },
+    /// A profile's Code Mode capture (`data/profiles/code-mode/<profile>.toml`) does not read.
+    #[error("Code Mode capture {0}")]
+    CodeMode(String),
 }
 
 impl crate::error::Owned for ProfileError {

@@ -10,6 +10,7 @@
 //!
 //! This room sits below the gateway and the scenarios: both read profiles, neither is read here.
 
+pub mod code_mode;
 pub mod load;
 pub mod model;
 pub mod render;

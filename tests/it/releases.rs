@@ -83,6 +83,10 @@ fn data_tree() -> tempfile::TempDir {
         std::fs::create_dir_all(tree.path().join(dir)).unwrap();
         for entry in std::fs::read_dir(root.join(dir)).unwrap() {
             let path = entry.unwrap().path();
+            // Files only (data/profiles/code-mode/ is not read as a profile).
+            if !path.is_file() {
+                continue;
+            }
             std::fs::copy(&path, tree.path().join(dir).join(path.file_name().unwrap())).unwrap();
         }
     }
