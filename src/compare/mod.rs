@@ -54,7 +54,7 @@ pub enum CompareFormat {
 /// Bad compare options.
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
 pub enum CompareError {
-    #[error("unknown mode {0:?}; known: direct, code, tools, directory, native-openai, native-anthropic")]
+    #[error("unknown mode {0:?}; known: direct, code, tools, directory, code-mode, native-openai, native-anthropic")]
     UnknownMode(String),
     #[error("catalogue size {0:?} is not a positive integer")]
     BadSize(String),
@@ -969,7 +969,7 @@ mod tests {
         );
         assert_eq!(
             parse_modes("magic").unwrap_err().to_string(),
-            "unknown mode \"magic\"; known: direct, code, tools, directory, native-openai, native-anthropic"
+            "unknown mode \"magic\"; known: direct, code, tools, directory, code-mode, native-openai, native-anthropic"
         );
     }
 

@@ -436,7 +436,7 @@ fn cli_rejects_an_unknown_mode_with_exit_two() {
     assert_eq!(out.status.code(), Some(2));
     assert_eq!(
         String::from_utf8_lossy(&out.stderr),
-        "error: --modes: unknown mode \"magic\"; known: direct, code, tools, directory, \
+        "error: --modes: unknown mode \"magic\"; known: direct, code, tools, directory, code-mode, \
          native-openai, native-anthropic\n"
     );
 }
