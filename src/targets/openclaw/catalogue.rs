@@ -159,9 +159,10 @@ mod tests {
         );
     }
 
-    /// The one release-specific id form: 2026.5.12 replays a call id without its separators.
+    /// The release-specific redactions are 2026.5.12's only: it replays a call id without its
+    /// separators, and its code error preview holds a line of Node's own code.
     #[test]
-    fn only_2026_5_12_redacts_its_bare_call_ids() {
+    fn only_2026_5_12_redacts_its_bare_call_ids_and_node_frame_lines() {
         for adopted in catalogue().releases() {
             let forms: Vec<&str> = adopted
                 .release
@@ -170,7 +171,13 @@ mod tests {
                 .map(|r| r.pattern.as_str())
                 .collect();
             match adopted.release.version.to_string().as_str() {
-                "2026.5.12" => assert_eq!(forms, [r"\bcall[0-9a-f]{16}\b"]),
+                "2026.5.12" => assert_eq!(
+                    forms,
+                    [
+                        r"\bcall[0-9a-f]{16}\b",
+                        "node:internal/process/promises:[0-9]+"
+                    ]
+                ),
                 _ => assert!(forms.is_empty(), "{}", adopted.origin),
             }
         }

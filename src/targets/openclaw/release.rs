@@ -465,8 +465,8 @@ mod tests {
             "redactions = [{ pattern = \"(\", with = \"x\" }]",
         );
         let broken = broken.replace(
-            "redactions = [{ pattern = '\\bcall[0-9a-f]{16}\\b', with = \"call[id]\" }]",
-            "redactions = [{ pattern = \"(\", with = \"x\" }]",
+            "{ pattern = '\\bcall[0-9a-f]{16}\\b', with = \"call[id]\" },",
+            "{ pattern = \"(\", with = \"x\" },",
         );
         let error = Release::parse(&broken, &files[0].origin).unwrap_err();
         assert!(
