@@ -1,7 +1,9 @@
 //! Build script: the built-in scenarios (`scenarios/*.toml`) are compiled into the binary, and so
 //! is a fallback copy of the release data (accepted findings `expectations/*.toml`, profiles
-//! `data/profiles/*.toml` and their Code Mode captures `data/profiles/code-mode/*.toml`, release facts `data/releases/*.toml`, the product's search baselines
-//! `data/search-quality-baseline-openclaw-*.json`), which a run reads from its data root at run
+//! `data/profiles/*.toml` and their Code Mode captures `data/profiles/code-mode/*.toml`, release
+//! facts `data/releases/*.toml`, the product's search baselines
+//! `data/search-quality-baseline-openclaw-*.json`, the product seeds `data/product-seeds/*.toml`),
+//! which a run reads from its data root at run
 //! time (src/data_root.rs): this copy serves a binary run outside a checkout. Adding a scenario is
 //! dropping a file there; no Rust to edit.
 
@@ -65,4 +67,5 @@ fn main() {
     );
     embed("data/releases", "builtin_releases.rs", toml);
     embed("data", "builtin_baselines.rs", product_baseline);
+    embed("data/product-seeds", "builtin_product_seeds.rs", toml);
 }

@@ -29,6 +29,8 @@ const BUILT_IN_EXPECTATIONS: &[(&str, &str)] =
     include!(concat!(env!("OUT_DIR"), "/builtin_expectations.rs"));
 const BUILT_IN_BASELINES: &[(&str, &str)] =
     include!(concat!(env!("OUT_DIR"), "/builtin_baselines.rs"));
+const BUILT_IN_PRODUCT_SEEDS: &[(&str, &str)] =
+    include!(concat!(env!("OUT_DIR"), "/builtin_product_seeds.rs"));
 
 /// One kind of release data: a folder of the root and the files in it that are that kind.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -43,6 +45,8 @@ pub enum DataKind {
     Expectations,
     /// `data/search-quality-baseline-openclaw-<v>.json`.
     Baselines,
+    /// `data/product-seeds/<name>.toml`: bugs as filed, as patches (`crate::product_seeds`).
+    ProductSeeds,
 }
 
 impl DataKind {
@@ -54,6 +58,7 @@ impl DataKind {
             DataKind::CodeModeProfiles => "data/profiles/code-mode",
             DataKind::Expectations => "expectations",
             DataKind::Baselines => "data",
+            DataKind::ProductSeeds => "data/product-seeds",
         }
     }
 
@@ -74,6 +79,7 @@ impl DataKind {
             DataKind::CodeModeProfiles => BUILT_IN_CODE_MODE_PROFILES,
             DataKind::Expectations => BUILT_IN_EXPECTATIONS,
             DataKind::Baselines => BUILT_IN_BASELINES,
+            DataKind::ProductSeeds => BUILT_IN_PRODUCT_SEEDS,
         }
     }
 

@@ -26,6 +26,7 @@ pub mod mcp_servers;
 pub mod outcome;
 pub mod output;
 pub mod probes;
+pub mod product_seeds;
 pub mod profile;
 pub mod protocol;
 pub mod provider;

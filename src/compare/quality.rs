@@ -164,6 +164,7 @@ mod tests {
         Product {
             version: version.into(),
             node: "24.22.3".into(),
+            seeded: None,
         }
     }
 

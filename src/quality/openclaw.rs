@@ -129,6 +129,7 @@ fn product(install: &Installation) -> Product {
     Product {
         version: install.version.clone(),
         node: install.node_version.clone(),
+        seeded: None,
     }
 }
 

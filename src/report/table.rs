@@ -102,8 +102,13 @@ impl SuiteReport {
     pub fn to_table_with(&self, shown: Detail) -> String {
         let mut out = String::new();
         if let Some(product) = &self.product {
+            let seeded = product
+                .seeded
+                .as_ref()
+                .map(|s| format!(", seeded with product seed {s} (a patched copy, not the release as published)"))
+                .unwrap_or_default();
             out.push_str(&format!(
-                "target {}: {} {} on Node {}\n",
+                "target {}: {} {} on Node {}{seeded}\n",
                 self.target.as_str(),
                 self.target.as_str(),
                 product.version,

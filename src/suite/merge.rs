@@ -104,13 +104,16 @@ pub fn read_dir(dir: &Path) -> Result<Vec<Part>, Error> {
 }
 
 /// Which run a part belongs to: the target, and the release and Node of a real product.
-type RunKey = (TargetKind, Option<(String, String)>);
+type RunKey = (TargetKind, Option<(String, String, Option<String>)>);
 
 fn run_key(report: &SuiteReport) -> RunKey {
-    let product = report
-        .product
-        .as_ref()
-        .map(|Product { version, node }| (version.clone(), node.clone()));
+    let product = report.product.as_ref().map(
+        |Product {
+             version,
+             node,
+             seeded,
+         }| (version.clone(), node.clone(), seeded.clone()),
+    );
     (report.target, product)
 }
 
@@ -129,7 +132,14 @@ pub fn merge(parts: Vec<Part>) -> Result<Vec<SuiteReport>, Error> {
 /// What a run is called in errors: `openclaw 2026.9.6 on Node v24.1.0`, `embedded`.
 fn run_name((target, product): &RunKey) -> String {
     match product {
-        Some((version, node)) => format!("{} {version} on Node {node}", target.as_str()),
+        Some((version, node, seeded)) => format!(
+            "{} {version} on Node {node}{}",
+            target.as_str(),
+            seeded
+                .as_ref()
+                .map(|s| format!(" seeded with {s}"))
+                .unwrap_or_default()
+        ),
         None => target.as_str().to_string(),
     }
 }

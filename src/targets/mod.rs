@@ -78,6 +78,10 @@ pub const TURN_TIMEOUT: Duration = Duration::from_secs(120);
 pub struct Product {
     pub version: String,
     pub node: String,
+    /// The product seed its install was patched with (`crate::product_seeds`): the run is not
+    /// of the release as published.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub seeded: Option<String>,
 }
 
 impl Product {

@@ -25,6 +25,7 @@ use tokio::sync::{Mutex, OwnedMutexGuard};
 
 use super::catalogue::ReleaseCatalogue;
 use super::install::NodeMajor;
+use super::install::{default_cache_root, node_prefix};
 use super::release::{Found, Release, Version};
 use super::rpc::{self, GatewayRpc};
 use super::transcript::read_session_compiled_tools;
@@ -34,6 +35,7 @@ use super::{
     DEFAULT_START_TIMEOUT,
 };
 use crate::config::Bridge;
+use crate::product_seeds::{ProductSeed, SeededCopy};
 
 /// How often a gateway start that the product itself aborts is tried.
 use crate::catalog::fake::{broken, described_fake_tools};
@@ -67,6 +69,9 @@ pub struct OpenClawTarget {
     /// Catalogue sizes one gateway serves (empty: only the size it started with); see
     /// [`Self::serving_sizes`].
     sizes: Vec<usize>,
+    /// The patched copy the install is, when it is one ([`Self::seeded`]); last, so it is
+    /// removed after everything that runs from it.
+    seeded: Option<Arc<SeededCopy>>,
 }
 
 /// What the target keeps across the lanes of a run.
@@ -161,7 +166,39 @@ impl OpenClawTarget {
             run: Arc::default(),
             share,
             sizes: Vec::new(),
+            seeded: None,
         }
+    }
+
+    /// The install of `version` (`None`: as [`Self::locate`]) patched by `seed`: a copy in a
+    /// temp dir that the target runs instead of the installed release, removed when the target
+    /// is dropped. Reports name the seed (`Product::seeded`, the release facts line), so no run
+    /// on it passes for the release as published.
+    pub fn seeded(
+        node: NodeMajor,
+        version: Option<&Version>,
+        seed: &ProductSeed,
+    ) -> Result<Self, Error> {
+        let pristine = OpenClawTarget::locate_version(node, version)?;
+        let copy = SeededCopy::make(seed, &pristine.install.prefix)?;
+        let root = default_cache_root().map_err(Error::openclaw("target"))?;
+        let version: Version = pristine
+            .install
+            .version
+            .parse()
+            .map_err(|e: super::release::BadVersion| Error::Usage(e.to_string()))?;
+        let install =
+            Installation::verify(copy.prefix(), &node_prefix(&root, node), node, &version)
+                .map_err(Error::openclaw("seeded copy"))?;
+        let mut target = OpenClawTarget::with_release(install, pristine.release.clone());
+        target.share = pristine.share;
+        target.seeded = Some(Arc::new(copy));
+        Ok(target)
+    }
+
+    /// The patched copy this target runs, when it runs one.
+    pub fn seeded_copy(&self) -> Option<&SeededCopy> {
+        self.seeded.as_deref()
     }
 
     /// One gateway serves the catalogue at each of `sizes` (same plugin otherwise): its plugin
@@ -223,17 +260,26 @@ impl Target for OpenClawTarget {
         Some(Product {
             version: self.install.version.clone(),
             node: self.install.node_version.clone(),
+            seeded: self.seeded.as_ref().map(|c| c.seed().to_string()),
         })
     }
 
     fn release_facts(&self) -> Option<String> {
-        Some(if self.release.exact {
+        let facts = if self.release.exact {
             self.release.origin.clone()
         } else {
             format!(
                 "{} (borrowed: openclaw {} has no release facts of its own)",
                 self.release.origin, self.install.version
             )
+        };
+        Some(match &self.seeded {
+            Some(copy) => format!(
+                "{facts}, run on a copy patched by product seed {} ({}), not the release as published",
+                copy.seed(),
+                copy.patched().join(", ")
+            ),
+            None => facts,
         })
     }
 

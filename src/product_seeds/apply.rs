@@ -1,0 +1,376 @@
+//! The patched copy of an installed release a product seed runs on. The install is ~50,000
+//! files; copying them would cost seconds and 700 MB a seed, so every untouched file is a hard
+//! link and only the patched ones are fresh files (a hard link written to would change the
+//! installed release itself). Every patch is checked against the install before anything is
+//! written. The copy is a temp dir removed on drop — and so on SIGINT, SIGTERM and SIGHUP, which
+//! drop the command's future (`crate::signals`).
+
+use std::path::{Path, PathBuf};
+
+use super::{ProductSeed, SeedError};
+use crate::error::Error;
+
+/// The prefix of a seeded copy's temp dir (tests look for leftovers by it).
+pub const SEED_DIR_PREFIX: &str = "toolsearch-qa-seeded-";
+
+/// The install's V8 compile cache, beside `node_modules`: left out of the copy, so the seeded
+/// product can never write into the installed release's cache through a link.
+const COMPILE_CACHE: &str = "node-compile-cache";
+
+/// A patched copy of an install prefix (`<cache>/openclaw-<v>`), removed on drop.
+#[derive(Debug)]
+pub struct SeededCopy {
+    /// The seed it carries (its name).
+    seed: String,
+    /// The copy's install prefix: `<tmp>/openclaw-<v>`, laid out as the install is.
+    prefix: PathBuf,
+    /// The files written fresh, relative to the package root.
+    patched: Vec<String>,
+    /// Files linked (not copied) from the install.
+    linked: usize,
+    dir: tempfile::TempDir,
+}
+
+impl SeededCopy {
+    /// Applies `seed` to a copy of the install at `prefix` (`<cache>/openclaw-<v>`, whose package
+    /// root is `node_modules/openclaw`): every patch is checked first (its glob matches exactly
+    /// one file, its `find` occurs exactly `count` times, else exit 2 naming the seed, file and
+    /// count), then the tree is linked into a temp dir and the patched files written fresh.
+    pub fn make(seed: &ProductSeed, prefix: &Path) -> Result<SeededCopy, Error> {
+        let package = prefix.join("node_modules").join("openclaw");
+        let patched = patched_files(seed, &package)?;
+        let dir = tempfile::Builder::new()
+            .prefix(SEED_DIR_PREFIX)
+            .tempdir()
+            .map_err(|e| Error::Machine(format!("cannot create a temp dir: {e}")))?;
+        let name = prefix
+            .file_name()
+            .map(|n| n.to_os_string())
+            .unwrap_or_else(|| "openclaw".into());
+        let copy = dir.path().join(name);
+        let skip: Vec<PathBuf> = patched.iter().map(|(p, _)| package.join(p)).collect();
+        let mut linked = 0;
+        link_tree(prefix, &copy, &skip, true, &mut linked)?;
+        let copy_package = copy.join("node_modules").join("openclaw");
+        for (rel, text) in &patched {
+            let from = package.join(rel);
+            let to = copy_package.join(rel);
+            std::fs::write(&to, text).map_err(io("write", &to))?;
+            let permissions = std::fs::metadata(&from)
+                .map_err(io("read", &from))?
+                .permissions();
+            std::fs::set_permissions(&to, permissions).map_err(io("set permissions", &to))?;
+        }
+        Ok(SeededCopy {
+            seed: seed.name.clone(),
+            prefix: copy,
+            patched: patched.into_iter().map(|(p, _)| p).collect(),
+            linked,
+            dir,
+        })
+    }
+
+    /// The copy's install prefix, to locate it as an install (`Installation::verify`).
+    pub fn prefix(&self) -> &Path {
+        &self.prefix
+    }
+
+    /// The seed's name.
+    pub fn seed(&self) -> &str {
+        &self.seed
+    }
+
+    /// The files written fresh, relative to the package root (`dist/…`).
+    pub fn patched(&self) -> &[String] {
+        &self.patched
+    }
+
+    /// How many files are hard links into the install.
+    pub fn linked(&self) -> usize {
+        self.linked
+    }
+
+    /// The temp dir removed on drop.
+    pub fn dir(&self) -> &Path {
+        self.dir.path()
+    }
+}
+
+/// Each file the seed patches (relative to `package`) with its patched text, every patch
+/// checked; several patches of one file apply in order.
+fn patched_files(seed: &ProductSeed, package: &Path) -> Result<Vec<(String, String)>, Error> {
+    let mut files: Vec<(String, String)> = Vec::new();
+    for (index, patch) in seed.patches.iter().enumerate() {
+        let matches = glob(package, &patch.file)?;
+        let [rel] = matches.as_slice() else {
+            let listing = match matches.is_empty() {
+                true => String::new(),
+                false => format!(": {}", matches.join(", ")),
+            };
+            return Err(SeedError::Glob {
+                seed: seed.name.clone(),
+                index,
+                pattern: patch.file.clone(),
+                root: package.display().to_string(),
+                found: matches.len(),
+                listing,
+            }
+            .into());
+        };
+        let slot = match files.iter().position(|(p, _)| p == rel) {
+            Some(i) => i,
+            None => {
+                let path = package.join(rel);
+                let text = std::fs::read_to_string(&path).map_err(io("read", &path))?;
+                files.push((rel.clone(), text));
+                files.len() - 1
+            }
+        };
+        let text = &mut files[slot].1;
+        let found = text.matches(patch.find.as_str()).count();
+        if found != patch.count {
+            return Err(SeedError::Count {
+                seed: seed.name.clone(),
+                index,
+                file: rel.clone(),
+                count: patch.count,
+                found,
+            }
+            .into());
+        }
+        *text = text.replace(patch.find.as_str(), &patch.replace);
+    }
+    Ok(files)
+}
+
+/// The files under `root` that `pattern` names (relative, sorted): its directories literally,
+/// its last part with `*` matching any run of characters.
+fn glob(root: &Path, pattern: &str) -> Result<Vec<String>, Error> {
+    let (dir, name) = pattern.rsplit_once('/').unwrap_or(("", pattern));
+    let folder = root.join(dir);
+    let entries = match std::fs::read_dir(&folder) {
+        Ok(entries) => entries,
+        Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Ok(Vec::new()),
+        Err(e) => return Err(io("read", &folder)(e)),
+    };
+    let mut out = Vec::new();
+    for entry in entries {
+        let entry = entry.map_err(io("read", &folder))?;
+        let Ok(file) = entry.file_name().into_string() else {
+            continue;
+        };
+        if entry.file_type().is_ok_and(|t| t.is_file()) && wildcard(name, &file) {
+            out.push(match dir {
+                "" => file,
+                _ => format!("{dir}/{file}"),
+            });
+        }
+    }
+    out.sort();
+    Ok(out)
+}
+
+/// Whether `text` matches `pattern`, whose `*` matches any run of characters.
+fn wildcard(pattern: &str, text: &str) -> bool {
+    let parts: Vec<&str> = pattern.split('*').collect();
+    if parts.len() == 1 {
+        return pattern == text;
+    }
+    let (first, last) = (parts[0], parts[parts.len() - 1]);
+    if !text.starts_with(first) || text.len() < first.len() + last.len() || !text.ends_with(last) {
+        return false;
+    }
+    let mut rest = &text[first.len()..text.len() - last.len()];
+    for middle in &parts[1..parts.len() - 1] {
+        match rest.find(middle) {
+            Some(at) => rest = &rest[at + middle.len()..],
+            None => return false,
+        }
+    }
+    true
+}
+
+/// Recreates `from` at `to`: directories made, files hard-linked (copied when the temp dir is
+/// on another file system), symlinks made again; `skip` files are left for the caller to write.
+fn link_tree(
+    from: &Path,
+    to: &Path,
+    skip: &[PathBuf],
+    top: bool,
+    linked: &mut usize,
+) -> Result<(), Error> {
+    std::fs::create_dir_all(to).map_err(io("create directory", to))?;
+    for entry in std::fs::read_dir(from).map_err(io("read", from))? {
+        let entry = entry.map_err(io("read", from))?;
+        let source = entry.path();
+        let target = to.join(entry.file_name());
+        if top && entry.file_name() == COMPILE_CACHE {
+            continue;
+        }
+        let kind = entry.file_type().map_err(io("read", &source))?;
+        if kind.is_symlink() {
+            let link = std::fs::read_link(&source).map_err(io("read link", &source))?;
+            std::os::unix::fs::symlink(&link, &target).map_err(io("link", &target))?;
+        } else if kind.is_dir() {
+            link_tree(&source, &target, skip, false, linked)?;
+        } else if skip.contains(&source) {
+            continue;
+        } else if std::fs::hard_link(&source, &target).is_ok() {
+            *linked += 1;
+        } else {
+            std::fs::copy(&source, &target).map_err(io("copy", &source))?;
+        }
+    }
+    Ok(())
+}
+
+fn io<'p>(action: &'static str, path: &'p Path) -> impl FnOnce(std::io::Error) -> Error + 'p {
+    move |source| Error::Io {
+        action,
+        path: path.to_path_buf(),
+        source,
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use std::os::unix::fs::MetadataExt;
+
+    use super::*;
+    use crate::error::Exit;
+    use crate::product_seeds::Patch;
+
+    /// A fake install prefix: `node_modules/openclaw/{package.json, dist/a-X1.mjs, dist/b.mjs}`,
+    /// a compile cache and a symlink.
+    fn install() -> tempfile::TempDir {
+        let dir = tempfile::tempdir().unwrap();
+        let package = dir.path().join("node_modules/openclaw");
+        std::fs::create_dir_all(package.join("dist")).unwrap();
+        std::fs::write(package.join("package.json"), "{\"version\":\"2026.9.6\"}").unwrap();
+        std::fs::write(package.join("dist/a-X1.mjs"), "one two two three").unwrap();
+        std::fs::write(package.join("dist/b.mjs"), "untouched").unwrap();
+        std::fs::create_dir_all(dir.path().join("node_modules/.bin")).unwrap();
+        std::os::unix::fs::symlink(
+            "../openclaw/dist/b.mjs",
+            dir.path().join("node_modules/.bin/b"),
+        )
+        .unwrap();
+        std::fs::create_dir_all(dir.path().join(COMPILE_CACHE)).unwrap();
+        std::fs::write(dir.path().join(COMPILE_CACHE).join("x"), "cache").unwrap();
+        dir
+    }
+
+    fn seed(patches: &[(&str, &str, &str, usize)]) -> ProductSeed {
+        ProductSeed {
+            name: "demo".into(),
+            origin: "data/product-seeds/demo.toml".into(),
+            issue: Some(1),
+            scenario: "s".into(),
+            claims: vec![crate::scenario::ClaimId::S1],
+            release: "2026.9.6".into(),
+            why: "w".into(),
+            patches: patches
+                .iter()
+                .map(|(file, find, replace, count)| Patch {
+                    file: file.to_string(),
+                    find: find.to_string(),
+                    replace: replace.to_string(),
+                    count: *count,
+                })
+                .collect(),
+        }
+    }
+
+    #[test]
+    fn patched_files_are_fresh_and_the_rest_are_links() {
+        let install = install();
+        let seed = seed(&[
+            ("dist/a-*.mjs", "two", "2", 2),
+            ("dist/a-*.mjs", "one", "1", 1),
+        ]);
+        let copy = SeededCopy::make(&seed, install.path()).unwrap();
+        let package = copy.prefix().join("node_modules/openclaw");
+        assert_eq!(
+            std::fs::read_to_string(package.join("dist/a-X1.mjs")).unwrap(),
+            "1 2 2 three"
+        );
+        let original = install.path().join("node_modules/openclaw");
+        assert_eq!(
+            std::fs::read_to_string(original.join("dist/a-X1.mjs")).unwrap(),
+            "one two two three",
+            "the install is untouched"
+        );
+        let ino = |p: &Path| std::fs::metadata(p).unwrap().ino();
+        assert_eq!(
+            ino(&package.join("dist/b.mjs")),
+            ino(&original.join("dist/b.mjs"))
+        );
+        assert_ne!(
+            ino(&package.join("dist/a-X1.mjs")),
+            ino(&original.join("dist/a-X1.mjs"))
+        );
+        assert_eq!(copy.patched(), ["dist/a-X1.mjs"]);
+        assert_eq!(copy.linked(), 2, "package.json and dist/b.mjs");
+        let link = copy.prefix().join("node_modules/.bin/b");
+        assert_eq!(
+            std::fs::read_link(&link).unwrap(),
+            Path::new("../openclaw/dist/b.mjs")
+        );
+        assert!(!copy.prefix().join(COMPILE_CACHE).exists());
+        let dir = copy.dir().to_path_buf();
+        assert!(dir.is_dir());
+        drop(copy);
+        assert!(!dir.exists(), "the copy is removed on drop");
+    }
+
+    #[test]
+    fn a_find_that_does_not_fit_names_seed_file_and_count() {
+        let install = install();
+        let e = SeededCopy::make(&seed(&[("dist/a-*.mjs", "two", "2", 1)]), install.path())
+            .unwrap_err();
+        assert_eq!(e.exit_code(), Exit::USAGE);
+        assert_eq!(
+            e.to_string(),
+            "product seed demo: patch[0].find occurs 2 times in dist/a-X1.mjs (expected 1)"
+        );
+        let e = SeededCopy::make(&seed(&[("dist/a-*.mjs", "four", "4", 1)]), install.path())
+            .unwrap_err();
+        assert!(e.to_string().contains("occurs 0 times"), "{e}");
+    }
+
+    #[test]
+    fn a_glob_must_match_exactly_one_file() {
+        let install = install();
+        let root = install
+            .path()
+            .join("node_modules/openclaw")
+            .display()
+            .to_string();
+        let e =
+            SeededCopy::make(&seed(&[("dist/*.mjs", "x", "y", 1)]), install.path()).unwrap_err();
+        assert_eq!(e.exit_code(), Exit::USAGE);
+        assert_eq!(
+            e.to_string(),
+            format!("product seed demo: patch[0].file \"dist/*.mjs\" matches 2 files under {root} (expected exactly 1): dist/a-X1.mjs, dist/b.mjs")
+        );
+        let e =
+            SeededCopy::make(&seed(&[("dist/c-*.mjs", "x", "y", 1)]), install.path()).unwrap_err();
+        assert!(e.to_string().contains("matches 0 files"), "{e}");
+    }
+
+    #[test]
+    fn wildcards() {
+        for (pattern, text, ok) in [
+            ("a-*.mjs", "a-X1.mjs", true),
+            ("a-*.mjs", "a-.mjs", true),
+            ("a-*.mjs", "b-X1.mjs", false),
+            ("a-*.mjs", "a-X1.js", false),
+            ("a*b*c", "aXbYc", true),
+            ("a*b*c", "aXc", false),
+            ("exact.js", "exact.js", true),
+            ("a*a", "a", false),
+        ] {
+            assert_eq!(wildcard(pattern, text), ok, "{pattern} {text}");
+        }
+    }
+}
