@@ -4,7 +4,7 @@
 //! what each room owns, its floor, and how to add a claim, a release, a scenario or a command.
 //! From the ground up: [`error`], [`protocol`], [`data_root`], [`server`] and [`sandbox`] import
 //! no room; [`catalog`], [`output`], [`signals`]; [`config`], [`mcp_fixture`]; [`engine`];
-//! [`profile`], [`provider`]; [`gateway`], [`scenario`]; [`mcp_servers`]; [`targets`]; [`outcome`]
+//! [`profile`], [`provider`]; [`gateway`], [`scenario`]; [`mcp_servers`], [`product_seeds`]; [`targets`]; [`outcome`]
 //! (typed results, `summary.json`), [`load`], [`regressions`]; [`drive`] (one lane on one target),
 //! [`report`] (renders outcomes); [`suite`] (the gate), [`probes`], [`quality`]; [`compare`],
 //! [`selftest`], [`snapshot_review`], [`commands`]; [`capture`]; [`releases`]; [`cli`].
