@@ -267,6 +267,7 @@ mod tests {
             issue: Some(1),
             scenario: "s".into(),
             claims: vec![crate::scenario::ClaimId::S1],
+            lanes: Vec::new(),
             release: "2026.9.6".into(),
             why: "w".into(),
             patches: patches

@@ -30,6 +30,9 @@ pub struct ProductSeed {
     pub scenario: String,
     /// The claims of which one must fail: caught is red with one of these.
     pub claims: Vec<ClaimId>,
+    /// The scenario's lanes the seed runs (empty: every lane), so a run pays only for the lanes
+    /// that replay the bug.
+    pub lanes: Vec<String>,
     /// The release the patch was written against (`2026.9.6`).
     pub release: String,
     /// The bug as filed, in our words.
@@ -103,6 +106,8 @@ struct SeedFile {
     issue: Option<u32>,
     scenario: String,
     claims: Vec<String>,
+    #[serde(default)]
+    lanes: Vec<String>,
     release: String,
     why: String,
     patch: Vec<PatchFile>,
@@ -124,12 +129,12 @@ fn one() -> usize {
 
 impl ProductSeed {
     /// Parses and checks one seed file written at `origin`, named `name`; `scenarios` are the
-    /// ids a seed may name (the built-in ones).
+    /// scenarios a seed may name (the built-in ones), each with its lanes.
     pub fn parse(
         text: &str,
         origin: &str,
         name: &str,
-        scenarios: &[&str],
+        scenarios: &[(&str, Vec<&str>)],
     ) -> Result<ProductSeed, SeedError> {
         let places = Places::new(text);
         let error = |field: &str, line: Option<usize>, message: String| SeedError::File {
@@ -151,12 +156,25 @@ impl ProductSeed {
             let field = if field == "." { "(file)".into() } else { field };
             error(&field, line, inner.message().trim_end().to_string())
         })?;
-        if !scenarios.contains(&file.scenario.as_str()) {
+        let Some((_, lanes)) = scenarios.iter().find(|(id, _)| *id == file.scenario) else {
             return Err(error(
                 "scenario",
                 None,
                 format!("{:?} is not a built-in scenario", file.scenario),
             ));
+        };
+        for (i, lane) in file.lanes.iter().enumerate() {
+            if !lanes.contains(&lane.as_str()) {
+                return Err(error(
+                    &format!("lanes[{i}]"),
+                    None,
+                    format!(
+                        "{} has no lane {lane:?} (lanes: {})",
+                        file.scenario,
+                        lanes.join(", ")
+                    ),
+                ));
+            }
         }
         let mut claims = Vec::new();
         for (i, id) in file.claims.iter().enumerate() {
@@ -213,6 +231,7 @@ impl ProductSeed {
             issue: file.issue,
             scenario: file.scenario,
             claims,
+            lanes: file.lanes,
             release: file.release,
             why: file.why,
             patches,
@@ -262,14 +281,22 @@ pub fn load(root: &DataRoot) -> Result<Vec<ProductSeed>, Error> {
         .files(DataKind::ProductSeeds)
         .map_err(|e| Error::Usage(e.to_string()))?;
     let known = crate::scenario::load_all(&[])?;
-    let ids: Vec<&str> = known.iter().map(|s| s.id.as_str()).collect();
+    let ids: Vec<(&str, Vec<&str>)> = known
+        .iter()
+        .map(|s| {
+            (
+                s.id.as_str(),
+                s.lanes.iter().map(|l| l.name.as_str()).collect(),
+            )
+        })
+        .collect();
     files
         .iter()
         .map(|f| parse_file(f, &ids).map_err(Error::from))
         .collect()
 }
 
-fn parse_file(file: &DataFile, scenarios: &[&str]) -> Result<ProductSeed, SeedError> {
+fn parse_file(file: &DataFile, scenarios: &[(&str, Vec<&str>)]) -> Result<ProductSeed, SeedError> {
     let name = file.name.trim_end_matches(".toml");
     ProductSeed::parse(&file.text, &file.origin, name, scenarios)
 }
@@ -303,11 +330,14 @@ pub fn pick(all: &[ProductSeed], names: &[String]) -> Result<Vec<ProductSeed>, S
 mod tests {
     use super::*;
 
-    const SCENARIOS: &[&str] = &["upstream-search-no-match"];
+    fn scenarios() -> Vec<(&'static str, Vec<&'static str>)> {
+        vec![("upstream-search-no-match", vec!["tools", "directory"])]
+    }
 
     const GOOD: &str = r#"issue = 114285
 scenario = "upstream-search-no-match"
 claims = ["S1"]
+lanes = ["tools"]
 release = "2026.9.6"
 why = "a query with no usable term scored every tool"
 
@@ -318,7 +348,7 @@ replace = "b"
 "#;
 
     fn parse(text: &str) -> Result<ProductSeed, SeedError> {
-        ProductSeed::parse(text, "data/product-seeds/x.toml", "x", SCENARIOS)
+        ProductSeed::parse(text, "data/product-seeds/x.toml", "x", &scenarios())
     }
 
     fn file_error(text: &str) -> (usize, String, String) {
@@ -338,6 +368,7 @@ replace = "b"
         let seed = parse(GOOD).unwrap();
         assert_eq!(seed.issue, Some(114285));
         assert_eq!(seed.claims, vec![ClaimId::S1]);
+        assert_eq!(seed.lanes, vec!["tools"]);
         assert_eq!(seed.patches.len(), 1);
         assert_eq!(seed.patches[0].count, 1);
         assert_eq!(seed.label(), "x (openclaw/openclaw#114285)");
@@ -353,27 +384,34 @@ replace = "b"
         assert_eq!((line, field.as_str()), (2, "scenario"));
 
         let (line, field, message) = file_error(&GOOD.replace("find = \"a\"\n", ""));
-        assert_eq!((line, field.as_str()), (7, "patch[0]"));
+        assert_eq!((line, field.as_str()), (8, "patch[0]"));
         assert!(message.contains("missing field `find`"), "{message}");
 
         let (line, field, message) =
             file_error(&GOOD.replace("replace = \"b\"", "replace = \"b\"\ncount = 0"));
         assert_eq!(
             (line, field.as_str(), message.as_str()),
-            (11, "patch[0].count", "must be at least 1")
+            (12, "patch[0].count", "must be at least 1")
         );
 
         let (line, field, _) = file_error(&GOOD.replace("dist/local", "../local"));
-        assert_eq!((line, field.as_str()), (8, "patch[0].file"));
+        assert_eq!((line, field.as_str()), (9, "patch[0].file"));
 
         let (line, field, _) = file_error(&GOOD.replace("dist/local", "d*/local"));
-        assert_eq!((line, field.as_str()), (8, "patch[0].file"));
+        assert_eq!((line, field.as_str()), (9, "patch[0].file"));
+
+        let (line, field, message) = file_error(&GOOD.replace("[\"tools\"]", "[\"code\"]"));
+        assert_eq!((line, field.as_str()), (4, "lanes[0]"));
+        assert_eq!(
+            message,
+            "upstream-search-no-match has no lane \"code\" (lanes: tools, directory)"
+        );
 
         let (line, field, _) = file_error(&GOOD.replace("2026.9.6", "9.6"));
-        assert_eq!((line, field.as_str()), (4, "release"));
+        assert_eq!((line, field.as_str()), (5, "release"));
 
         let (line, field, message) = file_error(&GOOD.replace("why =", "wyh ="));
-        assert_eq!(line, 5);
+        assert_eq!(line, 6);
         assert_eq!(field, "wyh");
         assert!(message.contains("unknown field `wyh`"), "{message}");
     }

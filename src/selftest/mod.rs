@@ -6,6 +6,7 @@
 //! any seed runs, every scenario the seeds use must pass unseeded, or a "caught" would mean
 //! nothing. Rendering lives in [`render`].
 
+pub mod patched;
 pub mod product;
 pub mod render;
 pub mod seeds;
@@ -16,6 +17,7 @@ use serde::Serialize;
 
 use crate::error::{Error, Exit};
 use crate::outcome::{ScenarioReport, SuiteReport};
+use crate::product_seeds::ProductSeed;
 use crate::scenario::claim::ClaimId;
 use crate::scenario::{load_all, Scenario};
 use crate::suite::run_suite;
@@ -65,7 +67,7 @@ pub struct Cell {
     pub claim: ClaimId,
     pub target: &'static str,
     pub seed: String,
-    pub scenario: &'static str,
+    pub scenario: String,
     #[serde(flatten)]
     pub outcome: Outcome,
 }
@@ -130,9 +132,45 @@ pub fn pick(only: &[String], targets: TargetChoice) -> Result<Vec<Seed>, Error> 
     Ok(picked)
 }
 
+/// The seeds `only` picks on `targets` ([`pick`]) and the product seeds among them (on a real
+/// OpenClaw; all of them when `only` is empty): a name may be either kind's.
+pub fn pick_all(
+    only: &[String],
+    targets: TargetChoice,
+) -> Result<(Vec<Seed>, Vec<ProductSeed>), Error> {
+    let product = match targets {
+        TargetChoice::Embedded => Vec::new(),
+        TargetChoice::Openclaw | TargetChoice::Both => {
+            crate::product_seeds::load(crate::data_root::current())?
+        }
+    };
+    if only.is_empty() {
+        return Ok((pick(only, targets)?, product));
+    }
+    let (named, rest): (Vec<String>, Vec<String>) = only
+        .iter()
+        .cloned()
+        .partition(|o| product.iter().any(|p| p.name == *o));
+    let patched = crate::product_seeds::pick(&product, &named)?;
+    let seeds = match (rest.is_empty(), named.is_empty()) {
+        (true, false) => Vec::new(),
+        _ => pick(&rest, targets)?,
+    };
+    Ok((seeds, patched))
+}
+
 /// Runs the baseline (every scenario the seeds use, unseeded) and then every seed whose
 /// scenario passed it; a real OpenClaw runs on Node `node`.
 pub async fn run(seeds: &[Seed], node: NodeMajor) -> Result<Matrix, Error> {
+    run_with(seeds, &[], node).await
+}
+
+/// [`run`], then the product seeds `patched` ([`patched::run`]): their cells follow.
+pub async fn run_with(
+    seeds: &[Seed],
+    patched: &[ProductSeed],
+    node: NodeMajor,
+) -> Result<Matrix, Error> {
     let started = Instant::now();
     let known = load_all(&[])?;
     let scenario = |id: &str| -> Result<Scenario, Error> {
@@ -177,10 +215,13 @@ pub async fn run(seeds: &[Seed], node: NodeMajor) -> Result<Matrix, Error> {
             claim: seed.claim,
             target: seed.target(),
             seed: seed.name(),
-            scenario: seed.scenario,
+            scenario: seed.scenario.to_string(),
             outcome,
         });
     }
+    let mut patched = patched::run(&known, patched, node).await?;
+    baseline_failures.append(&mut patched.baseline_failures);
+    cells.append(&mut patched.cells);
     Ok(Matrix {
         ok: baseline_failures.is_empty()
             && cells.iter().all(|c| {
@@ -351,7 +392,8 @@ pub async fn command(
     format: crate::output::Format,
     out: &mut dyn std::io::Write,
 ) -> Result<u8, Error> {
-    let matrix = run(&pick(only, targets)?, node).await?;
+    let (seeds, patched) = pick_all(only, targets)?;
+    let matrix = run_with(&seeds, &patched, node).await?;
     let text = match format {
         crate::output::Format::Table => matrix.to_table(),
         crate::output::Format::Json => matrix.to_json() + "\n",
