@@ -304,3 +304,50 @@ fn post_turn_and_wait(base: &str) -> std::io::Result<()> {
     stream.read_to_end(&mut answer)?;
     Ok(())
 }
+
+/// SIGTERM while `selftest` runs a product seed: the patched copy of the release (a temp dir of
+/// hard links) goes with the run, as do its gateway and its port.
+#[test]
+#[ignore = "needs OpenClaw 2026.9.6 (bash scripts/install-openclaw.sh)"]
+fn sigterm_while_a_product_seed_runs_removes_its_patched_copy() {
+    let _install = crate::openclaw_real::real_install(
+        "sigterm_while_a_product_seed_runs_removes_its_patched_copy",
+    );
+    let _one = crate::openclaw_real::ONE_GATEWAY.blocking_lock();
+    let tmp = tempfile::tempdir().unwrap();
+    let child = binary(tmp.path())
+        .current_dir(env!("CARGO_MANIFEST_DIR"))
+        .args([
+            "selftest",
+            "--target",
+            "openclaw",
+            "--seed",
+            "search-no-usable-term",
+        ])
+        .spawn()
+        .unwrap();
+    let copy = || {
+        entries(tmp.path()).into_iter().find(|p| {
+            p.file_name()
+                .is_some_and(|n| n.to_string_lossy().starts_with("toolsearch-qa-seeded-"))
+        })
+    };
+    // The baseline runs first on the release as published (a gateway start, minutes when loaded).
+    until("the patched copy", Duration::from_secs(600), || {
+        copy().is_some()
+    });
+    let made = copy().unwrap();
+    until(
+        "a gateway on the patched copy",
+        Duration::from_secs(600),
+        || !processes_below(tmp.path()).is_empty(),
+    );
+    signal(&child, Signal::TERM);
+    let (status, stderr) = wait(child);
+    assert_eq!(status, Some(143), "{stderr}");
+    until("the gateway to end", HANG, || {
+        processes_below(tmp.path()).is_empty()
+    });
+    assert!(!made.exists(), "{} is left", made.display());
+    assert_eq!(entries(tmp.path()), Vec::<PathBuf>::new());
+}
