@@ -410,4 +410,34 @@ mod tests {
             "{text}"
         );
     }
+
+    /// A run on a patched copy of a release never passes for the release as published.
+    #[test]
+    fn a_seeded_product_says_so_in_the_first_line() {
+        let mut report = testdata::reference();
+        report.target = crate::targets::TargetKind::Openclaw;
+        let product = crate::targets::Product {
+            version: "2026.9.6".into(),
+            node: "24.22.3".into(),
+            seeded: None,
+        };
+        report.product = Some(product.clone());
+        let first =
+            |r: &crate::outcome::SuiteReport| r.to_table().lines().next().unwrap().to_string();
+        assert_eq!(
+            first(&report),
+            "target openclaw: openclaw 2026.9.6 on Node 24.22.3"
+        );
+        report.product = Some(crate::targets::Product {
+            seeded: Some("search-no-usable-term".into()),
+            ..product
+        });
+        assert_eq!(
+            first(&report),
+            "target openclaw: openclaw 2026.9.6 on Node 24.22.3, seeded with product seed \
+             search-no-usable-term (a patched copy, not the release as published)"
+        );
+        let json = serde_json::to_value(report.product.as_ref().unwrap()).unwrap();
+        assert_eq!(json["seeded"], "search-no-usable-term");
+    }
 }

@@ -154,7 +154,17 @@ pub fn pick_all(
     let patched = crate::product_seeds::pick(&product, &named)?;
     let seeds = match (rest.is_empty(), named.is_empty()) {
         (true, false) => Vec::new(),
-        _ => pick(&rest, targets)?,
+        _ => pick(&rest, targets).map_err(|e| match product.is_empty() {
+            true => e,
+            false => Error::Usage(format!(
+                "{e}; product seeds: {}",
+                product
+                    .iter()
+                    .map(|p| p.name.as_str())
+                    .collect::<Vec<_>>()
+                    .join(", ")
+            )),
+        })?,
     };
     Ok((seeds, patched))
 }
