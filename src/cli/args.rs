@@ -51,6 +51,10 @@ pub enum Command {
         /// The Node major a real OpenClaw runs on.
         #[arg(long, value_enum, default_value_t = NodeMajor::default())]
         openclaw_node: NodeMajor,
+        /// On a real OpenClaw: the product seeds (data/product-seeds/, bugs as filed patched into
+        /// a copy of the release) beside the other seeds, alone, or not at all.
+        #[arg(long, value_enum, default_value_t = crate::selftest::ProductSeeds::With)]
+        product_seeds: crate::selftest::ProductSeeds,
         #[arg(long, value_enum, default_value_t = Format::Table)]
         format: Format,
     },

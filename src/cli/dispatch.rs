@@ -43,9 +43,11 @@ pub async fn run(
             seeds,
             target,
             openclaw_node,
+            product_seeds,
             format,
         } => Box::pin(async move {
-            crate::selftest::command(&seeds, target, openclaw_node, format, stdout).await
+            crate::selftest::command(&seeds, target, product_seeds, openclaw_node, format, stdout)
+                .await
         }),
         Command::Probes(args) => Box::pin(async move {
             let request = crate::probes::ProbesRequest {

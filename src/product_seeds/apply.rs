@@ -70,6 +70,12 @@ impl SeededCopy {
         })
     }
 
+    /// Checks that every patch of `seed` fits the install at `prefix`, as [`Self::make`] would,
+    /// without copying anything (a run checks every seed before its first gateway starts).
+    pub fn check(seed: &ProductSeed, prefix: &Path) -> Result<(), Error> {
+        patched_files(seed, &prefix.join("node_modules").join("openclaw")).map(|_| ())
+    }
+
     /// The copy's install prefix, to locate it as an install (`Installation::verify`).
     pub fn prefix(&self) -> &Path {
         &self.prefix

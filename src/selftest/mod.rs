@@ -103,6 +103,18 @@ impl Matrix {
     }
 }
 
+/// Whether a run on a real OpenClaw takes the product seeds (`--product-seeds`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, clap::ValueEnum)]
+pub enum ProductSeeds {
+    /// Beside the other seeds.
+    #[default]
+    With,
+    /// Only the product seeds.
+    Only,
+    /// None of them.
+    Without,
+}
+
 /// The seeds a run picks on `targets`: all, or those whose name or claim is in `only`.
 pub fn pick(only: &[String], targets: TargetChoice) -> Result<Vec<Seed>, Error> {
     let all: Vec<Seed> = match targets {
@@ -135,6 +147,19 @@ pub fn pick(only: &[String], targets: TargetChoice) -> Result<Vec<Seed>, Error> 
 /// The seeds `only` picks on `targets` ([`pick`]) and the product seeds among them (on a real
 /// OpenClaw; all of them when `only` is empty): a name may be either kind's.
 pub fn pick_all(
+    only: &[String],
+    targets: TargetChoice,
+    product_seeds: ProductSeeds,
+) -> Result<(Vec<Seed>, Vec<ProductSeed>), Error> {
+    let (seeds, patched) = pick_both(only, targets)?;
+    Ok(match product_seeds {
+        ProductSeeds::With => (seeds, patched),
+        ProductSeeds::Only => (Vec::new(), patched),
+        ProductSeeds::Without => (seeds, Vec::new()),
+    })
+}
+
+fn pick_both(
     only: &[String],
     targets: TargetChoice,
 ) -> Result<(Vec<Seed>, Vec<ProductSeed>), Error> {
@@ -398,11 +423,12 @@ pub fn judge(claim: ClaimId, report: &ScenarioReport) -> Outcome {
 pub async fn command(
     only: &[String],
     targets: TargetChoice,
+    product_seeds: ProductSeeds,
     node: NodeMajor,
     format: crate::output::Format,
     out: &mut dyn std::io::Write,
 ) -> Result<u8, Error> {
-    let (seeds, patched) = pick_all(only, targets)?;
+    let (seeds, patched) = pick_all(only, targets, product_seeds)?;
     let matrix = run_with(&seeds, &patched, node).await?;
     let text = match format {
         crate::output::Format::Table => matrix.to_table(),

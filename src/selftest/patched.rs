@@ -8,7 +8,7 @@ use super::{judge, Cell, Outcome};
 use crate::error::Error;
 use crate::outcome::findings;
 use crate::outcome::{ScenarioReport, SuiteReport};
-use crate::product_seeds::ProductSeed;
+use crate::product_seeds::{ProductSeed, SeededCopy};
 use crate::scenario::{ClaimId, Scenario};
 use crate::suite::{run_plans, ProviderSource, Quiet};
 use crate::targets::openclaw::NodeMajor;
@@ -87,6 +87,9 @@ pub async fn run(
         }
     }
     let pristine = OpenClawTarget::locate(node)?;
+    for seed in seeds {
+        SeededCopy::check(seed, &pristine.install().prefix)?;
+    }
     let reports = judged(&pristine, &baseline, known).await?;
     drop(pristine);
     let mut baseline_failures = Vec::new();
