@@ -443,7 +443,14 @@ replace = "b"
     #[test]
     #[ignore = "needs the OpenClaw releases the seeds name: bash scripts/install-openclaw.sh"]
     fn every_committed_seed_applies_to_its_release() {
-        let cache = crate::targets::openclaw::install::default_cache_root().unwrap();
+        // The install cache as the openclaw target finds it (a room above this one).
+        let cache = std::env::var_os("TOOLSEARCH_QA_CACHE")
+            .filter(|v| !v.is_empty())
+            .map(std::path::PathBuf::from)
+            .unwrap_or_else(|| {
+                std::path::PathBuf::from(std::env::var_os("HOME").unwrap())
+                    .join(".cache/toolsearch-qa")
+            });
         for seed in load(&DataRoot::discovered()).unwrap() {
             let prefix = cache.join(format!("openclaw-{}", seed.release));
             assert!(prefix.is_dir(), "{} is not installed", seed.release);
