@@ -170,7 +170,10 @@ fn release_data_is_read_at_run_time_from_the_data_root() {
     let stderr = String::from_utf8(output.stderr).unwrap();
     assert_eq!(output.status.code(), Some(2), "{stderr}");
     assert!(
-        stderr.starts_with(&format!("error: release data: {}: ", release.display())),
+        stderr.starts_with(&format!(
+            "error: release data: {}:1: version: invalid type",
+            release.display()
+        )),
         "{stderr}"
     );
     assert_eq!(std::fs::read_dir(elsewhere.path()).unwrap().count(), 0);

@@ -38,6 +38,12 @@ pub struct LaneConfig {
     pub overrides: Option<Value>,
     /// The fake plugin's config (`plugins.entries.<id>.config`: its hook rules).
     pub plugin_config: Option<Value>,
+    /// `tools.codeMode` ([`super::release::CodeModeFacts::config_value`]), on a Code Mode lane
+    /// only: a Tool Search or direct lane leaves it unset, as a user's config would.
+    pub code_mode: Option<Value>,
+    /// Mark the mock model `compat.codeMode = "preferred"` (a catalog-preferred model: the
+    /// `"auto"` tier engages for it).
+    pub catalog_preferred: bool,
 }
 
 impl LaneConfig {
@@ -52,6 +58,8 @@ impl LaneConfig {
             shape: ConfigShape::default(),
             overrides: None,
             plugin_config: None,
+            code_mode: None,
+            catalog_preferred: false,
         }
     }
 
@@ -66,6 +74,8 @@ impl LaneConfig {
             shape: ConfigShape::default(),
             overrides: None,
             plugin_config: None,
+            code_mode: None,
+            catalog_preferred: false,
         }
     }
 
@@ -82,6 +92,8 @@ impl LaneConfig {
             shape: ConfigShape::default(),
             overrides: None,
             plugin_config: None,
+            code_mode: None,
+            catalog_preferred: false,
         }
     }
 }
@@ -128,12 +140,19 @@ pub fn config_value(
     if !lane.deny.is_empty() {
         tools["deny"] = json!(sorted(&lane.deny));
     }
+    if let Some(code_mode) = &lane.code_mode {
+        tools["codeMode"] = code_mode.clone();
+    }
     let primary = json!({ "model": { "primary": format!("{PROVIDER_ID}/{MODEL_ID}") } });
     let agents = match lane.shape.agents {
         AgentsShape::Entries => json!({ "defaults": primary, "entries": { &lane.agent: {} } }),
         AgentsShape::List => json!({ "defaults": primary, "list": [{ "id": &lane.agent }] }),
     };
-    let mut models = json!({ "providers": { PROVIDER_ID: provider(base_url) } });
+    let mut provider = provider(base_url);
+    if lane.catalog_preferred {
+        provider["models"][0]["compat"] = json!({ "codeMode": "preferred" });
+    }
+    let mut models = json!({ "providers": { PROVIDER_ID: provider } });
     if lane.shape.catalog_refresh {
         models["catalogRefresh"] = json!({ "enabled": false });
     }
@@ -255,5 +274,47 @@ mod tests {
         let without = servers(&lane);
         assert_eq!(without["qa"], json!({ "command": "node" }));
         assert_eq!(without["web"]["transport"], "sse");
+    }
+
+    fn config(lane: &LaneConfig) -> Value {
+        config_value(
+            "http://127.0.0.1:9/v1",
+            Path::new("/plugins"),
+            "p",
+            lane,
+            Path::new("/log"),
+        )
+        .unwrap()
+    }
+
+    /// A Tool Search or direct lane writes no `tools.codeMode` (an unset value is what a
+    /// user's config has, so an auto tier that engages where it should not shows); a Code Mode
+    /// lane writes its value, and a catalog-preferred lane marks the mock model.
+    #[test]
+    fn only_a_code_mode_lane_writes_tools_code_mode() {
+        for lane in [
+            LaneConfig::direct(),
+            LaneConfig::code(),
+            LaneConfig::structured("tools"),
+        ] {
+            let written = config(&lane);
+            assert_eq!(written["tools"].get("codeMode"), None, "{lane:?}");
+            assert_eq!(
+                written["models"]["providers"][PROVIDER_ID]["models"][0].get("compat"),
+                None
+            );
+        }
+        let mut lane = LaneConfig::structured("tools");
+        lane.code_mode = Some(json!({ "enabled": "auto", "executor": "quickjs" }));
+        lane.catalog_preferred = true;
+        let written = config(&lane);
+        assert_eq!(
+            written["tools"]["codeMode"],
+            json!({ "enabled": "auto", "executor": "quickjs" })
+        );
+        assert_eq!(written["tools"]["toolSearch"], json!({ "mode": "tools" }));
+        let model = &written["models"]["providers"][PROVIDER_ID]["models"][0];
+        assert_eq!(model["compat"], json!({ "codeMode": "preferred" }));
+        assert_eq!(model["id"], MODEL_ID);
     }
 }

@@ -1,7 +1,9 @@
 //! One OpenClaw release's Tool Search surface as data (`data/releases/openclaw-<v>.toml`): which
 //! modes exist and what a lane writes to get each, the `tools.toolSearch` keys it accepts, the
 //! bridge tool per mode, the tools declared in every mode, the directory's heading, the id forms
-//! its snapshots redact and the transcript table's shape. Claims, the config writer and the
+//! its snapshots redact, the transcript table's shape, and its Code Mode (`[code_mode]`: how
+//! `tools.codeMode` is read, its executors, controls and direct-only tools; absent before
+//! 2026.8.1). Claims, the config writer and the
 //! transcript reader take these facts from here, found by version in the
 //! [`super::catalogue::ReleaseCatalogue`], so adopting a release is writing its files, not
 //! changing code.
@@ -14,6 +16,7 @@ use serde::{Deserialize, Deserializer, Serialize, Serializer};
 use serde_json::Value;
 
 use crate::config::{Bridge, ToolSearchMode, ToolSearchRules};
+use crate::scenario::place::{Field, Places};
 
 /// An OpenClaw version as npm publishes it: `2026.9.6`, or with a suffix (`2026.7.1-beta.2`).
 #[derive(Debug, Clone, PartialEq, Eq, Hash, PartialOrd, Ord)]
@@ -196,6 +199,199 @@ pub struct RedactionFacts {
     pub with: String,
 }
 
+/// What an absent `tools.codeMode` means to a release.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum CodeModeUnset {
+    /// Code Mode stays off (2026.8.1–2026.9.5: `normalizeCodeModeRawConfig(...) ?? {}`).
+    Off,
+    /// The `"auto"` tier: on for a catalog-preferred model only (2026.9.6).
+    Auto,
+}
+
+/// A Code Mode executor: where the product runs a cell.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize, Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum CodeModeExecutor {
+    /// `node:vm` in a worker (2026.9.6; "not a security boundary").
+    Node,
+    /// QuickJS-WASI: a WASM guest.
+    Quickjs,
+}
+
+impl CodeModeExecutor {
+    pub fn as_str(self) -> &'static str {
+        match self {
+            CodeModeExecutor::Node => "node",
+            CodeModeExecutor::Quickjs => "quickjs",
+        }
+    }
+}
+
+/// The `tools.codeMode` key that picks the executor, and how it spells one.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum ExecutorKey {
+    /// `runtime: "quickjs-wasi"`, its only value (2026.8.1–2026.9.5).
+    Runtime,
+    /// `executor: "node" | "quickjs"` (2026.9.6).
+    Executor,
+}
+
+impl ExecutorKey {
+    /// The key's name in `tools.codeMode`.
+    pub fn key(self) -> &'static str {
+        match self {
+            ExecutorKey::Runtime => "runtime",
+            ExecutorKey::Executor => "executor",
+        }
+    }
+
+    /// The value that picks `executor` under this key.
+    pub fn value(self, executor: CodeModeExecutor) -> &'static str {
+        match (self, executor) {
+            (ExecutorKey::Runtime, _) => "quickjs-wasi",
+            (ExecutorKey::Executor, e) => e.as_str(),
+        }
+    }
+}
+
+/// The wall clock one `exec` or `wait` gets on the product (its default is 10 s; worker start-up
+/// and QuickJS's WASM compilation count against it, which a loaded two-core machine can use up).
+pub const CODE_MODE_TIMEOUT_MS: u64 = 30_000;
+
+/// A release's Code Mode (`[code_mode]`), read from its own dist: how `tools.codeMode` is read
+/// and what the model is shown when it is on.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct CodeModeFacts {
+    /// What an absent `tools.codeMode` means.
+    pub unset_means: CodeModeUnset,
+    /// The key that picks the executor.
+    pub executor_key: ExecutorKey,
+    /// The executors a lane may pick.
+    pub executors: Vec<CodeModeExecutor>,
+    /// The executor an object without the key gets.
+    pub default_executor: CodeModeExecutor,
+    /// The keys of a `tools.codeMode` object it accepts (its zod schema is strict).
+    pub keys: Vec<String>,
+    /// The control tools' names: the code cell first, then the resume tool.
+    pub controls: Vec<String>,
+    /// The tools declared beside the controls when Code Mode is on (catalogue mode
+    /// `direct-only`, as the harness's gateway offers them).
+    pub direct_only: Vec<String>,
+}
+
+impl CodeModeFacts {
+    /// The code cell's tool (`exec`).
+    pub fn exec(&self) -> &str {
+        &self.controls[0]
+    }
+
+    /// The resume tool (`wait`).
+    pub fn wait(&self) -> &str {
+        &self.controls[1]
+    }
+
+    /// Every tool a Code Mode request declares: the controls and the direct-only tools, sorted.
+    pub fn declared(&self) -> Vec<String> {
+        let mut names: Vec<String> = self
+            .controls
+            .iter()
+            .chain(&self.direct_only)
+            .cloned()
+            .collect();
+        names.sort();
+        names
+    }
+
+    /// The executor a lane gets: its own pick, else the release's default; a pick the release
+    /// does not have is the reason it is not applicable.
+    pub fn executor(&self, pick: Option<CodeModeExecutor>) -> Result<CodeModeExecutor, String> {
+        let executor = pick.unwrap_or(self.default_executor);
+        match self.executors.contains(&executor) {
+            true => Ok(executor),
+            false => Err(format!(
+                "its Code Mode has no `{}` executor (executors = {:?})",
+                executor.as_str(),
+                self.executors
+                    .iter()
+                    .map(|e| e.as_str())
+                    .collect::<Vec<_>>()
+            )),
+        }
+    }
+
+    /// The `tools.codeMode` object a Code Mode lane writes: `enabled` (`true`, or `"auto"` for
+    /// the auto tier), the executor under this release's key, and the harness's wall-clock
+    /// budget ([`CODE_MODE_TIMEOUT_MS`]). `Err`: the release has not the executor picked.
+    pub fn config_value(
+        &self,
+        auto: bool,
+        pick: Option<CodeModeExecutor>,
+    ) -> Result<Value, String> {
+        let executor = self.executor(pick)?;
+        let enabled = match auto {
+            true => Value::String("auto".into()),
+            false => Value::Bool(true),
+        };
+        let mut value = serde_json::json!({ "enabled": enabled });
+        value[self.executor_key.key()] = Value::String(self.executor_key.value(executor).into());
+        if self.keys.iter().any(|k| k == "timeoutMs") {
+            value["timeoutMs"] = Value::from(CODE_MODE_TIMEOUT_MS);
+        }
+        Ok(value)
+    }
+
+    /// The first problem with the facts: the field and what is wrong.
+    fn problem(&self) -> Option<(&'static str, String)> {
+        if self.executors.is_empty() {
+            return Some(("executors", "at least one executor".into()));
+        }
+        if !self.executors.contains(&self.default_executor) {
+            return Some((
+                "default_executor",
+                format!(
+                    "{:?} is not one of executors",
+                    self.default_executor.as_str()
+                ),
+            ));
+        }
+        if self.executor_key == ExecutorKey::Runtime
+            && self.executors != [CodeModeExecutor::Quickjs]
+        {
+            return Some((
+                "executors",
+                "executor_key = \"runtime\" picks only QuickJS-WASI: executors = [\"quickjs\"]"
+                    .into(),
+            ));
+        }
+        for key in ["enabled", self.executor_key.key()] {
+            if !self.keys.iter().any(|k| k == key) {
+                return Some((
+                    "keys",
+                    format!("{key:?} is missing (the harness writes it)"),
+                ));
+            }
+        }
+        let mut controls = self.controls.clone();
+        controls.dedup();
+        if controls.len() != 2 || controls.iter().any(|c| c.trim().is_empty()) {
+            return Some((
+                "controls",
+                "two distinct names: the code cell's tool, then the resume tool".into(),
+            ));
+        }
+        if let Some(name) = self.direct_only.iter().find(|n| self.controls.contains(n)) {
+            return Some((
+                "direct_only",
+                format!("{name:?} is a control tool, not a direct-only one"),
+            ));
+        }
+        None
+    }
+}
+
 /// The surface facts of one release: the file `data/releases/openclaw-<v>.toml`.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 #[serde(deny_unknown_fields)]
@@ -239,6 +435,10 @@ pub struct Release {
     /// not say why here fails CI (`tests/it/releases.rs`, `.ci/run`).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub not_gated: Option<String>,
+    /// The release's Code Mode; unset: it has none (2026.5.12), so its Code Mode lanes are not
+    /// applicable.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub code_mode: Option<CodeModeFacts>,
 }
 
 fn logged() -> bool {
@@ -248,9 +448,15 @@ fn logged() -> bool {
 /// Why a release's surface facts are not available.
 #[derive(Debug, Clone, thiserror::Error)]
 pub enum ReleaseError {
-    /// A committed release file does not load (a build with a broken file fails its tests).
-    #[error("{origin}: {reason}")]
-    Invalid { origin: String, reason: String },
+    /// A release file does not load (a build with a broken committed file fails its tests):
+    /// `file:line: field: what is wrong`.
+    #[error("{origin}{}: {reason}", line.map(|l| format!(":{l}")).unwrap_or_default())]
+    Invalid {
+        origin: String,
+        /// Where the field at fault is written (1-based), when it is.
+        line: Option<usize>,
+        reason: String,
+    },
     /// No release data at all in the data root.
     #[error("no release data in {0}")]
     Empty(String),
@@ -324,38 +530,60 @@ impl Release {
         self.node.iter().copied().max()
     }
 
-    /// Parses one release file; `origin` names it in errors, with the field at fault.
+    /// Parses one release file; `origin` names it in errors, with the line and the field at
+    /// fault.
     pub fn parse(text: &str, origin: &str) -> Result<Release, ReleaseError> {
-        let invalid = |reason: String| ReleaseError::Invalid {
+        let places = Places::new(text);
+        let at = |field: &str| places.of(&Field::of(field)).map(|p| p.line);
+        let invalid = |line: Option<usize>, reason: String| ReleaseError::Invalid {
             origin: origin.to_string(),
+            line,
             reason,
         };
-        let deserializer = toml::Deserializer::parse(text).map_err(|e| invalid(e.to_string()))?;
+        let field_invalid = |field: &str, message: String| {
+            invalid(
+                at(field.split(' ').next().unwrap_or(field)),
+                format!("{field}: {message}"),
+            )
+        };
+        let deserializer = toml::Deserializer::parse(text).map_err(|e| {
+            let line = e.span().map(|s| places.place(s.start).line);
+            invalid(line, e.message().trim_end().replace('\n', " "))
+        })?;
         // A value of the wrong kind names its field (`version`, `redactions[0].with`).
         let release: Release = serde_path_to_error::deserialize(deserializer).map_err(|e| {
             let field = e.path().to_string();
-            let message = e.into_inner().message().trim_end().to_string();
+            let inner = e.into_inner();
+            let line = inner
+                .span()
+                .map(|s| places.place(s.start).line)
+                .or_else(|| at(&field));
+            let message = inner.message().trim_end().to_string();
             match field.as_str() {
-                "." => invalid(message),
-                _ => invalid(format!("{field}: {message}")),
+                "." => invalid(line, message),
+                _ => invalid(line, format!("{field}: {message}")),
             }
         })?;
         let expected = format!("openclaw-{}.toml", release.version);
         if !origin.ends_with(&expected) {
-            return Err(invalid(format!(
-                "version = {:?}, so the file must be named {expected}",
-                release.version.to_string()
-            )));
+            return Err(field_invalid(
+                "version",
+                format!(
+                    "{:?}, so the file must be named {expected}",
+                    release.version.to_string()
+                ),
+            ));
         }
         if release.node.is_empty() {
-            return Err(invalid("node: at least one Node major".into()));
+            return Err(field_invalid("node", "at least one Node major".into()));
         }
         if !release.modes.contains_key(&ToolSearchMode::Direct) {
-            return Err(invalid("modes: every release has `direct`".into()));
+            return Err(field_invalid("modes", "every release has `direct`".into()));
         }
         if release.tool_search_keys.is_empty() {
-            return Err(invalid(
-                "tool_search_keys: at least one key (`mode`, say)".into(),
+            return Err(field_invalid(
+                "tool_search_keys",
+                "at least one key (`mode`, say)".into(),
             ));
         }
         for (index, redaction) in release.redactions.iter().enumerate() {
@@ -363,10 +591,10 @@ impl Release {
                 // The regex crate's message spans lines (the pattern, a caret, the problem).
                 let e = e.to_string();
                 let e: Vec<&str> = e.lines().map(str::trim).filter(|l| !l.is_empty()).collect();
-                return Err(invalid(format!(
-                    "redactions[{index}].pattern: {}",
-                    e.join(" ")
-                )));
+                return Err(field_invalid(
+                    &format!("redactions[{index}].pattern"),
+                    e.join(" "),
+                ));
             }
         }
         if let Some((field, message)) = release.rules().problem() {
@@ -376,9 +604,32 @@ impl Release {
                 "modes" => "modes".into(),
                 other => other.to_string(),
             };
-            return Err(invalid(format!("{field}: {message}")));
+            return Err(field_invalid(&field, message));
+        }
+        if let Some((field, message)) = release.code_mode.as_ref().and_then(|c| c.problem()) {
+            return Err(field_invalid(&format!("code_mode.{field}"), message));
         }
         Ok(release)
+    }
+
+    /// Why a Code Mode lane cannot run on this release (it has no Code Mode, or not the
+    /// executor the lane picks), naming the release file; `None`: it can.
+    pub fn code_mode_not_applicable(
+        &self,
+        origin: &str,
+        pick: Option<CodeModeExecutor>,
+    ) -> Option<String> {
+        let Some(facts) = &self.code_mode else {
+            return Some(format!(
+                "OpenClaw {} has no Code Mode: no `tools.codeMode` in its config schema ({origin} \
+                 has no [code_mode])",
+                self.version
+            ));
+        };
+        facts
+            .executor(pick)
+            .err()
+            .map(|why| format!("OpenClaw {} {why} ({origin})", self.version))
     }
 }
 
@@ -452,12 +703,15 @@ mod tests {
         let error = Release::parse(text, "data/releases/openclaw-1.2.3.toml").unwrap_err();
         assert!(error.to_string().contains("must be named"), "{error}");
         let error = Release::parse("version = 3", "x.toml").unwrap_err();
-        assert!(error.to_string().starts_with("x.toml: "), "{error}");
+        assert!(
+            error.to_string().starts_with("x.toml:1: version: "),
+            "{error}"
+        );
         let error = Release::parse("version = \"latest\"", "x.toml").unwrap_err();
         assert!(
             error
                 .to_string()
-                .starts_with("x.toml: version: \"latest\" is not an OpenClaw version"),
+                .starts_with("x.toml:1: version: \"latest\" is not an OpenClaw version"),
             "{error}"
         );
         let broken = text.replace(
@@ -469,10 +723,16 @@ mod tests {
             "{ pattern = \"(\", with = \"x\" },",
         );
         let error = Release::parse(&broken, &files[0].origin).unwrap_err();
+        let line = broken
+            .lines()
+            .position(|l| l.starts_with("redactions = "))
+            .unwrap()
+            + 1;
         assert!(
-            error
-                .to_string()
-                .starts_with(&format!("{}: redactions[0].pattern: ", files[0].origin)),
+            error.to_string().starts_with(&format!(
+                "{}:{line}: redactions[0].pattern: ",
+                files[0].origin
+            )),
             "{error}"
         );
         let error = Release::parse(
@@ -481,16 +741,20 @@ mod tests {
         )
         .unwrap_err();
         assert!(
-            error
-                .to_string()
-                .starts_with("x: tool_search_keys: invalid type"),
+            error.to_string().starts_with(&format!(
+                "x:{}: tool_search_keys: invalid type",
+                text.lines()
+                    .position(|l| l.starts_with("tool_search_keys"))
+                    .unwrap()
+                    + 1
+            )),
             "{error}"
         );
         let error = Release::parse("version = 3", "x.toml").unwrap_err();
         assert!(
             error
                 .to_string()
-                .starts_with("x.toml: version: invalid type"),
+                .starts_with("x.toml:1: version: invalid type"),
             "{error}"
         );
     }
@@ -507,5 +771,130 @@ mod tests {
             toml::to_string(&one).unwrap(),
             "version = \"2026.7.1-beta.2\"\n"
         );
+    }
+
+    fn release(version: &str) -> (Release, String) {
+        let files = crate::data_root::current()
+            .files(crate::data_root::DataKind::Releases)
+            .unwrap();
+        let file = files
+            .iter()
+            .find(|f| f.origin.ends_with(&format!("openclaw-{version}.toml")))
+            .unwrap();
+        (
+            Release::parse(&file.text, &file.origin).unwrap(),
+            file.text.to_string(),
+        )
+    }
+
+    /// Each release's Code Mode as its dist has it: 8.1–9.5 off when unset, QuickJS-WASI under
+    /// `runtime`; 9.6 the auto tier, `executor` with Node by default; 5.12 none.
+    #[test]
+    fn code_mode_facts_per_release() {
+        let (old, _) = release("2026.5.12");
+        assert_eq!(old.code_mode, None);
+        let why = old
+            .code_mode_not_applicable("data/releases/openclaw-2026.5.12.toml", None)
+            .unwrap();
+        assert_eq!(
+            why,
+            "OpenClaw 2026.5.12 has no Code Mode: no `tools.codeMode` in its config schema \
+             (data/releases/openclaw-2026.5.12.toml has no [code_mode])"
+        );
+        let (first, _) = release("2026.8.1");
+        let facts = first.code_mode.as_ref().unwrap();
+        assert_eq!(facts.unset_means, CodeModeUnset::Off);
+        assert_eq!(facts.executor_key, ExecutorKey::Runtime);
+        assert_eq!(facts.executors, [CodeModeExecutor::Quickjs]);
+        assert_eq!(
+            facts.config_value(false, None).unwrap(),
+            serde_json::json!({ "enabled": true, "runtime": "quickjs-wasi", "timeoutMs": 30000 })
+        );
+        assert_eq!(
+            first.code_mode_not_applicable("o", Some(CodeModeExecutor::Node)),
+            Some(
+                "OpenClaw 2026.8.1 its Code Mode has no `node` executor (executors = [\"quickjs\"]) (o)"
+                    .into()
+            )
+        );
+        assert_eq!(facts.exec(), "exec");
+        assert_eq!(facts.wait(), "wait");
+        let (newest, _) = release("2026.9.6");
+        let facts = newest.code_mode.as_ref().unwrap();
+        assert_eq!(facts.unset_means, CodeModeUnset::Auto);
+        assert_eq!(facts.default_executor, CodeModeExecutor::Node);
+        assert!(!facts
+            .keys
+            .iter()
+            .any(|k| k == "runtime" || k == "languages"));
+        assert_eq!(
+            facts
+                .config_value(true, Some(CodeModeExecutor::Quickjs))
+                .unwrap(),
+            serde_json::json!({ "enabled": "auto", "executor": "quickjs", "timeoutMs": 30000 })
+        );
+        assert_eq!(facts.config_value(false, None).unwrap()["executor"], "node");
+        assert_eq!(newest.code_mode_not_applicable("o", None), None);
+        assert_eq!(
+            facts.declared(),
+            ["exec", "openclaw", "sessions_yield", "wait"]
+        );
+    }
+
+    /// A bad `[code_mode]` field is refused naming the file, the line it is written on and the
+    /// field, whether the type is wrong or our own checks find it.
+    #[test]
+    fn a_bad_code_mode_field_names_file_line_and_field() {
+        let (_, text) = release("2026.9.6");
+        let origin = "data/releases/openclaw-2026.9.6.toml";
+        // The line of the first `needle` line inside [code_mode] (1-based).
+        let line_of = |text: &str, needle: &str| {
+            let table = text.lines().position(|l| l == "[code_mode]").unwrap();
+            let within = text.lines().skip(table).position(|l| l.starts_with(needle));
+            table + within.unwrap() + 1
+        };
+        let cases = [
+            (
+                "default_executor = \"node\"",
+                "default_executor = \"deno\"",
+                "default_executor",
+                "code_mode.default_executor: unknown variant `deno`",
+            ),
+            (
+                "executors = [\"node\", \"quickjs\"]",
+                "executors = [\"quickjs\"]",
+                "default_executor",
+                "code_mode.default_executor: \"node\" is not one of executors",
+            ),
+            (
+                "executor_key = \"executor\"",
+                "executor_key = \"runtime\"",
+                "executors",
+                "code_mode.executors: executor_key = \"runtime\" picks only QuickJS-WASI",
+            ),
+            (
+                "controls = [\"exec\", \"wait\"]",
+                "controls = [\"exec\", \"exec\"]",
+                "controls",
+                "code_mode.controls: two distinct names",
+            ),
+            (
+                "unset_means = \"auto\"",
+                "unset_means = 3",
+                "unset_means = 3",
+                "code_mode.unset_means: wanted string or table",
+            ),
+        ];
+        for (from, to, at, message) in cases {
+            assert!(text.contains(from), "{from}");
+            // The 9.6 file has two `unset_means` lines (Tool Search's, Code Mode's): replace
+            // the last.
+            let at_byte = text.rfind(from).unwrap();
+            let broken = format!("{}{to}{}", &text[..at_byte], &text[at_byte + from.len()..]);
+            let line = line_of(&broken, at);
+            let error = Release::parse(&broken, origin).unwrap_err().to_string();
+            let expected = format!("{origin}:{line}: {message}");
+            assert!(error.starts_with(&expected), "{error}\nexpected {expected}");
+        }
     }
 }

@@ -682,6 +682,8 @@ fn lane_config(setup: &LaneSetup<'_>, release: &Release) -> Result<LaneConfig, E
         shape: release.config.clone(),
         overrides,
         plugin_config,
+        code_mode: None,
+        catalog_preferred: false,
     })
 }
 
