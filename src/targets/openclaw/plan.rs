@@ -16,19 +16,16 @@ use super::release::Found;
 
 /// Lane `config` overrides the openclaw target writes into the product's config: the tool
 /// policy as it is, and the declarative approval and hook rules as the fake plugin's
-/// `before_tool_call` hook (see [`super::plugin`]).
-pub const PRODUCT_CONFIG_KEYS: [&str; 5] = [
+/// `before_tool_call` hook (see [`super::plugin`]), and `plugins.deny` (a Code Mode lane that
+/// denies the QuickJS executor's plugin, so the product must fail closed).
+pub const PRODUCT_CONFIG_KEYS: [&str; 6] = [
     "tools.deny",
     "tools.allow",
     "tools.alsoAllow",
     "tools.approvals",
     "hooks.beforeToolCall",
+    "plugins.deny",
 ];
-
-/// Why a Code Mode lane does not run on the product yet: the target does not write
-/// `tools.codeMode`.
-pub const CODE_MODE_NOT_YET: &str =
-    "the openclaw target does not write `tools.codeMode` yet (a Code Mode lane)";
 
 /// The product's name of an MCP tool `tool` of server `server`.
 pub fn mcp_tool_name(server: &str, tool: &str) -> String {
@@ -37,10 +34,21 @@ pub fn mcp_tool_name(server: &str, tool: &str) -> String {
 
 /// The scenario as release `found` of the product runs it: [`plan`] with the `tools.toolSearch`
 /// keys the release accepts, then every lane in a mode the release does not have is not
-/// applicable, with the reason.
+/// applicable, with the reason, and so is every Code Mode lane on a release without Code Mode
+/// (or without the executor the lane picks).
 pub fn plan_release(scenario: &Scenario, found: &Found) -> Result<TargetPlan, Error> {
     let release = &found.release;
     let mut planned = plan(scenario, &release.tool_search_keys)?;
+    let (runs, no_code_mode): (Vec<Lane>, Vec<Lane>) = std::mem::take(&mut planned.scenario.lanes)
+        .into_iter()
+        .partition(|lane| code_mode_reason(lane, found).is_none());
+    planned.scenario.lanes = runs;
+    planned
+        .not_applicable
+        .extend(no_code_mode.iter().map(|lane| {
+            let reason = code_mode_reason(lane, found).unwrap_or_default();
+            NotApplicable::new(lane, reason)
+        }));
     let (runs, missing): (Vec<Lane>, Vec<Lane>) = std::mem::take(&mut planned.scenario.lanes)
         .into_iter()
         .partition(|lane| release.mode(lane.mode()).is_some());
@@ -57,6 +65,14 @@ pub fn plan_release(scenario: &Scenario, found: &Found) -> Result<TargetPlan, Er
     Ok(planned)
 }
 
+/// Why `lane`, a Code Mode lane, cannot run on release `found`; `None` for any other lane.
+fn code_mode_reason(lane: &Lane, found: &Found) -> Option<String> {
+    let settings = lane.code_mode.as_ref()?;
+    found
+        .release
+        .code_mode_not_applicable(&found.origin, settings.executor)
+}
+
 /// The scenario as the openclaw target runs it, on a release that accepts the `tools.toolSearch`
 /// keys `tool_search_keys`.
 pub fn plan(scenario: &Scenario, tool_search_keys: &[String]) -> Result<TargetPlan, Error> {
@@ -69,9 +85,6 @@ pub fn plan(scenario: &Scenario, tool_search_keys: &[String]) -> Result<TargetPl
     for lane in &scenario.lanes {
         match &lane.openclaw.not_applicable {
             Some(reason) => not_applicable.push(NotApplicable::new(lane, reason.clone())),
-            None if lane.code_mode.is_some() => {
-                not_applicable.push(NotApplicable::new(lane, CODE_MODE_NOT_YET.to_string()))
-            }
             None => resolved
                 .lanes
                 .push(product_lane(scenario, lane, tool_search_keys)?),
@@ -139,6 +152,8 @@ fn product_lane(
     product.expect = lane.expect.clone();
     product.openclaw_expect = lane.openclaw_expect.clone();
     product.openclaw = lane.openclaw.clone();
+    product.code_mode = lane.code_mode;
+    product.catalog_preferred = lane.catalog_preferred;
     Ok(product)
 }
 
@@ -210,24 +225,58 @@ mod tests {
             .expect("scenario exists")
     }
 
+    /// A Code Mode lane runs on a release with Code Mode and the executor it picks; on one
+    /// without (2026.5.12), or without that executor (Node before 2026.9.6), it is not
+    /// applicable, saying why and naming the release file.
     #[test]
-    fn a_code_mode_lane_is_not_applicable_until_the_target_writes_code_mode() {
+    fn a_code_mode_lane_runs_where_the_release_has_code_mode() {
+        use crate::config::{CodeModeExecutor, CodeModeSettings};
+        let catalogue = crate::targets::openclaw::ReleaseCatalogue::current().unwrap();
+        let found = |v: &str| catalogue.find(&v.parse().unwrap()).unwrap();
         let mut scenario = builtin("tool-search-gateway-e2e");
         scenario.lanes.truncate(2);
-        let mut lane = scenario.lanes[1].clone();
-        lane.name = "code-mode".into();
-        lane.code_mode = Some(crate::config::CodeModeSettings::default());
-        scenario.lanes.push(lane);
-        let plan = planned(&scenario).expect("plan");
-        let names: Vec<&str> = plan
-            .scenario
-            .lanes
+        for (name, executor) in [("code-mode", None), ("node", Some(CodeModeExecutor::Node))] {
+            let mut lane = scenario.lanes[0].clone();
+            lane.name = name.into();
+            lane.code_mode = Some(CodeModeSettings {
+                executor,
+                ..CodeModeSettings::default()
+            });
+            lane.catalog_preferred = true;
+            scenario.lanes.push(lane);
+        }
+        let names = |plan: &TargetPlan| -> Vec<String> {
+            plan.scenario.lanes.iter().map(|l| l.name.clone()).collect()
+        };
+        let newest = plan_release(&scenario, &found("2026.9.6")).expect("plan");
+        assert_eq!(names(&newest), ["direct", "tools", "code-mode", "node"]);
+        assert!(newest.not_applicable.is_empty());
+        let node = &newest.scenario.lanes[3];
+        assert_eq!(
+            node.code_mode.unwrap().executor,
+            Some(CodeModeExecutor::Node)
+        );
+        assert!(node.catalog_preferred);
+
+        let first = plan_release(&scenario, &found("2026.8.1")).expect("plan");
+        assert_eq!(names(&first), ["direct", "tools", "code-mode"]);
+        assert_eq!(first.not_applicable.len(), 1);
+        assert_eq!(
+            first.not_applicable[0].reason,
+            "OpenClaw 2026.8.1 has no `node` Code Mode executor (executors = [\"quickjs\"]) \
+             (data/releases/openclaw-2026.8.1.toml)"
+        );
+
+        let oldest = plan_release(&scenario, &found("2026.5.12")).expect("plan");
+        assert_eq!(names(&oldest), ["direct", "tools"]);
+        let reasons: Vec<&str> = oldest
+            .not_applicable
             .iter()
-            .map(|l| l.name.as_str())
+            .map(|n| n.reason.as_str())
             .collect();
-        assert_eq!(names, ["direct", "tools"]);
-        assert_eq!(plan.not_applicable.len(), 1);
-        assert_eq!(plan.not_applicable[0].reason, CODE_MODE_NOT_YET);
+        let none = "OpenClaw 2026.5.12 has no Code Mode: no `tools.codeMode` in its config schema \
+                    (data/releases/openclaw-2026.5.12.toml has no [code_mode])";
+        assert_eq!(reasons, [none, none]);
     }
 
     #[test]

@@ -15,7 +15,7 @@ use std::str::FromStr;
 use serde::{Deserialize, Deserializer, Serialize, Serializer};
 use serde_json::Value;
 
-use crate::config::{Bridge, ToolSearchMode, ToolSearchRules};
+use crate::config::{Bridge, CodeModeExecutor, CodeModeSettings, ToolSearchMode, ToolSearchRules};
 use crate::scenario::place::{Field, Places};
 
 /// An OpenClaw version as npm publishes it: `2026.9.6`, or with a suffix (`2026.7.1-beta.2`).
@@ -209,25 +209,6 @@ pub enum CodeModeUnset {
     Auto,
 }
 
-/// A Code Mode executor: where the product runs a cell.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize, Deserialize)]
-#[serde(rename_all = "lowercase")]
-pub enum CodeModeExecutor {
-    /// `node:vm` in a worker (2026.9.6; "not a security boundary").
-    Node,
-    /// QuickJS-WASI: a WASM guest.
-    Quickjs,
-}
-
-impl CodeModeExecutor {
-    pub fn as_str(self) -> &'static str {
-        match self {
-            CodeModeExecutor::Node => "node",
-            CodeModeExecutor::Quickjs => "quickjs",
-        }
-    }
-}
-
 /// The `tools.codeMode` key that picks the executor, and how it spells one.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "lowercase")]
@@ -312,7 +293,7 @@ impl CodeModeFacts {
         match self.executors.contains(&executor) {
             true => Ok(executor),
             false => Err(format!(
-                "its Code Mode has no `{}` executor (executors = {:?})",
+                "has no `{}` Code Mode executor (executors = {:?})",
                 executor.as_str(),
                 self.executors
                     .iter()
@@ -325,22 +306,34 @@ impl CodeModeFacts {
     /// The `tools.codeMode` object a Code Mode lane writes: `enabled` (`true`, or `"auto"` for
     /// the auto tier), the executor under this release's key, and the harness's wall-clock
     /// budget ([`CODE_MODE_TIMEOUT_MS`]). `Err`: the release has not the executor picked.
-    pub fn config_value(
-        &self,
-        auto: bool,
-        pick: Option<CodeModeExecutor>,
-    ) -> Result<Value, String> {
-        let executor = self.executor(pick)?;
-        let enabled = match auto {
-            true => Value::String("auto".into()),
-            false => Value::Bool(true),
-        };
-        let mut value = serde_json::json!({ "enabled": enabled });
+    pub fn config_value(&self, lane: &CodeModeSettings) -> Result<Value, String> {
+        let executor = self.executor(lane.executor)?;
+        let mut value = serde_json::json!({ "enabled": lane.enabled.to_json() });
         value[self.executor_key.key()] = Value::String(self.executor_key.value(executor).into());
         if self.keys.iter().any(|k| k == "timeoutMs") {
             value["timeoutMs"] = Value::from(CODE_MODE_TIMEOUT_MS);
         }
         Ok(value)
+    }
+
+    /// Does Code Mode engage on this release for a lane with `code_mode` (its own setting, or
+    /// none: `tools.codeMode` unset) and a model that is or is not `catalog_preferred`? An
+    /// unset value is the release's [`Self::unset_means`]: off, or the auto tier.
+    pub fn engages(&self, code_mode: Option<&CodeModeSettings>, catalog_preferred: bool) -> bool {
+        match code_mode {
+            Some(settings) => settings.engages(catalog_preferred),
+            None => self.unset_means == CodeModeUnset::Auto && catalog_preferred,
+        }
+    }
+
+    /// The bridge-role table of a lane where Code Mode engages: the code role is the cell tool
+    /// (`exec`), so its result's telemetry counts and nested calls are read as the code
+    /// bridge's. Only there: elsewhere `exec` is the shell tool.
+    pub fn bridge(&self, release: &Bridge) -> Bridge {
+        Bridge {
+            code: Some(self.exec().to_string()),
+            ..release.clone()
+        }
     }
 
     /// The first problem with the facts: the field and what is wrong.
@@ -807,19 +800,26 @@ mod tests {
         assert_eq!(facts.executor_key, ExecutorKey::Runtime);
         assert_eq!(facts.executors, [CodeModeExecutor::Quickjs]);
         assert_eq!(
-            facts.config_value(false, None).unwrap(),
+            facts.config_value(&CodeModeSettings::default()).unwrap(),
             serde_json::json!({ "enabled": true, "runtime": "quickjs-wasi", "timeoutMs": 30000 })
         );
         assert_eq!(
             first.code_mode_not_applicable("o", Some(CodeModeExecutor::Node)),
             Some(
-                "OpenClaw 2026.8.1 its Code Mode has no `node` executor (executors = [\"quickjs\"]) (o)"
+                "OpenClaw 2026.8.1 has no `node` Code Mode executor (executors = [\"quickjs\"]) (o)"
                     .into()
             )
         );
         assert_eq!(facts.exec(), "exec");
         assert_eq!(facts.wait(), "wait");
+        // Unset means off here: a catalog-preferred model alone does not engage it.
+        assert!(!facts.engages(None, true));
+        assert!(facts.engages(Some(&CodeModeSettings::default()), false));
         let (newest, _) = release("2026.9.6");
+        let auto_quickjs = CodeModeSettings {
+            executor: Some(CodeModeExecutor::Quickjs),
+            enabled: crate::config::CodeModeEnabled::Auto,
+        };
         let facts = newest.code_mode.as_ref().unwrap();
         assert_eq!(facts.unset_means, CodeModeUnset::Auto);
         assert_eq!(facts.default_executor, CodeModeExecutor::Node);
@@ -828,12 +828,22 @@ mod tests {
             .iter()
             .any(|k| k == "runtime" || k == "languages"));
         assert_eq!(
-            facts
-                .config_value(true, Some(CodeModeExecutor::Quickjs))
-                .unwrap(),
+            facts.config_value(&auto_quickjs).unwrap(),
             serde_json::json!({ "enabled": "auto", "executor": "quickjs", "timeoutMs": 30000 })
         );
-        assert_eq!(facts.config_value(false, None).unwrap()["executor"], "node");
+        assert_eq!(
+            facts.config_value(&CodeModeSettings::default()).unwrap()["executor"],
+            "node"
+        );
+        // The auto tier: unset engages for a catalog-preferred model only; "auto" likewise.
+        assert!(facts.engages(None, true));
+        assert!(!facts.engages(None, false));
+        assert!(!facts.engages(Some(&auto_quickjs), false));
+        assert!(facts.engages(Some(&auto_quickjs), true));
+        let bridge = facts.bridge(&newest.bridge);
+        assert_eq!(bridge.code.as_deref(), Some("exec"));
+        assert_eq!(bridge.call, "tool_call");
+        assert_eq!(newest.bridge.code.as_deref(), Some("tool_search_code"));
         assert_eq!(newest.code_mode_not_applicable("o", None), None);
         assert_eq!(
             facts.declared(),

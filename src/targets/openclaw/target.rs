@@ -436,7 +436,7 @@ impl Target for OpenClawTarget {
             Ok(Box::new(OpenClawLane {
                 run,
                 setup: step.into_iter().collect(),
-                bridge: self.release.release.bridge.clone(),
+                bridge: lane_bridge(setup.lane, &self.release.release),
                 bridged_call: self.release.release.transcript.bridged_call,
                 rpc: self.release.release.gateway_rpc.clone(),
             }) as Box<dyn LaneGateway>)
@@ -663,6 +663,19 @@ fn only_tools(lane: &mut LaneConfig, catalog: &CatalogSpec) {
     config["onlyTools"] = Value::Array(names);
 }
 
+/// The bridge-role table the lane's transcript is read by: the release's, with the code role
+/// the Code Mode cell (`exec`) on a lane where Code Mode engages on this release (its own
+/// setting, or the release's auto tier for a catalog-preferred model); elsewhere `exec` is
+/// the shell tool and no bridge.
+fn lane_bridge(lane: &Lane, release: &Release) -> Bridge {
+    match &release.code_mode {
+        Some(facts) if facts.engages(lane.code_mode.as_ref(), lane.catalog_preferred) => {
+            facts.bridge(&release.bridge)
+        }
+        _ => release.bridge.clone(),
+    }
+}
+
 /// The lane's part of the config: Tool Search, the policy, the agent, MCP servers, overrides.
 fn lane_config(setup: &LaneSetup<'_>, release: &Release) -> Result<LaneConfig, Error> {
     let scenario = setup.scenario;
@@ -673,6 +686,16 @@ fn lane_config(setup: &LaneSetup<'_>, release: &Release) -> Result<LaneConfig, E
         false => Some(mcp_servers(setup)?),
     };
     let (overrides, plugin_config) = split_rules(setup.lane.config.clone());
+    // Only a Code Mode lane writes tools.codeMode (the plan left none on a release without it).
+    let code_mode = match (&setup.lane.code_mode, &release.code_mode) {
+        (Some(settings), Some(facts)) => Some(facts.config_value(settings).map_err(|why| {
+            Error::Usage(format!(
+                "scenario {} lane {}: OpenClaw {} {why}",
+                scenario.id, setup.lane.name, release.version
+            ))
+        })?),
+        _ => None,
+    };
     Ok(LaneConfig {
         tool_search: setup.lane.tool_search.clone(),
         also_allow,
@@ -682,8 +705,8 @@ fn lane_config(setup: &LaneSetup<'_>, release: &Release) -> Result<LaneConfig, E
         shape: release.config.clone(),
         overrides,
         plugin_config,
-        code_mode: None,
-        catalog_preferred: false,
+        code_mode,
+        catalog_preferred: setup.lane.catalog_preferred,
     })
 }
 

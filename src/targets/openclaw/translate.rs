@@ -765,4 +765,82 @@ mod tests {
         assert_eq!((counted.search_count, counted.call_count), (1, 1));
         assert_eq!(telemetry(&Bridge::spec()).map(|t| t.call_count), Some(0));
     }
+
+    /// A Code Mode turn as 2026.9.6 records it (captured): the model's `exec`, the cell's nested
+    /// call as an `openclaw.nested-tool.v1` entry under it, and the `exec` result whose telemetry
+    /// alone counts the searches and describes. Read with the Code Mode lane's bridge table
+    /// (`exec` in the code role), the counts are the telemetry's and the nested call is bridged
+    /// under the `exec`; read with the release's own table, `exec` is the shell tool and
+    /// nothing was searched.
+    #[test]
+    fn a_code_mode_exec_is_the_code_bridge_only_on_a_code_mode_lane() {
+        let result = json!({"status": "completed", "replaySafe": false,
+            "telemetry": {"catalogSize": 77, "sources": {"openclaw": 77, "mcp": 0, "client": 0},
+                "counterScope": "x", "searchCount": 3, "describeCount": 1, "callCount": 1,
+                "visibleTools": ["exec", "wait"]},
+            "output": [], "value": {"status": "ok", "tool": "fake_plugin_tool_17"}});
+        let events = [
+            json!({"type": "message", "message": {"role": "assistant", "content": [
+                {"type": "toolCall", "id": "call_1|fc_1", "name": "exec",
+                 "arguments": {"code": "return 1;"}}]}}),
+            json!({"type": "message", "message": {"role": "custom",
+                "customType": "openclaw.nested-tool.v1", "content": "",
+                "details": {"parentToolCallId": "call_1|fc_1",
+                    "toolCallId": "tool_search_code:call_1_fc_1:fake_plugin_tool_17:1",
+                    "toolName": "fake_plugin_tool_17", "input": {"marker": "mine"},
+                    "result": {"content": [{"type": "text", "text": "FAKE_PLUGIN_OK"}],
+                               "details": {"status": "ok"}},
+                    "isError": false}}}),
+            json!({"type": "message", "message": {"role": "toolResult", "toolName": "exec",
+                "toolCallId": "call_1|fc_1", "isError": false,
+                "content": [{"type": "text", "text": result.to_string()}]}}),
+        ];
+        let read = |bridge: &Bridge| {
+            translate_transcript(&events, None, bridge, BridgedCallShape::NestedTool)
+        };
+        let telemetry = |records: &[SessionRecord]| {
+            records.iter().find_map(|r| match r {
+                SessionRecord::Telemetry { telemetry } => Some(telemetry.clone()),
+                _ => None,
+            })
+        };
+        let code_mode = Bridge {
+            code: Some("exec".into()),
+            ..Bridge::spec()
+        };
+        let records = read(&code_mode);
+        let counted = telemetry(&records).expect("telemetry");
+        assert_eq!(
+            (
+                counted.search_count,
+                counted.describe_count,
+                counted.call_count,
+                counted.catalog_size
+            ),
+            (3, 1, 1, Some(77))
+        );
+        let bridged: Vec<&BridgedResult> = records
+            .iter()
+            .filter_map(|r| match r {
+                SessionRecord::ToolResult(ToolResultRecord::Bridged(b)) => Some(b),
+                _ => None,
+            })
+            .collect();
+        assert_eq!(bridged.len(), 1);
+        assert_eq!(bridged[0].tool_name, "fake_plugin_tool_17");
+        assert_eq!(bridged[0].parent_tool_call_id, "call_1|fc_1");
+        assert!(is_code_call(&records, "call_1|fc_1", &code_mode));
+
+        let shell = read(&Bridge::spec());
+        let counted = telemetry(&shell).expect("telemetry");
+        assert_eq!(
+            (
+                counted.search_count,
+                counted.describe_count,
+                counted.catalog_size
+            ),
+            (0, 0, None)
+        );
+        assert!(!is_code_call(&shell, "call_1|fc_1", &Bridge::spec()));
+    }
 }
