@@ -231,7 +231,12 @@ pub fn translate_transcript(
                     }
                     Some(ControlRole::Code) => {
                         code_telemetry = serde_json::from_value(parsed["telemetry"].clone()).ok();
-                        bridged_source = source(&parsed["value"]["tool"]["source"]);
+                        // tool_search_code's value names the target as `{tool: {source}}`;
+                        // a Code Mode cell returns what it likes: the handle's `source` beside
+                        // the target's name (`{tool, source, result}`), else nothing.
+                        let value = &parsed["value"];
+                        bridged_source =
+                            source(&value["tool"]["source"]).or_else(|| source(&value["source"]));
                     }
                     None => {}
                 }
@@ -778,7 +783,8 @@ mod tests {
             "telemetry": {"catalogSize": 77, "sources": {"openclaw": 77, "mcp": 0, "client": 0},
                 "counterScope": "x", "searchCount": 3, "describeCount": 1, "callCount": 1,
                 "visibleTools": ["exec", "wait"]},
-            "output": [], "value": {"status": "ok", "tool": "fake_plugin_tool_17"}});
+            "output": [], "value": {"tool": "fake_plugin_tool_17", "source": "openclaw",
+                "result": {"status": "ok", "tool": "fake_plugin_tool_17"}}});
         let events = [
             json!({"type": "message", "message": {"role": "assistant", "content": [
                 {"type": "toolCall", "id": "call_1|fc_1", "name": "exec",
@@ -829,6 +835,8 @@ mod tests {
         assert_eq!(bridged.len(), 1);
         assert_eq!(bridged[0].tool_name, "fake_plugin_tool_17");
         assert_eq!(bridged[0].parent_tool_call_id, "call_1|fc_1");
+        // The cell returned the handle's source: the bridged call's source.
+        assert_eq!(bridged[0].source, Some(ToolSource::Openclaw));
         assert!(is_code_call(&records, "call_1|fc_1", &code_mode));
 
         let shell = read(&Bridge::spec());
