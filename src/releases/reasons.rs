@@ -1,6 +1,7 @@
 //! `check-reasons`: every dist file and code identifier an accepted finding's reason names must
 //! exist in that release's own install, so a reason carried over from another release is checked
-//! again instead of citing files the release does not have.
+//! again instead of citing files the release does not have. The comments of a release file's
+//! `[code_mode]` table, which say where each fact was read, are held to the same rule.
 //!
 //! What a reason cites ([`citations`]):
 //! - a file: any token ending in `.js`, `.mjs` or `.cjs`. One starting with `dist/` must be that
@@ -170,11 +171,29 @@ pub fn command(options: &ReasonsOptions, out: &mut dyn std::io::Write) -> Result
                 text: reason.clone(),
             })
             .collect();
-        let lacking = Dist::read(&package)?.lacking(&reasons)?;
+        let dist = Dist::read(&package)?;
+        let lacking = dist.lacking(&reasons)?;
         for (line, name) in &lacking {
             text.push_str(&format!(
                 "{}:{line}: reason cites {name}, which {version}'s dist/ does not have\n",
                 file.origin
+            ));
+        }
+        let facts = root
+            .file(DataKind::Releases, &name)
+            .map_err(|e| Error::Usage(e.to_string()))?;
+        let cited = facts
+            .as_ref()
+            .map(|f| code_mode_comments(&f.text))
+            .unwrap_or_default();
+        let facts_lacking = dist.lacking(&cited)?;
+        for (line, name) in &facts_lacking {
+            let origin = facts
+                .as_ref()
+                .map(|f| f.origin.as_str())
+                .unwrap_or_default();
+            text.push_str(&format!(
+                "{origin}:{line}: [code_mode] cites {name}, which {version}'s dist/ does not have\n"
             ));
         }
         let unnamed = red_without_file(red.as_deref().unwrap_or(&[]), version, &expectations);
@@ -185,9 +204,9 @@ pub fn command(options: &ReasonsOptions, out: &mut dyn std::io::Write) -> Result
                 reason_line(&file.text, *line)
             ));
         }
-        checked += reasons.len();
+        checked += reasons.len() + cited.len();
         releases += 1;
-        problems += lacking.len() + unnamed.len();
+        problems += lacking.len() + facts_lacking.len() + unnamed.len();
     }
     text.push_str(&format!(
         "{checked} reasons checked on {releases} releases, {problems} problems\n"
@@ -220,6 +239,25 @@ fn red_without_file(
         })
         .map(|r| (r.line, r.issue))
         .collect()
+}
+
+/// The comment lines of a release file's `[code_mode]` table (where each fact was read), each
+/// with its line (1-based); none when the release has no Code Mode.
+fn code_mode_comments(text: &str) -> Vec<Reason> {
+    let mut inside = false;
+    let mut comments = Vec::new();
+    for (i, line) in text.lines().enumerate() {
+        let line = line.trim_start();
+        if line.starts_with('[') {
+            inside = line == "[code_mode]";
+        } else if inside && line.starts_with('#') {
+            comments.push(Reason {
+                line: i + 1,
+                text: line.trim_start_matches('#').to_string(),
+            });
+        }
+    }
+    comments
 }
 
 /// The line of the `reason` key of the entry that starts on line `entry` (1-based), else `entry`.
@@ -417,6 +455,27 @@ mod tests {
         ));
         assert!(glob("validation-*.js", "validation-CJZtym2g.js"));
         assert!(!glob("validation-*.js", "other-validation-CJZtym2g.js"));
+    }
+
+    /// Only the `[code_mode]` table's comments are read, each at its own line.
+    #[test]
+    fn code_mode_comments_are_the_table_s_own() {
+        let text = "# top\nversion = \"1\"\n[code_mode]\n# dist/a-1.js:3: readEnabled\n\
+                    unset_means = \"off\"\n  # dist/b-2.mjs\n[transcript]\n# dist/c.js\n";
+        let comments: Vec<(usize, String)> = code_mode_comments(text)
+            .into_iter()
+            .map(|r| (r.line, r.text))
+            .collect();
+        assert_eq!(
+            comments,
+            [
+                (4, " dist/a-1.js:3: readEnabled".to_string()),
+                (6, " dist/b-2.mjs".to_string())
+            ]
+        );
+        let cited = citations(&comments[0].1);
+        assert_eq!(cited.files, ["dist/a-1.js"]);
+        assert_eq!(cited.identifiers, ["readEnabled"]);
     }
 
     #[test]
