@@ -216,7 +216,9 @@ pub fn session_answers(records: &[SessionRecord], bridge: &Bridge) -> SessionAns
                 if result.parent_tool_call_id().is_some() {
                     answers.bridged_calls += 1;
                 }
-                if !result.is_error() && !bridge.is_control(name) {
+                // Code Mode's `wait` resumes the cell: a control, though no bridge role.
+                let resume = bridge.is_code_mode() && name == crate::config::code_mode::WAIT;
+                if !result.is_error() && !bridge.is_control(name) && !resume {
                     answers.final_tool = Some(name.to_string());
                     answers.final_tool_source = result.source();
                 }

@@ -34,10 +34,10 @@ pub struct Collect {
 impl<'a> LanePlan<'a> {
     /// Asks `target` once for everything the lane needs.
     pub fn new(target: &dyn Target, scenario: &'a Scenario, lane: &'a Lane) -> LanePlan<'a> {
-        let mut surface = target.surface(scenario);
-        if lane.code_mode_engaged().is_some() {
-            surface = surface.code_mode(scenario);
-        }
+        let surface = match lane.code_mode_engaged() {
+            Some(_) => target.code_mode_surface(scenario),
+            None => target.surface(scenario),
+        };
         let session_key = target.session_key(scenario, lane);
         let collect = Collect {
             invoke: invoke_request(scenario, lane, surface.bridge(), &session_key),

@@ -223,6 +223,13 @@ pub trait Target: Send + Sync {
             ..Surface::of_profile(scenario)
         }
     }
+    /// The surface a lane of `scenario` meets where Code Mode engages: `exec` + `wait` and the
+    /// direct-only tools beside them (by default the scenario's profile's, as the embedded
+    /// gateway shows them; a product's release says its own).
+    fn code_mode_surface(&self, scenario: &Scenario) -> Surface {
+        self.surface(scenario).code_mode(scenario)
+    }
+
     /// The session key a lane's turn uses (`x-openclaw-session-key`); by default the reference
     /// run's `tool-search-gateway-<lane>`.
     fn session_key(&self, _scenario: &Scenario, lane: &Lane) -> String {

@@ -328,11 +328,19 @@ impl CodeModeFacts {
 
     /// The bridge-role table of a lane where Code Mode engages: the code role is the cell tool
     /// (`exec`), so its result's telemetry counts and nested calls are read as the code
-    /// bridge's. Only there: elsewhere `exec` is the shell tool.
+    /// bridge's (and `wait`'s, which resumes it). Only there: elsewhere `exec` is the shell tool.
+    /// Code Mode's own table ([`Bridge::code_mode`]) when the release names its controls so,
+    /// else the release's with `exec` as the code role.
     pub fn bridge(&self, release: &Bridge) -> Bridge {
-        Bridge {
-            code: Some(self.exec().to_string()),
-            ..release.clone()
+        let own = Bridge::code_mode();
+        match own.code.as_deref() == Some(self.exec())
+            && self.wait() == crate::config::code_mode::WAIT
+        {
+            true => own,
+            false => Bridge {
+                code: Some(self.exec().to_string()),
+                ..release.clone()
+            },
         }
     }
 
@@ -842,7 +850,7 @@ mod tests {
         assert!(facts.engages(Some(&auto_quickjs), true));
         let bridge = facts.bridge(&newest.bridge);
         assert_eq!(bridge.code.as_deref(), Some("exec"));
-        assert_eq!(bridge.call, "tool_call");
+        assert!(bridge.is_code_mode());
         assert_eq!(newest.bridge.code.as_deref(), Some("tool_search_code"));
         assert_eq!(newest.code_mode_not_applicable("o", None), None);
         assert_eq!(

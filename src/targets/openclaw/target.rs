@@ -373,6 +373,23 @@ impl Target for OpenClawTarget {
         }
     }
 
+    /// Code Mode's surface on this release: its `exec` + `wait` and its own direct-only tools
+    /// (`[code_mode] direct_only`: `sessions_yield` alone before 2026.9.2), plus the scenario's.
+    fn code_mode_surface(&self, scenario: &Scenario) -> Surface {
+        let release = &self.release.release;
+        let mut surface = self.surface(scenario).code_mode(scenario);
+        let own = release
+            .code_mode
+            .as_ref()
+            .map(|facts| facts.direct_only.clone())
+            .unwrap_or_default();
+        surface.direct_only = own
+            .into_iter()
+            .chain(scenario.catalog.direct_only.iter().cloned())
+            .collect();
+        surface
+    }
+
     fn session_key(&self, scenario: &Scenario, lane: &Lane) -> String {
         if scenario.id == REFERENCE_SCENARIO {
             format!("tool-search-gateway-{}", lane.name)

@@ -218,7 +218,14 @@ pub fn translate_transcript(
                     }
                     _ => None,
                 };
-                match bridge.role(&name) {
+                // Code Mode's `wait` resumes a cell: its result carries the run's telemetry
+                // (cumulative) and value as `exec`'s does.
+                let resume = bridge.is_code_mode() && name == crate::config::code_mode::WAIT;
+                let role = match resume {
+                    true => Some(ControlRole::Code),
+                    false => bridge.role(&name),
+                };
+                match role {
                     // A batch runs one search per query (the product's runtime counts each):
                     // its result has one group per query.
                     Some(ControlRole::Search) => {
@@ -810,10 +817,7 @@ mod tests {
                 _ => None,
             })
         };
-        let code_mode = Bridge {
-            code: Some("exec".into()),
-            ..Bridge::spec()
-        };
+        let code_mode = Bridge::code_mode();
         let records = read(&code_mode);
         let counted = telemetry(&records).expect("telemetry");
         assert_eq!(
@@ -850,5 +854,46 @@ mod tests {
             (0, 0, None)
         );
         assert!(!is_code_call(&shell, "call_1|fc_1", &Bridge::spec()));
+    }
+
+    /// A cell that waited: `exec` answers `waiting` (nothing done yet), `wait` resumes it to the
+    /// call; the counts are the `wait` result's (cumulative), read only on a Code Mode table.
+    #[test]
+    fn a_wait_result_carries_the_resumed_cell_s_counts() {
+        let result = |status: &str, n: u64| {
+            json!({"status": status, "runId": "r1", "telemetry": {"catalogSize": 77,
+                "searchCount": n, "describeCount": 0, "callCount": n}})
+            .to_string()
+        };
+        let events = [
+            json!({"type": "message", "message": {"role": "assistant", "content": [
+                {"type": "toolCall", "id": "c1", "name": "exec", "arguments": {"code": "x"}}]}}),
+            json!({"type": "message", "message": {"role": "toolResult", "toolName": "exec",
+                "toolCallId": "c1", "isError": false,
+                "content": [{"type": "text", "text": result("waiting", 0)}]}}),
+            json!({"type": "message", "message": {"role": "assistant", "content": [
+                {"type": "toolCall", "id": "c2", "name": "wait", "arguments": {"runId": "r1"}}]}}),
+            json!({"type": "message", "message": {"role": "toolResult", "toolName": "wait",
+                "toolCallId": "c2", "isError": false,
+                "content": [{"type": "text", "text": result("completed", 1)}]}}),
+        ];
+        let counts = |bridge: &Bridge| {
+            translate_transcript(&events, None, bridge, BridgedCallShape::NestedTool)
+                .into_iter()
+                .find_map(|r| match r {
+                    SessionRecord::Telemetry { telemetry } => {
+                        Some((telemetry.search_count, telemetry.call_count))
+                    }
+                    _ => None,
+                })
+        };
+        assert_eq!(counts(&Bridge::code_mode()), Some((1, 1)));
+        // The release's own table with `exec` as code but no Code Mode `wait`: the waiting
+        // result's counts are the last it reads.
+        let exec_only = Bridge {
+            code: Some("exec".into()),
+            ..Bridge::spec()
+        };
+        assert_eq!(counts(&exec_only), Some((0, 0)));
     }
 }
