@@ -323,8 +323,8 @@ impl Target for OpenClawTarget {
                     "[sent at]",
                 ),
                 // A fresh id per run in tool_search_code's telemetry (hex from 2026.8.2,
-                // base64url in 2026.8.1).
-                (r#"(counterScope\\*": \\*")[A-Za-z0-9_-]{8,}"#, "${1}[scope]"),
+                // base64url in 2026.8.1), pretty-printed there, compact in a Code Mode result.
+                (r#"(counterScope\\*": ?\\*")[A-Za-z0-9_-]{8,}"#, "${1}[scope]"),
                 // A fresh id per result in the envelope around untrusted content (search
                 // results of MCP and client tools).
                 (
