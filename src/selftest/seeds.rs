@@ -169,13 +169,18 @@ pub const OPENCLAW: &[Seed] = &[
     ),
     not_seedable(ClaimId::X1, CODE_MODE, CODE_MODE_NOT_YET),
     not_seedable(ClaimId::X2, CODE_MODE_FAIL_CLOSED, CODE_MODE_NOT_YET),
-    not_seedable(ClaimId::X3, CODE_MODE, CODE_MODE_NOT_YET),
+    not_seedable(
+        ClaimId::X3,
+        CODE_MODE,
+        "the quick index's 8,000-character bound is fixed in the product (no setting widens it)",
+    ),
     not_seedable(ClaimId::X4, CODE_MODE_FAIL_CLOSED, CODE_MODE_NOT_YET),
 ];
 
-/// Why the Code Mode claims have no seed on the product yet.
+/// Why a Code Mode claim has no seed on the product yet: its lanes run there (the target writes
+/// tools.codeMode), but no user seed (a config a user could write) is written for it.
 const CODE_MODE_NOT_YET: &str =
-    "not seeded yet: the openclaw target does not write tools.codeMode, so its Code Mode lanes do not run";
+    "not seeded yet: Code Mode lanes run on the product, but no user seed is written for this claim";
 
 const CODE_MODE: &str = "code-mode-gateway-e2e";
 const CODE_MODE_FAIL_CLOSED: &str = "code-mode-fail-closed";
