@@ -318,6 +318,12 @@ fn a_release_whose_findings_hold_a_todo_says_why_it_is_not_gated() {
 #[test]
 fn check_reasons_names_what_the_release_install_lacks() {
     let tree = data_tree();
+    // The release file's [code_mode] comments are checked too: here the fake dist has none of
+    // their files, so the table goes (its own check is at the end).
+    let facts = tree.path().join("data/releases/openclaw-2026.9.6.toml");
+    let text = std::fs::read_to_string(&facts).unwrap();
+    let without = &text[..text.find("\n# Code Mode").expect("a [code_mode] table")];
+    std::fs::write(&facts, format!("{without}\n")).unwrap();
     let expectations = tree.path().join("expectations");
     std::fs::remove_dir_all(&expectations).unwrap();
     std::fs::create_dir(&expectations).unwrap();
@@ -404,4 +410,31 @@ fn check_reasons_names_what_the_release_install_lacks() {
     );
     let (code, _) = run(&["--openclaw-version", "2026.9.4"]);
     assert_eq!(code, Some(2));
+
+    // A [code_mode] comment is looked up as a reason is: a file the dist has passes, one it
+    // lacks is named with the release file's line.
+    std::fs::write(
+        &facts,
+        format!(
+            "{without}\n[code_mode]\n# dist/other-Abcd1234.js:1: ok\nunset_means = \"auto\"\n\
+             # dist/missing-Zz9.js:2: not there\nexecutor_key = \"executor\"\n\
+             executors = [\"node\"]\ndefault_executor = \"node\"\n\
+             keys = [\"enabled\", \"executor\"]\ncontrols = [\"exec\", \"wait\"]\n\
+             direct_only = []\n"
+        ),
+    )
+    .unwrap();
+    let line = without.lines().count() + 5;
+    let (code, stdout) = run(&["--openclaw-version", "2026.9.6"]);
+    assert_eq!(
+        (code, stdout),
+        (
+            Some(1),
+            format!(
+                "{}:{line}: [code_mode] cites dist/missing-Zz9.js, which 2026.9.6's dist/ does not \
+                 have\n3 reasons checked on 1 releases, 1 problems\n",
+                facts.display()
+            )
+        )
+    );
 }
