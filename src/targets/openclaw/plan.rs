@@ -65,12 +65,30 @@ pub fn plan_release(scenario: &Scenario, found: &Found) -> Result<TargetPlan, Er
     Ok(planned)
 }
 
-/// Why `lane`, a Code Mode lane, cannot run on release `found`; `None` for any other lane.
+/// Why `lane`, a Code Mode lane, cannot run on release `found`; `None` for any other lane. A
+/// lane that denies plugins (`plugins.deny`: the fail-closed case) cannot make a built-in
+/// executor unavailable, so on a release whose executor is no plugin it is not applicable.
 fn code_mode_reason(lane: &Lane, found: &Found) -> Option<String> {
     let settings = lane.code_mode.as_ref()?;
-    found
-        .release
-        .code_mode_not_applicable(&found.origin, settings.executor)
+    let release = &found.release;
+    if let Some(why) = release.code_mode_not_applicable(&found.origin, settings.executor) {
+        return Some(why);
+    }
+    let facts = release.code_mode.as_ref()?;
+    let executor = facts.executor(settings.executor).ok()?;
+    let config = lane.openclaw.config.as_ref().or(lane.config.as_ref())?;
+    let denied = config.pointer("/plugins/deny")?.as_array()?;
+    match facts.executor_plugin(executor) {
+        Some(_) => None,
+        None => Some(format!(
+            "OpenClaw {}'s `{}` Code Mode executor is built in, no plugin (no executor_plugins \
+             entry in {}), so denying plugins {} cannot make it unavailable",
+            release.version,
+            executor.as_str(),
+            found.origin,
+            Value::Array(denied.clone())
+        )),
+    }
 }
 
 /// The scenario as the openclaw target runs it, on a release that accepts the `tools.toolSearch`
@@ -265,6 +283,27 @@ mod tests {
             first.not_applicable[0].reason,
             "OpenClaw 2026.8.1 has no `node` Code Mode executor (executors = [\"quickjs\"]) \
              (data/releases/openclaw-2026.8.1.toml)"
+        );
+
+        // A lane that denies the executor's plugin runs where the executor is one (2026.9.6)
+        // and is not applicable where it is built in.
+        let mut fail_closed = scenario.clone();
+        fail_closed.lanes.truncate(3);
+        fail_closed.lanes[2].code_mode = Some(CodeModeSettings {
+            executor: Some(CodeModeExecutor::Quickjs),
+            ..CodeModeSettings::default()
+        });
+        fail_closed.lanes[2].config =
+            Some(serde_json::json!({ "plugins": { "deny": ["code-mode-quickjs"] } }));
+        let runs = plan_release(&fail_closed, &found("2026.9.6")).expect("plan");
+        assert_eq!(names(&runs), ["direct", "tools", "code-mode"]);
+        let built_in = plan_release(&fail_closed, &found("2026.9.5")).expect("plan");
+        assert_eq!(names(&built_in), ["direct", "tools"]);
+        assert_eq!(
+            built_in.not_applicable[0].reason,
+            "OpenClaw 2026.9.5's `quickjs` Code Mode executor is built in, no plugin (no \
+             executor_plugins entry in data/releases/openclaw-2026.9.5.toml), so denying plugins \
+             [\"code-mode-quickjs\"] cannot make it unavailable"
         );
 
         let oldest = plan_release(&scenario, &found("2026.5.12")).expect("plan");

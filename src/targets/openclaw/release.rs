@@ -261,6 +261,11 @@ pub struct CodeModeFacts {
     /// The tools declared beside the controls when Code Mode is on (catalogue mode
     /// `direct-only`, as the harness's gateway offers them).
     pub direct_only: Vec<String>,
+    /// The plugin that provides an executor, by executor name (2026.9.6: `quickjs` is the
+    /// bundled `code-mode-quickjs`); an executor not named is built in, so no `plugins.deny`
+    /// can make it unavailable (before 2026.9.6 QuickJS-WASI is a dependency of the package).
+    #[serde(default)]
+    pub executor_plugins: BTreeMap<String, String>,
 }
 
 impl CodeModeFacts {
@@ -344,6 +349,13 @@ impl CodeModeFacts {
         }
     }
 
+    /// The plugin that provides `executor`, when it is one ([`Self::executor_plugins`]).
+    pub fn executor_plugin(&self, executor: CodeModeExecutor) -> Option<&str> {
+        self.executor_plugins
+            .get(executor.as_str())
+            .map(String::as_str)
+    }
+
     /// The first problem with the facts: the field and what is wrong.
     fn problem(&self) -> Option<(&'static str, String)> {
         if self.executors.is_empty() {
@@ -381,6 +393,16 @@ impl CodeModeFacts {
             return Some((
                 "controls",
                 "two distinct names: the code cell's tool, then the resume tool".into(),
+            ));
+        }
+        if let Some(name) = self
+            .executor_plugins
+            .keys()
+            .find(|k| !self.executors.iter().any(|e| e.as_str() == k.as_str()))
+        {
+            return Some((
+                "executor_plugins",
+                format!("{name:?} is not one of executors"),
             ));
         }
         if let Some(name) = self.direct_only.iter().find(|n| self.controls.contains(n)) {
