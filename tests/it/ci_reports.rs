@@ -236,20 +236,21 @@ fn shards_split_deterministically_and_completely() {
     let mut sorted = all.clone();
     sorted.sort();
     assert_eq!(both, sorted);
-    // The expected-time model (data/expected-times.toml) puts the 1 s code timeout, the sandbox
-    // fallback, the ranking and four upstream scenarios in the first shard: together about half
-    // the run on the embedded gateway (23 built-in scenarios since the replays of issue 51). The
-    // same split every time.
+    // The expected-time model (data/expected-times.toml) puts the 1 s code timeout, the short
+    // fail-closed scenarios, the ranking and four upstream scenarios in the first shard: together
+    // about half the run on the embedded gateway. The same split every time.
     assert_eq!(
         first,
         [
+            "code-mode-fail-closed",
             "fail-closed-f4-sandbox-unavailable",
             "fail-closed-f5-code-timeout",
+            "fail-closed-f6-denied-input",
             "tool-search-ranking",
             "upstream-code-stderr-flood",
+            "upstream-follow-up-other-target",
             "upstream-product-words",
-            "upstream-search-no-match",
-            "upstream-tool-call-unchecked-args"
+            "upstream-search-no-match"
         ]
     );
     assert_eq!(shard_ids(dir.path(), "1/2"), first);

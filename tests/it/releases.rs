@@ -431,7 +431,8 @@ fn check_reasons_names_what_the_release_install_lacks() {
         (
             Some(1),
             format!(
-                "{}:{line}: [code_mode] cites dist/missing-Zz9.js, which 2026.9.6's dist/ does not \
+                "red cells not checked: the data root has no data/upstream-regressions.toml\n\
+                 {}:{line}: [code_mode] cites dist/missing-Zz9.js, which 2026.9.6's dist/ does not \
                  have\n3 reasons checked on 1 releases, 1 problems\n",
                 facts.display()
             )

@@ -748,7 +748,7 @@ mod tests {
         let error = Release::parse(&broken, &files[0].origin).unwrap_err();
         let line = broken
             .lines()
-            .position(|l| l.starts_with("redactions = "))
+            .position(|l| l.contains("pattern = \"(\""))
             .unwrap()
             + 1;
         assert!(
