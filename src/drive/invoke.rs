@@ -1,5 +1,6 @@
 //! What a lane collects beyond its turn, while its gateway still runs: upstream's non-model
-//! invoke batch (`POST /tools/invoke` with the lane's scripted batch search, for I1) and the
+//! invoke (`POST /tools/invoke` with the lane's scripted batch search, or the tool the I1 claim
+//! names with its `args`: openclaw/openclaw#93400, `read` not found) and the
 //! session's effective tools (`tools.effective`, for E1). A lane collects each only when the
 //! scenario names that claim on it, so no other run pays for them. What came back is data:
 //! a failed call is what the claim reads and reports, never a lane error.
@@ -25,9 +26,10 @@ pub struct Invoked {
 /// The session's effective tools, or why the gateway gave none.
 pub type Effective = Result<EffectiveTools, String>;
 
-/// The invoke batch a lane runs for I1: its script's batch search (the first step that calls
-/// the surface's search control with `queries`), sent as `{name, args, sessionKey}`. `None`
-/// when the scenario does not name I1 on the lane or its script has no such step.
+/// The invoke a lane runs for I1, sent as `{name, args, sessionKey}`: the tool the claim names
+/// with the claim's `args` (`{}` when it gives none), else its script's batch search (the first
+/// step that calls the surface's search control with `queries`). `None` when the scenario does
+/// not name I1 on the lane, or names no tool and the script has no such step.
 pub fn invoke_request(
     scenario: &Scenario,
     lane: &Lane,
@@ -37,11 +39,31 @@ pub fn invoke_request(
     if !scenario.names_claim_on(ClaimId::I1, lane) {
         return None;
     }
+    if let Some((name, args)) = named_tool(scenario, lane) {
+        return Some(InvokeRequest {
+            name,
+            args,
+            session_key: session_key.to_string(),
+        });
+    }
     batch_search(scenario, lane, bridge).map(|args| InvokeRequest {
         name: bridge.search.clone(),
         args,
         session_key: session_key.to_string(),
     })
+}
+
+/// The tool an I1 claim on `lane` names, with its arguments.
+pub fn named_tool(scenario: &Scenario, lane: &Lane) -> Option<(String, serde_json::Value)> {
+    scenario
+        .claims
+        .iter()
+        .filter(|c| c.id == ClaimId::I1)
+        .filter(|c| c.lanes.is_empty() || c.lanes.contains(&lane.name))
+        .find_map(|c| {
+            let args = c.args.clone().unwrap_or_else(|| serde_json::json!({}));
+            Some((c.tool.clone()?, args))
+        })
 }
 
 /// The arguments of the first batch search of the lane's script.

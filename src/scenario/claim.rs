@@ -267,7 +267,7 @@ impl ClaimId {
             ),
             ClaimId::I1 => def(
                 "a batch search through POST /tools/invoke, no model, answers a group per query",
-                ToolSearchLanes,
+                EveryLane,
                 false,
             ),
             ClaimId::E1 => def(

@@ -281,6 +281,9 @@ pub struct ClaimSpec {
     /// K1: the most bytes any one tool result the model reads may have (a code cell that floods
     /// stderr must not flood the model).
     pub max_result_bytes: Option<u64>,
+    /// I1 with a `tool`: the arguments `POST /tools/invoke` runs it with (openclaw/openclaw#93400:
+    /// `read` with a path in the agent's workspace).
+    pub args: Option<Value>,
     /// Lanes the claim applies to; empty: every lane.
     pub lanes: Vec<String>,
 }

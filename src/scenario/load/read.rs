@@ -65,6 +65,8 @@ pub(in crate::scenario) struct ClaimFile {
     #[serde(default)]
     pub(super) max_result_bytes: Option<u64>,
     #[serde(default)]
+    pub(super) args: Option<Value>,
+    #[serde(default)]
     pub(super) lanes: Vec<String>,
 }
 

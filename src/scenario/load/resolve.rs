@@ -381,6 +381,24 @@ fn resolve_claim(
         }
         _ => {}
     }
+    match (&claim.args, &claim.tool) {
+        (Some(_), _) if id != ClaimId::I1 => {
+            return Err(problem(
+                field.key("args"),
+                format!("claim {id} does not read args (only I1 does, with a tool)"),
+            ))
+        }
+        (Some(_), None) => {
+            return Err(problem(
+                field.key("args"),
+                "I1 runs args only on a named tool: give the claim a tool".to_string(),
+            ))
+        }
+        (Some(args), Some(_)) if !args.is_object() => {
+            return Err(problem(field.key("args"), "must be a table".to_string()))
+        }
+        _ => {}
+    }
     if let Some(i) = claim
         .lanes
         .iter()
@@ -416,6 +434,7 @@ fn resolve_claim(
         tool: claim.tool,
         error: claim.error,
         max_result_bytes: claim.max_result_bytes,
+        args: claim.args,
         lanes: claim.lanes,
     })
 }

@@ -2,7 +2,9 @@
 //! with the lane's scripted batch (no model in between) and answers `{ok: true, result}`; the
 //! result has one group per query, in query order, each with exactly one candidate naming the
 //! query's tool, and so finds the target. The queries are the request the lane sent (made from
-//! the scenario's script, never from the answer).
+//! the scenario's script, never from the answer). With a `tool` (openclaw/openclaw#93400:
+//! `read` answered 404 although allowed), the invoke runs that tool with the claim's `args`:
+//! it is found (no 404 `not_found`) and answers HTTP 200 `{ok: true, result}` with text.
 
 use serde_json::Value;
 
@@ -23,6 +25,13 @@ pub fn i1_invoke_batch(input: &ClaimInput<'_>) -> Vec<Check> {
             "it runs none, so nothing was invoked",
         )];
     };
+    if let Some(tool) = input.spec.and_then(|s| s.tool.as_deref()) {
+        return vec![
+            tool_found_check(tool, invoked),
+            answered_check(invoked),
+            text_check(invoked),
+        ];
+    }
     let queries = queries_of(invoked);
     let result = search_result(invoked);
     let target = &input.scenario.target_tool;
@@ -81,6 +90,49 @@ fn answered_check(invoked: &Invoked) -> Check {
             .as_ref()
             .is_ok_and(|a| a.ok && a.result.is_some());
     check("invoke answered", ok, expected, actual)
+}
+
+/// The named tool is found: no HTTP 404 and no `not_found` error (any other answer, even a
+/// refusal of the arguments, means the gateway has the tool).
+fn tool_found_check(tool: &str, invoked: &Invoked) -> Check {
+    let kind = invoked
+        .answer
+        .as_ref()
+        .ok()
+        .and_then(|a| a.error.as_ref())
+        .map(|e| e.kind.as_str());
+    let found = invoked.status != 0 && invoked.status != 404 && kind != Some("not_found");
+    let actual = match &invoked.answer {
+        Err(e) => e.clone(),
+        Ok(_) => format!("HTTP {} error type {}", invoked.status, show(kind)),
+    };
+    check(
+        "tool found",
+        found,
+        format!("POST /tools/invoke finds {tool} (not HTTP 404 not_found)"),
+        actual,
+    )
+}
+
+/// The answer carries the tool's text: a text part of the result's `content`, not empty.
+fn text_check(invoked: &Invoked) -> Check {
+    let texts: Vec<&str> = invoked
+        .answer
+        .as_ref()
+        .ok()
+        .and_then(|a| a.result.as_ref())
+        .and_then(|r| r["content"].as_array())
+        .map_or(&[][..], Vec::as_slice)
+        .iter()
+        .filter_map(|part| part["text"].as_str())
+        .collect();
+    let bytes: usize = texts.iter().map(|t| t.len()).sum();
+    check(
+        "tool answered",
+        bytes > 0,
+        format!("the result of {} has text content", invoked.request.name),
+        format!("{} text parts, {bytes} bytes", texts.len()),
+    )
 }
 
 fn found_check(target: &str, result: Option<&str>) -> Check {
@@ -203,6 +255,51 @@ mod tests {
             verdict(&gone, I1, "tools").failures[0].actual,
             "POST http://x/tools/invoke: refused"
         );
+    }
+
+    /// The tools lane with I1 naming `read` and an invoke of it answered `status`, `answer`.
+    fn invoked_read(status: u16, answer: Result<InvokeAnswer, String>) -> Fixture {
+        let mut f = Fixture::passing_reference().scenario_extra(
+            "[[claims]]\nid = 'I1'\ntool = 'read'\nargs = { path = 'AGENTS.md' }\nlanes = ['tools']\n",
+        );
+        f.lane("tools").invoke = Some(Invoked {
+            request: InvokeRequest {
+                name: "read".into(),
+                args: json!({ "path": "AGENTS.md" }),
+                session_key: "k-tools".into(),
+            },
+            status,
+            answer,
+        });
+        f
+    }
+
+    #[test]
+    fn a_named_tool_holds_when_found_and_answering_with_text() {
+        let answer = InvokeAnswer::success(json!({
+            "content": [{ "type": "text", "text": "# AGENTS.md" }],
+        }));
+        let f = invoked_read(200, Ok(answer));
+        assert!(holds(&f, I1, "tools"), "{:?}", verdict(&f, I1, "tools"));
+        assert_eq!(verdict(&f, I1, "tools").checks, 3);
+    }
+
+    #[test]
+    fn a_named_tool_fails_on_not_found_and_on_an_empty_answer() {
+        let not_found = InvokeAnswer::failure("not_found", "Tool not available: read");
+        let v = verdict(&invoked_read(404, Ok(not_found)), I1, "tools");
+        let checks: Vec<&str> = v.failures.iter().map(|c| c.check.as_str()).collect();
+        assert_eq!(checks, ["tool found", "invoke answered", "tool answered"]);
+        assert_eq!(v.failures[0].actual, "HTTP 404 error type not_found");
+        let empty = InvokeAnswer::success(json!({ "content": [{ "type": "text", "text": "" }] }));
+        let v = verdict(&invoked_read(200, Ok(empty)), I1, "tools");
+        let checks: Vec<&str> = v.failures.iter().map(|c| c.check.as_str()).collect();
+        assert_eq!(checks, ["tool answered"]);
+        assert_eq!(v.failures[0].actual, "1 text parts, 0 bytes");
+        let refused = InvokeAnswer::failure("tool_error", "path required");
+        let v = verdict(&invoked_read(400, Ok(refused)), I1, "tools");
+        let checks: Vec<&str> = v.failures.iter().map(|c| c.check.as_str()).collect();
+        assert_eq!(checks, ["invoke answered", "tool answered"]);
     }
 
     #[test]
