@@ -10,9 +10,11 @@ use super::invoke::post_invoke;
 use super::observation::{FollowUp, LaneObservation, ProviderRefusal};
 use super::plan::LanePlan;
 use crate::error::{temp_dir, Error};
-use crate::protocol::{sse, ResponseBody, AGENT_HEADER, SESSION_HEADER};
+use crate::protocol::{
+    sse, ResponseBody, AGENT_HEADER, CHAT_COMPLETIONS_PATH, RESPONSES_PATH, SESSION_HEADER,
+};
 use crate::provider::Journal;
-use crate::scenario::{client_tool_declaration, ClaimId, Lane, Scenario};
+use crate::scenario::{client_tool_declaration, ClaimId, Entry, Lane, Scenario};
 use crate::targets::timing::{Step, Timed};
 use crate::targets::{LaneSetup, Target};
 
@@ -65,9 +67,17 @@ pub async fn run_lane(
     let follow_up = match (&sent, &scenario.follow_up) {
         (Ok((status, _)), Some(text)) if is_success(*status) => {
             let cursor = journal.cursor();
-            let body = turn_body(scenario, text, lane.stream);
-            let turn = post_turn(&url, &scenario.agent, &key, &body, timeout);
-            let sent = timed(&mut steps, Step::FollowUp, turn).await;
+            let sent = match scenario.follow_up_entry {
+                Entry::Responses => {
+                    let body = turn_body(scenario, text, lane.stream);
+                    let turn = post_turn(&url, &scenario.agent, &key, &body, timeout);
+                    timed(&mut steps, Step::FollowUp, turn).await
+                }
+                Entry::ChatCompletions => {
+                    let turn = post_chat_turn(&url, scenario, &key, text, timeout);
+                    timed(&mut steps, Step::FollowUp, turn).await
+                }
+            };
             Some(
                 sent.map_err(with_log)
                     .map(|answer| (answer, journal.since(cursor))),
@@ -260,7 +270,63 @@ pub async fn post_turn(
     body: &Value,
     timeout: Duration,
 ) -> Result<(u16, Value), Error> {
-    let url = format!("{base_url}/v1/responses");
+    post_entry(base_url, RESPONSES_PATH, agent, session_key, body, timeout).await
+}
+
+/// Sends the user message `text` to `/v1/chat/completions` as `agent` in session
+/// `session_key` (the product's `x-openclaw-session-key`: the same session as a Responses
+/// turn); the status and the answer in the Responses shape the claims read: its `status`
+/// (`completed` when the one choice finished with `stop`, else `incomplete`) and its message
+/// as the one output item. The answer as received is kept under `chat_completion`.
+pub async fn post_chat_turn(
+    base_url: &str,
+    scenario: &Scenario,
+    session_key: &str,
+    text: &str,
+    timeout: Duration,
+) -> Result<(u16, Value), Error> {
+    let mut body = json!({
+        "model": format!("openclaw/{}", scenario.agent),
+        "messages": [{ "role": "user", "content": text }],
+        "stream": false,
+    });
+    if let Some(max) = scenario.max_output_tokens {
+        body["max_tokens"] = json!(max);
+    }
+    let path = CHAT_COMPLETIONS_PATH;
+    let (status, answer) =
+        post_entry(base_url, path, &scenario.agent, session_key, &body, timeout).await?;
+    if !(200..300).contains(&status) {
+        return Ok((status, answer));
+    }
+    let choice = &answer["choices"][0];
+    let finished = match choice["finish_reason"].as_str() {
+        Some("stop") => "completed",
+        _ => "incomplete",
+    };
+    let reply = choice["message"]["content"].as_str().unwrap_or_default();
+    let shaped = json!({
+        "object": "response",
+        "status": finished,
+        "output": [{
+            "type": "message",
+            "role": "assistant",
+            "content": [{ "type": "output_text", "text": reply }],
+        }],
+        "chat_completion": answer,
+    });
+    Ok((status, shaped))
+}
+
+async fn post_entry(
+    base_url: &str,
+    path: &str,
+    agent: &str,
+    session_key: &str,
+    body: &Value,
+    timeout: Duration,
+) -> Result<(u16, Value), Error> {
+    let url = format!("{base_url}{path}");
     let client = reqwest::Client::builder()
         .timeout(timeout)
         .build()

@@ -32,8 +32,11 @@ use super::session_log::SessionWriter;
 use super::GatewayState;
 use crate::catalog::{Executor, ToolEntry, ToolSource};
 use crate::protocol::invoke::{EFFECTIVE_PATH, INVOKE_PATH};
-use crate::protocol::response_object::{ErrorBody, RequestEcho, ResponseItem, ResponseObject};
+use crate::protocol::response_object::{
+    ErrorBody, RequestEcho, ResponseItem, ResponseObject, ResponseStatus,
+};
 use crate::protocol::session::session_id_for_key;
+use crate::protocol::{CHAT_COMPLETIONS_PATH, RESPONSES_PATH};
 
 /// Largest request body accepted.
 pub const MAX_BODY_BYTES: usize = 4 * 1024 * 1024;
@@ -52,7 +55,8 @@ pub use crate::protocol::{AGENT_HEADER, SESSION_HEADER};
 
 pub fn router(state: Arc<GatewayState>) -> Router {
     Router::new()
-        .route("/v1/responses", post(responses))
+        .route(RESPONSES_PATH, post(responses))
+        .route(CHAT_COMPLETIONS_PATH, post(chat_completions))
         .route(INVOKE_PATH, post(super::invoke::tools_invoke))
         .route(EFFECTIVE_PATH, post(super::invoke::tools_effective))
         .route("/healthz", get(|| async { Json(json!({ "ok": true })) }))
@@ -244,12 +248,95 @@ async fn responses(
     answered.unwrap_or_else(IntoResponse::into_response)
 }
 
+/// `POST /v1/chat/completions`: the product's second HTTP entry point, kept minimal. The last
+/// user message becomes a Responses turn in the session the `x-openclaw-session-key` header
+/// names, run by the same agent loop ([`respond`]); the answer is a `chat.completion` with the
+/// turn's text. Only what a follow-up turn sends is read: `model`, `messages`, `max_tokens`;
+/// no streaming, no client tools.
+async fn chat_completions(
+    State(state): State<Arc<GatewayState>>,
+    headers: HeaderMap,
+    body: Body,
+) -> Response {
+    let answered = match read_body(&headers, body).await {
+        Ok(body) => chat_answer(&state, &headers, &body).await,
+        Err(error) => Err(error),
+    };
+    answered.unwrap_or_else(IntoResponse::into_response)
+}
+
+async fn chat_answer(
+    state: &GatewayState,
+    headers: &HeaderMap,
+    body: &[u8],
+) -> Result<Response, ApiError> {
+    let body: Value = serde_json::from_slice(body)
+        .map_err(|e| bad_request(format!("body is not valid JSON: {e}")))?;
+    if body["stream"] == json!(true) {
+        return Err(bad_request("stream is not served here").param("stream"));
+    }
+    let text = body["messages"]
+        .as_array()
+        .and_then(|m| m.iter().rev().find(|m| m["role"] == "user"))
+        .and_then(|m| m["content"].as_str())
+        .ok_or_else(|| bad_request("messages needs a user message with text").param("messages"))?;
+    let mut turn = json!({
+        "model": body["model"].as_str().unwrap_or("openclaw"),
+        "input": [{ "type": "message", "role": "user", "content": [{ "type": "input_text", "text": text }] }],
+    });
+    if let Some(max) = body["max_tokens"].as_u64() {
+        turn["max_output_tokens"] = json!(max);
+    }
+    let (response, _) = respond(state, headers, turn.to_string().as_bytes()).await?;
+    let output = serde_json::to_value(&response.output).unwrap_or_default();
+    let reply: String = output
+        .as_array()
+        .map_or(&[][..], Vec::as_slice)
+        .iter()
+        .filter(|item| item["type"] == "message")
+        .flat_map(|item| item["content"].as_array().map_or(&[][..], Vec::as_slice))
+        .filter_map(|part| part["text"].as_str())
+        .collect();
+    let finish = match response.status {
+        ResponseStatus::Completed => "stop",
+        _ => "length",
+    };
+    Ok(Json(json!({
+        "id": format!("chatcmpl_{}", response.id),
+        "object": "chat.completion",
+        "created": response.created_at,
+        "model": response.model,
+        "choices": [{
+            "index": 0,
+            "message": { "role": "assistant", "content": reply },
+            "finish_reason": finish,
+        }],
+        "usage": response.usage,
+    }))
+    .into_response())
+}
+
 /// One `/v1/responses` request: parse, continue the session, run the turn, answer.
 async fn answer(
     state: &GatewayState,
     headers: &HeaderMap,
     body: &[u8],
 ) -> Result<Response, ApiError> {
+    let (response, stream) = respond(state, headers, body).await?;
+    Ok(if stream {
+        event_stream(&response)
+    } else {
+        Json(response).into_response()
+    })
+}
+
+/// Runs one Responses turn: parse, continue the session, run the turn; the response and
+/// whether the caller asked for a stream.
+async fn respond(
+    state: &GatewayState,
+    headers: &HeaderMap,
+    body: &[u8],
+) -> Result<(ResponseObject, bool), ApiError> {
     let parsed = parse_request(state, headers, body)?;
     let key = parsed.turn.session_key.clone();
     let lock = state.session_lock(&key);
@@ -284,11 +371,7 @@ async fn answer(
     let mut conversation = outcome.conversation;
     conversation.last_response_id = Some(response.id.clone());
     state.set_conversation(&key, conversation);
-    Ok(if parsed.stream {
-        event_stream(&response)
-    } else {
-        Json(response).into_response()
-    })
+    Ok((response, parsed.stream))
 }
 
 fn turn_error(error: TurnError) -> ApiError {

@@ -28,5 +28,10 @@ pub use responses::{item_text, OutputItem, ResponseBody};
 
 /// The agent a turn runs as (`main` when absent).
 pub const AGENT_HEADER: &str = "x-openclaw-agent";
+/// The OpenResponses entry point every turn comes in through by default.
+pub const RESPONSES_PATH: &str = "/v1/responses";
+/// The OpenAI Chat Completions entry point (the product serves it when
+/// `gateway.http.endpoints.chatCompletions.enabled`; docs/gateway/openai-http-api.md).
+pub const CHAT_COMPLETIONS_PATH: &str = "/v1/chat/completions";
 /// The session a turn belongs to (`main` when absent).
 pub const SESSION_HEADER: &str = "x-openclaw-session-key";

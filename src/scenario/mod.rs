@@ -72,6 +72,10 @@ pub struct Scenario {
     /// A second user message sent in the same session after the turn (`follow_up`): P1 holds
     /// its requests to the first turn's prompt-cache prefix.
     pub follow_up: Option<String>,
+    /// The entry point the follow-up turn comes in through (`follow_up_entry`; default the
+    /// first turn's, `/v1/responses`): openclaw/openclaw#146902, one session's tools changed
+    /// with the entry point.
+    pub follow_up_entry: Entry,
     pub catalog: CatalogSpec,
     pub policy: ToolPolicy,
     /// An explicit model script for every lane (a lane's own `script` wins). Unset: the mock
@@ -268,6 +272,18 @@ impl ScriptStep {
             _ => None,
         }
     }
+}
+
+/// An HTTP entry point a turn can come in through; both run the same agent loop in the
+/// session the `x-openclaw-session-key` header names.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Deserialize, Serialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum Entry {
+    /// `POST /v1/responses` (OpenResponses).
+    #[default]
+    Responses,
+    /// `POST /v1/chat/completions` (OpenAI Chat Completions).
+    ChatCompletions,
 }
 
 /// A claim to evaluate, with its parameters.

@@ -8,7 +8,7 @@ use serde_json::Value;
 
 use super::ScenarioError;
 use crate::catalog::ToolPolicy;
-use crate::scenario::{CatalogSpec, LaneExpect, LaneOnOpenclaw, OnOpenclaw, ScriptStep};
+use crate::scenario::{CatalogSpec, Entry, LaneExpect, LaneOnOpenclaw, OnOpenclaw, ScriptStep};
 
 /// A scenario file as written (the serde mirror of [`Scenario`](crate::scenario::Scenario)).
 /// Every field is in the field table of `docs/scenarios.md` (a test holds the two together).
@@ -29,6 +29,8 @@ pub(in crate::scenario) struct ScenarioFile {
     pub(super) max_output_tokens: Option<u64>,
     #[serde(default)]
     pub(super) follow_up: Option<String>,
+    #[serde(default)]
+    pub(super) follow_up_entry: Option<Entry>,
     pub(super) catalog: CatalogSpec,
     #[serde(default)]
     pub(super) policy: ToolPolicy,

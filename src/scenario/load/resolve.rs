@@ -134,6 +134,12 @@ pub(super) fn resolve(
             &mut problems,
         );
     }
+    if file.follow_up_entry.is_some() && file.follow_up.is_none() {
+        problems.push(problem(
+            Field::of("follow_up_entry"),
+            "the entry point of the follow-up turn needs a follow_up".to_string(),
+        ));
+    }
     if strictness == Strictness::Check && lanes_ok && claims_ok {
         problems.extend(unjudgeable(&lanes, &claims));
     }
@@ -152,6 +158,7 @@ pub(super) fn resolve(
         target_source,
         max_output_tokens: file.max_output_tokens,
         follow_up: file.follow_up,
+        follow_up_entry: file.follow_up_entry.unwrap_or_default(),
         catalog: file.catalog,
         policy: file.policy,
         script: file.script,

@@ -257,15 +257,16 @@ mod tests {
         );
     }
 
-    /// The tools lane with I1 naming `read` and an invoke of it answered `status`, `answer`.
+    /// The tools lane with I1 naming a tool (the fixture's catalogue has no core tools) and an
+    /// invoke of it answered `status`, `answer`.
     fn invoked_read(status: u16, answer: Result<InvokeAnswer, String>) -> Fixture {
         let mut f = Fixture::passing_reference().scenario_extra(
-            "[[claims]]\nid = 'I1'\ntool = 'read'\nargs = { path = 'AGENTS.md' }\nlanes = ['tools']\n",
+            "[[claims]]\nid = 'I1'\ntool = 'fake_plugin_tool_03'\nargs = { marker = 'm' }\nlanes = ['tools']\n",
         );
         f.lane("tools").invoke = Some(Invoked {
             request: InvokeRequest {
-                name: "read".into(),
-                args: json!({ "path": "AGENTS.md" }),
+                name: SECONDARY.into(),
+                args: json!({ "marker": "m" }),
                 session_key: "k-tools".into(),
             },
             status,
@@ -277,7 +278,7 @@ mod tests {
     #[test]
     fn a_named_tool_holds_when_found_and_answering_with_text() {
         let answer = InvokeAnswer::success(json!({
-            "content": [{ "type": "text", "text": "# AGENTS.md" }],
+            "content": [{ "type": "text", "text": "FAKE_PLUGIN_OK" }],
         }));
         let f = invoked_read(200, Ok(answer));
         assert!(holds(&f, I1, "tools"), "{:?}", verdict(&f, I1, "tools"));
@@ -286,7 +287,7 @@ mod tests {
 
     #[test]
     fn a_named_tool_fails_on_not_found_and_on_an_empty_answer() {
-        let not_found = InvokeAnswer::failure("not_found", "Tool not available: read");
+        let not_found = InvokeAnswer::failure("not_found", "Tool not available: x");
         let v = verdict(&invoked_read(404, Ok(not_found)), I1, "tools");
         let checks: Vec<&str> = v.failures.iter().map(|c| c.check.as_str()).collect();
         assert_eq!(checks, ["tool found", "invoke answered", "tool answered"]);

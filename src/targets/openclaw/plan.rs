@@ -15,13 +15,15 @@ use crate::targets::{NotApplicable, TargetPlan};
 use super::release::Found;
 
 /// Lane `config` overrides the openclaw target writes into the product's config: the tool
-/// policy as it is, and the declarative approval and hook rules as the fake plugin's
-/// `before_tool_call` hook (see [`super::plugin`]), and `plugins.deny` (a Code Mode lane that
-/// denies the QuickJS executor's plugin, so the product must fail closed).
-pub const PRODUCT_CONFIG_KEYS: [&str; 6] = [
+/// policy as it is, the Chat Completions entry point (off by default on the product; a
+/// follow-up turn may come in through it), the declarative approval and hook rules as the fake
+/// plugin's `before_tool_call` hook (see [`super::plugin`]), and `plugins.deny` (a Code Mode
+/// lane that denies the QuickJS executor's plugin, so the product must fail closed).
+pub const PRODUCT_CONFIG_KEYS: [&str; 7] = [
     "tools.deny",
     "tools.allow",
     "tools.alsoAllow",
+    "gateway.http.endpoints.chatCompletions.enabled",
     "tools.approvals",
     "hooks.beforeToolCall",
     "plugins.deny",
