@@ -261,6 +261,46 @@ mod tests {
     }
 
     #[test]
+    fn i1_args_need_a_named_tool_and_follow_up_entry_needs_a_follow_up() {
+        let args = "\n[[claims]]\nid = 'I1'\nargs = { path = 'AGENTS.md' }\n";
+        assert_eq!(
+            error(args, ""),
+            "s.toml:12:8: claims[0].args: I1 runs args only on a named tool: give the claim a tool"
+        );
+        let k1 = "\n[[claims]]\nid = 'K1'\ntool = 'fake_plugin_tool_02'\nargs = { a = 1 }\n";
+        assert_eq!(
+            error(k1, ""),
+            "s.toml:13:8: claims[0].args: claim K1 does not read args (only I1 does, with a tool)"
+        );
+        let text = FILE
+            .replace(
+                "prompt = 'p'",
+                "prompt = 'p'\nfollow_up_entry = 'chat-completions'",
+            )
+            .replace("{extra}", "")
+            .replace("{lane}", "");
+        let err = parse_scenario(&text, "s.toml").unwrap_err().to_string();
+        assert_eq!(
+            err,
+            "s.toml:4:19: follow_up_entry: the entry point of the follow-up turn needs a follow_up"
+        );
+        let text = text.replace("prompt = 'p'", "prompt = 'p'\nfollow_up = 'again'");
+        let loaded = parse_scenario(&text, "s.toml").unwrap();
+        assert_eq!(
+            loaded.follow_up_entry,
+            crate::scenario::Entry::ChatCompletions
+        );
+        let named =
+            "\n[[claims]]\nid = 'I1'\ntool = 'fake_plugin_tool_02'\nargs = { marker = 'm' }\n";
+        let text = FILE.replace("{extra}", named).replace("{lane}", "");
+        let loaded = parse_scenario(&text, "s.toml").unwrap();
+        assert_eq!(
+            loaded.claims[0].args,
+            Some(serde_json::json!({ "marker": "m" }))
+        );
+    }
+
+    #[test]
     fn the_test_file_loads() {
         let text = FILE.replace("{extra}", "").replace("{lane}", "");
         assert_eq!(parse_scenario(&text, "s.toml").unwrap().lanes.len(), 2);
