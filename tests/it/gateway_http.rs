@@ -203,6 +203,63 @@ async fn every_turn_counts_its_own_searches_and_calls() {
     assert_eq!(history_messages, 3);
 }
 
+/// `/v1/chat/completions` runs the same agent loop in the session its `x-openclaw-session-key`
+/// names: a turn after a Responses turn carries that turn's history and the same tools[].
+#[tokio::test]
+async fn chat_completions_continues_the_session_a_responses_turn_opened() {
+    let provider = toolsearch_qa::provider::MockProvider::start()
+        .await
+        .unwrap();
+    let base = provider.base_url();
+    let fx = gateway_for(base.trim_end_matches("/v1")).await;
+    let turn = json!({ "model": "openclaw/qa", "input": "tool search qa check target=fake_plugin_tool_03" });
+    let (status, json) = fx.post(turn.to_string(), "qa").await;
+    assert_eq!(status, 200, "{json}");
+    let first = provider.journal().all().len();
+    let chat = json!({
+        "model": "openclaw/qa",
+        "messages": [{ "role": "user", "content": "tool search qa check target=fake_plugin_tool_03" }],
+    });
+    let response = fx
+        .http
+        .post(format!("{}/v1/chat/completions", fx.gateway.base_url()))
+        .header("x-openclaw-agent", "qa")
+        .header("x-openclaw-session-key", "s1")
+        .json(&chat)
+        .send()
+        .await
+        .unwrap();
+    assert_eq!(response.status().as_u16(), 200);
+    let json: Value = response.json().await.unwrap();
+    assert_eq!(json["object"], "chat.completion");
+    assert_eq!(json["choices"][0]["finish_reason"], "stop");
+    let text = json["choices"][0]["message"]["content"].as_str().unwrap();
+    assert!(
+        text.contains("FAKE_PLUGIN_OK fake_plugin_tool_03"),
+        "{text}"
+    );
+    let journal = provider.journal().all();
+    let (one, two) = (&journal[0].body, &journal[first].body);
+    assert_eq!(one["tools"], two["tools"]);
+    let users = |body: &Value| {
+        body["input"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .filter(|i| i["role"] == "user")
+            .count()
+    };
+    assert_eq!((users(one), users(two)), (1, 2));
+    let (status, json) = raw(fx
+        .http
+        .post(format!("{}/v1/chat/completions", fx.gateway.base_url()))
+        .header("x-openclaw-agent", "qa")
+        .json(&json!({ "messages": [] })))
+    .await;
+    assert_eq!(status, 400, "{json}");
+    assert_eq!(json["error"]["param"], "messages");
+}
+
 /// Status and body of a raw request to the gateway.
 async fn raw(request: reqwest::RequestBuilder) -> (u16, Value) {
     let response = request.send().await.unwrap();
