@@ -266,7 +266,7 @@ impl ClaimId {
                 false,
             ),
             ClaimId::I1 => def(
-                "a batch search through POST /tools/invoke, no model, answers a group per query",
+                "POST /tools/invoke, no model, answers: a batch search a group per query, a named tool found",
                 EveryLane,
                 false,
             ),
