@@ -2,7 +2,8 @@
 //!
 //! Patterns match a tool's name or its full id; `*` matches any run of characters.
 //! Deny always wins. With no `allow` list every tool is allowed; with one, a tool must
-//! match `allow` or `alsoAllow`.
+//! match `allow` or `alsoAllow`. A prompt hook's `toolsAllow` (`hook_allow`) caps what is left,
+//! catalogue included: a tool it does not name is neither offered nor reachable by a call.
 
 use serde::{Deserialize, Serialize};
 
@@ -15,11 +16,24 @@ pub struct ToolPolicy {
     pub deny: Vec<String>,
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub also_allow: Vec<String>,
+    /// A `before_prompt_build` hook's `toolsAllow` for the turn (`hooks.toolsAllow`): only the
+    /// tools it names stay, on the surface and in the catalogue. Control tools are not capped
+    /// (the product keeps them while the catalogue has an entry left).
+    /// Set from the gateway config only (a scenario's `[policy]` has no such key).
+    #[serde(skip)]
+    pub hook_allow: Option<Vec<String>>,
 }
 
 impl ToolPolicy {
     /// Is the tool with this name and id allowed?
     pub fn allows(&self, name: &str, id: &str) -> bool {
+        let hit = |patterns: &[String]| patterns.iter().any(|p| matches(p, name) || matches(p, id));
+        let capped = self.hook_allow.as_ref().is_some_and(|cap| !hit(cap));
+        !capped && self.allows_control(name, id)
+    }
+
+    /// Is the control tool with this name and id allowed? The policy without the hook's cap.
+    pub fn allows_control(&self, name: &str, id: &str) -> bool {
         let hit = |patterns: &[String]| patterns.iter().any(|p| matches(p, name) || matches(p, id));
         if hit(&self.deny) {
             return false;
@@ -61,6 +75,7 @@ mod tests {
             allow: allow.map(owned),
             deny: owned(deny),
             also_allow: owned(also),
+            hook_allow: None,
         }
     }
 
@@ -97,5 +112,20 @@ mod tests {
     fn deny_beats_allow_and_also_allow() {
         let p = policy(Some(&["*"]), &["exec"], &["exec"]);
         assert!(!p.allows("exec", "openclaw:core:exec"));
+    }
+
+    #[test]
+    fn a_hook_cap_hides_what_it_does_not_name_but_not_the_controls() {
+        let mut p = policy(None, &["fake_plugin_tool_02"], &[]);
+        p.hook_allow = Some(vec![
+            "fake_plugin_tool_01".into(),
+            "fake_plugin_tool_02".into(),
+        ]);
+        assert!(p.allows("fake_plugin_tool_01", "openclaw:x:fake_plugin_tool_01"));
+        assert!(!p.allows("fake_plugin_tool_02", "openclaw:x:fake_plugin_tool_02"));
+        assert!(!p.allows("fake_plugin_tool_17", "openclaw:x:fake_plugin_tool_17"));
+        assert!(!p.allows("tool_call", "openclaw:core:tool_call"));
+        assert!(p.allows_control("tool_call", "openclaw:core:tool_call"));
+        assert!(!p.allows_control("fake_plugin_tool_02", "openclaw:x:fake_plugin_tool_02"));
     }
 }

@@ -42,6 +42,10 @@ pub struct GuardRule {
 pub struct HooksConfig {
     #[serde(default)]
     pub before_tool_call: Vec<GuardRule>,
+    /// What a `before_prompt_build` hook returns as `toolsAllow`: the turn's tools capped to
+    /// these names or globs, catalogue included (it becomes the policy's `hook_allow`).
+    #[serde(default)]
+    pub tools_allow: Option<Vec<String>>,
 }
 
 /// A rule list ready to apply: patterns compiled once at load.

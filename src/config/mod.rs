@@ -181,6 +181,10 @@ pub struct CatalogConfig {
     /// unset: `spec`): its core tools, control declarations, system prompt and directory.
     #[serde(default)]
     pub profile: Option<String>,
+    /// The order the fake plugin registers its tools in (discovery order); what the provider
+    /// receives must not depend on it (upstream #140698).
+    #[serde(default)]
+    pub registration: Registration,
 }
 
 impl Default for CatalogConfig {
@@ -190,8 +194,20 @@ impl Default for CatalogConfig {
             core_tools: true,
             withdraw_after_search: Vec::new(),
             profile: None,
+            registration: Registration::Sorted,
         }
     }
+}
+
+/// `catalog.registration`: the order the fake plugin registers its tools in.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum Registration {
+    /// By name (as the plugin's tool table is written).
+    #[default]
+    Sorted,
+    /// Last name first: the same tools discovered in another order.
+    Reversed,
 }
 
 /// `mcp`: the MCP servers the gateway attaches, by server name (the name becomes the entries'
@@ -434,6 +450,7 @@ fn resolve(raw: GatewayConfig, origin: &str) -> Result<LoadedConfig, ConfigError
         allow: raw.tools.allow.clone(),
         deny: raw.tools.deny.clone(),
         also_allow: raw.tools.also_allow.clone(),
+        hook_allow: raw.hooks.tools_allow.clone(),
     };
     let invalid = |(field, message)| ConfigError::Invalid {
         origin: origin.to_string(),

@@ -79,7 +79,7 @@ impl Surface {
             .bridge
             .controls(mode)
             .into_iter()
-            .filter(|c| !plan.policy.allows(c, &control_id(c)))
+            .filter(|c| !plan.policy.allows_control(c, &control_id(c)))
             .collect();
         if !denied.is_empty() {
             notes.push(format!(

@@ -257,6 +257,7 @@ pub fn catalog_tools(config: &LoadedConfig, profile: &Profile) -> Vec<ToolEntry>
         .captured()
         .and_then(|c| c.source.fixture_description.as_deref());
     if let Some(plugin) = &catalog.fake_plugin {
+        let start = tools.len();
         tools.extend(
             described_fake_tools(
                 &plugin.id,
@@ -277,7 +278,11 @@ pub fn catalog_tools(config: &LoadedConfig, profile: &Profile) -> Vec<ToolEntry>
                 tool
             }),
         );
+        if catalog.registration == crate::config::Registration::Reversed {
+            tools[start..].reverse();
+        }
     }
+    // The gateway's own order, whatever order the plugin registered in (upstream #140698).
     tools.sort_by(|a, b| a.id.cmp(&b.id));
     tools
 }

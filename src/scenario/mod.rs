@@ -323,6 +323,10 @@ pub struct Lane {
     pub stream: bool,
     /// How long the gateway waits for one provider response (`models.providers.<id>.timeoutMs`).
     pub provider_timeout_ms: Option<u64>,
+    /// An earlier lane of the scenario this one must match: its first request's `tools[]` is
+    /// the twin's byte for byte (P1). The lanes differ only in what must not change it, such as
+    /// the order the plugin registers its tools in (upstream #140698).
+    pub twin: Option<String>,
     /// A native lane (`native = { provider, search }`): the catalogue goes to the provider
     /// deferred and the provider's own tool search finds it (embedded target only).
     pub native: Option<NativeSettings>,
@@ -411,6 +415,7 @@ impl Lane {
             script: None,
             stream: false,
             provider_timeout_ms: None,
+            twin: None,
             native: None,
             code_mode: None,
             catalog_preferred: false,

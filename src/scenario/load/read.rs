@@ -97,6 +97,9 @@ pub(in crate::scenario) struct LaneFile {
     pub(super) stream: bool,
     #[serde(default)]
     pub(super) provider_timeout_ms: Option<u64>,
+    /// An earlier lane whose first request's `tools[]` this lane's must repeat byte for byte (P1).
+    #[serde(default)]
+    pub(super) twin: Option<String>,
     #[serde(default)]
     pub(super) expect: LaneExpect,
     #[serde(default)]

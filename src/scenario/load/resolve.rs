@@ -229,6 +229,15 @@ fn resolve_lane(
             format!("{:?} is used by an earlier lane", lane.name),
         ));
     }
+    if let Some(twin) = lane.twin.as_ref().filter(|t| !before.contains(t)) {
+        problems.push(problem(
+            field.clone().key("twin"),
+            format!(
+                "no earlier lane named {twin:?} in this scenario (a twin comes before the lane){}",
+                suggestion(&closest(twin, before.iter().map(String::as_str)))
+            ),
+        ));
+    }
     let native = match lane.native {
         Some(config) => keep(
             problems,
@@ -322,6 +331,7 @@ fn resolve_lane(
         script: lane.script,
         stream: lane.stream,
         provider_timeout_ms: lane.provider_timeout_ms,
+        twin: lane.twin,
         native,
         code_mode: lane.code_mode,
         catalog_preferred: lane.catalog_preferred,

@@ -12,7 +12,9 @@
 use std::sync::Arc;
 
 use super::{check, Check, ClaimInput};
-use crate::protocol::responses::{raw_input_items, request_prefix, RequestPrefix};
+use crate::protocol::responses::{
+    declared_tool_names, raw_input_items, request_prefix, RequestPrefix,
+};
 use crate::provider::JournalRecord;
 
 /// A request's prefix and input items, or why they cannot be read.
@@ -100,7 +102,56 @@ pub fn p1_prefix_is_stable(input: &ClaimInput<'_>) -> Vec<Check> {
     if input.scenario.follow_up.is_some() {
         checks.extend(follow_up_checks(first, follow_up));
     }
+    if let Some(twin) = &input.lane.lane.twin {
+        checks.push(twin_check(input, twin, first));
+    }
     checks
+}
+
+/// The lane's first `tools[]` against its twin's (`lanes[].twin`): two gateways that differ only
+/// in what must not change it, such as the order a plugin registered its tools in, send the
+/// provider the same bytes, or the second one's cache prefix is cold from the first request.
+fn twin_check(input: &ClaimInput<'_>, twin: &str, first: &Read) -> Check {
+    let theirs = input
+        .lanes
+        .iter()
+        .find(|l| l.lane.name == twin)
+        .and_then(|l| l.observation.requests.first());
+    let ours = input.lane.observation.requests.first();
+    let name = "tools as twin";
+    let expected = format!("the first request's tools[] byte for byte lane {twin}'s");
+    let (Some(theirs), Some(ours)) = (theirs.and_then(|r| read(r).map(|x| (r, x))), ours) else {
+        return check(
+            name,
+            false,
+            expected,
+            format!("lane {twin} has no readable first request"),
+        );
+    };
+    let (record, theirs) = theirs;
+    let (here, there) = (
+        declared_tool_names(&ours.body),
+        declared_tool_names(&record.body),
+    );
+    let at = here
+        .iter()
+        .zip(there.iter())
+        .position(|(a, b)| a != b)
+        .map_or(String::new(), |i| {
+            format!("; tool {} is {} here, {} there", i + 1, here[i], there[i])
+        });
+    check(
+        name,
+        first.prefix.tools == theirs.prefix.tools,
+        expected,
+        format!(
+            "{} tools here, {} there, {} bytes here, {} there{at}",
+            here.len(),
+            there.len(),
+            first.prefix.tools.as_ref().map_or(0, String::len),
+            theirs.prefix.tools.as_ref().map_or(0, String::len)
+        ),
+    )
 }
 
 /// The second turn's requests against the first turn's first request: the same prompt and

@@ -17,9 +17,11 @@ use super::release::Found;
 /// Lane `config` overrides the openclaw target writes into the product's config: the tool
 /// policy as it is, the Chat Completions entry point (off by default on the product; a
 /// follow-up turn may come in through it), the declarative approval and hook rules as the fake
-/// plugin's `before_tool_call` hook (see [`super::plugin`]), and `plugins.deny` (a Code Mode
-/// lane that denies the QuickJS executor's plugin, so the product must fail closed).
-pub const PRODUCT_CONFIG_KEYS: [&str; 7] = [
+/// plugin's `before_tool_call` hook, `hooks.toolsAllow` as its `before_prompt_build` hook's
+/// `toolsAllow`, `catalog.registration` as the order it registers its tools in (see
+/// [`super::plugin`]), and `plugins.deny` (a Code Mode lane that denies the QuickJS executor's
+/// plugin, so the product must fail closed).
+pub const PRODUCT_CONFIG_KEYS: [&str; 9] = [
     "tools.deny",
     "tools.allow",
     "tools.alsoAllow",
@@ -27,6 +29,8 @@ pub const PRODUCT_CONFIG_KEYS: [&str; 7] = [
     "tools.approvals",
     "hooks.beforeToolCall",
     "plugins.deny",
+    "hooks.toolsAllow",
+    "catalog.registration",
 ];
 
 /// The product's name of an MCP tool `tool` of server `server`.
@@ -169,6 +173,7 @@ fn product_lane(
     product.config = config;
     product.script = lane.script.clone();
     product.stream = lane.stream;
+    product.twin = lane.twin.clone();
     product.expect = lane.expect.clone();
     product.openclaw_expect = lane.openclaw_expect.clone();
     product.openclaw = lane.openclaw.clone();

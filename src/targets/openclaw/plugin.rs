@@ -23,7 +23,10 @@
 //! a schema that accepts any object, `stampDescriptions` registers them through a factory that
 //! stamps a fresh count into the description every time the product asks for the tool, and
 //! `promptSchemas` appends their schemas to the system prompt (a `before_prompt_build` hook;
-//! `promptPadding` appends that many characters of filler). `onlyTools` registers only the
+//! `promptPadding` appends that many characters of filler). `toolsAllow` is what that hook
+//! returns as its `toolsAllow` (the product caps the turn's tools, catalogue included, to those
+//! names), and `registration: "reversed"` registers the tools last name first (the same tools in
+//! another discovery order). `onlyTools` registers only the
 //! named tools: one plugin holding several catalogues serves each of them in turn (`compare
 //! --target openclaw` runs every catalogue size on one gateway that way).
 
@@ -129,6 +132,8 @@ fn manifest(plugin_id: &str, tools: &[&ToolEntry]) -> Value {
                 "brokenTools": { "type": "array", "items": { "type": "string" } },
                 "promptSchemas": { "type": "array", "items": { "type": "string" } },
                 "promptPadding": { "type": "integer", "minimum": 0 },
+                "toolsAllow": { "type": "array", "items": { "type": "string" } },
+                "registration": { "type": "string", "enum": ["sorted", "reversed"] },
                 "onlyTools": { "type": "array", "items": { "type": "string" } }
             }
         }
@@ -185,14 +190,13 @@ fn index_js(
          \x20 register(api) {{\n\
          \x20   const config = api.pluginConfig ?? {{}};\n\
          \x20   const only = config.onlyTools ? new Set(config.onlyTools) : null;\n\
-         \x20   for (const spec of TOOLS) {{\n\
+         \x20   const order = config.registration === \"reversed\" ? [...TOOLS].reverse() : TOOLS;\n\
+         \x20   for (const spec of order) {{\n\
          \x20     if (only === null || only.has(spec.name)) registerFake(api, config, spec);\n\
          \x20   }}\n\
          \x20   api.on(\"before_tool_call\", (event) => gate(config, event));\n\
-         \x20   const schemas = promptSchemas(config);\n\
-         \x20   if (schemas) {{\n\
-         \x20     api.on(\"before_prompt_build\", () => ({{ appendSystemContext: schemas }}));\n\
-         \x20   }}\n\
+         \x20   const prompt = promptHook(config);\n\
+         \x20   if (prompt) api.on(\"before_prompt_build\", () => prompt);\n\
          \x20 }},\n\
          }});\n"
     ))
@@ -230,6 +234,17 @@ function promptSchemas(config) {
     .map((spec) => `${spec.name}: ${JSON.stringify(spec.parameters)}`);
   if (config.promptPadding > 0) parts.push(".".repeat(config.promptPadding));
   return parts.length > 0 ? `Tool schemas:\n${parts.join("\n")}` : null;
+}
+
+// What the `before_prompt_build` hook returns (none: null): the schemas appended to the system
+// prompt, and `toolsAllow` as configured.
+function promptHook(config) {
+  const schemas = promptSchemas(config);
+  const result = {
+    ...(schemas ? { appendSystemContext: schemas } : {}),
+    ...(Array.isArray(config.toolsAllow) ? { toolsAllow: config.toolsAllow } : {}),
+  };
+  return Object.keys(result).length > 0 ? result : null;
 }
 
 const CONTROLS = new Set(["tool_search", "tool_describe", "tool_call", "tool_search_code"]);

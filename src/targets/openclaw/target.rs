@@ -727,8 +727,8 @@ fn lane_config(setup: &LaneSetup<'_>, release: &Release) -> Result<LaneConfig, E
     })
 }
 
-/// The lane's overrides without the approval and hook rules, and those rules as the fake
-/// plugin's config (its `before_tool_call` hook applies them).
+/// The lane's overrides without the approval and hook rules, the hook's `toolsAllow` and the
+/// registration order, and those as the fake plugin's config (its hooks apply them).
 fn split_rules(config: Option<Value>) -> (Option<Value>, Option<Value>) {
     let Some(mut config) = config else {
         return (None, None);
@@ -748,6 +748,8 @@ fn split_rules(config: Option<Value>) -> (Option<Value>, Option<Value>) {
     };
     take("tools", "approvals", "approvals");
     take("hooks", "beforeToolCall", "beforeToolCall");
+    take("hooks", "toolsAllow", "toolsAllow");
+    take("catalog", "registration", "registration");
     let overrides = config
         .as_object()
         .is_some_and(|c| !c.is_empty())
