@@ -534,6 +534,20 @@ mod tests {
     }
 
     #[test]
+    fn a_twin_is_an_earlier_lane() {
+        let text = FILE
+            .replace("{extra}", "")
+            .replace("{lane}", "twin = 'direct'\n");
+        let scenario = parse_scenario(&text, "s.toml").unwrap();
+        assert_eq!(scenario.lanes[1].twin.as_deref(), Some("direct"));
+        assert_eq!(
+            error("", "twin = 'tools'\n"),
+            "s.toml:17:8: lane \"tools\": twin: no earlier lane named \"tools\" in this scenario \
+             (a twin comes before the lane)"
+        );
+    }
+
+    #[test]
     fn claims_are_checked_against_lanes_and_catalogue() {
         let claims = |claim: &str| error(&format!("\n[[claims]]\n{claim}\n"), "");
         assert_eq!(

@@ -225,6 +225,31 @@ mod tests {
     }
 
     #[test]
+    fn p1_compares_a_lane_with_its_twin_and_fails_when_the_order_follows_registration() {
+        let mut f = Fixture::passing_reference();
+        let mut twin = f.lane("direct").clone();
+        twin.name = "direct-reversed".into();
+        twin.extra = "twin = 'direct'\n".into();
+        f.lanes.push(twin);
+        let v = verdict(&f, ClaimId::P1, "direct-reversed");
+        assert!(v.ok, "{:?}", v.failures);
+        for (body, _) in &mut f.lane("direct-reversed").requests {
+            body["tools"].as_array_mut().unwrap().reverse();
+        }
+        let v = verdict(&f, ClaimId::P1, "direct-reversed");
+        assert_eq!(v.failures.len(), 1, "{:?}", v.failures);
+        assert_eq!(v.failures[0].check, "tools as twin");
+        assert!(v.failures[0]
+            .actual
+            .starts_with("36 tools here, 36 there, "));
+        assert!(v.failures[0]
+            .actual
+            .ends_with("; tool 1 is fake_plugin_tool_36 here, fake_plugin_tool_01 there"));
+        // The twin itself has no twin: it is judged as any lane.
+        assert!(verdict(&f, ClaimId::P1, "direct").ok);
+    }
+
+    #[test]
     fn p1_fails_on_a_body_that_is_not_json() {
         let mut f = Fixture::passing_reference();
         f.lane("tools")

@@ -178,6 +178,13 @@ pub fn config_value(
     });
     if let Some(plugin_config) = &lane.plugin_config {
         config["plugins"]["entries"][plugin_id]["config"] = plugin_config.clone();
+        // A non-bundled plugin's `before_prompt_build` hook is dropped at registration unless
+        // the plugin is granted conversation access (the product's documented
+        // `plugins.entries.<id>.hooks.allowConversationAccess`).
+        if plugin_config.get("toolsAllow").is_some() {
+            config["plugins"]["entries"][plugin_id]["hooks"] =
+                json!({ "allowConversationAccess": true });
+        }
     }
     if let Some(servers) = &lane.mcp_servers {
         let mut servers = servers.clone();
