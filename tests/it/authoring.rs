@@ -331,7 +331,7 @@ fn malformed() -> Vec<(String, &'static str)> {
             format!("{HEAD}target_tol = \"fake_plugin_tool_0900\"\n{catalog}{lanes}"),
             ":4:1: target_tol: unknown field `target_tol`, expected one of `id`, `title`, \
              `objective`, `agent`, `prompt`, `target_tool`, `target_source`, `max_output_tokens`, \
-             `follow_up`, `catalog`, `policy`, `script`, `claims`, `pending`, `profile`, `openclaw`, `lanes`; \
+             `follow_up`, `follow_up_entry`, `catalog`, `policy`, `script`, `claims`, `pending`, `profile`, `openclaw`, `lanes`; \
              did you mean `target_tool`?",
         ),
         (
@@ -440,7 +440,7 @@ fn check_reports_every_file_and_exits_2_when_one_does_not_load() {
                 .is_some_and(|x| x == "toml")
         })
         .count();
-    assert_eq!(files, 25);
+    assert_eq!(files, 29);
     assert_eq!(stdout.lines().count(), files);
 }
 
@@ -755,7 +755,7 @@ fn check_reports_every_mistake_of_the_issue_s_two_files_in_one_run() {
         [
             "error: six.toml:4:1: target_tol: unknown field `target_tol`, expected one of `id`, \
              `title`, `objective`, `agent`, `prompt`, `target_tool`, `target_source`, \
-             `max_output_tokens`, `follow_up`, `catalog`, `policy`, `script`, `claims`, `pending`, \
+             `max_output_tokens`, `follow_up`, `follow_up_entry`, `catalog`, `policy`, `script`, `claims`, `pending`, \
              `profile`, `openclaw`, `lanes`; did you mean `target_tool`?",
             "error: six.toml:8:8: catalog.size: invalid type: string \"twelve\", expected a whole \
              number from 1 to 100,000",

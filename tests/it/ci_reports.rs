@@ -237,19 +237,22 @@ fn shards_split_deterministically_and_completely() {
     sorted.sort();
     assert_eq!(both, sorted);
     // The expected-time model (data/expected-times.toml) puts the 1 s code timeout, the short
-    // fail-closed scenarios, the ranking and four upstream scenarios in the first shard: together
+    // fail-closed scenarios, the ranking, the MCP target and seven upstream scenarios in the first shard: together
     // about half the run on the embedded gateway. The same split every time.
     assert_eq!(
         first,
         [
             "code-mode-fail-closed",
+            "fail-closed-f2-withdrawn",
             "fail-closed-f4-sandbox-unavailable",
             "fail-closed-f5-code-timeout",
-            "fail-closed-f6-denied-input",
+            "tool-search-mcp-target",
             "tool-search-ranking",
-            "upstream-code-stderr-flood",
-            "upstream-follow-up-other-target",
+            "upstream-code-redeclares-openclaw",
+            "upstream-entry-point-tools",
+            "upstream-mcp-server-exits",
             "upstream-product-words",
+            "upstream-prompt-hook-tools-allow",
             "upstream-search-no-match"
         ]
     );
