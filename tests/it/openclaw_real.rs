@@ -69,6 +69,8 @@ fn writes_the_fake_catalogue_as_an_openclaw_plugin() {
             "brokenTools": { "type": "array", "items": { "type": "string" } },
             "promptSchemas": { "type": "array", "items": { "type": "string" } },
             "promptPadding": { "type": "integer", "minimum": 0 },
+            "toolsAllow": { "type": "array", "items": { "type": "string" } },
+            "registration": { "type": "string", "enum": ["sorted", "reversed"] },
             "onlyTools": { "type": "array", "items": { "type": "string" } }
         } })
     );
