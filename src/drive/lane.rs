@@ -107,6 +107,10 @@ pub async fn run_lane(
         }
         false => None,
     };
+    let session_state = match plan.collect.session_state {
+        true => Some(gateway.session_state(&scenario.agent, &key).await),
+        false => None,
+    };
     let follow_up_ok = follow_up
         .as_ref()
         .is_none_or(|f| f.as_ref().is_ok_and(|((status, _), _)| is_success(*status)));
@@ -145,6 +149,7 @@ pub async fn run_lane(
         session: session?,
         invoke,
         effective,
+        session_state,
         elapsed: started.elapsed(),
         steps,
         refusal,

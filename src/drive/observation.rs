@@ -17,7 +17,7 @@ use crate::protocol::session::SessionLog;
 use crate::protocol::{ResponseBody, SessionRecord, ToolResultRecord};
 use crate::provider::JournalRecord;
 use crate::scenario::Lane;
-use crate::targets::{DirectorySurface, TargetKind};
+use crate::targets::{DirectorySurface, SessionState, TargetKind};
 
 /// Everything observed of one lane.
 #[derive(Debug, Clone)]
@@ -37,6 +37,8 @@ pub struct LaneObservation {
     pub invoke: Option<Invoked>,
     /// The session's effective tools (`tools.effective`), when E1 is named on it.
     pub effective: Option<Effective>,
+    /// Whether the session still runs once its turns answered, when K1 is named on it.
+    pub session_state: Option<SessionState>,
     pub elapsed: Duration,
     /// Where the lane's time went, step by step.
     pub steps: Vec<crate::targets::timing::Timed>,

@@ -29,6 +29,8 @@ pub struct Collect {
     pub invoke: Option<InvokeRequest>,
     /// E1's effective tools of the session.
     pub effective_tools: bool,
+    /// K1's state of the session (still running?) after its turns.
+    pub session_state: bool,
 }
 
 impl<'a> LanePlan<'a> {
@@ -42,6 +44,7 @@ impl<'a> LanePlan<'a> {
         let collect = Collect {
             invoke: invoke_request(scenario, lane, surface.bridge(), &session_key),
             effective_tools: scenario.names_claim_on(ClaimId::E1, lane),
+            session_state: scenario.names_claim_on(ClaimId::K1, lane),
         };
         LanePlan {
             scenario,

@@ -91,6 +91,15 @@ impl Sessions {
         state.locks.entry(key.to_string()).or_default().clone()
     }
 
+    /// Is a turn of this session in progress (its turn lock held)?
+    pub fn running(&self, key: &str) -> bool {
+        let state = self.lock_state();
+        state
+            .locks
+            .get(key)
+            .is_some_and(|lock| lock.try_lock().is_err())
+    }
+
     /// Sessions holding a conversation, and locks kept (for reports and tests).
     pub fn counts(&self) -> (usize, usize) {
         let state = self.lock_state();

@@ -41,6 +41,16 @@ const QUOTE_LIMIT: usize = 600;
 pub enum ScriptedTurn {
     /// Call a tool by its wire name; for `tool_call` the journal names the tool of `id` and its `args`.
     ToolCall { name: String, arguments: Value },
+    /// Call a tool, and call it again, the same way, while its result is an error, at most
+    /// `retries` more times (a model that retries a refused shape, as in openclaw/openclaw#135129).
+    RetriedCall {
+        name: String,
+        arguments: Value,
+        retries: u32,
+        /// What the model answers when the last retry is refused too (as filed: nothing);
+        /// `None`: the script goes on.
+        gave_up: Option<String>,
+    },
     /// Answer with text.
     Text(String),
 }
@@ -209,9 +219,15 @@ pub fn decide(
 }
 
 /// Script rule: the n-th turn (0-based) goes to the request with n tool outputs after the last user
-/// message, i.e. the n-th request since the user last spoke. Stateless, so lanes may share a provider.
+/// message, i.e. the n-th request since the user last spoke; a [`ScriptedTurn::RetriedCall`] keeps
+/// its place while its result is an error and it has retries left. Stateless, so lanes may share a
+/// provider.
 fn scripted(parsed: &ParsedInput, script: &[ScriptedTurn]) -> Decision {
-    match script.get(parsed.tool_outputs.len()) {
+    let step = match script_position(&parsed.tool_outputs, script) {
+        Position::Step(step) => step,
+        Position::GaveUp(text) => return Decision::text(text, Outcome::ScriptedText),
+    };
+    match script.get(step) {
         // A scripted `wait` without a `runId` resumes the run the latest `exec` left waiting
         // (a script cannot know the runId in advance).
         Some(ScriptedTurn::ToolCall { name, arguments })
@@ -223,12 +239,53 @@ fn scripted(parsed: &ParsedInput, script: &[ScriptedTurn]) -> Decision {
                 .unwrap_or_default();
             Decision::call(name, json!({ "runId": run_id }), Outcome::ScriptedToolCall)
         }
-        Some(ScriptedTurn::ToolCall { name, arguments }) => {
-            Decision::call(name, arguments.clone(), Outcome::ScriptedToolCall)
-        }
+        Some(
+            ScriptedTurn::ToolCall { name, arguments }
+            | ScriptedTurn::RetriedCall {
+                name, arguments, ..
+            },
+        ) => Decision::call(name, arguments.clone(), Outcome::ScriptedToolCall),
         Some(ScriptedTurn::Text(text)) => Decision::text(text.clone(), Outcome::ScriptedText),
         None => Decision::text(SCRIPT_EXHAUSTED_TEXT.to_string(), Outcome::ScriptExhausted),
     }
+}
+
+/// Where a script stands after some tool outputs.
+#[derive(Debug, PartialEq)]
+enum Position {
+    /// The step the next request gets.
+    Step(usize),
+    /// A retried call was refused once more than its retries: the model gives up with this.
+    GaveUp(String),
+}
+
+/// The script step the next request gets, after these tool outputs: each output moves the script
+/// on by one, except an error answering a retried call that has retries left (and one that has
+/// none, when the call says what the model then answers).
+fn script_position(outputs: &[ToolOutput], script: &[ScriptedTurn]) -> Position {
+    let (mut step, mut retried) = (0usize, 0u32);
+    for output in outputs {
+        match script.get(step) {
+            Some(ScriptedTurn::RetriedCall {
+                retries, gave_up, ..
+            }) if is_error_output(&output.text) => match (retried < *retries, gave_up) {
+                (true, _) => retried += 1,
+                (false, Some(text)) => return Position::GaveUp(text.clone()),
+                (false, None) => (step, retried) = (step + 1, 0),
+            },
+            _ => (step, retried) = (step + 1, 0),
+        }
+    }
+    Position::Step(step)
+}
+
+/// Is a tool output an error result: a JSON object whose `status` is `error` (the shape both the
+/// embedded gateway and OpenClaw give a refused call)?
+fn is_error_output(output: &str) -> bool {
+    let json = crate::protocol::envelope::unwrap(output).unwrap_or(output);
+    serde_json::from_str::<Value>(json)
+        .ok()
+        .is_some_and(|v| v.get("status").and_then(Value::as_str) == Some("error"))
 }
 
 fn check(

@@ -252,21 +252,45 @@ pub struct ScriptStep {
     pub arguments: Option<toml::Value>,
     #[serde(default)]
     pub text: Option<String>,
+    /// A call only: the model calls it again, the same way, while its result is an error, at
+    /// most this many more times (a model retrying a refused shape).
+    #[serde(default)]
+    pub retry_on_error: Option<u32>,
+    /// A retried call only: what the model answers when its last retry is refused too (as
+    /// openclaw/openclaw#135129 was filed: `""`, nothing); unset, the script goes on.
+    #[serde(default)]
+    pub gave_up: Option<String>,
 }
 
 impl ScriptStep {
     /// The mock provider's form of this turn; `None` when the step is neither a call nor a text.
     pub fn to_turn(&self) -> Option<ScriptedTurn> {
+        let arguments = || {
+            self.arguments
+                .as_ref()
+                .and_then(|a| serde_json::to_value(a).ok())
+                .unwrap_or_else(|| serde_json::json!({}))
+        };
         match (&self.tool, &self.text) {
-            (Some(name), None) => Some(ScriptedTurn::ToolCall {
-                name: name.clone(),
-                arguments: self
-                    .arguments
-                    .as_ref()
-                    .and_then(|a| serde_json::to_value(a).ok())
-                    .unwrap_or_else(|| serde_json::json!({})),
-            }),
-            (None, Some(text)) if self.arguments.is_none() => {
+            (Some(name), None) if self.gave_up.is_none() || self.retry_on_error.is_some() => {
+                Some(match self.retry_on_error {
+                    None => ScriptedTurn::ToolCall {
+                        name: name.clone(),
+                        arguments: arguments(),
+                    },
+                    Some(retries) => ScriptedTurn::RetriedCall {
+                        name: name.clone(),
+                        arguments: arguments(),
+                        retries,
+                        gave_up: self.gave_up.clone(),
+                    },
+                })
+            }
+            (None, Some(text))
+                if self.arguments.is_none()
+                    && self.retry_on_error.is_none()
+                    && self.gave_up.is_none() =>
+            {
                 Some(ScriptedTurn::Text(text.clone()))
             }
             _ => None,

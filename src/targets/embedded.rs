@@ -6,7 +6,8 @@ use std::path::{Path, PathBuf};
 use serde_json::{json, Value};
 
 use super::{
-    mcp_servers, BoxFuture, LaneGateway, LaneSetup, NotApplicable, Target, TargetKind, TargetPlan,
+    mcp_servers, BoxFuture, LaneGateway, LaneSetup, NotApplicable, SessionState, Target,
+    TargetKind, TargetPlan,
 };
 use crate::config::{merge_overrides, ToolSearchSettings};
 use crate::error::Error;
@@ -220,6 +221,21 @@ impl LaneGateway for EmbeddedLane {
 
     fn session_log(&self, agent: &str, session_key: &str) -> Result<SessionLog, Error> {
         read_jsonl_session(&self.state_dir, agent, session_key)
+    }
+
+    /// The session store's view: a turn of the session holds its lock while it runs.
+    fn session_state<'a>(
+        &'a self,
+        _agent: &'a str,
+        session_key: &'a str,
+    ) -> BoxFuture<'a, SessionState> {
+        let running = self.gateway.state.sessions.running(session_key);
+        Box::pin(async move {
+            match running {
+                true => SessionState::Running,
+                false => SessionState::Idle,
+            }
+        })
     }
 
     /// `POST /tools/effective`, the embedded gateway's HTTP view of `tools.effective`.

@@ -250,6 +250,18 @@ pub trait Target: Send + Sync {
     }
 }
 
+/// Whether a session still has a run in progress once its turns have answered, as the gateway
+/// reports it (openclaw/openclaw#135129: a session left running after its turn ended).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum SessionState {
+    /// No run in progress.
+    Idle,
+    /// A run still in progress.
+    Running,
+    /// The gateway could not say; why.
+    Unjudged(String),
+}
+
 /// A gateway started for one lane.
 pub trait LaneGateway: Send {
     /// Base URL without a path (`http://127.0.0.1:PORT`).
@@ -264,6 +276,16 @@ pub trait LaneGateway: Send {
         agent: &'a str,
         session_key: &'a str,
     ) -> BoxFuture<'a, Result<EffectiveTools, String>>;
+    /// Whether the session still has a run in progress.
+    fn session_state<'a>(
+        &'a self,
+        _agent: &'a str,
+        _session_key: &'a str,
+    ) -> BoxFuture<'a, SessionState> {
+        Box::pin(async {
+            SessionState::Unjudged("this target does not report a session's state".into())
+        })
+    }
     fn stop(self: Box<Self>) -> BoxFuture<'static, ()>;
     /// Stops a gateway whose turn failed; a target that keeps gateways across lanes drops this
     /// one, so nothing the failed turn left behind reaches the next lane.

@@ -42,6 +42,8 @@ pub struct LaneFixture {
     pub invoke: Option<Invoked>,
     /// The session's effective tools, as collected.
     pub effective: Option<Effective>,
+    /// The session's state after its turns, as collected.
+    pub session_state: Option<crate::targets::SessionState>,
 }
 
 impl LaneFixture {
@@ -93,6 +95,7 @@ impl LaneFixture {
             session: SessionLog::from_raw(self.records.clone(), "fixture").expect("records"),
             invoke: self.invoke.clone(),
             effective: self.effective.clone(),
+            session_state: self.session_state.clone(),
             elapsed: Duration::ZERO,
             steps: Vec::new(),
             refusal: None,

@@ -21,6 +21,7 @@ use super::fail_closed::contains_word;
 use super::ranking::listed;
 use super::{check, names, show, Check, ClaimInput};
 use crate::scenario::ScriptStep;
+use crate::targets::SessionState;
 
 /// The keys of a `tool_call` that select the tool or wrap its arguments.
 const WRAPPER_KEYS: [&str; 5] = ["id", "toolId", "name", "args", "input"];
@@ -243,14 +244,30 @@ pub fn k1_turn_ends_cleanly(input: &ClaimInput<'_>) -> Vec<Check> {
             None => format!("{} errors, each says it", refused.len()),
         },
     )];
+    // A model that retries a refused call (the script's `retry_on_error`) may be stopped by the
+    // gateway: a failed turn the caller sees ends the turn visibly too (K2 judges the loop).
+    let retried = input
+        .lane
+        .lane
+        .script(input.scenario)
+        .unwrap_or_default()
+        .iter()
+        .any(|s| s.retry_on_error.is_some());
     let answered = |status: Option<&str>, text: String| {
-        status == Some("completed") && answer.as_ref().is_some_and(|a| text.contains(a.as_str()))
+        let reply = status == Some("completed")
+            && answer.as_ref().is_some_and(|a| text.contains(a.as_str()))
+            && !text.trim().is_empty();
+        reply || retried && status == Some("failed")
+    };
+    let ended = match retried {
+        true => "or a failed turn the caller sees (the gateway stopped the retries)",
+        false => "",
     };
     checks.push(check(
         "turn answered",
         answered(o.response.status.as_deref(), o.response.text()),
         format!(
-            "status completed with the model's answer {}",
+            "status completed with a visible reply, the model's answer {} {ended}",
             show(answer.as_ref())
         ),
         format!(
@@ -262,12 +279,13 @@ pub fn k1_turn_ends_cleanly(input: &ClaimInput<'_>) -> Vec<Check> {
     if let Some(max) = input.max_result_bytes() {
         checks.push(bounded_results(input, max));
     }
+    checks.push(not_left_running(o.session_state.as_ref()));
     if input.scenario.follow_up.is_some() {
         let next = o.follow_up.as_ref();
         checks.push(check(
             "next turn runs",
             next.is_some_and(|f| answered(f.response.status.as_deref(), f.response.text())),
-            "the session's next turn completes with the model's answer",
+            format!("the session's next turn completes with the model's answer {ended}"),
             match next {
                 Some(f) => format!(
                     "HTTP {}, status {}, answer {:?}",
@@ -280,6 +298,23 @@ pub fn k1_turn_ends_cleanly(input: &ClaimInput<'_>) -> Vec<Check> {
         ));
     }
     checks
+}
+
+/// K1: once its turns answered, the session has no run in progress, as the gateway reports it.
+/// A gateway that cannot say fails the check as unjudged: a stuck session must not pass unseen.
+fn not_left_running(state: Option<&SessionState>) -> Check {
+    let seen = match state {
+        Some(SessionState::Idle) => "idle".to_string(),
+        Some(SessionState::Running) => "still running".to_string(),
+        Some(SessionState::Unjudged(why)) => format!("unjudged: {why}"),
+        None => "unjudged: the session's state was not read".to_string(),
+    };
+    check(
+        "session not left running",
+        state == Some(&SessionState::Idle),
+        "the gateway reports the session idle once its turns answered",
+        seen,
+    )
 }
 
 pub fn k2_failure_loop_bounded(input: &ClaimInput<'_>) -> Vec<Check> {

@@ -45,8 +45,8 @@ use crate::protocol::session::SessionLog;
 use crate::scenario::{CatalogSpec, Lane, Scenario, REFERENCE_SCENARIO};
 use crate::targets::timing::{RunCosts, Step, Timed};
 use crate::targets::{
-    mcp_servers, BoxFuture, LaneGateway, LaneSetup, Product, Redaction, Surface, Target,
-    TargetKind, TargetPlan,
+    mcp_servers, BoxFuture, LaneGateway, LaneSetup, Product, Redaction, SessionState, Surface,
+    Target, TargetKind, TargetPlan,
 };
 
 /// Set to `1` to keep each gateway's directory (config, plugin, state and logs) for a look
@@ -840,6 +840,27 @@ impl LaneGateway for OpenClawLane {
         })
     }
 
+    /// The product's `sessions.list`: the session's row says `hasActiveRun`.
+    fn session_state<'a>(
+        &'a self,
+        agent: &'a str,
+        session_key: &'a str,
+    ) -> BoxFuture<'a, SessionState> {
+        Box::pin(async move {
+            let live = match self.live() {
+                Ok(live) => live,
+                Err(e) => return SessionState::Unjudged(e.to_string()),
+            };
+            let params = serde_json::json!({});
+            let listed: Result<serde_json::Value, _> =
+                rpc::call(live.gateway.port(), &self.rpc, "sessions.list", &params).await;
+            match listed {
+                Ok(list) => session_state_of(&list, &format!("agent:{agent}:{session_key}")),
+                Err(e) => SessionState::Unjudged(format!("sessions.list: {e}")),
+            }
+        })
+    }
+
     /// The gateway stays up for the next lane.
     fn stop(self: Box<Self>) -> BoxFuture<'static, ()> {
         Box::pin(async move { drop(self) })
@@ -888,5 +909,29 @@ mod tests {
         ];
         assert_eq!(grouped_by_plugin(&run), [0, 1, 3, 5, 2, 4, 6]);
         assert_eq!(grouped_by_plugin(&[]), Vec::<usize>::new());
+    }
+}
+
+/// The state `sessions.list` gives the session `key`: its row's `hasActiveRun`.
+fn session_state_of(list: &serde_json::Value, key: &str) -> SessionState {
+    let rows = list
+        .get("sessions")
+        .and_then(serde_json::Value::as_array)
+        .map_or(&[][..], Vec::as_slice);
+    let Some(row) = rows
+        .iter()
+        .find(|r| r.get("key").and_then(serde_json::Value::as_str) == Some(key))
+    else {
+        return SessionState::Unjudged(format!(
+            "sessions.list has no row {key} among {} rows",
+            rows.len()
+        ));
+    };
+    match row.get("hasActiveRun").and_then(serde_json::Value::as_bool) {
+        Some(true) => SessionState::Running,
+        Some(false) => SessionState::Idle,
+        None => SessionState::Unjudged(format!(
+            "the row of {key} in sessions.list has no hasActiveRun"
+        )),
     }
 }
