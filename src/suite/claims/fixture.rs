@@ -171,6 +171,7 @@ impl Fixture {
                 extra: String::new(),
                 invoke: None,
                 effective: None,
+                session_state: Some(crate::targets::SessionState::Idle),
             }],
         }
     }
@@ -204,6 +205,7 @@ impl Fixture {
             extra: String::new(),
             invoke: None,
             effective: None,
+            session_state: Some(crate::targets::SessionState::Idle),
         };
         let tools = LaneFixture {
             name: "tools".into(),
@@ -224,6 +226,7 @@ impl Fixture {
             extra: String::new(),
             invoke: None,
             effective: None,
+            session_state: Some(crate::targets::SessionState::Idle),
         };
         Fixture {
             target: TargetKind::Embedded,
