@@ -883,6 +883,30 @@ impl LaneGateway for OpenClawLane {
     }
 }
 
+/// The state `sessions.list` gives the session `key`: its row's `hasActiveRun`.
+fn session_state_of(list: &serde_json::Value, key: &str) -> SessionState {
+    let rows = list
+        .get("sessions")
+        .and_then(serde_json::Value::as_array)
+        .map_or(&[][..], Vec::as_slice);
+    let Some(row) = rows
+        .iter()
+        .find(|r| r.get("key").and_then(serde_json::Value::as_str) == Some(key))
+    else {
+        return SessionState::Unjudged(format!(
+            "sessions.list has no row {key} among {} rows",
+            rows.len()
+        ));
+    };
+    match row.get("hasActiveRun").and_then(serde_json::Value::as_bool) {
+        Some(true) => SessionState::Running,
+        Some(false) => SessionState::Idle,
+        None => SessionState::Unjudged(format!(
+            "the row of {key} in sessions.list has no hasActiveRun"
+        )),
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -910,28 +934,36 @@ mod tests {
         assert_eq!(grouped_by_plugin(&run), [0, 1, 3, 5, 2, 4, 6]);
         assert_eq!(grouped_by_plugin(&[]), Vec::<usize>::new());
     }
-}
 
-/// The state `sessions.list` gives the session `key`: its row's `hasActiveRun`.
-fn session_state_of(list: &serde_json::Value, key: &str) -> SessionState {
-    let rows = list
-        .get("sessions")
-        .and_then(serde_json::Value::as_array)
-        .map_or(&[][..], Vec::as_slice);
-    let Some(row) = rows
-        .iter()
-        .find(|r| r.get("key").and_then(serde_json::Value::as_str) == Some(key))
-    else {
-        return SessionState::Unjudged(format!(
-            "sessions.list has no row {key} among {} rows",
-            rows.len()
-        ));
-    };
-    match row.get("hasActiveRun").and_then(serde_json::Value::as_bool) {
-        Some(true) => SessionState::Running,
-        Some(false) => SessionState::Idle,
-        None => SessionState::Unjudged(format!(
-            "the row of {key} in sessions.list has no hasActiveRun"
-        )),
+    /// `sessions.list` as the product answers it: the lane's row says whether a run is active;
+    /// a missing row or field is unjudged, never idle.
+    #[test]
+    fn the_session_state_is_the_rows_has_active_run() {
+        use super::{session_state_of, SessionState};
+        let list = |row: serde_json::Value| {
+            serde_json::json!({ "sessions": [
+            { "key": "agent:qa:other", "hasActiveRun": true }, row
+        ] })
+        };
+        let key = "agent:qa:lane";
+        let state = |row| session_state_of(&list(row), key);
+        assert_eq!(
+            state(serde_json::json!({ "key": key, "hasActiveRun": false })),
+            SessionState::Idle
+        );
+        assert_eq!(
+            state(serde_json::json!({ "key": key, "hasActiveRun": true })),
+            SessionState::Running
+        );
+        assert_eq!(
+            state(serde_json::json!({ "key": key })),
+            SessionState::Unjudged(format!(
+                "the row of {key} in sessions.list has no hasActiveRun"
+            ))
+        );
+        assert_eq!(
+            state(serde_json::json!({ "key": "agent:qa:else", "hasActiveRun": false })),
+            SessionState::Unjudged(format!("sessions.list has no row {key} among 2 rows"))
+        );
     }
 }
