@@ -395,7 +395,9 @@ async fn run_turn_inner(
         client_calls,
         usage,
         conversation,
-        stopped,
+        // Seeded, a turn stopped on a call that kept failing ends as a silent success: the
+        // model's retries of a refused call leave no reply (openclaw/openclaw#135129 as filed).
+        stopped: stopped.filter(|_| !state.seeded(Fault::SilentAfterToolError)),
     })
 }
 

@@ -89,7 +89,9 @@ pub enum Fault {
     /// `tool_call` runs a tool the model already has declared directly, with no guidance
     /// (openclaw/openclaw#126460).
     DirectOnlyBridged,
-    /// A turn whose model saw a tool error ends with no answer (openclaw/openclaw#135129).
+    /// A turn whose model saw a tool error ends with no answer, and one stopped on a call that
+    /// kept failing (a model retrying a refused search) ends as a silent success
+    /// (openclaw/openclaw#135129).
     SilentAfterToolError,
     /// A turn has no bound on a call that keeps failing, nor on its provider rounds
     /// (openclaw/openclaw#141743).
