@@ -855,7 +855,7 @@ impl LaneGateway for OpenClawLane {
             let listed: Result<serde_json::Value, _> =
                 rpc::call(live.gateway.port(), &self.rpc, "sessions.list", &params).await;
             match listed {
-                Ok(list) => session_state_of(&list, &format!("agent:{agent}:{session_key}")),
+                Ok(list) => session_state_of(&list, agent, session_key),
                 Err(e) => SessionState::Unjudged(format!("sessions.list: {e}")),
             }
         })
@@ -883,19 +883,42 @@ impl LaneGateway for OpenClawLane {
     }
 }
 
-/// The state `sessions.list` gives the session `key`: its row's `hasActiveRun`.
-fn session_state_of(list: &serde_json::Value, key: &str) -> SessionState {
+/// The state `sessions.list` gives the session: its row's `hasActiveRun`. The row is
+/// `agent:<agent>:<session_key>`, or the one row of `session_key` under another agent (a release
+/// without `agents.list`, 2026.5.12, runs every session as its default agent `main`).
+fn session_state_of(list: &serde_json::Value, agent: &str, session_key: &str) -> SessionState {
+    let key = format!("agent:{agent}:{session_key}");
     let rows = list
         .get("sessions")
         .and_then(serde_json::Value::as_array)
         .map_or(&[][..], Vec::as_slice);
-    let Some(row) = rows
+    fn key_of(r: &serde_json::Value) -> Option<&str> {
+        r.get("key").and_then(serde_json::Value::as_str)
+    }
+    let elsewhere: Vec<&serde_json::Value> = rows
         .iter()
-        .find(|r| r.get("key").and_then(serde_json::Value::as_str) == Some(key))
-    else {
+        .filter(|r| {
+            key_of(r)
+                .is_some_and(|k| k.starts_with("agent:") && k.ends_with(&format!(":{session_key}")))
+        })
+        .collect();
+    let row =
+        rows.iter()
+            .find(|r| key_of(r) == Some(key.as_str()))
+            .or(match elsewhere.as_slice() {
+                [one] => Some(*one),
+                _ => None,
+            });
+    let Some(row) = row else {
+        let keys: Vec<&str> = rows
+            .iter()
+            .filter_map(|r| r.get("key").and_then(serde_json::Value::as_str))
+            .take(4)
+            .collect();
         return SessionState::Unjudged(format!(
-            "sessions.list has no row {key} among {} rows",
-            rows.len()
+            "sessions.list has no row {key} among {} rows (keys: {})",
+            rows.len(),
+            keys.join(", ")
         ));
     };
     match row.get("hasActiveRun").and_then(serde_json::Value::as_bool) {
@@ -946,7 +969,7 @@ mod tests {
         ] })
         };
         let key = "agent:qa:lane";
-        let state = |row| session_state_of(&list(row), key);
+        let state = |row| session_state_of(&list(row), "qa", "lane");
         assert_eq!(
             state(serde_json::json!({ "key": key, "hasActiveRun": false })),
             SessionState::Idle
@@ -961,9 +984,16 @@ mod tests {
                 "the row of {key} in sessions.list has no hasActiveRun"
             ))
         );
+        // A release without agents.list runs the session as `main`.
+        assert_eq!(
+            state(serde_json::json!({ "key": "agent:main:lane", "hasActiveRun": true })),
+            SessionState::Running
+        );
         assert_eq!(
             state(serde_json::json!({ "key": "agent:qa:else", "hasActiveRun": false })),
-            SessionState::Unjudged(format!("sessions.list has no row {key} among 2 rows"))
+            SessionState::Unjudged(format!(
+                "sessions.list has no row {key} among 2 rows (keys: agent:qa:other, agent:qa:else)"
+            ))
         );
     }
 }
