@@ -594,6 +594,52 @@ fn quote(text: &str) -> String {
 mod tests {
     use super::*;
 
+    /// A retried call keeps its place while refused and it has retries left; then the model
+    /// gives up with `gave_up`, or the script goes on; a success moves on at once.
+    #[test]
+    fn a_retried_call_repeats_while_refused() {
+        let refused = r#"{"status":"error","tool":"tool_search","error":"no"}"#;
+        let output = |text: &str| ToolOutput {
+            call_id: None,
+            tool_name: Some("tool_search".into()),
+            text: text.into(),
+        };
+        let script = |gave_up: Option<&str>| {
+            vec![
+                ScriptedTurn::RetriedCall {
+                    name: "tool_search".into(),
+                    arguments: json!({}),
+                    retries: 2,
+                    gave_up: gave_up.map(str::to_string),
+                },
+                ScriptedTurn::Text("answer".into()),
+            ]
+        };
+        let at = |outputs: &[&str], gave_up: Option<&str>| {
+            let outputs: Vec<ToolOutput> = outputs.iter().map(|t| output(t)).collect();
+            script_position(&outputs, &script(gave_up))
+        };
+        assert_eq!(at(&[], Some("")), Position::Step(0));
+        assert_eq!(at(&[refused], Some("")), Position::Step(0));
+        assert_eq!(at(&[refused, refused], Some("")), Position::Step(0));
+        assert_eq!(
+            at(&[refused, refused, refused], Some("")),
+            Position::GaveUp(String::new())
+        );
+        assert_eq!(at(&[refused, refused, refused], None), Position::Step(1));
+        assert_eq!(at(&["[]"], Some("")), Position::Step(1));
+        assert_eq!(at(&[refused, "[]"], Some("")), Position::Step(1));
+        // A plain call does not repeat.
+        let plain = [ScriptedTurn::ToolCall {
+            name: "tool_search".into(),
+            arguments: json!({}),
+        }];
+        assert_eq!(
+            script_position(&[output(refused)], &plain),
+            Position::Step(1)
+        );
+    }
+
     #[test]
     fn directive_is_case_insensitive_and_last_wins() {
         assert_eq!(

@@ -477,6 +477,27 @@ mod tests {
         assert_eq!(leaf_texts(&args), ["x", "2", "y"]);
     }
 
+    /// K1 holds the session to idle once its turns answered: running fails, and a state the
+    /// gateway could not give (or that was not read) fails as unjudged, never passes.
+    #[test]
+    fn k1_reads_the_sessions_state() {
+        use crate::scenario::ClaimId::K1;
+        use crate::suite::claims::fixture::{fails, Fixture};
+        let idle = "the gateway reports the session idle once its turns answered".to_string();
+        let with = |state: Option<SessionState>| {
+            let mut f =
+                Fixture::tools_lane().scenario_extra("claims = [{ id = 'K1', error = 'x' }]");
+            f.lane("tools").session_state = state;
+            fails(&f, K1, "tools")
+        };
+        assert!(!with(Some(SessionState::Idle)).contains(&idle));
+        assert!(with(Some(SessionState::Running)).contains(&idle));
+        assert!(with(Some(SessionState::Unjudged("no row".into()))).contains(&idle));
+        assert!(with(None).contains(&idle));
+        let seen = not_left_running(Some(&SessionState::Unjudged("no row".into())));
+        assert_eq!((seen.ok, seen.actual.as_str()), (false, "unjudged: no row"));
+    }
+
     #[test]
     fn k1_bounds_every_result_when_asked() {
         use crate::scenario::ClaimId::K1;
