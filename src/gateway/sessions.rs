@@ -165,6 +165,20 @@ mod tests {
     use super::*;
     use serde_json::{json, Value};
 
+    /// A session runs while a turn holds its lock, and only then.
+    #[test]
+    fn a_session_runs_while_its_turn_holds_the_lock() {
+        let sessions = Sessions::default();
+        assert!(!sessions.running("a"));
+        let lock = sessions.turn_lock("a");
+        assert!(!sessions.running("a"));
+        let held = lock.try_lock().unwrap();
+        assert!(sessions.running("a"));
+        assert!(!sessions.running("b"));
+        drop(held);
+        assert!(!sessions.running("a"));
+    }
+
     fn item(text: &str) -> Value {
         json!({ "role": "user", "content": text })
     }

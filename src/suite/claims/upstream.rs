@@ -7,7 +7,9 @@
 //!   call it by name (#126460: models wrapped `read`/`exec` in the bridge and looped);
 //! - K1: a call the gateway refuses is an error that says why (running it instead, as OpenClaw
 //!   2026.9.3 does for `query` with `queries`, is fine too), the turn still ends with the model's
-//!   answer, and the session takes its next turn (#135129: a silent turn, a stuck session);
+//!   answer (or, where the model retried the refused call and the gateway stopped it, as a
+//!   failure the caller sees), the gateway reports the session idle, and the session takes its
+//!   next turn (#135129: a silent turn, a stuck session);
 //! - K2: a call that keeps failing ends the turn in a failure the caller sees, before the model's
 //!   repeats run out (#141743: repeated unknown ids ran until killed, or ended as a success);
 //! - S1: a search that matches nothing answers nothing (#114285: the whole catalogue came back);
