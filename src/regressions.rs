@@ -432,6 +432,16 @@ impl Table {
             .collect()
     }
 
+    /// The colour (without its mark) of issue `number` on `release`, as the page names it.
+    fn colour_on(&self, number: u32, release: &str) -> String {
+        let i = self.issues.iter().position(|x| x.number == number);
+        let r = self.releases.iter().position(|x| x == release);
+        match (i, r) {
+            (Some(i), Some(r)) => self.cells[i][r].label().trim_end_matches('*').to_string(),
+            _ => "-".to_string(),
+        }
+    }
+
     /// The page: docs/regressions.md as committed.
     pub fn to_markdown(&self) -> String {
         let mut out = String::new();
@@ -465,8 +475,9 @@ impl Table {
         if pairs.is_empty() {
             out.push_str("None among the adopted releases.\n");
         }
-        for (number, red, green) in pairs {
-            let _ = writeln!(out, "- #{number}: red on {red}, green on {green}");
+        for (number, red, fixed) in pairs {
+            let colour = self.colour_on(number, &fixed);
+            let _ = writeln!(out, "- #{number}: red on {red}, {colour} on {fixed}");
         }
         out.push_str("\n## The issues\n\n");
         for issue in &self.issues {

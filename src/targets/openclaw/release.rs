@@ -449,6 +449,11 @@ pub struct Release {
     /// lane.
     #[serde(default = "logged")]
     pub hot_reload: bool,
+    /// Config keys (dotted paths) whose change this release applies only on a restart, never by
+    /// hot reload (its config reload plan marks them `restart`): a lane whose value differs from
+    /// the running gateway's gets a gateway of its own.
+    #[serde(default)]
+    pub restart_keys: Vec<String>,
     /// What the gateway's WebSocket connect request must say (`[gateway_rpc]`).
     pub gateway_rpc: super::rpc::GatewayRpc,
     pub config: ConfigShape,

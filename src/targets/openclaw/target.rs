@@ -114,6 +114,8 @@ struct Live {
     config: Value,
     /// Session keys its lanes used: a key is never used twice on one gateway.
     sessions: BTreeSet<String>,
+    /// What its config gives the release's restart-only keys (see [`restart_values`]).
+    restart_values: Vec<Option<Value>>,
 }
 
 impl OpenClawTarget {
@@ -411,16 +413,18 @@ impl Target for OpenClawTarget {
                     setup.lane.name
                 )));
             }
+            let mut lane = lane_config(setup, &self.release.release)?;
+            let restart_values = restart_values(&lane, &self.release.release.restart_keys);
             let reusable = self.share
                 && run.live.as_ref().is_some_and(|live| {
                     live.plugin_matches(&setup.scenario.catalog, &self.sizes)
                         && live.env == setup.env
                         && !live.sessions.contains(&setup.session_key)
+                        && live.restart_values == restart_values
                 });
             if !reusable {
                 run.close_live().await;
             }
-            let mut lane = lane_config(setup, &self.release.release)?;
             if self.sizes.contains(&setup.scenario.catalog.size) {
                 only_tools(&mut lane, &setup.scenario.catalog);
             }
@@ -449,6 +453,7 @@ impl Target for OpenClawTarget {
             };
             if let Some(live) = run.live.as_mut() {
                 live.sessions.insert(setup.session_key.clone());
+                live.restart_values = restart_values;
             }
             Ok(Box::new(OpenClawLane {
                 run,
@@ -552,8 +557,23 @@ impl OpenClawTarget {
             env: setup.env.clone(),
             config,
             sessions: BTreeSet::new(),
+            restart_values: Vec::new(),
         })
     }
+}
+
+/// The values a lane's config overrides give the release's restart-only keys (`None` where the
+/// lane leaves one unset), in the order of `keys`.
+fn restart_values(lane: &LaneConfig, keys: &[String]) -> Vec<Option<Value>> {
+    keys.iter()
+        .map(|key| {
+            let mut at = lane.overrides.as_ref()?;
+            for part in key.split('.') {
+                at = at.get(part)?;
+            }
+            Some(at.clone())
+        })
+        .collect()
 }
 
 impl Live {
