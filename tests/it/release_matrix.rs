@@ -70,6 +70,7 @@ fn last_line(text: &str) -> &str {
 #[test]
 #[ignore = "needs OpenClaw (bash scripts/install-openclaw.sh)"]
 fn matrix_shards_merge_into_the_unsharded_verdict() {
+    let _one = crate::openclaw_real::ONE_GATEWAY.blocking_lock();
     let root = tempfile::tempdir().unwrap();
     let dir = |name: &str| -> PathBuf { root.path().join(name) };
     let (code, whole, err) = matrix(&dir("whole"), &[]);
