@@ -1,9 +1,11 @@
-//! The patched copy of an installed release a product seed runs on. The install is ~50,000
-//! files; copying them would cost seconds and 700 MB a seed, so every untouched file is a hard
-//! link and only the patched ones are fresh files (a hard link written to would change the
-//! installed release itself). Every patch is checked against the install before anything is
-//! written. The copy is a temp dir removed on drop — and so on SIGINT, SIGTERM and SIGHUP, which
-//! drop the command's future (`crate::signals`).
+//! The patched copy of an installed release a product seed runs on. Every file is copied, none
+//! hard-linked: a hard link changes the installed file's inode (its link count and ctime), and a
+//! gateway of that release running meanwhile takes that for an edited plugin source and refuses
+//! its plugins ("Plugin source changed while preparing its reload", measured on 2026.9.6 while
+//! `cp -al` ran beside it). The copy costs about 700 MB and a few seconds a seed. Every patch is
+//! checked against the install before anything is written. The copy is a temp dir removed on
+//! drop — and so on SIGINT, SIGTERM and SIGHUP, which drop the command's future
+//! (`crate::signals`).
 
 use std::path::{Path, PathBuf};
 
@@ -26,7 +28,7 @@ pub struct SeededCopy {
     prefix: PathBuf,
     /// The files written fresh, relative to the package root.
     patched: Vec<String>,
-    /// Files linked (not copied) from the install.
+    /// Files copied unchanged from the install.
     linked: usize,
     dir: tempfile::TempDir,
 }
@@ -35,7 +37,7 @@ impl SeededCopy {
     /// Applies `seed` to a copy of the install at `prefix` (`<cache>/openclaw-<v>`, whose package
     /// root is `node_modules/openclaw`): every patch is checked first (its glob matches exactly
     /// one file, its `find` occurs exactly `count` times, else exit 2 naming the seed, file and
-    /// count), then the tree is linked into a temp dir and the patched files written fresh.
+    /// count), then the tree is copied into a temp dir and the patched files written fresh.
     pub fn make(seed: &ProductSeed, prefix: &Path) -> Result<SeededCopy, Error> {
         let package = prefix.join("node_modules").join("openclaw");
         let patched = patched_files(seed, &package)?;
@@ -50,7 +52,7 @@ impl SeededCopy {
         let copy = dir.path().join(name);
         let skip: Vec<PathBuf> = patched.iter().map(|(p, _)| package.join(p)).collect();
         let mut linked = 0;
-        link_tree(prefix, &copy, &skip, true, &mut linked)?;
+        copy_tree(prefix, &copy, &skip, true, &mut linked)?;
         let copy_package = copy.join("node_modules").join("openclaw");
         for (rel, text) in &patched {
             let from = package.join(rel);
@@ -91,7 +93,7 @@ impl SeededCopy {
         &self.patched
     }
 
-    /// How many files are hard links into the install.
+    /// How many files were copied unchanged from the install.
     pub fn linked(&self) -> usize {
         self.linked
     }
@@ -196,9 +198,9 @@ fn wildcard(pattern: &str, text: &str) -> bool {
     true
 }
 
-/// Recreates `from` at `to`: directories made, files hard-linked (copied when the temp dir is
-/// on another file system), symlinks made again; `skip` files are left for the caller to write.
-fn link_tree(
+/// Recreates `from` at `to`: directories made, files copied (never hard-linked: see the module
+/// doc), symlinks made again; `skip` files are left for the caller to write.
+fn copy_tree(
     from: &Path,
     to: &Path,
     skip: &[PathBuf],
@@ -218,13 +220,12 @@ fn link_tree(
             let link = std::fs::read_link(&source).map_err(io("read link", &source))?;
             std::os::unix::fs::symlink(&link, &target).map_err(io("link", &target))?;
         } else if kind.is_dir() {
-            link_tree(&source, &target, skip, false, linked)?;
+            copy_tree(&source, &target, skip, false, linked)?;
         } else if skip.contains(&source) {
             continue;
-        } else if std::fs::hard_link(&source, &target).is_ok() {
-            *linked += 1;
         } else {
             std::fs::copy(&source, &target).map_err(io("copy", &source))?;
+            *linked += 1;
         }
     }
     Ok(())
@@ -308,9 +309,16 @@ mod tests {
             "the install is untouched"
         );
         let ino = |p: &Path| std::fs::metadata(p).unwrap().ino();
-        assert_eq!(
+        // Copied, not linked: the install's inode (its link count, its ctime) is untouched.
+        assert_ne!(
             ino(&package.join("dist/b.mjs")),
             ino(&original.join("dist/b.mjs"))
+        );
+        assert_eq!(
+            std::fs::metadata(original.join("dist/b.mjs"))
+                .unwrap()
+                .nlink(),
+            1
         );
         assert_ne!(
             ino(&package.join("dist/a-X1.mjs")),

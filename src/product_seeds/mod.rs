@@ -454,9 +454,8 @@ replace = "b"
         for seed in load(&DataRoot::discovered()).unwrap() {
             let prefix = cache.join(format!("openclaw-{}", seed.release));
             assert!(prefix.is_dir(), "{} is not installed", seed.release);
-            let copy =
-                SeededCopy::make(&seed, &prefix).unwrap_or_else(|e| panic!("{}: {e}", seed.origin));
-            assert!(!copy.patched().is_empty());
+            // Checked, not copied: a copy of each costs seconds and 700 MB.
+            SeededCopy::check(&seed, &prefix).unwrap_or_else(|e| panic!("{}: {e}", seed.origin));
         }
     }
 }
