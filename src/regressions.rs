@@ -528,7 +528,7 @@ the recorded verdict of that claim on those lanes:
 ";
 
 /// `toolsearch-qa regressions`: prints the page, or with `changes` the releases at either end of
-/// a colour change, one per line (what `.ci/run` replays the upstream scenarios on).
+/// a colour change, one per line (where to replay the upstream scenarios first after a change).
 pub fn command(root: &Path, changes: bool, out: &mut dyn std::io::Write) -> Result<u8, Error> {
     let table = Table::read(root)?;
     let text = if changes {

@@ -220,8 +220,8 @@ pub enum Command {
         #[arg(long, value_name = "DIR")]
         root: Option<PathBuf>,
         /// Print instead the releases at either end of a colour change (consecutive releases an
-        /// issue's scenario ran on, red on one and green on the other), one per line: where
-        /// `.ci/run` replays the upstream-* scenarios on older releases.
+        /// issue's scenario ran on, red on one and green on the other), one per line: the
+        /// releases to replay the upstream-* scenarios on first after a change to them.
         #[arg(long)]
         changes: bool,
     },

@@ -1,10 +1,12 @@
-//! The patched copy of an installed release a product seed runs on. Every file is copied, none
-//! hard-linked: a hard link changes the installed file's inode (its link count and ctime), and a
-//! gateway of that release running meanwhile takes that for an edited plugin source and refuses
-//! its plugins ("Plugin source changed while preparing its reload", measured on 2026.9.6 while
-//! `cp -al` ran beside it). The copy costs about 700 MB and a few seconds a seed. Every patch is
-//! checked against the install before anything is written. The copy is a temp dir removed on
-//! drop — and so on SIGINT, SIGTERM and SIGHUP, which drop the command's future
+//! The patched copy of an installed release a product seed runs on. The release's own package
+//! (`node_modules/openclaw`, where every patch lands) is copied file by file, never hard-linked:
+//! a hard link changes the installed file's inode (its link count and ctime), and a gateway of
+//! that release running meanwhile takes that for an edited plugin source and refuses its plugins
+//! ("Plugin source changed while preparing its reload", measured on 2026.9.6 while `cp -al` ran
+//! beside it). Its dependencies, which no seed patches, are symlinks to the install's (a symlink
+//! leaves its target's inode alone): the copy is the package's 330 MB, not the install's 740 MB.
+//! Every patch is checked against the install before anything is written. The copy is a temp dir
+//! removed on drop — and so on SIGINT, SIGTERM and SIGHUP, which drop the command's future
 //! (`crate::signals`).
 
 use std::path::{Path, PathBuf};
@@ -52,7 +54,7 @@ impl SeededCopy {
         let copy = dir.path().join(name);
         let skip: Vec<PathBuf> = patched.iter().map(|(p, _)| package.join(p)).collect();
         let mut linked = 0;
-        copy_tree(prefix, &copy, &skip, true, &mut linked)?;
+        copy_tree(prefix, &copy, &skip, Level::Prefix, &mut linked)?;
         let copy_package = copy.join("node_modules").join("openclaw");
         for (rel, text) in &patched {
             let from = package.join(rel);
@@ -198,29 +200,50 @@ fn wildcard(pattern: &str, text: &str) -> bool {
     true
 }
 
+/// Where [`copy_tree`] is in the install: its prefix, the prefix's `node_modules`, or below.
+#[derive(Clone, Copy, PartialEq, Eq)]
+enum Level {
+    Prefix,
+    NodeModules,
+    Below,
+}
+
 /// Recreates `from` at `to`: directories made, files copied (never hard-linked: see the module
-/// doc), symlinks made again; `skip` files are left for the caller to write.
+/// doc), symlinks made again; `skip` files are left for the caller to write. In the prefix's
+/// `node_modules`, every package but the release's own (and the dot entries, `.bin` among them,
+/// whose links point into the copy) becomes a symlink to the install's.
 fn copy_tree(
     from: &Path,
     to: &Path,
     skip: &[PathBuf],
-    top: bool,
+    level: Level,
     linked: &mut usize,
 ) -> Result<(), Error> {
     std::fs::create_dir_all(to).map_err(io("create directory", to))?;
     for entry in std::fs::read_dir(from).map_err(io("read", from))? {
         let entry = entry.map_err(io("read", from))?;
         let source = entry.path();
-        let target = to.join(entry.file_name());
-        if top && entry.file_name() == COMPILE_CACHE {
+        let name = entry.file_name();
+        let target = to.join(&name);
+        if level == Level::Prefix && name == COMPILE_CACHE {
             continue;
         }
         let kind = entry.file_type().map_err(io("read", &source))?;
+        let dependency = level == Level::NodeModules
+            && name != "openclaw"
+            && !name.to_string_lossy().starts_with('.');
         if kind.is_symlink() {
             let link = std::fs::read_link(&source).map_err(io("read link", &source))?;
             std::os::unix::fs::symlink(&link, &target).map_err(io("link", &target))?;
+        } else if dependency {
+            let absolute = std::path::absolute(&source).map_err(io("resolve", &source))?;
+            std::os::unix::fs::symlink(&absolute, &target).map_err(io("link", &target))?;
         } else if kind.is_dir() {
-            copy_tree(&source, &target, skip, false, linked)?;
+            let below = match (level, name == "node_modules") {
+                (Level::Prefix, true) => Level::NodeModules,
+                _ => Level::Below,
+            };
+            copy_tree(&source, &target, skip, below, linked)?;
         } else if skip.contains(&source) {
             continue;
         } else {
@@ -248,7 +271,7 @@ mod tests {
     use crate::product_seeds::Patch;
 
     /// A fake install prefix: `node_modules/openclaw/{package.json, dist/a-X1.mjs, dist/b.mjs}`,
-    /// a compile cache and a symlink.
+    /// a dependency `node_modules/dep`, a compile cache and a symlink.
     fn install() -> tempfile::TempDir {
         let dir = tempfile::tempdir().unwrap();
         let package = dir.path().join("node_modules/openclaw");
@@ -262,6 +285,8 @@ mod tests {
             dir.path().join("node_modules/.bin/b"),
         )
         .unwrap();
+        std::fs::create_dir_all(dir.path().join("node_modules/dep")).unwrap();
+        std::fs::write(dir.path().join("node_modules/dep/index.js"), "dep").unwrap();
         std::fs::create_dir_all(dir.path().join(COMPILE_CACHE)).unwrap();
         std::fs::write(dir.path().join(COMPILE_CACHE).join("x"), "cache").unwrap();
         dir
@@ -330,6 +355,18 @@ mod tests {
         assert_eq!(
             std::fs::read_link(&link).unwrap(),
             Path::new("../openclaw/dist/b.mjs")
+        );
+        // A dependency is a symlink to the install's, its file untouched.
+        let dep = copy.prefix().join("node_modules/dep");
+        assert_eq!(
+            std::fs::read_link(&dep).unwrap(),
+            install.path().join("node_modules/dep")
+        );
+        assert_eq!(
+            std::fs::metadata(install.path().join("node_modules/dep/index.js"))
+                .unwrap()
+                .nlink(),
+            1
         );
         assert!(!copy.prefix().join(COMPILE_CACHE).exists());
         let dir = copy.dir().to_path_buf();

@@ -454,7 +454,7 @@ replace = "b"
         for seed in load(&DataRoot::discovered()).unwrap() {
             let prefix = cache.join(format!("openclaw-{}", seed.release));
             assert!(prefix.is_dir(), "{} is not installed", seed.release);
-            // Checked, not copied: a copy of each costs seconds and 700 MB.
+            // Checked, not copied: a copy of each costs seconds and 330 MB.
             SeededCopy::check(&seed, &prefix).unwrap_or_else(|e| panic!("{}: {e}", seed.origin));
         }
     }
