@@ -8,7 +8,7 @@ use std::path::Path;
 use serde::{Deserialize, Serialize};
 
 use super::CompareMode;
-use crate::scenario::place::{Field, Places};
+use crate::scenario::place::{deserialize_toml, Field, Places};
 
 /// The built-in table, `data/prices.toml`.
 pub const BUILT_IN: &str = include_str!("../../data/prices.toml");
@@ -143,15 +143,9 @@ impl PriceTable {
             field: field.to_string(),
             message,
         };
-        let deserializer = toml::Deserializer::parse(text).map_err(|e| {
-            let line = e.span().map(|s| places.place(s.start).line);
-            error("(file)", line, e.message().trim_end().replace('\n', " "))
-        })?;
-        let file: PriceFile = serde_path_to_error::deserialize(deserializer).map_err(|e| {
-            let field = e.path().to_string();
-            let inner = e.into_inner();
-            let line = inner.span().map(|s| places.place(s.start).line);
-            error(&field, line, inner.message().trim_end().to_string())
+        let file: PriceFile = deserialize_toml(text, &places).map_err(|p| {
+            let field = if p.field == "." { "(file)" } else { &p.field };
+            error(field, p.line, p.message)
         })?;
         for (i, row) in file.price.iter().enumerate() {
             if let Some((field, message)) = row_problem(row, &file.price[..i]) {

@@ -13,7 +13,7 @@ use serde::Deserialize;
 use crate::data_root::{DataFile, DataKind, DataRoot};
 use crate::error::{Error, Exit};
 use crate::scenario::claim::ClaimId;
-use crate::scenario::place::{Field, Places};
+use crate::scenario::place::{deserialize_toml, Field, Places};
 
 pub use apply::{SeededCopy, SEED_DIR_PREFIX};
 
@@ -145,16 +145,9 @@ impl ProductSeed {
             field: field.to_string(),
             message,
         };
-        let deserializer = toml::Deserializer::parse(text).map_err(|e| {
-            let line = e.span().map(|s| places.place(s.start).line);
-            error("(file)", line, e.message().trim_end().replace('\n', " "))
-        })?;
-        let file: SeedFile = serde_path_to_error::deserialize(deserializer).map_err(|e| {
-            let field = e.path().to_string();
-            let inner = e.into_inner();
-            let line = inner.span().map(|s| places.place(s.start).line);
-            let field = if field == "." { "(file)".into() } else { field };
-            error(&field, line, inner.message().trim_end().to_string())
+        let file: SeedFile = deserialize_toml(text, &places).map_err(|p| {
+            let field = if p.field == "." { "(file)" } else { &p.field };
+            error(field, p.line, p.message)
         })?;
         let Some((_, lanes)) = scenarios.iter().find(|(id, _)| *id == file.scenario) else {
             return Err(error(

@@ -285,6 +285,38 @@ fn collect_value(value: &DeValue<'_>, path: &Field, out: &mut Vec<Written>) {
     }
 }
 
+/// Why a TOML text did not deserialize: the field's path as serde names it (`.` for the whole
+/// file or a syntax error), the line where toml saw it when it knows, and toml's message.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct TomlProblem {
+    pub field: String,
+    pub line: Option<usize>,
+    pub message: String,
+}
+
+/// Deserializes `text` (whose places are `places`) into `T`, naming the field and the line of a
+/// value of the wrong kind, a missing or unknown key, or a syntax error: the one way every data
+/// file here is read, so their errors read alike.
+pub fn deserialize_toml<T: serde::de::DeserializeOwned>(
+    text: &str,
+    places: &Places<'_>,
+) -> Result<T, TomlProblem> {
+    let deserializer = toml::Deserializer::parse(text).map_err(|e| TomlProblem {
+        field: ".".into(),
+        line: e.span().map(|s| places.place(s.start).line),
+        message: e.message().trim_end().replace('\n', " "),
+    })?;
+    serde_path_to_error::deserialize(deserializer).map_err(|e| {
+        let field = e.path().to_string();
+        let inner = e.into_inner();
+        TomlProblem {
+            field,
+            line: inner.span().map(|s| places.place(s.start).line),
+            message: inner.message().trim_end().to_string(),
+        }
+    })
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

@@ -51,6 +51,21 @@ impl Fixture {
     }
 }
 
+/// The embedded gateway on the project's own mock provider (which scripts the search-and-call
+/// turn), and that provider to read its journal.
+async fn gateway_on_the_mock() -> (toolsearch_qa::provider::MockProvider, Fixture) {
+    let provider = toolsearch_qa::provider::MockProvider::start()
+        .await
+        .unwrap();
+    let fx = gateway_for(provider.base_url().trim_end_matches("/v1")).await;
+    (provider, fx)
+}
+
+/// A turn whose script searches for and calls `fake_plugin_tool_03`.
+fn target_03_turn() -> Value {
+    json!({ "model": "openclaw/qa", "input": "tool search qa check target=fake_plugin_tool_03" })
+}
+
 fn turn() -> String {
     json!({ "model": "openclaw/qa", "input": "tool search qa check target=fake_plugin_tool_3", "stream": false }).to_string()
 }
@@ -156,12 +171,8 @@ async fn bad_requests_get_400_or_404_and_the_server_keeps_serving() {
 /// searches and calls, and a later turn sees the session's history.
 #[tokio::test]
 async fn every_turn_counts_its_own_searches_and_calls() {
-    let provider = toolsearch_qa::provider::MockProvider::start()
-        .await
-        .unwrap();
-    let base = provider.base_url();
-    let fx = gateway_for(base.trim_end_matches("/v1")).await;
-    let turn = json!({ "model": "openclaw/qa", "input": "tool search qa check target=fake_plugin_tool_03" });
+    let (provider, fx) = gateway_on_the_mock().await;
+    let turn = target_03_turn();
     for _ in 0..3 {
         let (status, json) = fx.post(turn.to_string(), "qa").await;
         assert_eq!(status, 200, "{json}");
@@ -207,12 +218,8 @@ async fn every_turn_counts_its_own_searches_and_calls() {
 /// names: a turn after a Responses turn carries that turn's history and the same tools[].
 #[tokio::test]
 async fn chat_completions_continues_the_session_a_responses_turn_opened() {
-    let provider = toolsearch_qa::provider::MockProvider::start()
-        .await
-        .unwrap();
-    let base = provider.base_url();
-    let fx = gateway_for(base.trim_end_matches("/v1")).await;
-    let turn = json!({ "model": "openclaw/qa", "input": "tool search qa check target=fake_plugin_tool_03" });
+    let (provider, fx) = gateway_on_the_mock().await;
+    let turn = target_03_turn();
     let (status, json) = fx.post(turn.to_string(), "qa").await;
     assert_eq!(status, 200, "{json}");
     let first = provider.journal().all().len();

@@ -7,7 +7,7 @@
 use serde_json::Value;
 
 use super::known::known_tools;
-use super::regression::expected_declared;
+use super::regression::{declared_exactly, expected_declared};
 use super::{check, names, show, Check, ClaimInput};
 use crate::catalog::fake::FAKE_OK;
 use crate::config::code_mode::{EXEC, WAIT};
@@ -121,18 +121,7 @@ pub fn x1_precedence(input: &ClaimInput<'_>) -> Vec<Check> {
 /// fallback to every schema), nothing nested ran and the target did not run.
 pub fn x2_fails_closed(input: &ClaimInput<'_>) -> Vec<Check> {
     let (scenario, o) = (input.scenario, input.lane);
-    let expected = expected_declared(scenario, o);
-    let mut checks = Vec::new();
-    for (i, request) in o.observation.requests.iter().enumerate() {
-        let mut declared = declared_tool_names(&request.body);
-        declared.sort();
-        checks.push(check(
-            format!("request {} declared", i + 1),
-            declared == expected,
-            format!("request {} declares exactly {}", i + 1, names(&expected)),
-            names(&declared),
-        ));
-    }
+    let mut checks = declared_exactly(o, &expected_declared(scenario, o));
     let execs: Vec<Value> = cell_results(o)
         .into_iter()
         .filter(|(name, _)| name == EXEC)

@@ -316,6 +316,25 @@ fn differs(declared: &Value, tool: &ToolEntry, name: &str) -> Option<String> {
     (!fields.is_empty()).then(|| format!("{name} ({})", fields.join(", ")))
 }
 
+/// One check a request: it declares exactly `expected` (sorted names), no more, no fewer.
+pub(super) fn declared_exactly(o: &Observed, expected: &[String]) -> Vec<Check> {
+    o.observation
+        .requests
+        .iter()
+        .enumerate()
+        .map(|(i, request)| {
+            let mut declared = declared_tool_names(&request.body);
+            declared.sort();
+            check(
+                format!("request {} declared", i + 1),
+                declared == expected,
+                format!("request {} declares exactly {}", i + 1, names(expected)),
+                names(&declared),
+            )
+        })
+        .collect()
+}
+
 fn no_request() -> Check {
     check("requests", false, "at least one provider request", "none")
 }
@@ -326,17 +345,7 @@ pub fn c4_only_bridge_declared(input: &ClaimInput<'_>) -> Vec<Check> {
         return vec![no_request()];
     }
     let expected = expected_declared(scenario, o);
-    let mut checks = Vec::new();
-    for (i, request) in o.observation.requests.iter().enumerate() {
-        let mut declared = declared_tool_names(&request.body);
-        declared.sort();
-        checks.push(check(
-            format!("request {} declared", i + 1),
-            declared == expected,
-            format!("request {} declares exactly {}", i + 1, names(&expected)),
-            names(&declared),
-        ));
-    }
+    let mut checks = declared_exactly(o, &expected);
     // What the gateway puts up front (instructions, system items, tools) in any request: never a
     // deferred catalogued tool's schema or full description. (Tool outputs the model asked for
     // may name and describe them: that is the point of search.)

@@ -16,7 +16,7 @@ use serde::{Deserialize, Deserializer, Serialize, Serializer};
 use serde_json::Value;
 
 use crate::config::{Bridge, CodeModeExecutor, CodeModeSettings, ToolSearchMode, ToolSearchRules};
-use crate::scenario::place::{Field, Places};
+use crate::scenario::place::{deserialize_toml, Field, Places};
 
 /// An OpenClaw version as npm publishes it: `2026.9.6`, or with a suffix (`2026.7.1-beta.2`).
 #[derive(Debug, Clone, PartialEq, Eq, Hash, PartialOrd, Ord)]
@@ -574,22 +574,12 @@ impl Release {
                 format!("{field}: {message}"),
             )
         };
-        let deserializer = toml::Deserializer::parse(text).map_err(|e| {
-            let line = e.span().map(|s| places.place(s.start).line);
-            invalid(line, e.message().trim_end().replace('\n', " "))
-        })?;
         // A value of the wrong kind names its field (`version`, `redactions[0].with`).
-        let release: Release = serde_path_to_error::deserialize(deserializer).map_err(|e| {
-            let field = e.path().to_string();
-            let inner = e.into_inner();
-            let line = inner
-                .span()
-                .map(|s| places.place(s.start).line)
-                .or_else(|| at(&field));
-            let message = inner.message().trim_end().to_string();
-            match field.as_str() {
-                "." => invalid(line, message),
-                _ => invalid(line, format!("{field}: {message}")),
+        let release: Release = deserialize_toml(text, &places).map_err(|p| {
+            let line = p.line.or_else(|| at(&p.field));
+            match p.field.as_str() {
+                "." => invalid(line, p.message),
+                _ => invalid(line, format!("{}: {}", p.field, p.message)),
             }
         })?;
         let expected = format!("openclaw-{}.toml", release.version);
