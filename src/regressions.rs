@@ -285,7 +285,7 @@ fn cell(issue: &Issue, release: &ReleaseData) -> Result<Judged, Error> {
                 expectations_file(release),
                 f.line,
                 f.lane,
-                RunRecord::path(Path::new("."), &release.version.to_string()).display()
+                RunRecord::path(Path::new(""), &release.version.to_string()).display()
             )));
         }
     }

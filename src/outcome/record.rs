@@ -96,6 +96,36 @@ impl RunRecord {
         node.split('.').next().and_then(|n| n.parse().ok())
     }
 
+    /// The record to write after a run of the scenarios `ran` on `version`: `fresh` when no
+    /// record is committed, else the committed one with those scenarios' verdicts replaced
+    /// (`order`: every scenario in the order records keep). One record holds one Node major: a
+    /// run on another is exit 2, naming the file and the flag that picks the record's.
+    pub fn merged(
+        root: &Path,
+        version: &str,
+        fresh: RunRecord,
+        ran: &[String],
+        order: &[String],
+    ) -> Result<RunRecord, Error> {
+        let path = Self::path(root, version);
+        if !path.exists() {
+            return Ok(fresh);
+        }
+        let mut committed = Self::read(root, version)?;
+        if committed.node_major() != fresh.node_major() {
+            return Err(Error::Usage(format!(
+                "{}: ran on Node {}, this run on Node {}: one record, one Node major \
+                 (pass --openclaw-node {}, or re-record every scenario)",
+                path.display(),
+                committed.node,
+                fresh.node,
+                committed.node_major().unwrap_or_default()
+            )));
+        }
+        committed.replace_scenarios(fresh, ran, order);
+        Ok(committed)
+    }
+
     /// Replaces every entry of the scenarios `fresh` ran (`ran`) with `fresh`'s, keeping the
     /// others; entries end in `order` (scenario ids as a run takes them), each scenario's in run
     /// order.
@@ -233,5 +263,34 @@ mod tests {
             ]
         );
         assert_eq!(committed.node, "24.2.0");
+    }
+    /// A run merged into the committed record: none committed is the fresh record; one on
+    /// another Node major is exit 2 naming the file; else the scenarios that ran are replaced.
+    #[test]
+    fn a_run_merges_into_the_committed_record_of_its_node_major_only() {
+        let root = tempfile::tempdir().unwrap();
+        let order = ["a", "b"].map(String::from);
+        let ran = ["b".to_string()];
+        let fresh = || record("26.1.0", &[("b", "x", true)]);
+        let alone = RunRecord::merged(root.path(), "2026.9.3", fresh(), &ran, &order).unwrap();
+        assert_eq!(alone.verdicts.len(), 1);
+        let path = RunRecord::path(root.path(), "2026.9.3");
+        std::fs::create_dir_all(path.parent().unwrap()).unwrap();
+        record("24.1.0", &[("a", "x", true), ("b", "x", false)])
+            .write(&path)
+            .unwrap();
+        let err = RunRecord::merged(root.path(), "2026.9.3", fresh(), &ran, &order).unwrap_err();
+        assert_eq!(err.exit_code(), crate::error::Exit::USAGE, "{err}");
+        assert!(
+            err.to_string().contains(&path.display().to_string()),
+            "{err}"
+        );
+        assert!(err.to_string().contains("--openclaw-node 24"), "{err}");
+        record("26.0.0", &[("a", "x", true), ("b", "x", false)])
+            .write(&path)
+            .unwrap();
+        let merged = RunRecord::merged(root.path(), "2026.9.3", fresh(), &ran, &order).unwrap();
+        let oks: Vec<bool> = merged.verdicts.iter().map(|v| v.ok).collect();
+        assert_eq!(oks, [true, true]);
     }
 }

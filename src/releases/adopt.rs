@@ -221,19 +221,13 @@ async fn record_only(
     let record = if options.scenarios.is_empty() {
         fresh
     } else {
-        let mut committed = RunRecord::read(&options.root, &version.to_string())?;
-        if committed.node_major() != fresh.node_major() {
-            return Err(Error::Usage(format!(
-                "{}: ran on Node {}, this run on Node {}: one record, one Node major \
-                 (pass --openclaw-node {}, or re-record every scenario)",
-                path.display(),
-                committed.node,
-                fresh.node,
-                committed.node_major().unwrap_or_default()
-            )));
-        }
-        committed.replace_scenarios(fresh, &options.scenarios, &scenario_order()?);
-        committed
+        RunRecord::merged(
+            &options.root,
+            &version.to_string(),
+            fresh,
+            &options.scenarios,
+            &scenario_order()?,
+        )?
     };
     record.write(&path)?;
     emit(out, &format!("{} written\n", path.display()))?;

@@ -191,30 +191,10 @@ fn record(root: &std::path::Path, version: &Version, report: &SuiteReport) -> Re
         .iter()
         .map(|s| s.scenario.clone())
         .collect();
-    let committed = if path.exists() {
-        Some(RunRecord::read(root, &version.to_string())?)
-    } else {
-        None
-    };
-    let record = match committed {
-        Some(mut committed) if committed.node_major() == fresh.node_major() => {
-            let order: Vec<String> = crate::scenario::load_all(&[])?
-                .into_iter()
-                .map(|s| s.id)
-                .collect();
-            committed.replace_scenarios(fresh, &ran, &order);
-            committed
-        }
-        Some(committed) => {
-            return Err(Error::Usage(format!(
-                "{}: ran on Node {}, this run on Node {}: one record, one Node major (pass --openclaw-node {})",
-                path.display(),
-                committed.node,
-                fresh.node,
-                committed.node_major().unwrap_or_default()
-            )))
-        }
-        None => fresh,
-    };
+    let order: Vec<String> = crate::scenario::load_all(&[])?
+        .into_iter()
+        .map(|s| s.id)
+        .collect();
+    let record = RunRecord::merged(root, &version.to_string(), fresh, &ran, &order)?;
     record.write(&path)
 }
