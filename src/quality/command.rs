@@ -13,7 +13,7 @@ use crate::catalog::realistic::realistic_catalog;
 use crate::engine::Ranker;
 use crate::error::{Error, Exit};
 use crate::output::{emit, Format};
-use crate::targets::openclaw::Installation;
+use crate::targets::OpenClawTarget;
 use crate::targets::{TargetChoice, TargetPick};
 
 /// The flags of `toolsearch-qa quality`.
@@ -138,7 +138,7 @@ pub async fn command(options: &QualityOptions, out: &mut dyn std::io::Write) -> 
         let entries = user_catalog.unwrap_or_else(realistic_catalog);
         let report = super::openclaw::measure(install, &entries, &set).await?;
         let baseline = match (&own_baseline, builtin_inputs) {
-            (None, true) => release_baseline(&install.version)?,
+            (None, true) => release_baseline(&install.install().version)?,
             _ => baseline_of(RankedBy::Openclaw)?,
         };
         reports.push((report, baseline));
@@ -181,7 +181,7 @@ async fn bfcl_command(options: &QualityOptions, out: &mut dyn std::io::Write) ->
         let report = super::openclaw::measure_bfcl(&install, &pool, options.half).await?;
         let baseline = match own_baseline {
             Some(b) => Some(b),
-            None => release_bfcl_baseline(&install.version)?,
+            None => release_bfcl_baseline(&install.install().version)?,
         };
         (report, baseline)
     } else {
@@ -215,13 +215,10 @@ async fn bfcl_command(options: &QualityOptions, out: &mut dyn std::io::Write) ->
     })
 }
 
-/// The installed OpenClaw release the flags pick (exit 3 naming the install command if absent).
-fn locate(options: &QualityOptions) -> Result<Installation, Error> {
-    options
-        .target
-        .openclaw
-        .locate()
-        .map_err(Error::openclaw("quality --target openclaw"))
+/// The installed OpenClaw release the flags pick, with its release facts (exit 3 naming the
+/// install command if absent).
+fn locate(options: &QualityOptions) -> Result<OpenClawTarget, Error> {
+    options.target.openclaw_target()
 }
 
 /// The committed BFCL baseline of OpenClaw release `version`

@@ -21,8 +21,8 @@ use crate::output::first_line;
 use crate::provider::model::ScriptedTurn;
 use crate::provider::{MockProvider, ProviderOptions};
 use crate::targets::openclaw::{
-    config_value, write_json, write_plugin, Installation, LaneConfig, OpenClawGateway, AGENT_ID,
-    DEFAULT_START_TIMEOUT,
+    config_value, write_json, write_plugin, Installation, LaneConfig, OpenClawGateway,
+    OpenClawTarget, AGENT_ID, DEFAULT_START_TIMEOUT,
 };
 use crate::targets::Product;
 
@@ -41,7 +41,7 @@ const DONE_TEXT: &str = "search quality batch done";
 /// product. Queries whose right tool is neither in `entries` nor one of the product's own tools
 /// are reported as unmeasured, not as misses.
 pub async fn measure(
-    install: &Installation,
+    product: &OpenClawTarget,
     entries: &[ToolEntry],
     set: &QualitySet,
 ) -> Result<QualityReport, Error> {
@@ -59,7 +59,7 @@ pub async fn measure(
         .iter()
         .map(|q| (q.text.as_str(), q.tool.as_str()))
         .collect();
-    let ranks = rank(install, entries, &queries, &foreign, true).await?;
+    let ranks = rank(product, entries, &queries, &foreign, true).await?;
     let measured: Vec<Option<Ranked>> = set
         .queries
         .iter()
@@ -83,7 +83,7 @@ pub async fn measure(
         &measured,
         exact_name_misses,
     );
-    report.product = Some(product(install));
+    report.product = Some(product_of(product.install()));
     report.product_catalog_size = ranks.catalog_size;
     Ok(report)
 }
@@ -92,7 +92,7 @@ pub async fn measure(
 /// words: [`super::bfcl::json_schema_entries`]), ranked by the product; with `half`, only that
 /// half's questions and no tool by its own name (a third of the searches: CI's run).
 pub async fn measure_bfcl(
-    install: &Installation,
+    product: &OpenClawTarget,
     pool: &super::bfcl::Pool,
     half: Option<super::Half>,
 ) -> Result<super::bfcl::BfclReport, Error> {
@@ -108,7 +108,7 @@ pub async fn measure_bfcl(
         .map(|q| (q.text.as_str(), pool.entries[q.tool].name.as_str()))
         .collect();
     let entries = super::bfcl::json_schema_entries(&pool.entries);
-    let ranks = rank(install, &entries, &queries, &[], half.is_none()).await?;
+    let ranks = rank(product, &entries, &queries, &[], half.is_none()).await?;
     let missed: BTreeSet<usize> = ranks
         .names
         .iter()
@@ -120,12 +120,12 @@ pub async fn measure_bfcl(
     if let Some(half) = half {
         report = report.only_half(half);
     }
-    report.product = Some(product(install));
+    report.product = Some(product_of(product.install()));
     report.product_catalog_size = ranks.catalog_size;
     Ok(report)
 }
 
-fn product(install: &Installation) -> Product {
+fn product_of(install: &Installation) -> Product {
     Product {
         version: install.version.clone(),
         node: install.node_version.clone(),
@@ -147,7 +147,7 @@ pub struct ProductRanks {
 /// tool)` of `queries`, then (with `names`) every entry's own name, through the product's
 /// search; `foreign` (right tools outside `entries`) are looked up among the product's own.
 pub async fn rank(
-    install: &Installation,
+    product: &OpenClawTarget,
     entries: &[ToolEntry],
     queries: &[(&str, &str)],
     foreign: &[String],
@@ -166,7 +166,7 @@ pub async fn rank(
             .enumerate()
             .map(|(i, batch)| search_code(i + 1, batch)),
     );
-    let outputs = run_batches(install, entries, &codes).await?;
+    let outputs = run_batches(product, entries, &codes).await?;
     let present: BTreeSet<String> = serde_json::from_value(outputs[0].value.clone())
         .map_err(|e| bad_output(0, &e.to_string()))?;
     let mut ranked: Vec<Ranked> = Vec::with_capacity(searches.len());
@@ -243,7 +243,7 @@ struct BatchOutput {
 /// a gateway with `entries` as its plugin, runs one turn per batch, and returns each batch's
 /// returned value in order.
 async fn run_batches(
-    install: &Installation,
+    product: &OpenClawTarget,
     entries: &[ToolEntry],
     codes: &[String],
 ) -> Result<Vec<BatchOutput>, Error> {
@@ -266,11 +266,15 @@ async fn run_batches(
         ..ProviderOptions::default()
     })
     .await?;
+    let install = product.install();
     let dir = temp_dir("tsqa-quality-openclaw-")?;
     let root = dir.path();
     let plugin_dir =
         write_plugin(&root.join("plugins"), PLUGIN_ID, entries, install).map_err(infra)?;
     let mut lane = LaneConfig::code();
+    // The config keys this release accepts (its agents list, its catalogue refresh), from its
+    // release facts: a key it does not know stops its gateway from starting.
+    lane.shape = product.release().release.config.clone();
     lane.tool_search = json!({
         "mode": "code",
         "codeTimeoutMs": CODE_TIMEOUT_MS,
