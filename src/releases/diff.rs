@@ -91,6 +91,10 @@ pub struct FindingDiff {
 pub struct ReleaseDiff {
     pub before: String,
     pub after: String,
+    /// The Node each run was on (`24.22.3`): bytes and verdicts that differ between two Node
+    /// majors may be the runtime's, and the title says so.
+    pub before_node: String,
+    pub after_node: String,
     /// `committed` or `live`.
     pub source: &'static str,
     pub lanes: Vec<LaneDiff>,
@@ -128,6 +132,8 @@ impl ReleaseDiff {
         ReleaseDiff {
             before: before.version.clone(),
             after: after.version.clone(),
+            before_node: before.node.clone(),
+            after_node: after.node.clone(),
             source,
             lanes: lane_diffs(before, after),
             verdicts: verdict_diffs(before, after)
@@ -183,15 +189,42 @@ impl ReleaseDiff {
         }
     }
 
+    /// The Node majors of the two runs (`Node 24`, or `Node 24 → Node 26`).
+    fn runtimes(&self) -> (String, String) {
+        let major = |node: &str| {
+            node.trim_start_matches('v')
+                .split('.')
+                .next()
+                .unwrap_or_default()
+                .to_string()
+        };
+        (major(&self.before_node), major(&self.after_node))
+    }
+
     fn title(&self) -> String {
+        let runtime = match self.runtimes() {
+            (a, b) if a == b => format!("Node {a}"),
+            (a, b) => format!("Node {a} → Node {b}"),
+        };
         format!(
-            "OpenClaw {} → {}: Tool Search per scenario and lane ({} data)",
+            "OpenClaw {} → {}: Tool Search per scenario and lane ({} data, {runtime})",
             self.before, self.after, self.source
+        )
+    }
+
+    /// Said under the title when the two runs had different Node majors.
+    fn runtime_note(&self) -> Option<&'static str> {
+        let (a, b) = self.runtimes();
+        (a != b).then_some(
+            "note: the two runs had different Node majors: a change may be the runtime's, not the release's",
         )
     }
 
     fn to_table(&self) -> String {
         let mut text = self.title() + "\n";
+        if let Some(note) = self.runtime_note() {
+            text = text + note + "\n";
+        }
         // The tool path is listed under the table where it changed (`--format markdown` has it
         // as a column): seven columns do not fit 100 without cutting names.
         let mut table = bounded_table(vec![
@@ -244,6 +277,9 @@ impl ReleaseDiff {
 
     fn to_markdown(&self) -> String {
         let mut text = format!("## {}\n\n", self.title());
+        if let Some(note) = self.runtime_note() {
+            text = text + note + "\n\n";
+        }
         text.push_str(
             "| scenario / lane | 1st request B | whole turn B | 1st request tok | tools | dir lines | path |\n",
         );
@@ -708,6 +744,31 @@ mod tests {
         );
         let json: serde_json::Value = serde_json::from_str(&diff.render(DiffFormat::Json)).unwrap();
         assert_eq!(json["findings"][0]["change"], "new");
+    }
+
+    /// Two records on different Node majors are compared, and the title says the runtimes
+    /// differ; on one major it names it.
+    #[test]
+    fn records_on_two_node_majors_say_so() {
+        let a = run("2026.9.5", lane(&["tool_search"], &["a"], 5), true);
+        let mut b = run("2026.9.6", lane(&["tool_search"], &["a"], 5), true);
+        let same = ReleaseDiff::new(&a, &b, &BTreeMap::new(), &BTreeMap::new(), "committed");
+        assert!(same
+            .render(DiffFormat::Table)
+            .starts_with("OpenClaw 2026.9.5 → 2026.9.6: Tool Search per scenario and lane (committed data, Node 24)\n"));
+        b.node = "26.12.1".into();
+        let two = ReleaseDiff::new(&a, &b, &BTreeMap::new(), &BTreeMap::new(), "committed");
+        let table = two.render(DiffFormat::Table);
+        assert!(
+            table.contains(
+                "(committed data, Node 24 → Node 26)\nnote: the two runs had different Node majors"
+            ),
+            "{table}"
+        );
+        assert!(table.lines().all(|l| l.chars().count() <= 100), "{table}");
+        let json: serde_json::Value = serde_json::from_str(&two.render(DiffFormat::Json)).unwrap();
+        assert_eq!(json["beforeNode"], "24.22.3");
+        assert_eq!(json["afterNode"], "26.12.1");
     }
 
     #[test]
