@@ -1,10 +1,11 @@
 //! The patched copy of an installed release a product seed runs on. The release's own package
-//! (`node_modules/openclaw`, where every patch lands) is copied file by file, never hard-linked:
-//! a hard link changes the installed file's inode (its link count and ctime), and a gateway of
-//! that release running meanwhile takes that for an edited plugin source and refuses its plugins
-//! ("Plugin source changed while preparing its reload", measured on 2026.9.6 while `cp -al` ran
-//! beside it). Its dependencies, which no seed patches, are symlinks to the install's (a symlink
-//! leaves its target's inode alone): the copy is the package's 330 MB, not the install's 740 MB.
+//! (`node_modules/openclaw`) is copied file by file, never hard-linked: a hard link changes the
+//! installed file's inode (its link count and ctime), and a gateway of that release running
+//! meanwhile takes that for an edited plugin source and refuses its plugins ("Plugin source
+//! changed while preparing its reload", measured on 2026.9.6 while `cp -al` ran beside it). So is
+//! a package a patch lands in (`package = "@openclaw/ai"`); every other dependency is a symlink
+//! to the install's (a symlink leaves its target's inode alone): the copy is about the package's
+//! 330 MB, not the install's 740 MB.
 //! Every patch is checked against the install before anything is written. The copy is a temp dir
 //! removed on drop — and so on SIGINT, SIGTERM and SIGHUP, which drop the command's future
 //! (`crate::signals`).
@@ -41,8 +42,8 @@ impl SeededCopy {
     /// one file, its `find` occurs exactly `count` times, else exit 2 naming the seed, file and
     /// count), then the tree is copied into a temp dir and the patched files written fresh.
     pub fn make(seed: &ProductSeed, prefix: &Path) -> Result<SeededCopy, Error> {
-        let package = prefix.join("node_modules").join("openclaw");
-        let patched = patched_files(seed, &package)?;
+        let modules = prefix.join("node_modules");
+        let patched = patched_files(seed, &modules)?;
         let dir = tempfile::Builder::new()
             .prefix(SEED_DIR_PREFIX)
             .tempdir()
@@ -52,14 +53,22 @@ impl SeededCopy {
             .map(|n| n.to_os_string())
             .unwrap_or_else(|| "openclaw".into());
         let copy = dir.path().join(name);
-        let skip: Vec<PathBuf> = patched.iter().map(|(p, _)| package.join(p)).collect();
+        let skip: Vec<PathBuf> = patched.iter().map(|f| modules.join(&f.path)).collect();
         let mut linked = 0;
-        copy_tree(prefix, &copy, &skip, Level::Prefix, &mut linked)?;
-        let copy_package = copy.join("node_modules").join("openclaw");
-        for (rel, text) in &patched {
-            let from = package.join(rel);
-            let to = copy_package.join(rel);
-            std::fs::write(&to, text).map_err(io("write", &to))?;
+        // The packages copied, not linked: the product's own and every one a patch lands in.
+        let mut copied: Vec<std::ffi::OsString> = vec![super::PRODUCT_PACKAGE.into()];
+        copied.extend(
+            patched
+                .iter()
+                .filter_map(|f| f.path.components().next())
+                .map(|c| c.as_os_str().to_os_string()),
+        );
+        copy_tree(prefix, &copy, &skip, Level::Prefix, &copied, &mut linked)?;
+        let copy_modules = copy.join("node_modules");
+        for file in &patched {
+            let from = modules.join(&file.path);
+            let to = copy_modules.join(&file.path);
+            std::fs::write(&to, &file.text).map_err(io("write", &to))?;
             let permissions = std::fs::metadata(&from)
                 .map_err(io("read", &from))?
                 .permissions();
@@ -68,7 +77,7 @@ impl SeededCopy {
         Ok(SeededCopy {
             seed: seed.name.clone(),
             prefix: copy,
-            patched: patched.into_iter().map(|(p, _)| p).collect(),
+            patched: patched.into_iter().map(|f| f.shown).collect(),
             linked,
             dir,
         })
@@ -77,7 +86,7 @@ impl SeededCopy {
     /// Checks that every patch of `seed` fits the install at `prefix`, as [`Self::make`] would,
     /// without copying anything (a run checks every seed before its first gateway starts).
     pub fn check(seed: &ProductSeed, prefix: &Path) -> Result<(), Error> {
-        patched_files(seed, &prefix.join("node_modules").join("openclaw")).map(|_| ())
+        patched_files(seed, &prefix.join("node_modules")).map(|_| ())
     }
 
     /// The copy's install prefix, to locate it as an install (`Installation::verify`).
@@ -90,7 +99,8 @@ impl SeededCopy {
         &self.seed
     }
 
-    /// The files written fresh, relative to the package root (`dist/…`).
+    /// The files written fresh: the product's relative to its package root (`dist/…`), another
+    /// package's under its name (`@openclaw/ai/dist/…`).
     pub fn patched(&self) -> &[String] {
         &self.patched
     }
@@ -106,12 +116,22 @@ impl SeededCopy {
     }
 }
 
-/// Each file the seed patches (relative to `package`) with its patched text, every patch
-/// checked; several patches of one file apply in order.
-fn patched_files(seed: &ProductSeed, package: &Path) -> Result<Vec<(String, String)>, Error> {
-    let mut files: Vec<(String, String)> = Vec::new();
+/// One file a seed patches, with its patched text.
+struct PatchedFile {
+    /// Relative to `node_modules` (`openclaw/dist/…`).
+    path: PathBuf,
+    /// As reports name it: see [`SeededCopy::patched`].
+    shown: String,
+    text: String,
+}
+
+/// Each file the seed patches (under `modules`, the install's `node_modules`) with its patched
+/// text, every patch checked; several patches of one file apply in order.
+fn patched_files(seed: &ProductSeed, modules: &Path) -> Result<Vec<PatchedFile>, Error> {
+    let mut files: Vec<PatchedFile> = Vec::new();
     for (index, patch) in seed.patches.iter().enumerate() {
-        let matches = glob(package, &patch.file)?;
+        let package = modules.join(&patch.package);
+        let matches = glob(&package, &patch.file)?;
         let [rel] = matches.as_slice() else {
             let listing = match matches.is_empty() {
                 true => String::new(),
@@ -127,28 +147,33 @@ fn patched_files(seed: &ProductSeed, package: &Path) -> Result<Vec<(String, Stri
             }
             .into());
         };
-        let slot = match files.iter().position(|(p, _)| p == rel) {
+        let path = Path::new(&patch.package).join(rel);
+        let slot = match files.iter().position(|f| f.path == path) {
             Some(i) => i,
             None => {
-                let path = package.join(rel);
-                let text = std::fs::read_to_string(&path).map_err(io("read", &path))?;
-                files.push((rel.clone(), text));
+                let full = modules.join(&path);
+                let text = std::fs::read_to_string(&full).map_err(io("read", &full))?;
+                let shown = match patch.package == super::PRODUCT_PACKAGE {
+                    true => rel.clone(),
+                    false => format!("{}/{rel}", patch.package),
+                };
+                files.push(PatchedFile { path, shown, text });
                 files.len() - 1
             }
         };
-        let text = &mut files[slot].1;
-        let found = text.matches(patch.find.as_str()).count();
+        let file = &mut files[slot];
+        let found = file.text.matches(patch.find.as_str()).count();
         if found != patch.count {
             return Err(SeedError::Count {
                 seed: seed.name.clone(),
                 index,
-                file: rel.clone(),
+                file: file.shown.clone(),
                 count: patch.count,
                 found,
             }
             .into());
         }
-        *text = text.replace(patch.find.as_str(), &patch.replace);
+        file.text = file.text.replace(patch.find.as_str(), &patch.replace);
     }
     Ok(files)
 }
@@ -210,13 +235,15 @@ enum Level {
 
 /// Recreates `from` at `to`: directories made, files copied (never hard-linked: see the module
 /// doc), symlinks made again; `skip` files are left for the caller to write. In the prefix's
-/// `node_modules`, every package but the release's own (and the dot entries, `.bin` among them,
-/// whose links point into the copy) becomes a symlink to the install's.
+/// `node_modules`, every entry but the `copied` ones (the release's own package and those a
+/// patch lands in) and the dot entries (`.bin` among them, whose links point into the copy)
+/// becomes a symlink to the install's.
 fn copy_tree(
     from: &Path,
     to: &Path,
     skip: &[PathBuf],
     level: Level,
+    copied: &[std::ffi::OsString],
     linked: &mut usize,
 ) -> Result<(), Error> {
     std::fs::create_dir_all(to).map_err(io("create directory", to))?;
@@ -230,7 +257,7 @@ fn copy_tree(
         }
         let kind = entry.file_type().map_err(io("read", &source))?;
         let dependency = level == Level::NodeModules
-            && name != "openclaw"
+            && !copied.contains(&name)
             && !name.to_string_lossy().starts_with('.');
         if kind.is_symlink() {
             let link = std::fs::read_link(&source).map_err(io("read link", &source))?;
@@ -243,7 +270,7 @@ fn copy_tree(
                 (Level::Prefix, true) => Level::NodeModules,
                 _ => Level::Below,
             };
-            copy_tree(&source, &target, skip, below, linked)?;
+            copy_tree(&source, &target, skip, below, copied, linked)?;
         } else if skip.contains(&source) {
             continue;
         } else {
@@ -279,6 +306,9 @@ mod tests {
         std::fs::write(package.join("package.json"), "{\"version\":\"2026.9.6\"}").unwrap();
         std::fs::write(package.join("dist/a-X1.mjs"), "one two two three").unwrap();
         std::fs::write(package.join("dist/b.mjs"), "untouched").unwrap();
+        let beside = dir.path().join("node_modules/@openclaw/ai/dist");
+        std::fs::create_dir_all(&beside).unwrap();
+        std::fs::write(beside.join("c-Y2.mjs"), "sorted(tools)").unwrap();
         std::fs::create_dir_all(dir.path().join("node_modules/.bin")).unwrap();
         std::os::unix::fs::symlink(
             "../openclaw/dist/b.mjs",
@@ -293,6 +323,14 @@ mod tests {
     }
 
     fn seed(patches: &[(&str, &str, &str, usize)]) -> ProductSeed {
+        let patches: Vec<_> = patches
+            .iter()
+            .map(|&(file, find, replace, count)| ("openclaw", file, find, replace, count))
+            .collect();
+        seed_in(&patches)
+    }
+
+    fn seed_in(patches: &[(&str, &str, &str, &str, usize)]) -> ProductSeed {
         ProductSeed {
             name: "demo".into(),
             origin: "data/product-seeds/demo.toml".into(),
@@ -304,7 +342,8 @@ mod tests {
             why: "w".into(),
             patches: patches
                 .iter()
-                .map(|(file, find, replace, count)| Patch {
+                .map(|(package, file, find, replace, count)| Patch {
+                    package: package.to_string(),
                     file: file.to_string(),
                     find: find.to_string(),
                     replace: replace.to_string(),
@@ -350,7 +389,15 @@ mod tests {
             ino(&original.join("dist/a-X1.mjs"))
         );
         assert_eq!(copy.patched(), ["dist/a-X1.mjs"]);
-        assert_eq!(copy.linked(), 2, "package.json and dist/b.mjs");
+        assert_eq!(
+            copy.linked(),
+            2,
+            "package.json and dist/b.mjs: @openclaw, which this seed does not patch, is a link"
+        );
+        assert_eq!(
+            std::fs::read_link(copy.prefix().join("node_modules/@openclaw")).unwrap(),
+            install.path().join("node_modules/@openclaw")
+        );
         let link = copy.prefix().join("node_modules/.bin/b");
         assert_eq!(
             std::fs::read_link(&link).unwrap(),
@@ -373,6 +420,48 @@ mod tests {
         assert!(dir.is_dir());
         drop(copy);
         assert!(!dir.exists(), "the copy is removed on drop");
+    }
+
+    #[test]
+    fn a_patch_may_name_a_package_the_product_ships_beside_itself() {
+        let install = install();
+        let seed = seed_in(&[
+            ("@openclaw/ai", "dist/c-*.mjs", "sorted(tools)", "tools", 1),
+            ("openclaw", "dist/a-*.mjs", "one", "1", 1),
+        ]);
+        let copy = SeededCopy::make(&seed, install.path()).unwrap();
+        let modules = copy.prefix().join("node_modules");
+        assert_eq!(
+            std::fs::read_to_string(modules.join("@openclaw/ai/dist/c-Y2.mjs")).unwrap(),
+            "tools"
+        );
+        assert_eq!(
+            std::fs::read_to_string(modules.join("openclaw/dist/a-X1.mjs")).unwrap(),
+            "1 two two three"
+        );
+        let original = install
+            .path()
+            .join("node_modules/@openclaw/ai/dist/c-Y2.mjs");
+        assert_eq!(std::fs::read_to_string(original).unwrap(), "sorted(tools)");
+        assert_eq!(
+            copy.patched(),
+            ["@openclaw/ai/dist/c-Y2.mjs", "dist/a-X1.mjs"]
+        );
+        assert_eq!(copy.linked(), 2, "package.json and dist/b.mjs");
+        let scope = std::fs::symlink_metadata(modules.join("@openclaw")).unwrap();
+        assert!(
+            scope.is_dir(),
+            "a package a patch lands in is copied, not linked"
+        );
+        let e = SeededCopy::make(
+            &seed_in(&[("@openclaw/ai", "dist/c-*.mjs", "tools", "x", 2)]),
+            install.path(),
+        )
+        .unwrap_err();
+        assert_eq!(
+            e.to_string(),
+            "product seed demo: patch[0].find occurs 1 times in @openclaw/ai/dist/c-Y2.mjs (expected 2)"
+        );
     }
 
     #[test]

@@ -43,8 +43,11 @@ pub struct ProductSeed {
 /// One text replacement in one file of the package.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Patch {
-    /// A path under the package root (`node_modules/openclaw`); `*` in its last part matches any
-    /// run of characters but `/`. It must match exactly one file.
+    /// The installed package the file is in (`node_modules/<package>`): `openclaw` unless the
+    /// bug lives in a package the product ships beside itself (`@openclaw/ai`).
+    pub package: String,
+    /// A path under that package's root; `*` in its last part matches any run of characters
+    /// but `/`. It must match exactly one file.
     pub file: String,
     /// Exact text that must occur exactly `count` times in that file.
     pub find: String,
@@ -116,6 +119,8 @@ struct SeedFile {
 #[derive(Debug, Deserialize)]
 #[serde(deny_unknown_fields)]
 struct PatchFile {
+    #[serde(default = "product")]
+    package: String,
     file: String,
     find: String,
     replace: String,
@@ -125,6 +130,13 @@ struct PatchFile {
 
 fn one() -> usize {
     1
+}
+
+/// The package a patch applies to unless it names another.
+pub const PRODUCT_PACKAGE: &str = "openclaw";
+
+fn product() -> String {
+    PRODUCT_PACKAGE.to_string()
 }
 
 impl ProductSeed {
@@ -199,6 +211,9 @@ impl ProductSeed {
         let mut patches = Vec::new();
         for (i, p) in file.patch.into_iter().enumerate() {
             let at = |key: &str| format!("patch[{i}].{key}");
+            if let Some(problem) = package_problem(&p.package) {
+                return Err(error(&at("package"), None, problem));
+            }
             if let Some(problem) = pattern_problem(&p.file) {
                 return Err(error(&at("file"), None, problem));
             }
@@ -212,6 +227,7 @@ impl ProductSeed {
                 return Err(error(&at("count"), None, "must be at least 1".into()));
             }
             patches.push(Patch {
+                package: p.package,
                 file: p.file,
                 find: p.find,
                 replace: p.replace,
@@ -244,6 +260,25 @@ impl fmt::Display for ProductSeed {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         f.write_str(&self.label())
     }
+}
+
+/// Why a patch's `package` cannot be used: not an npm package name (`name` or `@scope/name`,
+/// lower case, no `.` first), so it can only name a directory right under `node_modules`.
+fn package_problem(package: &str) -> Option<String> {
+    let part = |p: &str| {
+        !p.is_empty()
+            && !p.starts_with('.')
+            && p.bytes().all(|b| {
+                b.is_ascii_lowercase() || b.is_ascii_digit() || matches!(b, b'-' | b'_' | b'.')
+            })
+    };
+    let ok = match package.strip_prefix('@') {
+        Some(scoped) => scoped
+            .split_once('/')
+            .is_some_and(|(scope, name)| part(scope) && part(name)),
+        None => part(package),
+    };
+    (!ok).then(|| format!("{package:?} is not a package name (`name` or `@scope/name`)"))
 }
 
 /// Why a patch's `file` cannot be used: absolute, `..`, empty, or `*` outside its last part.
@@ -364,6 +399,10 @@ replace = "b"
         assert_eq!(seed.lanes, vec!["tools"]);
         assert_eq!(seed.patches.len(), 1);
         assert_eq!(seed.patches[0].count, 1);
+        assert_eq!(seed.patches[0].package, "openclaw");
+        let beside =
+            parse(&GOOD.replace("[[patch]]\n", "[[patch]]\npackage = \"@openclaw/ai\"\n")).unwrap();
+        assert_eq!(beside.patches[0].package, "@openclaw/ai");
         assert_eq!(seed.label(), "x (openclaw/openclaw#114285)");
     }
 
@@ -392,6 +431,26 @@ replace = "b"
 
         let (line, field, _) = file_error(&GOOD.replace("dist/local", "d*/local"));
         assert_eq!((line, field.as_str()), (9, "patch[0].file"));
+
+        for package in [
+            "../openclaw",
+            "@openclaw",
+            "@openclaw/../x",
+            "Openclaw",
+            ".bin",
+            "",
+        ] {
+            let text = GOOD.replace(
+                "[[patch]]\n",
+                &format!("[[patch]]\npackage = {package:?}\n"),
+            );
+            let (line, field, message) = file_error(&text);
+            assert_eq!((line, field.as_str()), (9, "patch[0].package"), "{package}");
+            assert_eq!(
+                message,
+                format!("{package:?} is not a package name (`name` or `@scope/name`)")
+            );
+        }
 
         let (line, field, message) = file_error(&GOOD.replace("[\"tools\"]", "[\"code\"]"));
         assert_eq!((line, field.as_str()), (4, "lanes[0]"));
