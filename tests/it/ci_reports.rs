@@ -237,20 +237,21 @@ fn shards_split_deterministically_and_completely() {
     sorted.sort();
     assert_eq!(both, sorted);
     // The expected-time model (data/expected-times.toml) puts the 1 s code timeout, the short
-    // fail-closed scenarios, the ranking, the MCP target and seven upstream scenarios in the first shard: together
-    // about half the run on the embedded gateway. The same split every time.
+    // fail-closed scenarios, the Code Mode index bound, the ranking, the MCP target and six upstream
+    // scenarios in the first shard: together about half the run on the embedded gateway. The same
+    // split every time.
     assert_eq!(
         first,
         [
             "code-mode-fail-closed",
+            "code-mode-index-bound",
             "fail-closed-f2-withdrawn",
             "fail-closed-f4-sandbox-unavailable",
             "fail-closed-f5-code-timeout",
             "tool-search-mcp-target",
             "tool-search-ranking",
-            "upstream-code-redeclares-openclaw",
+            "upstream-code-stderr-flood",
             "upstream-entry-point-tools",
-            "upstream-mcp-server-exits",
             "upstream-product-words",
             "upstream-prompt-hook-tools-allow",
             "upstream-search-no-match"

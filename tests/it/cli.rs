@@ -61,7 +61,7 @@ fn unknown_scenario_is_a_usage_error() {
         .assert()
         .code(2)
         .stderr(predicate::str::starts_with(
-            "error: unknown scenario \"no-such-scenario\"; known: tool-search-gateway-e2e, code-mode-fail-closed, code-mode-gateway-e2e, fail-closed-f1-policy-denied",
+            "error: unknown scenario \"no-such-scenario\"; known: tool-search-gateway-e2e, code-mode-fail-closed, code-mode-gateway-e2e, code-mode-index-bound, fail-closed-f1-policy-denied",
         ));
 }
 
