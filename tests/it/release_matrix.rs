@@ -1,6 +1,7 @@
 //! `matrix`: scenarios on a set of adopted releases. Its shards, merged by `report merge`, are
-//! the unsharded matrix: the same verdict per release, scenario, lane and claim, the same count
-//! line and exit code; `report records` writes each release's run record from the merged run.
+//! the unsharded matrix: the same verdict per release, scenario, lane and claim as each release's
+//! committed run record (a full run, recorded), and exit 0; `report records` writes each
+//! release's run record from the merged run.
 
 use std::path::{Path, PathBuf};
 
@@ -67,24 +68,45 @@ fn last_line(text: &str) -> &str {
     text.lines().last().unwrap_or_default()
 }
 
+/// Each release's committed run record's verdicts of [`SCENARIOS`], as [`verdicts`] lists them.
+fn recorded(checkout: &Path) -> Vec<(String, String, String, String, bool)> {
+    let mut all = Vec::new();
+    for release in RELEASES {
+        let record = toolsearch_qa::outcome::record::RunRecord::read(checkout, release).unwrap();
+        for v in record
+            .verdicts
+            .iter()
+            .filter(|v| SCENARIOS.contains(&v.scenario.as_str()))
+        {
+            all.push((
+                release.to_string(),
+                v.scenario.clone(),
+                v.lane.clone(),
+                v.claim.clone(),
+                v.ok,
+            ));
+        }
+    }
+    all
+}
+
 #[test]
 #[ignore = "needs OpenClaw (bash scripts/install-openclaw.sh)"]
 fn matrix_shards_merge_into_the_unsharded_verdict() {
     let _one = crate::openclaw_real::ONE_GATEWAY.blocking_lock();
     let root = tempfile::tempdir().unwrap();
     let dir = |name: &str| -> PathBuf { root.path().join(name) };
-    let (code, whole, err) = matrix(&dir("whole"), &[]);
-    assert_eq!(code, Some(0), "{whole}{err}");
-    for release in RELEASES {
-        assert!(
-            err.contains(&format!("matrix: openclaw {release} on Node ")),
-            "{err}"
-        );
-    }
+    let checkout = Path::new(env!("CARGO_MANIFEST_DIR"));
     let mut shard_verdicts = Vec::new();
     for k in 1..=2 {
         let (code, out, err) = matrix(&dir(&format!("shard{k}")), &["--shard", &format!("{k}/2")]);
         assert_eq!(code, Some(0), "{out}{err}");
+        for release in RELEASES {
+            assert!(
+                err.contains(&format!("matrix: openclaw {release} on Node ")),
+                "{err}"
+            );
+        }
         let ran = verdicts(&dir(&format!("shard{k}")));
         assert!(!ran.is_empty(), "shard {k} ran nothing");
         shard_verdicts.push(ran);
@@ -105,14 +127,23 @@ fn matrix_shards_merge_into_the_unsharded_verdict() {
         "{stdout}{}",
         String::from_utf8_lossy(&merged.stderr)
     );
-    assert_eq!(last_line(&stdout), last_line(&whole));
-    assert_eq!(verdicts(&dir("merged")), verdicts(&dir("whole")));
-    // Each release's verdicts of the whole run are exactly the two shards' together.
+    // The unsharded verdict is each release's committed run of the two scenarios (a full run of
+    // every scenario, recorded): the merged shards give exactly it, release by release, and
+    // each shard's verdicts are a part of it, the two together all of it.
+    let mut expected = recorded(checkout);
+    expected.sort();
+    assert!(!expected.is_empty());
+    let mut got = verdicts(&dir("merged"));
+    got.sort();
+    assert_eq!(got, expected);
     let mut together: Vec<_> = shard_verdicts.concat();
     together.sort();
-    let mut expected = verdicts(&dir("whole"));
-    expected.sort();
     assert_eq!(together, expected);
+    let passed = expected.iter().filter(|v| v.4).count();
+    assert!(
+        last_line(&stdout).starts_with(&format!("{passed} passed, 0 failed")),
+        "{stdout}"
+    );
 
     // One shard missing is exit 2, never a pass.
     let partial = bin()
@@ -124,7 +155,6 @@ fn matrix_shards_merge_into_the_unsharded_verdict() {
 
     // The merged run writes each release's record: the two scenarios' verdicts replace theirs.
     let data = tempfile::tempdir().unwrap();
-    let checkout = Path::new(env!("CARGO_MANIFEST_DIR"));
     for sub in ["data", "expectations", "scenarios", "snapshots"] {
         copy_tree(&checkout.join(sub), &data.path().join(sub));
     }
