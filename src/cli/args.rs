@@ -1,6 +1,7 @@
 //! The clap structs: every command's flags and their help text, as `--help` prints them.
 
 use std::path::PathBuf;
+use std::sync::Arc;
 
 use clap::{Parser, Subcommand, ValueEnum};
 
@@ -9,7 +10,8 @@ use crate::outcome::Shard;
 use crate::output::Format;
 use crate::suite::command::{SnapshotDir, Snapshots, SuiteOptions};
 use crate::suite::{ProviderSource, RunRequest};
-use crate::targets::openclaw::{NodeMajor, Pick, Version};
+use crate::error::Error;
+use crate::targets::openclaw::{build, NodeMajor, Pick, Source, Version};
 use crate::targets::{TargetChoice, TargetPick};
 
 #[derive(Parser)]
@@ -355,6 +357,11 @@ pub struct QualityArgs {
     pub target: TargetChoice,
     #[command(flatten)]
     pub node: NodeArg,
+    /// With --openclaw-build: the adopted release whose data judges the build (as `suite
+    /// --baseline`; here its committed search baseline
+    /// data/search-quality-baseline-openclaw-<VERSION>.json unless --baseline FILE is given).
+    #[arg(long, value_name = "VERSION", requires = "openclaw_build")]
+    pub baseline_release: Option<Version>,
     /// Hybrid only: measure every fusion weight of the grid on the tuning half (never the test
     /// half) and print them best first, then the grid's ceiling (each query at its best weight:
     /// what no single weight can beat), instead of the report.
@@ -409,6 +416,8 @@ pub struct CaptureArgs {
     pub profile: Option<String>,
     #[command(flatten)]
     pub node: NodeArg,
+    #[command(flatten)]
+    pub baseline: BaselineArg,
 }
 
 #[derive(clap::Args)]
@@ -454,6 +463,8 @@ pub struct CompareArgs {
     pub catalog: Option<String>,
     #[command(flatten)]
     pub node: NodeArg,
+    #[command(flatten)]
+    pub baseline: BaselineArg,
 }
 
 #[derive(clap::Args)]
@@ -473,18 +484,42 @@ pub struct ProbesArgs {
     pub expectations: Option<PathBuf>,
     #[command(flatten)]
     pub node: NodeArg,
+    #[command(flatten)]
+    pub baseline: BaselineArg,
 }
 
-/// `--openclaw-version` and `--openclaw-node`, shared by the commands that can start a real
-/// OpenClaw gateway.
+/// `--openclaw-version` or `--openclaw-build`, and `--openclaw-node`, shared by the commands
+/// that can start a real OpenClaw gateway.
 #[derive(clap::Args)]
 pub struct NodeArg {
     /// The OpenClaw release to run (installed side by side by scripts/install-openclaw.sh
     /// --version X; default: the newest release the repository has data for).
-    #[arg(long, value_name = "X", env = "TOOLSEARCH_QA_OPENCLAW_VERSION")]
+    #[arg(
+        long,
+        value_name = "X",
+        env = "TOOLSEARCH_QA_OPENCLAW_VERSION",
+        conflicts_with = "openclaw_build"
+    )]
     pub openclaw_version: Option<Version>,
+    /// A build of OpenClaw not released yet, instead of a release: a tarball `npm pack` or
+    /// `pnpm pack` made (installed once into the install cache, keyed by its sha256, its
+    /// dependencies from the registry by npm) or an unpacked package with package.json and
+    /// dist/ (run where it is). Judged against a baseline release's data (--baseline). Needs
+    /// --target openclaw or both.
+    #[arg(long, value_name = "PATH")]
+    pub openclaw_build: Option<PathBuf>,
     #[command(flatten)]
     pub node_major: NodeMajorArg,
+}
+
+/// `--baseline VERSION`: the adopted release whose data judges a build.
+#[derive(clap::Args)]
+pub struct BaselineArg {
+    /// With --openclaw-build: the adopted release whose release facts, accepted findings and
+    /// snapshots judge the build (default: the release the build's package.json names when
+    /// adopted, else the nearest adopted release older than it; the report says which and why).
+    #[arg(long = "baseline", value_name = "VERSION", requires = "openclaw_build")]
+    pub version: Option<Version>,
 }
 
 /// `--openclaw-node`: the Node major a real OpenClaw gateway runs on, on every command that starts one.
@@ -502,16 +537,32 @@ pub struct NodeMajorArg {
 }
 
 impl NodeArg {
-    /// The one value every command hands down: `--target`'s `kind` with the release and Node
-    /// major these flags pick.
-    pub fn target(self, kind: TargetChoice) -> TargetPick {
-        TargetPick {
+    /// The one value every command hands down: `--target`'s `kind` with the release or build
+    /// and Node major these flags pick. A build is resolved here, once: installed when a
+    /// tarball, checked, its baseline found (`baseline`: `--baseline`).
+    pub async fn target(
+        self,
+        kind: TargetChoice,
+        baseline: Option<Version>,
+    ) -> Result<TargetPick, Error> {
+        let node = self.node_major.node();
+        let source = match self.openclaw_build {
+            None => Source::Release(self.openclaw_version),
+            Some(path) => {
+                if kind == TargetChoice::Embedded {
+                    return Err(Error::Usage(format!(
+                        "--openclaw-build {}: a build runs on a real OpenClaw: pass --target openclaw (or both)",
+                        path.display()
+                    )));
+                }
+                let build = build::resolve_here(&path, baseline.as_ref(), node).await?;
+                Source::Build(Arc::new(build))
+            }
+        };
+        Ok(TargetPick {
             kind,
-            openclaw: Pick {
-                version: self.openclaw_version,
-                node: self.node_major.node(),
-            },
-        }
+            openclaw: Pick { source, node },
+        })
     }
 }
 
@@ -525,10 +576,7 @@ impl NodeMajorArg {
 impl AdoptArgs {
     /// The release to adopt on the Node major picked.
     pub fn pick(&self) -> Pick {
-        Pick {
-            version: Some(self.openclaw_version.clone()),
-            node: self.node_major.node(),
-        }
+        Pick::release(Some(self.openclaw_version.clone()), self.node_major.node())
     }
 }
 
@@ -645,6 +693,8 @@ pub struct SuiteArgs {
     pub profile: Option<String>,
     #[command(flatten)]
     pub node: NodeArg,
+    #[command(flatten)]
+    pub baseline: BaselineArg,
     /// Development aid: point every gateway at this provider base URL (`http://host:port/v1`)
     /// instead of starting the mock, to see how a broken provider is reported (exit code 3).
     #[arg(long, value_name = "URL", hide = true)]
@@ -658,13 +708,13 @@ pub enum ProviderMode {
 }
 
 impl SuiteArgs {
-    pub fn options(self) -> SuiteOptions {
+    pub async fn options(self) -> Result<SuiteOptions, Error> {
         let ProviderMode::MockOpenai = self.provider_mode;
         let run = RunRequest {
             scenarios: self.scenarios,
             scenario_dirs: self.scenario_dirs,
             with_builtins: self.with_builtins,
-            target: self.node.target(self.target),
+            target: self.node.target(self.target, self.baseline.version).await?,
             filter: self.filter,
             shard: self.shard,
             snapshots: {
@@ -683,13 +733,13 @@ impl SuiteArgs {
             expectations: self.expectations,
             profile: self.profile,
         };
-        SuiteOptions {
+        Ok(SuiteOptions {
             run,
             format: self.format,
             junit: self.junit,
             report_dir: self.report_dir,
             verbose: self.verbose,
             timings: self.timings,
-        }
+        })
     }
 }

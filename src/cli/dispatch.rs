@@ -35,7 +35,8 @@ pub async fn run(
         }
         Command::Suite(args) => Box::pin(async move {
             let progress = Progress::new();
-            let code = crate::suite::command::command(&args.options(), &progress, stdout).await;
+            let options = args.options().await?;
+            let code = crate::suite::command::command(&options, &progress, stdout).await;
             progress.finish();
             code
         }),
@@ -51,7 +52,7 @@ pub async fn run(
         }),
         Command::Probes(args) => Box::pin(async move {
             let request = crate::probes::ProbesRequest {
-                target: args.node.target(args.target),
+                target: args.node.target(args.target, args.baseline.version).await?,
                 names: args.probes,
                 expectations: args.expectations,
                 env_secret: probe_secret,
@@ -134,14 +135,14 @@ pub async fn run(
                 price_file: args.price_file,
                 format: args.format,
                 chart_dir: args.chart,
-                target: args.node.target(args.target),
+                target: args.node.target(args.target, args.baseline.version).await?,
                 catalog: args.catalog,
             };
             crate::compare::command(command, stdout).await
         }),
         Command::Profile(ProfileCommand::Capture(args)) => Box::pin(async move {
             let options = crate::capture::CaptureOptions {
-                target: args.node.target(args.target),
+                target: args.node.target(args.target, args.baseline.version).await?,
                 out: args.out,
                 with_text: args.with_text,
                 bound_size: args.bound_size,
@@ -235,7 +236,7 @@ pub async fn run(
         Command::Quality(args) => Box::pin(async move {
             let options = crate::quality::QualityOptions {
                 format: args.format,
-                target: args.node.target(args.target),
+                target: args.node.target(args.target, args.baseline_release).await?,
                 ranker: match args.ranker {
                     RankerArg::Lexical => crate::engine::Ranker::Lexical,
                     RankerArg::Hybrid => crate::engine::Ranker::Hybrid,

@@ -165,6 +165,7 @@ mod tests {
             version: version.into(),
             node: "24.22.3".into(),
             seeded: None,
+            build: None,
         }
     }
 

@@ -138,7 +138,7 @@ pub async fn command(options: &QualityOptions, out: &mut dyn std::io::Write) -> 
         let entries = user_catalog.unwrap_or_else(realistic_catalog);
         let report = super::openclaw::measure(install, &entries, &set).await?;
         let baseline = match (&own_baseline, builtin_inputs) {
-            (None, true) => release_baseline(&install.install().version)?,
+            (None, true) => release_baseline(&judged_as(options, install))?,
             _ => baseline_of(RankedBy::Openclaw)?,
         };
         reports.push((report, baseline));
@@ -181,7 +181,7 @@ async fn bfcl_command(options: &QualityOptions, out: &mut dyn std::io::Write) ->
         let report = super::openclaw::measure_bfcl(&install, &pool, options.half).await?;
         let baseline = match own_baseline {
             Some(b) => Some(b),
-            None => release_bfcl_baseline(&install.install().version)?,
+            None => release_bfcl_baseline(&judged_as(options, &install))?,
         };
         (report, baseline)
     } else {
@@ -215,10 +215,19 @@ async fn bfcl_command(options: &QualityOptions, out: &mut dyn std::io::Write) ->
     })
 }
 
-/// The installed OpenClaw release the flags pick, with its release facts (exit 3 naming the
-/// install command if absent).
+/// The installed OpenClaw release the flags pick, or the build (`--openclaw-build`) the command
+/// line resolved, with the release facts that judge it (exit 3 naming the install command if
+/// absent).
 fn locate(options: &QualityOptions) -> Result<OpenClawTarget, Error> {
     options.target.openclaw_target()
+}
+
+/// The release whose committed baselines judge `install`: a build's baseline, else its own.
+fn judged_as(options: &QualityOptions, product: &OpenClawTarget) -> String {
+    match options.target.openclaw.build() {
+        Some(build) => build.used.baseline.clone(),
+        None => product.install().version.clone(),
+    }
 }
 
 /// The committed BFCL baseline of OpenClaw release `version`

@@ -130,6 +130,7 @@ fn product_of(install: &Installation) -> Product {
         version: install.version.clone(),
         node: install.node_version.clone(),
         seeded: None,
+        build: None,
     }
 }
 

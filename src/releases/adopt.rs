@@ -107,7 +107,7 @@ pub async fn command(
 ) -> Result<u8, Error> {
     let version = &options
         .openclaw
-        .release()
+        .release_version()
         .map_err(Error::openclaw("adopt"))?;
     let files = ReleaseFiles::of(&options.root, version);
     if options.record_only {
@@ -265,10 +265,7 @@ async fn run_scenarios(
         scenarios,
         scenario_dirs: Vec::new(),
         with_builtins: false,
-        target: TargetPick::openclaw(Pick {
-            version: Some(version.clone()),
-            node,
-        }),
+        target: TargetPick::openclaw(Pick::release(Some(version.clone()), node)),
         filter: None,
         shard: None,
         snapshots,

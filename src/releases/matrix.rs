@@ -115,10 +115,7 @@ pub async fn command(
             scenarios: options.scenarios.clone(),
             scenario_dirs: Vec::new(),
             with_builtins: false,
-            target: TargetPick::openclaw(Pick {
-                version: Some(cell.version.clone()),
-                node: cell.node,
-            }),
+            target: TargetPick::openclaw(Pick::release(Some(cell.version.clone()), cell.node)),
             filter: None,
             shard: options.shard,
             snapshots: Snapshots::Compare(SnapshotDir::Default),

@@ -107,8 +107,13 @@ impl SuiteReport {
                 .as_ref()
                 .map(|s| format!(", seeded with product seed {s} (a patched copy, not the release as published)"))
                 .unwrap_or_default();
+            let build = product
+                .build
+                .as_ref()
+                .map(|b| format!(", {}", b.describe(&product.version)))
+                .unwrap_or_default();
             out.push_str(&format!(
-                "target {}: {} {} on Node {}{seeded}\n",
+                "target {}: {} {} on Node {}{seeded}{build}\n",
                 self.target.as_str(),
                 self.target.as_str(),
                 product.version,
@@ -420,6 +425,7 @@ mod tests {
             version: "2026.9.6".into(),
             node: "24.22.3".into(),
             seeded: None,
+            build: None,
         };
         report.product = Some(product.clone());
         let first =

@@ -16,7 +16,7 @@ use crate::outcome::{
 };
 use crate::output::{shell_line, warn};
 use crate::scenario::{load_all, Scenario, TargetKind};
-use crate::targets::openclaw::NodeMajor;
+use crate::targets::openclaw::{BaselineWhy, BuildSource, NodeMajor};
 use crate::targets::{Target, TargetPick};
 
 /// What to do with the committed snapshots.
@@ -284,8 +284,17 @@ fn update_command(request: &RunRequest, target: &dyn Target, scenario: &Scenario
     let mut add = |flag: &str, value: String| args.extend([flag.to_string(), value]);
     if target.kind() == TargetKind::Openclaw {
         add("--target", "openclaw".into());
-        if let Some(version) = &request.target.openclaw.version {
+        if let Some(version) = request.target.openclaw.version() {
             add("--openclaw-version", version.to_string());
+        }
+        if let Some(build) = request.target.openclaw.build() {
+            let path = match &build.used.source {
+                BuildSource::Tarball { path, .. } | BuildSource::Directory { path } => path,
+            };
+            add("--openclaw-build", path.clone());
+            if build.used.why == BaselineWhy::Given {
+                add("--baseline", build.used.baseline.clone());
+            }
         }
         if request.target.openclaw.node != NodeMajor::default() {
             add(

@@ -104,7 +104,10 @@ pub fn read_dir(dir: &Path) -> Result<Vec<Part>, Error> {
 }
 
 /// Which run a part belongs to: the target, and the release and Node of a real product.
-type RunKey = (TargetKind, Option<(String, String, Option<String>)>);
+type RunKey = (
+    TargetKind,
+    Option<(String, String, Option<String>, Option<String>)>,
+);
 
 fn run_key(report: &SuiteReport) -> RunKey {
     let product = report.product.as_ref().map(
@@ -112,7 +115,11 @@ fn run_key(report: &SuiteReport) -> RunKey {
              version,
              node,
              seeded,
-         }| (version.clone(), node.clone(), seeded.clone()),
+             build,
+         }| {
+            let build = build.as_ref().map(|b| format!("{} {}", b.source, b.baseline));
+            (version.clone(), node.clone(), seeded.clone(), build)
+        },
     );
     (report.target, product)
 }
@@ -132,12 +139,16 @@ pub fn merge(parts: Vec<Part>) -> Result<Vec<SuiteReport>, Error> {
 /// What a run is called in errors: `openclaw 2026.9.6 on Node v24.1.0`, `embedded`.
 fn run_name((target, product): &RunKey) -> String {
     match product {
-        Some((version, node, seeded)) => format!(
-            "{} {version} on Node {node}{}",
+        Some((version, node, seeded, build)) => format!(
+            "{} {version} on Node {node}{}{}",
             target.as_str(),
             seeded
                 .as_ref()
                 .map(|s| format!(" seeded with {s}"))
+                .unwrap_or_default(),
+            build
+                .as_ref()
+                .map(|b| format!(" (build {b})"))
                 .unwrap_or_default()
         ),
         None => target.as_str().to_string(),

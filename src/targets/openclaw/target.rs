@@ -26,6 +26,7 @@ use tokio::sync::{Mutex, OwnedMutexGuard};
 use super::catalogue::ReleaseCatalogue;
 use super::install::NodeMajor;
 use super::install::{default_cache_root, node_prefix};
+use super::build::Build;
 use super::release::{Found, Release, Version};
 use super::rpc::{self, GatewayRpc};
 use super::transcript::read_session_compiled_tools;
@@ -69,6 +70,8 @@ pub struct OpenClawTarget {
     /// Catalogue sizes one gateway serves (empty: only the size it started with); see
     /// [`Self::serving_sizes`].
     sizes: Vec<usize>,
+    /// The build this is, when not a release ([`Self::of_build`]).
+    build: Option<Arc<Build>>,
     /// The patched copy the install is, when it is one ([`Self::seeded`]); last, so it is
     /// removed after everything that runs from it.
     seeded: Option<Arc<SeededCopy>>,
@@ -168,8 +171,25 @@ impl OpenClawTarget {
             run: Arc::default(),
             share,
             sizes: Vec::new(),
+            build: None,
             seeded: None,
         }
+    }
+
+    /// A build (`--openclaw-build`, resolved once by the command line), driven and judged by
+    /// its baseline release's facts; its label is the baseline's, so the baseline's accepted
+    /// findings and snapshots judge it.
+    pub fn of_build(build: Arc<Build>) -> Result<Self, Error> {
+        let catalogue = release_data(ReleaseCatalogue::current())?;
+        let release = release_data(catalogue.find(&build.baseline))?;
+        let mut target = OpenClawTarget::with_release(build.install.clone(), release);
+        target.build = Some(build);
+        Ok(target)
+    }
+
+    /// The build this target runs, when it runs one.
+    pub fn build(&self) -> Option<&Build> {
+        self.build.as_deref()
     }
 
     /// The install of `version` (`None`: as [`Self::locate`]) patched by `seed`: a copy in a
@@ -263,7 +283,17 @@ impl Target for OpenClawTarget {
             version: self.install.version.clone(),
             node: self.install.node_version.clone(),
             seeded: self.seeded.as_ref().map(|c| c.seed().to_string()),
+            build: self.build.as_ref().map(|b| b.used.clone()),
         })
+    }
+
+    /// A build is judged as its baseline: `openclaw-<baseline>`.
+    fn label(&self) -> Option<String> {
+        let version = match &self.build {
+            Some(build) => build.used.baseline.clone(),
+            None => self.install.version.clone(),
+        };
+        Some(format!("{}-{version}", self.name()))
     }
 
     fn release_facts(&self) -> Option<String> {
@@ -274,6 +304,10 @@ impl Target for OpenClawTarget {
                 "{} (borrowed: openclaw {} has no release facts of its own)",
                 self.release.origin, self.install.version
             )
+        };
+        let facts = match &self.build {
+            Some(build) => format!("{facts}, for {}", build.used.describe(&self.install.version)),
+            None => facts,
         };
         Some(match &self.seeded {
             Some(copy) => format!(
@@ -290,6 +324,10 @@ impl Target for OpenClawTarget {
     fn redactions(&self) -> Vec<Redaction> {
         let literal = |text: &str, with: &str| (regex::escape(text), with.to_string());
         let mut redactions = vec![
+            literal(
+                &self.install.package.display().to_string(),
+                "[openclaw]/node_modules/openclaw",
+            ),
             literal(&self.install.prefix.display().to_string(), "[openclaw]"),
             literal(&format!("v{}", self.install.node_version), "v[node]"),
             literal(&self.install.node_version, "[node]"),
