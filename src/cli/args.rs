@@ -6,11 +6,11 @@ use std::sync::Arc;
 use clap::{Parser, Subcommand, ValueEnum};
 
 use crate::compare::CompareFormat;
+use crate::error::Error;
 use crate::outcome::Shard;
 use crate::output::Format;
 use crate::suite::command::{SnapshotDir, Snapshots, SuiteOptions};
 use crate::suite::{ProviderSource, RunRequest};
-use crate::error::Error;
 use crate::targets::openclaw::{build, NodeMajor, Pick, Source, Version};
 use crate::targets::{TargetChoice, TargetPick};
 

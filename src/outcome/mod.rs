@@ -5,6 +5,7 @@
 //! types. Nothing here runs or judges anything: `crate::drive` observes, `crate::suite` judges,
 //! `crate::report` renders.
 
+pub mod build;
 pub mod claim;
 pub mod evidence;
 pub mod figures;
@@ -129,6 +130,9 @@ pub struct SuiteReport {
     /// peak memory); absent for the embedded gateway.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub costs: Option<crate::targets::timing::RunCosts>,
+    /// A build's run (`--openclaw-build`): the build against its baseline release.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub build_against_baseline: Option<build::BuildAgainstBaseline>,
 }
 
 /// The scenarios a run was asked for before `--shard`, in run order, and the shard it ran.
@@ -347,6 +351,7 @@ impl SuiteReport {
             data: None,
             stale_findings: Vec::new(),
             unjudged_findings: Vec::new(),
+            build_against_baseline: None,
             selection: Selection::default(),
             costs: None,
         }

@@ -71,6 +71,9 @@ pub fn junit_xml(reports: &[SuiteReport]) -> Result<String, quick_junit::Seriali
             }
             junit.add_test_suite(suite);
         }
+        if let Some(section) = &report.build_against_baseline {
+            junit.add_test_suite(super::baseline::junit(report.target.as_str(), section));
+        }
     }
     junit.set_time(total);
     junit.to_string()

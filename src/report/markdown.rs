@@ -102,6 +102,9 @@ impl SuiteReport {
                 ));
             }
         }
+        if let Some(section) = &self.build_against_baseline {
+            out.push_str(&super::baseline::markdown(section));
+        }
         out
     }
 }

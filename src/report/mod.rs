@@ -1,10 +1,11 @@
 //! Renders what a run found ([`crate::outcome`]) in every format a reader needs: readable tables
 //! ([`table`]), the JSON summary ([`crate::outcome::summary`]), Markdown for CI summaries
 //! ([`markdown`]), JUnit XML ([`junit`]), several targets side by side ([`both`]), where the
-//! time went ([`timings`]). It judges nothing: every verdict it shows was computed in
+//! time went ([`timings`]), a build against its baseline ([`baseline`]). It judges nothing: every verdict it shows was computed in
 //! `crate::outcome`. All are deterministic for a given run; lane timings are the only values
 //! that vary.
 
+pub mod baseline;
 pub mod both;
 pub mod junit;
 pub mod markdown;

@@ -158,6 +158,9 @@ impl SuiteReport {
             out.push_str(&snapshot_lines(s));
         }
         out.push_str(&self.findings_section(shown));
+        if let Some(section) = &self.build_against_baseline {
+            out.push_str(&super::baseline::table(section));
+        }
         out.push_str(&count_line(std::slice::from_ref(self)));
         out
     }

@@ -9,7 +9,9 @@ use super::findings;
 use super::select::{choose, empty_selection, in_shard, narrow, Origins};
 use super::{plan_all, run_plans, snapshot, ProviderSource, Reporter};
 use crate::error::Error;
+use crate::outcome::build::BuildAgainstBaseline;
 use crate::outcome::findings::Expectations;
+use crate::outcome::record::RunRecord;
 use crate::outcome::{
     run_verdict, Checks, DataUsed, LaneError, RunVerdict, Selection, Shard, SnapshotPlace,
     SuiteReport,
@@ -205,9 +207,26 @@ pub async fn run(request: &RunRequest, reporter: &dyn Reporter) -> Result<RunOut
         if let Some(expectations) = expectations {
             findings::record(&mut report, expectations, &scenarios);
         }
+        if let Some(build) = report.product.as_ref().and_then(|p| p.build.clone()) {
+            report.build_against_baseline = Some(against_baseline(&report, &build.baseline));
+        }
         reports.push(report);
     }
     Ok(RunOutcome { reports })
+}
+
+/// The build's section against `baseline` and its committed run (read from the data root; a
+/// baseline without one compares no payload, and says so on stderr).
+fn against_baseline(report: &SuiteReport, baseline: &str) -> BuildAgainstBaseline {
+    let root = crate::data_root::current().path("");
+    let record = match RunRecord::read(&root, baseline) {
+        Ok(record) => Some(record),
+        Err(e) => {
+            warn(&format!("note: no payload compared with the baseline: {e}"));
+            None
+        }
+    };
+    BuildAgainstBaseline::of(report, baseline, record.as_ref())
 }
 
 /// What a run of a release without data says (it runs, and fails on every failing check).

@@ -117,7 +117,9 @@ fn run_key(report: &SuiteReport) -> RunKey {
              seeded,
              build,
          }| {
-            let build = build.as_ref().map(|b| format!("{} {}", b.source, b.baseline));
+            let build = build
+                .as_ref()
+                .map(|b| format!("{} {}", b.source, b.baseline));
             (version.clone(), node.clone(), seeded.clone(), build)
         },
     );

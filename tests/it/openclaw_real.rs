@@ -27,6 +27,7 @@ fn paper_install() -> Installation {
         ),
         version: "2026.9.6".into(),
         prefix: PathBuf::from("/opt/oc"),
+        package: PathBuf::from("/opt/oc/node_modules/openclaw"),
     }
 }
 

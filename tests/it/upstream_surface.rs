@@ -149,6 +149,7 @@ fn the_profile_names_the_embedded_bridge_and_the_product_keeps_its_own() {
             plugin_entry_js: "plugin-entry.js".into(),
             version: version.into(),
             prefix: "prefix".into(),
+            package: "prefix/node_modules/openclaw".into(),
         });
         let surface = product.surface(&scenarios[0]);
         assert_eq!(surface.bridge().call, "tool_call", "{version}");

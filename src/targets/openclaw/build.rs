@@ -67,7 +67,9 @@ impl BuildUsed {
     pub fn describe(&self, version: &str) -> String {
         let why = match self.why {
             BaselineWhy::Given => "given with --baseline".to_string(),
-            BaselineWhy::Named => format!("the adopted release the build's package.json names ({version})"),
+            BaselineWhy::Named => {
+                format!("the adopted release the build's package.json names ({version})")
+            }
             BaselineWhy::Nearest => format!(
                 "the nearest adopted release older than the build's {version}, which is not adopted"
             ),
@@ -396,12 +398,15 @@ async fn install_tarball(tarball: &Path, sha256: &str, root: &Path) -> Result<Pa
             source: e,
         })?;
     let own = temp.path().join("package.json");
-    std::fs::write(&own, "{\"name\":\"toolsearch-qa-openclaw-build\",\"private\":true}\n")
-        .map_err(|e| Error::Io {
-            action: "cannot write",
-            path: own.clone(),
-            source: e,
-        })?;
+    std::fs::write(
+        &own,
+        "{\"name\":\"toolsearch-qa-openclaw-build\",\"private\":true}\n",
+    )
+    .map_err(|e| Error::Io {
+        action: "cannot write",
+        path: own.clone(),
+        source: e,
+    })?;
     crate::output::warn(&format!(
         "installing build {} into {} (npm install, dependencies from the registry)",
         tarball.display(),

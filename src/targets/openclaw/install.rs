@@ -201,7 +201,8 @@ impl Installation {
         version: &Version,
     ) -> Result<Installation, OpenClawError> {
         let openclaw = prefix.join("node_modules").join("openclaw");
-        let install = Installation::at(prefix, &openclaw, node_prefix, major, &version.to_string())?;
+        let install =
+            Installation::at(prefix, &openclaw, node_prefix, major, &version.to_string())?;
         if install.version != version.to_string() {
             let reason = format!(
                 "openclaw {} is installed there, not {version} (a half-installed cache: remove {} and install again)",

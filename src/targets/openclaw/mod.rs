@@ -25,11 +25,11 @@ use std::path::Path;
 
 use serde_json::Value;
 
+pub use build::{BaselineWhy, Build, BuildSource, BuildUsed};
 pub use catalogue::{Adopted, ReleaseCatalogue};
 pub use config::{config_value, write_config, LaneConfig, AGENT_ID, MODEL_ID, PROVIDER_ID};
 pub use error::OpenClawError;
 pub use gateway::{free_loopback_port, OpenClawGateway, DEFAULT_START_TIMEOUT, READY_LINE};
-pub use build::{BaselineWhy, Build, BuildSource, BuildUsed};
 pub use install::{Installation, NodeMajor, Pick, Source, CACHE_ENV, NODE_ENV, VERSION_ENV};
 pub use plugin::write_plugin;
 pub use release::{Release, Version};

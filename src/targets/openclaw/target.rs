@@ -23,10 +23,10 @@ use std::time::Duration;
 use serde_json::Value;
 use tokio::sync::{Mutex, OwnedMutexGuard};
 
+use super::build::Build;
 use super::catalogue::ReleaseCatalogue;
 use super::install::NodeMajor;
 use super::install::{default_cache_root, node_prefix};
-use super::build::Build;
 use super::release::{Found, Release, Version};
 use super::rpc::{self, GatewayRpc};
 use super::transcript::read_session_compiled_tools;
@@ -306,7 +306,10 @@ impl Target for OpenClawTarget {
             )
         };
         let facts = match &self.build {
-            Some(build) => format!("{facts}, for {}", build.used.describe(&self.install.version)),
+            Some(build) => format!(
+                "{facts}, for {}",
+                build.used.describe(&self.install.version)
+            ),
             None => facts,
         };
         Some(match &self.seeded {
