@@ -22,6 +22,7 @@ mod layering;
 mod layout_doc;
 mod load;
 mod mcp_stdio;
+mod openclaw_build;
 mod openclaw_real;
 mod openclaw_suite;
 mod policy_leak;
