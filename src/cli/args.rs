@@ -53,6 +53,14 @@ pub enum Command {
         /// The Node major a real OpenClaw runs on.
         #[arg(long, value_enum, default_value_t = NodeMajor::default())]
         openclaw_node: NodeMajor,
+        /// Run the real OpenClaw's seeds on this build instead of the newest release: a tarball
+        /// `npm pack` or `pnpm pack` made (the product seeds patch a copy of its install; each
+        /// patch must fit the build's files), or, without product seeds, an unpacked package.
+        /// Needs --target openclaw.
+        #[arg(long, value_name = "PATH")]
+        openclaw_build: Option<PathBuf>,
+        #[command(flatten)]
+        baseline: BaselineArg,
         /// On a real OpenClaw: the product seeds (data/product-seeds/, bugs as filed patched into
         /// a copy of the release) beside the other seeds, alone, or not at all.
         #[arg(long, value_enum, default_value_t = crate::selftest::ProductSeeds::With)]
@@ -312,13 +320,21 @@ pub struct DiffArgs {
     /// The earlier release.
     #[arg(value_name = "A")]
     pub before: Version,
-    /// The later release.
-    #[arg(value_name = "B")]
-    pub after: Version,
+    /// The later release (or give --openclaw-build instead).
+    #[arg(value_name = "B", required_unless_present = "openclaw_build")]
+    pub after: Option<Version>,
     /// Run every built-in scenario on both (installed, on the Node major of --openclaw-node)
-    /// instead of reading their committed runs; without --live, --openclaw-node is not used.
+    /// instead of reading their committed runs; without --live, --openclaw-node is not used
+    /// (except by a build's run).
     #[arg(long)]
     pub live: bool,
+    /// Compare A with this build instead of a later release: every built-in scenario run live
+    /// on the build (a tarball npm pack or pnpm pack made, or an unpacked package), its
+    /// accepted findings those of its baseline release (--baseline).
+    #[arg(long, value_name = "PATH", conflicts_with = "after")]
+    pub openclaw_build: Option<PathBuf>,
+    #[command(flatten)]
+    pub baseline: BaselineArg,
     #[command(flatten)]
     pub node_major: NodeMajorArg,
     #[arg(long, value_enum, default_value_t = crate::releases::diff::DiffFormat::Table)]

@@ -44,11 +44,20 @@ pub async fn run(
             seeds,
             target,
             openclaw_node,
+            openclaw_build,
+            baseline,
             product_seeds,
             format,
         } => Box::pin(async move {
-            crate::selftest::command(&seeds, target, product_seeds, openclaw_node, format, stdout)
-                .await
+            let node = crate::cli::args::NodeArg {
+                openclaw_version: None,
+                openclaw_build,
+                node_major: crate::cli::args::NodeMajorArg {
+                    openclaw_node: Some(openclaw_node),
+                },
+            };
+            let pick = node.target(target, baseline.version).await?.openclaw;
+            crate::selftest::command(&seeds, target, product_seeds, &pick, format, stdout).await
         }),
         Command::Probes(args) => Box::pin(async move {
             let request = crate::probes::ProbesRequest {
@@ -206,15 +215,48 @@ pub async fn run(
             crate::releases::payload::command(&root, stdout)
         }),
         Command::DiffReleases(args) => Box::pin(async move {
-            crate::releases::diff_command(
-                &args.before,
-                &args.after,
-                args.live.then(|| args.node_major.node()),
-                &crate::data_root::current().path(""),
-                args.format,
-                stdout,
-            )
-            .await
+            let root = crate::data_root::current().path("");
+            let live = args.live.then(|| args.node_major.node());
+            match (args.openclaw_build, args.after) {
+                (Some(build), _) => {
+                    let node = crate::cli::args::NodeArg {
+                        openclaw_version: None,
+                        openclaw_build: Some(build),
+                        node_major: args.node_major,
+                    };
+                    let pick = node
+                        .target(
+                            crate::targets::TargetChoice::Openclaw,
+                            args.baseline.version,
+                        )
+                        .await?
+                        .openclaw;
+                    let after = crate::releases::After::Build(&pick);
+                    crate::releases::diff_with(
+                        &args.before,
+                        after,
+                        live,
+                        &root,
+                        args.format,
+                        stdout,
+                    )
+                    .await
+                }
+                (None, Some(after)) => {
+                    crate::releases::diff_command(
+                        &args.before,
+                        &after,
+                        live,
+                        &root,
+                        args.format,
+                        stdout,
+                    )
+                    .await
+                }
+                (None, None) => Err(Error::Usage(
+                    "diff-releases: give the later release B or --openclaw-build PATH".into(),
+                )),
+            }
         }),
         Command::McpFixture { server, tool_list } => Box::pin(async move {
             use crate::mcp_fixture::{serve_stdio, tool_list as list, FixtureError};

@@ -242,7 +242,12 @@ pub async fn run_suite(
     node: NodeMajor,
     snapshots: Snapshots,
 ) -> Result<SuiteReport, Error> {
-    run_scenarios(version, node, snapshots, Vec::new()).await
+    run_pick(
+        Pick::release(Some(version.clone()), node),
+        snapshots,
+        Vec::new(),
+    )
+    .await
 }
 
 /// The built-in scenario ids in the order a run takes them.
@@ -260,12 +265,33 @@ async fn run_scenarios(
     snapshots: Snapshots,
     scenarios: Vec<String>,
 ) -> Result<SuiteReport, Error> {
+    run_pick(
+        Pick::release(Some(version.clone()), node),
+        snapshots,
+        scenarios,
+    )
+    .await
+}
+
+/// [`run_scenarios`] of whatever `pick` picks (a release, or a build).
+pub async fn run_pick(
+    pick: Pick,
+    snapshots: Snapshots,
+    scenarios: Vec<String>,
+) -> Result<SuiteReport, Error> {
+    let version = match pick.build() {
+        Some(build) => format!("build {}", build.used.source),
+        None => pick
+            .release_version()
+            .map_err(Error::openclaw("adopt"))?
+            .to_string(),
+    };
     let dir = crate::error::temp_dir("toolsearch-qa-adopt-")?;
     let request = RunRequest {
         scenarios,
         scenario_dirs: Vec::new(),
         with_builtins: false,
-        target: TargetPick::openclaw(Pick::release(Some(version.clone()), node)),
+        target: TargetPick::openclaw(pick),
         filter: None,
         shard: None,
         snapshots,

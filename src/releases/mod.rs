@@ -35,6 +35,52 @@ pub async fn diff_command(
     format: DiffFormat,
     out: &mut dyn std::io::Write,
 ) -> Result<u8, Error> {
+    diff_with(before, After::Release(after), live, root, format, out).await
+}
+
+/// What `diff-releases` compares the earlier release with.
+pub enum After<'a> {
+    /// A later release (its committed run, or run live).
+    Release(&'a Version),
+    /// A build (`--openclaw-build`), always run live, its findings those of its baseline.
+    Build(&'a crate::targets::openclaw::Pick),
+}
+
+/// [`diff_command`] against a release or a build.
+pub async fn diff_with(
+    before: &Version,
+    after: After<'_>,
+    live: Option<NodeMajor>,
+    root: &Path,
+    format: DiffFormat,
+    out: &mut dyn std::io::Write,
+) -> Result<u8, Error> {
+    let after = match after {
+        After::Release(after) => after,
+        After::Build(pick) => {
+            let build = pick
+                .build()
+                .ok_or_else(|| Error::Usage("diff-releases: no build picked".into()))?;
+            let a = match live {
+                None => RunRecord::read(root, &before.to_string())?,
+                Some(node) => live_record(before, node).await?,
+            };
+            let b = RunRecord::from_report(
+                &adopt::run_pick(pick.clone(), Snapshots::Off, Vec::new()).await?,
+            );
+            let lanes = current_lanes(&a, &b)?;
+            let diff = ReleaseDiff::new(
+                &a,
+                &b,
+                &accepted(before)?,
+                &accepted(&build.baseline)?,
+                "live",
+            )
+            .with_current_lanes(&lanes);
+            emit(out, &diff.render(format))?;
+            return Ok(Exit::OK);
+        }
+    };
     let (a, b, source) = match live {
         None => (
             RunRecord::read(root, &before.to_string())?,
@@ -47,23 +93,27 @@ pub async fn diff_command(
             "live",
         ),
     };
-    // Today's lanes that neither record has and neither says is not applicable.
+    let lanes = current_lanes(&a, &b)?;
+    let diff = ReleaseDiff::new(&a, &b, &accepted(before)?, &accepted(after)?, source)
+        .with_current_lanes(&lanes);
+    emit(out, &diff.render(format))?;
+    Ok(Exit::OK)
+}
+
+/// Today's lanes that neither record says is not applicable.
+fn current_lanes(a: &RunRecord, b: &RunRecord) -> Result<Vec<(String, String)>, Error> {
     let skipped = |s: &str, l: &str| {
-        [&a, &b].iter().any(|r| {
+        [a, b].iter().any(|r| {
             r.not_applicable
                 .iter()
                 .any(|n| n.scenario == s && n.lane == l)
         })
     };
-    let lanes: Vec<(String, String)> = load_all(&[])?
+    Ok(load_all(&[])?
         .iter()
         .flat_map(|s| s.lanes.iter().map(|l| (s.id.clone(), l.name.clone())))
         .filter(|(s, l)| !skipped(s, l))
-        .collect();
-    let diff = ReleaseDiff::new(&a, &b, &accepted(before)?, &accepted(after)?, source)
-        .with_current_lanes(&lanes);
-    emit(out, &diff.render(format))?;
-    Ok(Exit::OK)
+        .collect())
 }
 
 async fn live_record(version: &Version, node: NodeMajor) -> Result<RunRecord, Error> {

@@ -21,7 +21,7 @@ use crate::product_seeds::ProductSeed;
 use crate::scenario::claim::ClaimId;
 use crate::scenario::{load_all, Scenario};
 use crate::suite::run_suite;
-use crate::targets::openclaw::NodeMajor;
+use crate::targets::openclaw::{NodeMajor, Pick};
 use crate::targets::{EmbeddedTarget, SeededTarget, Target, TargetChoice};
 use seeds::{How, Seed};
 
@@ -197,14 +197,14 @@ fn pick_both(
 /// Runs the baseline (every scenario the seeds use, unseeded) and then every seed whose
 /// scenario passed it; a real OpenClaw runs on Node `node`.
 pub async fn run(seeds: &[Seed], node: NodeMajor) -> Result<Matrix, Error> {
-    run_with(seeds, &[], node).await
+    run_with(seeds, &[], &Pick::release(None, node)).await
 }
 
 /// [`run`], then the product seeds `patched` ([`patched::run`]): their cells follow.
 pub async fn run_with(
     seeds: &[Seed],
     patched: &[ProductSeed],
-    node: NodeMajor,
+    pick: &Pick,
 ) -> Result<Matrix, Error> {
     let started = Instant::now();
     let known = load_all(&[])?;
@@ -231,7 +231,7 @@ pub async fn run_with(
         }
         baseline_failures.extend(failures.into_iter().map(|f| format!("{id}: {f}")));
     }
-    let mut product = product_outcomes(&known, seeds, node).await?;
+    let mut product = product_outcomes(&known, seeds, pick).await?;
     baseline_failures.append(&mut product.baseline_failures);
     let mut cells = Vec::new();
     for seed in seeds {
@@ -254,7 +254,7 @@ pub async fn run_with(
             outcome,
         });
     }
-    let mut patched = patched::run(&known, patched, node).await?;
+    let mut patched = patched::run(&known, patched, pick).await?;
     baseline_failures.append(&mut patched.baseline_failures);
     cells.append(&mut patched.cells);
     Ok(Matrix {
@@ -295,7 +295,7 @@ impl ProductRuns {
 async fn product_outcomes(
     known: &[Scenario],
     seeds: &[Seed],
-    node: NodeMajor,
+    pick: &Pick,
 ) -> Result<ProductRuns, Error> {
     let mut distinct: Vec<(Seed, product::UserSeed)> = Vec::new();
     for seed in seeds {
@@ -314,7 +314,7 @@ async fn product_outcomes(
             baseline_failures: Vec::new(),
         });
     }
-    let (baseline, seeded) = product::run(known, &distinct, node).await?;
+    let (baseline, seeded) = product::run(known, &distinct, pick).await?;
     let mut baseline_failures = Vec::new();
     for report in &baseline {
         if let Some(e) = report.errors.first() {
@@ -424,12 +424,12 @@ pub async fn command(
     only: &[String],
     targets: TargetChoice,
     product_seeds: ProductSeeds,
-    node: NodeMajor,
+    pick: &Pick,
     format: crate::output::Format,
     out: &mut dyn std::io::Write,
 ) -> Result<u8, Error> {
     let (seeds, patched) = pick_all(only, targets, product_seeds)?;
-    let matrix = run_with(&seeds, &patched, node).await?;
+    let matrix = run_with(&seeds, &patched, pick).await?;
     let text = match format {
         crate::output::Format::Table => matrix.to_table(),
         crate::output::Format::Json => matrix.to_json() + "\n",

@@ -11,8 +11,8 @@ use crate::outcome::{ScenarioReport, SuiteReport};
 use crate::product_seeds::{ProductSeed, SeededCopy};
 use crate::scenario::{ClaimId, Scenario};
 use crate::suite::{run_plans, ProviderSource, Quiet};
-use crate::targets::openclaw::NodeMajor;
-use crate::targets::{OpenClawTarget, Target};
+use crate::targets::openclaw::Pick;
+use crate::targets::{OpenClawTarget, Target, TargetPick};
 
 /// The product seeds' cells and what failed on the release as published.
 pub struct PatchedRuns {
@@ -63,7 +63,7 @@ async fn judged(
 pub async fn run(
     known: &[Scenario],
     seeds: &[ProductSeed],
-    node: NodeMajor,
+    pick: &Pick,
 ) -> Result<PatchedRuns, Error> {
     if seeds.is_empty() {
         return Ok(PatchedRuns {
@@ -86,7 +86,10 @@ pub async fn run(
             None => baseline.push(scenario),
         }
     }
-    let pristine = OpenClawTarget::locate(node)?;
+    if let Some(build) = pick.build() {
+        crate::targets::openclaw::target::seedable(build)?;
+    }
+    let pristine = TargetPick::openclaw(pick.clone()).openclaw_target()?;
     for seed in seeds {
         SeededCopy::check(seed, &pristine.install().prefix)?;
     }
@@ -119,7 +122,7 @@ pub async fn run(
                 },
             ),
             false => {
-                let target = OpenClawTarget::seeded(node, None, seed)?;
+                let target = OpenClawTarget::seeded_pick(pick, seed)?;
                 let mut reports = judged(&target, &[narrowed(known, seed)?], known).await?;
                 drop(target);
                 let report = reports.pop().ok_or_else(|| {

@@ -13,8 +13,8 @@ use crate::outcome::findings;
 use crate::outcome::{ScenarioReport, SuiteReport};
 use crate::scenario::{ClaimId, Lane, Scenario};
 use crate::suite::{run_plans, ProviderSource, Quiet};
-use crate::targets::openclaw::NodeMajor;
-use crate::targets::{OpenClawTarget, Target};
+use crate::targets::openclaw::Pick;
+use crate::targets::{Target, TargetPick};
 
 /// A regression a user can cause on the product.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -200,9 +200,9 @@ fn seeded(scenario: &Scenario, user: UserSeed, n: usize) -> Scenario {
 pub async fn run(
     known: &[Scenario],
     seeds: &[(Seed, UserSeed)],
-    node: NodeMajor,
+    pick: &Pick,
 ) -> Result<(Vec<ScenarioReport>, Vec<ScenarioReport>), Error> {
-    let target = OpenClawTarget::locate(node)?;
+    let target = TargetPick::openclaw(pick.clone()).openclaw_target()?;
     let find = |id: &str| {
         known
             .iter()

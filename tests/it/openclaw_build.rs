@@ -329,3 +329,131 @@ fn a_build_needs_a_real_target_and_excludes_a_version() {
         );
     }
 }
+
+/// `npm pack` of the package root `package` into `<cache>/packed/<name>`, unless there: npm pack
+/// writes the same bytes for the same files, so an unchanged tarball keeps its sha256 and its
+/// install in the cache is reused across runs (CI pays the pack and the install once).
+fn packed(cache_root: &Path, package: &Path, name: &str) -> PathBuf {
+    let dir = cache_root.join("packed");
+    let out = dir.join(name);
+    if out.is_file() {
+        return out;
+    }
+    std::fs::create_dir_all(&dir).unwrap();
+    let temp = tempfile::tempdir_in(&dir).unwrap();
+    let status = std::process::Command::new("npm")
+        .args(["pack", "--ignore-scripts", "--silent", "--pack-destination"])
+        .arg(temp.path())
+        .arg(package)
+        .stdout(std::process::Stdio::null())
+        .status()
+        .expect("npm on PATH");
+    assert!(status.success(), "npm pack {}", package.display());
+    let made = std::fs::read_dir(temp.path())
+        .unwrap()
+        .map(|e| e.unwrap().path())
+        .find(|p| p.extension().is_some_and(|e| e == "tgz"))
+        .expect("npm pack wrote a tarball");
+    std::fs::rename(made, &out).unwrap();
+    out
+}
+
+/// `suite --target openclaw --openclaw-build <build> --scenario <scenario> --format json` in the
+/// real install cache: (exit code, the report, stderr).
+fn run_build(build: &Path, scenario: &str) -> (i32, serde_json::Value, String) {
+    let out = Command::cargo_bin("toolsearch-qa")
+        .unwrap()
+        .current_dir(env!("CARGO_MANIFEST_DIR"))
+        .env_remove("TOOLSEARCH_QA_OPENCLAW_VERSION")
+        .args(["suite", "--target", "openclaw", "--openclaw-build"])
+        .arg(build)
+        .args(["--scenario", scenario, "--format", "json"])
+        .timeout(std::time::Duration::from_secs(900))
+        .output()
+        .unwrap();
+    let stderr = String::from_utf8_lossy(&out.stderr).into_owned();
+    let report = serde_json::from_slice(&out.stdout)
+        .unwrap_or_else(|e| panic!("not JSON ({e}); stderr: {stderr}"));
+    (out.status.code().unwrap_or(-1), report, stderr)
+}
+
+/// The seeds' scenario and claim: search-no-usable-term (openclaw/openclaw#131226 as filed)
+/// turns S1 red on upstream-search-no-match.
+const SEED: &str = "search-no-usable-term";
+const SEED_SCENARIO: &str = "upstream-search-no-match";
+const SEED_CLAIM: &str = "S1";
+
+/// Issue #54's proof on the newest release: its package packed by npm is green against its own
+/// release as baseline; the same package patched by a product seed (the seeded copy the
+/// selftest runs), packed, is red naming the seed's claim, in the build-against-baseline section.
+#[test]
+#[ignore = "needs OpenClaw 2026.9.6 and npm (bash scripts/install-openclaw.sh)"]
+fn a_packed_release_is_green_against_itself_and_a_seeded_pack_is_red_naming_its_claim() {
+    use toolsearch_qa::product_seeds::{self, SeededCopy};
+    use toolsearch_qa::targets::openclaw::install::default_cache_root;
+    let _one_gateway = crate::openclaw_real::ONE_GATEWAY.blocking_lock();
+    let version: toolsearch_qa::targets::openclaw::Version = "2026.9.6".parse().unwrap();
+    let install = toolsearch_qa::targets::openclaw::Installation::locate_version(
+        None,
+        &version,
+        toolsearch_qa::targets::openclaw::NodeMajor::V24,
+    )
+    .unwrap_or_else(|e| panic!("needs OpenClaw 2026.9.6: {e}"));
+    let cache_root = default_cache_root().unwrap();
+
+    let plain = packed(&cache_root, &install.package, "openclaw-2026.9.6.tgz");
+    let (code, report, stderr) = run_build(&plain, SEED_SCENARIO);
+    assert_eq!(code, 0, "{stderr}");
+    let build = &report["product"]["build"];
+    assert_eq!(build["source"]["kind"], "tarball");
+    assert_eq!(build["source"]["sha256"], sha256(&plain));
+    assert_eq!(build["baseline"], "2026.9.6");
+    assert_eq!(build["why"], "named");
+    let section = &report["buildAgainstBaseline"];
+    assert_eq!(section["baseline"], "2026.9.6");
+    for empty in ["newFailures", "fixed", "snapshotDiffs"] {
+        assert_eq!(section[empty], serde_json::json!([]), "{empty}: {section}");
+    }
+    assert!(section["lanesCompared"].as_u64().unwrap() >= 2, "{section}");
+    // The package is the release's: what it declares and lists is the committed run's.
+    for change in section["payloadChanges"].as_array().unwrap() {
+        assert_eq!(
+            change["baseline"]["toolsDeclared"],
+            change["build"]["toolsDeclared"]
+        );
+        assert_eq!(
+            change["baseline"]["directoryLines"],
+            change["build"]["directoryLines"]
+        );
+    }
+
+    let root = toolsearch_qa::data_root::current();
+    let seeds = product_seeds::load(root).unwrap();
+    let seed = seeds.iter().find(|s| s.name == SEED).expect("the seed");
+    let seed_file = Path::new(env!("CARGO_MANIFEST_DIR"))
+        .join("data/product-seeds")
+        .join(format!("{SEED}.toml"));
+    let tag = &sha256(&seed_file)[..12];
+    let name = format!("openclaw-2026.9.6-{SEED}-{tag}.tgz");
+    let seeded = match cache_root.join("packed").join(&name) {
+        ready if ready.is_file() => ready,
+        _ => {
+            let copy = SeededCopy::make(seed, &install.prefix).unwrap();
+            packed(
+                &cache_root,
+                &copy.prefix().join("node_modules/openclaw"),
+                &name,
+            )
+        }
+    };
+    let (code, report, stderr) = run_build(&seeded, SEED_SCENARIO);
+    assert_eq!(code, 1, "{stderr}");
+    let failures = report["buildAgainstBaseline"]["newFailures"]
+        .as_array()
+        .unwrap();
+    assert!(!failures.is_empty(), "{report}");
+    assert!(
+        failures.iter().all(|f| f["claim"] == SEED_CLAIM),
+        "only the seed's claim turns red: {failures:?}"
+    );
+}

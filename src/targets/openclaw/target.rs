@@ -23,10 +23,11 @@ use std::time::Duration;
 use serde_json::Value;
 use tokio::sync::{Mutex, OwnedMutexGuard};
 
-use super::build::Build;
+use super::build::{Build, BuildSource};
 use super::catalogue::ReleaseCatalogue;
 use super::install::NodeMajor;
 use super::install::{default_cache_root, node_prefix};
+use super::install::{Pick, Source};
 use super::release::{Found, Release, Version};
 use super::rpc::{self, GatewayRpc};
 use super::transcript::read_session_compiled_tools;
@@ -37,6 +38,16 @@ use super::{
 };
 use crate::config::Bridge;
 use crate::product_seeds::{ProductSeed, SeededCopy};
+
+/// A build the product seeds can patch: a tarball's install (copied, never the build itself).
+pub fn seedable(build: &Build) -> Result<(), Error> {
+    match &build.used.source {
+        BuildSource::Tarball { .. } => Ok(()),
+        BuildSource::Directory { path } => Err(Error::Usage(format!(
+            "--openclaw-build {path}: product seeds patch a copy of an install, and a directory build is run where it is: pack it (npm pack) and pass the tarball"
+        ))),
+    }
+}
 
 /// How often a gateway start that the product itself aborts is tried.
 use crate::catalog::fake::{broken, described_fake_tools};
@@ -214,6 +225,36 @@ impl OpenClawTarget {
                 .map_err(Error::openclaw("seeded copy"))?;
         let mut target = OpenClawTarget::with_release(install, pristine.release.clone());
         target.share = pristine.share;
+        target.seeded = Some(Arc::new(copy));
+        Ok(target)
+    }
+
+    /// [`Self::seeded`] of what `pick` picks: a release, or a tarball build (its cache entry
+    /// copied and patched, judged as the build is: against its baseline). A directory build is
+    /// never copied: exit 2.
+    pub fn seeded_pick(pick: &Pick, seed: &ProductSeed) -> Result<Self, Error> {
+        let build = match &pick.source {
+            Source::Release(version) => {
+                return OpenClawTarget::seeded(pick.node, version.as_ref(), seed)
+            }
+            Source::Build(build) => build.clone(),
+        };
+        seedable(&build)?;
+        let pristine = OpenClawTarget::of_build(build.clone())?;
+        let copy = SeededCopy::make(seed, &pristine.install.prefix)?;
+        let root = default_cache_root().map_err(Error::openclaw("target"))?;
+        let package = copy.prefix().join("node_modules").join("openclaw");
+        let install = Installation::at(
+            copy.prefix(),
+            &package,
+            &node_prefix(&root, pick.node),
+            pick.node,
+            &pristine.install.version,
+        )
+        .map_err(Error::openclaw("seeded copy"))?;
+        let mut target = OpenClawTarget::with_release(install, pristine.release.clone());
+        target.share = pristine.share;
+        target.build = Some(build);
         target.seeded = Some(Arc::new(copy));
         Ok(target)
     }
