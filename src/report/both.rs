@@ -52,6 +52,9 @@ pub fn side_by_side_with(reports: &[SuiteReport], shown: Detail) -> String {
             out.push_str(&super::table::snapshot_lines(scenario));
         }
         out.push_str(&report.findings_section(shown));
+        if let Some(section) = &report.build_against_baseline {
+            out.push_str(&super::baseline::table(section));
+        }
     }
     out.push_str(&count_line(reports));
     out
