@@ -71,6 +71,16 @@ pub struct PayloadChange {
     pub lane: String,
     pub baseline: Payload,
     pub build: Payload,
+    /// The tools declared or the directory's lines changed, not only the bytes (which move
+    /// with the install's path: a build's is not the release's).
+    pub surface_changed: bool,
+}
+
+impl PayloadChange {
+    /// Build bytes − baseline bytes.
+    pub fn bytes_delta(&self) -> i64 {
+        self.build.first_request_bytes as i64 - self.baseline.first_request_bytes as i64
+    }
 }
 
 /// What a lane sent the model first: bytes (which include the install's path, so a build's
@@ -143,11 +153,14 @@ impl BuildAgainstBaseline {
                     directory_lines: was.directory_lines,
                 };
                 if now != then {
+                    let surface_changed = now.tools_declared != then.tools_declared
+                        || now.directory_lines != then.directory_lines;
                     section.payload_changes.push(PayloadChange {
                         scenario: scenario.scenario.clone(),
                         lane: lane.to_string(),
                         baseline: then,
                         build: now,
+                        surface_changed,
                     });
                 }
             }

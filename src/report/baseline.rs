@@ -36,6 +36,21 @@ fn tools_moved(then: &Payload, now: &Payload) -> String {
     added.chain(removed).collect::<Vec<_>>().join(" ")
 }
 
+/// One line for the lanes whose payload moved in bytes only: how many, and by how much.
+fn bytes_only(section: &BuildAgainstBaseline) -> Option<String> {
+    let deltas: Vec<i64> = section
+        .payload_changes
+        .iter()
+        .filter(|c| !c.surface_changed)
+        .map(|c| c.bytes_delta())
+        .collect();
+    let (min, max) = (deltas.iter().min()?, deltas.iter().max()?);
+    Some(format!(
+        "{} lanes' first requests differ in bytes only ({min:+} to {max:+} bytes; the install's path is in the prompt, and a build's differs from the release's in length)",
+        deltas.len()
+    ))
+}
+
 /// The section as text under the run's table.
 pub fn table(section: &BuildAgainstBaseline) -> String {
     let mut out = format!(
@@ -84,9 +99,9 @@ pub fn table(section: &BuildAgainstBaseline) -> String {
         }
         out.push_str(&format!("snapshot diffs\n{t}\n"));
     }
-    if !section.payload_changes.is_empty() {
+    if section.payload_changes.iter().any(|c| c.surface_changed) {
         let mut t = new_table(vec!["scenario / lane", "baseline", "build", "tools"]);
-        for c in &section.payload_changes {
+        for c in section.payload_changes.iter().filter(|c| c.surface_changed) {
             t.add_row(vec![
                 format!("{}\n{}", c.scenario, c.lane),
                 payload(&c.baseline),
@@ -95,8 +110,11 @@ pub fn table(section: &BuildAgainstBaseline) -> String {
             ]);
         }
         out.push_str(&format!(
-            "payload changes per lane (bytes include the install's path)\n{t}\n"
+            "payload changes per lane (tools declared or directory lines)\n{t}\n"
         ));
+    }
+    if let Some(line) = bytes_only(section) {
+        out.push_str(&format!("{line}\n"));
     }
     out
 }
@@ -150,9 +168,9 @@ pub fn markdown(section: &BuildAgainstBaseline) -> String {
             ));
         }
     }
-    if !section.payload_changes.is_empty() {
+    if section.payload_changes.iter().any(|c| c.surface_changed) {
         out.push_str("\n| scenario | lane | baseline | build | tools |\n|---|---|---|---|---|\n");
-        for c in &section.payload_changes {
+        for c in section.payload_changes.iter().filter(|c| c.surface_changed) {
             out.push_str(&format!(
                 "| {} | {} | {} | {} | {} |\n",
                 c.scenario,
@@ -162,6 +180,9 @@ pub fn markdown(section: &BuildAgainstBaseline) -> String {
                 tools_moved(&c.baseline, &c.build)
             ));
         }
+    }
+    if let Some(line) = bytes_only(section) {
+        out.push_str(&format!("\n{line}\n"));
     }
     out
 }
@@ -299,6 +320,15 @@ mod tests {
             "{md}"
         );
         assert!(md.contains("| ref__tools__payload | changed |"), "{md}");
+        assert!(change.surface_changed);
+        let mut bytes = record.clone();
+        bytes.lanes[1].declared_tools.pop();
+        let only = BuildAgainstBaseline::of(&report, "2026.9.6", Some(&bytes));
+        assert_eq!(only.payload_changes.len(), 1);
+        assert!(!only.payload_changes[0].surface_changed);
+        assert!(table(&only)
+            .contains("1 lanes' first requests differ in bytes only (-10 to -10 bytes;"));
+        assert!(!table(&only).contains("payload changes per lane"));
         let suite = junit("openclaw", &moved);
         assert_eq!(suite.test_cases.len(), 3);
         assert_eq!(suite.failures, 2);
