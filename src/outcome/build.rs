@@ -73,6 +73,7 @@ pub struct PayloadChange {
     pub build: Payload,
     /// The tools declared or the directory's lines changed, not only the bytes (which move
     /// with the install's path: a build's is not the release's).
+    #[serde(default)]
     pub surface_changed: bool,
 }
 
@@ -180,6 +181,15 @@ impl BuildAgainstBaseline {
             });
         }
         section
+    }
+
+    /// Adds another shard's section of the same run (`report merge`).
+    pub fn absorb(&mut self, other: BuildAgainstBaseline) {
+        self.new_failures.extend(other.new_failures);
+        self.fixed.extend(other.fixed);
+        self.snapshot_diffs.extend(other.snapshot_diffs);
+        self.payload_changes.extend(other.payload_changes);
+        self.lanes_compared += other.lanes_compared;
     }
 
     /// Whether the build holds everything the baseline does (payload changes aside).

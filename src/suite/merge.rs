@@ -217,6 +217,14 @@ fn merge_run(key: &RunKey, mut parts: Vec<Part>) -> Result<SuiteReport, Error> {
         merged.scenarios.extend(report.scenarios);
         merged.stale_findings.extend(report.stale_findings);
         merged.unjudged_findings.extend(report.unjudged_findings);
+        match (
+            &mut merged.build_against_baseline,
+            report.build_against_baseline,
+        ) {
+            (Some(section), Some(other)) => section.absorb(other),
+            (slot @ None, other) => *slot = other,
+            (Some(_), None) => {}
+        }
     }
     put_in_selection_order(&name, &mut merged, &selection)?;
     merged.selection = Selection {
