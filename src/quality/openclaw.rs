@@ -21,10 +21,10 @@ use crate::output::first_line;
 use crate::provider::model::ScriptedTurn;
 use crate::provider::{MockProvider, ProviderOptions};
 use crate::targets::openclaw::{
-    config_value, write_json, write_plugin, Installation, LaneConfig, OpenClawGateway,
-    OpenClawTarget, AGENT_ID, DEFAULT_START_TIMEOUT,
+    config_value, write_json, write_plugin, LaneConfig, OpenClawGateway, OpenClawTarget, AGENT_ID,
+    DEFAULT_START_TIMEOUT,
 };
-use crate::targets::Product;
+use crate::targets::Target;
 
 /// The plugin the measured catalogue is loaded as.
 pub const PLUGIN_ID: &str = "search-quality-catalog";
@@ -83,7 +83,8 @@ pub async fn measure(
         &measured,
         exact_name_misses,
     );
-    report.product = Some(product_of(product.install()));
+    // The release, or the build and its baseline, that ran (`Target::product`).
+    report.product = product.product();
     report.product_catalog_size = ranks.catalog_size;
     Ok(report)
 }
@@ -120,18 +121,10 @@ pub async fn measure_bfcl(
     if let Some(half) = half {
         report = report.only_half(half);
     }
-    report.product = Some(product_of(product.install()));
+    // The release, or the build and its baseline, that ran (`Target::product`).
+    report.product = product.product();
     report.product_catalog_size = ranks.catalog_size;
     Ok(report)
-}
-
-fn product_of(install: &Installation) -> Product {
-    Product {
-        version: install.version.clone(),
-        node: install.node_version.clone(),
-        seeded: None,
-        build: None,
-    }
 }
 
 /// What the product's search returned: per query and per loaded tool's own name the right
