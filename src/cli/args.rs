@@ -65,6 +65,12 @@ pub enum Command {
         /// a copy of the release) beside the other seeds, alone, or not at all.
         #[arg(long, value_enum, default_value_t = crate::selftest::ProductSeeds::With)]
         product_seeds: crate::selftest::ProductSeeds,
+        /// Product seeds: first run their lanes unseeded on the release as published (a lane
+        /// failing there makes its seed unviable), or skip that run, as .ci/run does right after
+        /// its tests ran every built-in scenario there. Skipped, a seed is still caught only by a
+        /// failure the release's accepted findings do not cover.
+        #[arg(long, value_enum, default_value_t = crate::selftest::Unseeded::Run)]
+        unseeded: crate::selftest::Unseeded,
         #[arg(long, value_enum, default_value_t = Format::Table)]
         format: Format,
     },

@@ -47,6 +47,7 @@ pub async fn run(
             openclaw_build,
             baseline,
             product_seeds,
+            unseeded,
             format,
         } => Box::pin(async move {
             let node = crate::cli::args::NodeArg {
@@ -57,7 +58,16 @@ pub async fn run(
                 },
             };
             let pick = node.target(target, baseline.version).await?.openclaw;
-            crate::selftest::command(&seeds, target, product_seeds, &pick, format, stdout).await
+            crate::selftest::command(
+                &seeds,
+                target,
+                product_seeds,
+                unseeded,
+                &pick,
+                format,
+                stdout,
+            )
+            .await
         }),
         Command::Probes(args) => Box::pin(async move {
             let request = crate::probes::ProbesRequest {

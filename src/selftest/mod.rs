@@ -115,6 +115,19 @@ pub enum ProductSeeds {
     Without,
 }
 
+/// Whether the product seeds' lanes first run unseeded on the release as published
+/// (`--unseeded`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, clap::ValueEnum)]
+pub enum Unseeded {
+    /// Run them first: a lane already failing there makes its seed unviable, not caught.
+    #[default]
+    Run,
+    /// Skip that run (for a caller that just ran every scenario on that release, judged with
+    /// its accepted findings, as `.ci/run`'s tests do). A seed is still caught only by a failure
+    /// the release's accepted findings do not cover.
+    Skip,
+}
+
 /// The seeds a run picks on `targets`: all, or those whose name or claim is in `only`.
 pub fn pick(only: &[String], targets: TargetChoice) -> Result<Vec<Seed>, Error> {
     let all: Vec<Seed> = match targets {
@@ -197,7 +210,7 @@ fn pick_both(
 /// Runs the baseline (every scenario the seeds use, unseeded) and then every seed whose
 /// scenario passed it; a real OpenClaw runs on Node `node`.
 pub async fn run(seeds: &[Seed], node: NodeMajor) -> Result<Matrix, Error> {
-    run_with(seeds, &[], &Pick::release(None, node)).await
+    run_with(seeds, &[], &Pick::release(None, node), Unseeded::Run).await
 }
 
 /// [`run`], then the product seeds `patched` ([`patched::run`]): their cells follow.
@@ -205,6 +218,7 @@ pub async fn run_with(
     seeds: &[Seed],
     patched: &[ProductSeed],
     pick: &Pick,
+    unseeded: Unseeded,
 ) -> Result<Matrix, Error> {
     let started = Instant::now();
     let known = load_all(&[])?;
@@ -254,7 +268,7 @@ pub async fn run_with(
             outcome,
         });
     }
-    let mut patched = patched::run(&known, patched, pick).await?;
+    let mut patched = patched::run(&known, patched, pick, unseeded).await?;
     baseline_failures.append(&mut patched.baseline_failures);
     cells.append(&mut patched.cells);
     Ok(Matrix {
@@ -424,12 +438,13 @@ pub async fn command(
     only: &[String],
     targets: TargetChoice,
     product_seeds: ProductSeeds,
+    unseeded: Unseeded,
     pick: &Pick,
     format: crate::output::Format,
     out: &mut dyn std::io::Write,
 ) -> Result<u8, Error> {
     let (seeds, patched) = pick_all(only, targets, product_seeds)?;
-    let matrix = run_with(&seeds, &patched, pick).await?;
+    let matrix = run_with(&seeds, &patched, pick, unseeded).await?;
     let text = match format {
         crate::output::Format::Table => matrix.to_table(),
         crate::output::Format::Json => matrix.to_json() + "\n",
