@@ -440,7 +440,7 @@ fn check_reports_every_file_and_exits_2_when_one_does_not_load() {
                 .is_some_and(|x| x == "toml")
         })
         .count();
-    assert_eq!(files, 29);
+    assert_eq!(files, 30);
     assert_eq!(stdout.lines().count(), files);
 }
 

@@ -196,11 +196,12 @@ async fn every_scenario_ran_on_a_gateway_per_plugin(target: &OpenClawTarget, rep
     let lanes: usize = report.scenarios.iter().map(|s| s.lanes.0.len()).sum();
     // The run groups scenarios by plugin (`Target::run_order`): the reference fixture's
     // scenarios (upstream-* included), then the ranking scenario's own plugin, then
-    // upstream-mcp-server-exits on a plugin of its own (after its MCP server exits the product's
-    // config reloads fail for a while, so nothing runs after it on that gateway): three starts.
+    // code-mode-index-bound's 150-tool plugin, then upstream-mcp-server-exits on a plugin of its
+    // own (after its MCP server exits the product's config reloads fail for a while, so nothing
+    // runs after it on that gateway): four starts.
     assert_eq!(
         target.gateways_started().await,
-        3,
+        4,
         "gateways started for {lanes} lanes"
     );
     for scenario in &report.scenarios {
