@@ -548,7 +548,7 @@ pub struct BaselineArg {
 #[derive(clap::Args)]
 pub struct NodeMajorArg {
     /// The Node major a real OpenClaw gateway runs on (installed by
-    /// scripts/install-openclaw.sh; default 24).
+    /// scripts/install-openclaw.sh; default 24; adopt's default: the one CI gates the release on).
     #[arg(
         long,
         value_enum,
@@ -596,9 +596,23 @@ impl NodeMajorArg {
 }
 
 impl AdoptArgs {
-    /// The release to adopt on the Node major picked.
-    pub fn pick(&self) -> Pick {
-        Pick::release(Some(self.openclaw_version.clone()), self.node_major.node())
+    /// The release to adopt on the Node major picked by the flag or the environment, else on the
+    /// one CI gates it on (`matrix`'s choice: the newest its release facts accept; a release
+    /// never adopted takes the nearest adopted release's), so the record it writes is the one
+    /// the gate compares with.
+    pub fn pick(&self) -> Result<Pick, Error> {
+        let node = match self.node_major.openclaw_node {
+            Some(node) => node,
+            None => {
+                let catalogue = crate::targets::openclaw::ReleaseCatalogue::current()
+                    .map_err(|e| Error::Usage(e.to_string()))?;
+                let found = catalogue
+                    .find(&self.openclaw_version)
+                    .map_err(|e| Error::Usage(e.to_string()))?;
+                crate::releases::matrix::gated_node(&found.release.node).unwrap_or_default()
+            }
+        };
+        Ok(Pick::release(Some(self.openclaw_version.clone()), node))
     }
 }
 
@@ -763,5 +777,40 @@ impl SuiteArgs {
             verbose: self.verbose,
             timings: self.timings,
         })
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn adopt(version: &str, node: Option<NodeMajor>) -> AdoptArgs {
+        AdoptArgs {
+            openclaw_version: version.parse().unwrap(),
+            node_major: NodeMajorArg {
+                openclaw_node: node,
+            },
+            force: false,
+            record_only: false,
+            scenarios: Vec::new(),
+            root: None,
+        }
+    }
+
+    /// Adopt runs where CI gates the release (2026.9.5's facts accept 24 and 26: 26), a release
+    /// never adopted where the nearest adopted one is gated, and a Node given is the one used.
+    #[test]
+    fn adopt_runs_on_the_node_major_ci_gates_the_release_on_unless_told() {
+        let node = |args: AdoptArgs| args.pick().unwrap().node;
+        assert_eq!(
+            node(adopt("2026.9.5", None)),
+            NodeMajor::parse("26").unwrap()
+        );
+        assert_eq!(
+            node(adopt("2026.7.35", None)),
+            NodeMajor::parse("26").unwrap()
+        );
+        let given = NodeMajor::parse("24").unwrap();
+        assert_eq!(node(adopt("2026.9.5", Some(given))), given);
     }
 }

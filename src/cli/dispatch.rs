@@ -171,7 +171,7 @@ pub async fn run(
         }),
         Command::Adopt(args) => Box::pin(async move {
             let options = crate::releases::adopt::AdoptOptions {
-                openclaw: args.pick(),
+                openclaw: args.pick()?,
                 root: data_root_dir()?,
                 force: args.force,
                 record_only: args.record_only,

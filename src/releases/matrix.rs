@@ -43,6 +43,14 @@ pub struct Cell {
     pub node: NodeMajor,
 }
 
+/// The Node major CI gates a release on: the newest of its `node` list this harness installs.
+pub fn gated_node(accepted: &[u32]) -> Option<NodeMajor> {
+    NodeMajor::ALL
+        .into_iter()
+        .rev()
+        .find(|n| accepted.contains(&n.number()))
+}
+
 /// The releases `options` name (each must be adopted), oldest first, each with its Node major:
 /// the one given, which the release must accept, else the newest it accepts.
 pub fn cells(options: &MatrixOptions) -> Result<Vec<Cell>, Error> {
@@ -76,11 +84,7 @@ pub fn cells(options: &MatrixOptions) -> Result<Vec<Cell>, Error> {
                     adopted.origin
                 )))
             }
-            None => NodeMajor::ALL
-                .into_iter()
-                .rev()
-                .find(|n| accepted.contains(&n.number()))
-                .ok_or_else(|| {
+            None => gated_node(accepted).ok_or_else(|| {
                     Error::Usage(format!(
                         "matrix: openclaw {version} accepts no Node major this harness installs ({}: node = {accepted:?})",
                         adopted.origin
