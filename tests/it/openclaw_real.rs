@@ -356,6 +356,7 @@ async fn real_gateway_starts_serves_a_turn_read_back_from_its_transcript_and_sto
         output_text(&response),
         format!("done: FAKE_PLUGIN_OK {TARGET} {{\"marker\":\"test\"}}")
     );
+    the_plugin_capture_holds_the_plugin_only(&lane.state);
     gateway.stop().await.expect("gateway stops");
     let refused = reqwest::get(format!("http://127.0.0.1:{port}/healthz")).await;
     assert!(
@@ -389,6 +390,48 @@ async fn real_gateway_starts_serves_a_turn_read_back_from_its_transcript_and_sto
     assert_eq!(
         result["content"][0]["text"],
         format!("FAKE_PLUGIN_OK {TARGET} {{\"marker\":\"test\"}}")
+    );
+}
+
+/// A release that captures a plugin's sources before loading it (2026.9.6 does, into
+/// `<TMPDIR>/plugin-captures` while the gateway runs) copies everything the plugin imports from
+/// outside the `openclaw` package: the plugin must import the SDK by its bare name, or every start
+/// copies the SDK's import graph (4,279 files on 2026.9.6). Every captured file but the capture's
+/// own `owner.sqlite` is one of the plugin's, under `node_modules/<plugin id>/`.
+fn the_plugin_capture_holds_the_plugin_only(state: &Path) {
+    let captures = state.join("tmp").join("plugin-captures");
+    if !captures.is_dir() {
+        return;
+    }
+    let mut files = Vec::new();
+    let mut pending = vec![captures.clone()];
+    while let Some(dir) = pending.pop() {
+        for entry in std::fs::read_dir(&dir).expect("read a capture directory") {
+            let path = entry.expect("a capture entry").path();
+            let kind = std::fs::symlink_metadata(&path).expect("stat").file_type();
+            match (kind.is_dir(), kind.is_file()) {
+                (true, _) => pending.push(path),
+                (_, true) => files.push(path),
+                _ => {}
+            }
+        }
+    }
+    let plugin = format!("node_modules/{FIXTURE_PLUGIN_ID}/");
+    let foreign: Vec<String> = files
+        .iter()
+        .filter_map(|f| f.strip_prefix(&captures).ok())
+        .map(|f| f.to_string_lossy().into_owned())
+        .filter(|f| !f.contains(&plugin) && !f.ends_with("/owner.sqlite"))
+        .collect();
+    assert!(
+        files.iter().any(|f| f.ends_with("index.js")),
+        "no capture of the plugin's index.js among {files:?}"
+    );
+    assert!(
+        foreign.is_empty(),
+        "the product captured {} files that are not the plugin's, first {:?}",
+        foreign.len(),
+        &foreign[..foreign.len().min(5)]
     );
 }
 
