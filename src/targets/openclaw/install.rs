@@ -139,7 +139,8 @@ pub struct Installation {
     pub node_version: String,
     /// The gateway entry, `node_modules/openclaw/openclaw.mjs`.
     pub openclaw_mjs: PathBuf,
-    /// The plugin SDK entry that plugins import `definePluginEntry` from.
+    /// The plugin SDK entry (`dist/plugin-sdk/plugin-entry.js`, what the product resolves the
+    /// plugin's `openclaw/plugin-sdk/plugin-entry` to): checked to exist, so a broken install fails early.
     pub plugin_entry_js: PathBuf,
     /// The installed OpenClaw version (the one asked for).
     pub version: String,
