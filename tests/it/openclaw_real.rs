@@ -146,7 +146,8 @@ fn lane_configs_say_tool_search_explicitly() {
     assert_eq!(
         direct["gateway"],
         json!({ "mode": "local", "bind": "loopback", "auth": { "mode": "none" },
-                "http": { "endpoints": { "responses": { "enabled": true } } } })
+                "http": { "endpoints": { "responses": { "enabled": true } } },
+                "controlUi": { "enabled": false } })
     );
     assert_eq!(
         direct["plugins"],
@@ -357,6 +358,10 @@ async fn real_gateway_starts_serves_a_turn_read_back_from_its_transcript_and_sto
         format!("done: FAKE_PLUGIN_OK {TARGET} {{\"marker\":\"test\"}}")
     );
     the_plugin_capture_holds_the_plugin_only(&lane.state);
+    // The Control UI is off: no copy of its assets in the state dir (on, 2026.9.6 has made this
+    // directory by the time the first turn is answered, and fills it with 54 MB).
+    let assets = lane.state.join("cache").join("control-ui-assets");
+    assert!(!assets.exists(), "{} exists", assets.display());
     gateway.stop().await.expect("gateway stops");
     let refused = reqwest::get(format!("http://127.0.0.1:{port}/healthz")).await;
     assert!(

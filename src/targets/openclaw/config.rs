@@ -118,6 +118,10 @@ pub fn write_config(
 /// fresh gateway's turns but are after a config hot reload, so with it a lane would depend on the
 /// lanes before it. Without it a fresh gateway's requests are byte for byte what they are with it
 /// (the committed snapshots did not change) and a reloaded one's are the same.
+///
+/// The Control UI is off (`gateway.controlUi.enabled: false`, in every release's schema since
+/// 2026.5.12): on, every fresh state dir gets a 54 MB copy of its assets, hashed file by file while
+/// the first lanes run (2026.9.6); no lane uses the dashboard, and no request changes.
 pub fn config_value(
     provider_base_url: &str,
     plugin_dir: &Path,
@@ -161,7 +165,8 @@ pub fn config_value(
             "mode": "local",
             "bind": "loopback",
             "auth": { "mode": "none" },
-            "http": { "endpoints": { "responses": { "enabled": true } } }
+            "http": { "endpoints": { "responses": { "enabled": true } } },
+            "controlUi": { "enabled": false }
         },
         "models": models,
         "agents": agents,
