@@ -71,6 +71,16 @@ pub enum Command {
         /// failure the release's accepted findings do not cover.
         #[arg(long, value_enum, default_value_t = crate::selftest::Unseeded::Run)]
         unseeded: crate::selftest::Unseeded,
+        /// Product seeds as builds (issue #54): each seed's patched copy of the release (the
+        /// newest with data, or TOOLSEARCH_QA_OPENCLAW_VERSION's) packed by npm pack into
+        /// <cache>/packed/ (named with the seed file's sha256, so packed once), installed as --openclaw-build does (the release's
+        /// dependencies linked, no npm install) and run on the seed's lanes as a build judged
+        /// against that release. Caught only when that run exits 1 with the seed's claims, and
+        /// no other, among its build-against-baseline new failures. Unless --unseeded skip, the
+        /// release packed unpatched runs every seed's lanes first and must exit 0. Needs
+        /// --target openclaw; not with --openclaw-build.
+        #[arg(long, conflicts_with = "openclaw_build")]
+        packed: bool,
         #[arg(long, value_enum, default_value_t = Format::Table)]
         format: Format,
     },
@@ -748,6 +758,7 @@ impl SuiteArgs {
         let ProviderMode::MockOpenai = self.provider_mode;
         let run = RunRequest {
             scenarios: self.scenarios,
+            lanes: Vec::new(),
             scenario_dirs: self.scenario_dirs,
             with_builtins: self.with_builtins,
             target: self.node.target(self.target, self.baseline.version).await?,

@@ -48,6 +48,7 @@ pub async fn run(
             baseline,
             product_seeds,
             unseeded,
+            packed,
             format,
         } => Box::pin(async move {
             let node = crate::cli::args::NodeArg {
@@ -61,8 +62,14 @@ pub async fn run(
             crate::selftest::command(
                 &seeds,
                 target,
-                product_seeds,
-                unseeded,
+                crate::selftest::ProductSeedRun {
+                    which: product_seeds,
+                    unseeded,
+                    seed_as: match packed {
+                        true => crate::selftest::SeedAs::Tarball,
+                        false => crate::selftest::SeedAs::Copy,
+                    },
+                },
                 &pick,
                 format,
                 stdout,

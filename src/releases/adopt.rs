@@ -289,6 +289,7 @@ pub async fn run_pick(
     let dir = crate::error::temp_dir("toolsearch-qa-adopt-")?;
     let request = RunRequest {
         scenarios,
+        lanes: Vec::new(),
         scenario_dirs: Vec::new(),
         with_builtins: false,
         target: TargetPick::openclaw(pick),

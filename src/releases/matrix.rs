@@ -117,6 +117,7 @@ pub async fn command(
         );
         let request = RunRequest {
             scenarios: options.scenarios.clone(),
+            lanes: Vec::new(),
             scenario_dirs: Vec::new(),
             with_builtins: false,
             target: TargetPick::openclaw(Pick::release(Some(cell.version.clone()), cell.node)),

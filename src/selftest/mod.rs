@@ -6,6 +6,7 @@
 //! any seed runs, every scenario the seeds use must pass unseeded, or a "caught" would mean
 //! nothing. Rendering lives in [`render`].
 
+pub mod packed;
 pub mod patched;
 pub mod product;
 pub mod render;
@@ -70,6 +71,10 @@ pub struct Cell {
     pub scenario: String,
     #[serde(flatten)]
     pub outcome: Outcome,
+    /// The seeded build the cell ran (`--packed`): the tarball, its sha256, where its
+    /// dependencies came from.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub build: Option<crate::targets::openclaw::BuildSource>,
 }
 
 /// The whole matrix.
@@ -113,6 +118,24 @@ pub enum ProductSeeds {
     Only,
     /// None of them.
     Without,
+}
+
+/// The product seeds' flags: which run, whether their lanes run unseeded first, and how.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub struct ProductSeedRun {
+    pub which: ProductSeeds,
+    pub unseeded: Unseeded,
+    pub seed_as: SeedAs,
+}
+
+/// How a product seed runs (`--packed`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub enum SeedAs {
+    /// Its patched copy of the release's install, run as the release ([`patched`]).
+    #[default]
+    Copy,
+    /// Its patched copy packed by npm and run as a build against the release ([`packed`]).
+    Tarball,
 }
 
 /// Whether the product seeds' lanes first run unseeded on the release as published
@@ -210,15 +233,18 @@ fn pick_both(
 /// Runs the baseline (every scenario the seeds use, unseeded) and then every seed whose
 /// scenario passed it; a real OpenClaw runs on Node `node`.
 pub async fn run(seeds: &[Seed], node: NodeMajor) -> Result<Matrix, Error> {
-    run_with(seeds, &[], &Pick::release(None, node), Unseeded::Run).await
+    let pick = Pick::release(None, node);
+    run_with(seeds, &[], &pick, Unseeded::Run, SeedAs::Copy).await
 }
 
-/// [`run`], then the product seeds `patched` ([`patched::run`]): their cells follow.
+/// [`run`], then the product seeds `patched` as `seed_as` says ([`patched::run`] or
+/// [`packed::run`]): their cells follow.
 pub async fn run_with(
     seeds: &[Seed],
     patched: &[ProductSeed],
     pick: &Pick,
     unseeded: Unseeded,
+    seed_as: SeedAs,
 ) -> Result<Matrix, Error> {
     let started = Instant::now();
     let known = load_all(&[])?;
@@ -266,9 +292,13 @@ pub async fn run_with(
             seed: seed.name(),
             scenario: seed.scenario.to_string(),
             outcome,
+            build: None,
         });
     }
-    let mut patched = patched::run(&known, patched, pick, unseeded).await?;
+    let mut patched = match seed_as {
+        SeedAs::Copy => patched::run(&known, patched, pick, unseeded).await?,
+        SeedAs::Tarball => packed::run(patched, pick, unseeded).await?,
+    };
     baseline_failures.append(&mut patched.baseline_failures);
     cells.append(&mut patched.cells);
     Ok(Matrix {
@@ -437,14 +467,25 @@ pub fn judge(claim: ClaimId, report: &ScenarioReport) -> Outcome {
 pub async fn command(
     only: &[String],
     targets: TargetChoice,
-    product_seeds: ProductSeeds,
-    unseeded: Unseeded,
+    product: ProductSeedRun,
     pick: &Pick,
     format: crate::output::Format,
     out: &mut dyn std::io::Write,
 ) -> Result<u8, Error> {
+    let ProductSeedRun {
+        which: product_seeds,
+        unseeded,
+        seed_as,
+    } = product;
+    if seed_as == SeedAs::Tarball
+        && (targets == TargetChoice::Embedded || product_seeds == ProductSeeds::Without)
+    {
+        return Err(Error::Usage(
+            "--packed runs the product seeds as builds: pass --target openclaw, and not --product-seeds without".into(),
+        ));
+    }
     let (seeds, patched) = pick_all(only, targets, product_seeds)?;
-    let matrix = run_with(&seeds, &patched, pick, unseeded).await?;
+    let matrix = run_with(&seeds, &patched, pick, unseeded, seed_as).await?;
     let text = match format {
         crate::output::Format::Table => matrix.to_table(),
         crate::output::Format::Json => matrix.to_json() + "\n",

@@ -147,6 +147,7 @@ pub async fn run(
             seed: seed.name.clone(),
             scenario: seed.scenario.clone(),
             outcome,
+            build: None,
         });
     }
     Ok(PatchedRuns {

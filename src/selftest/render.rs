@@ -16,6 +16,18 @@ fn detail(cell: &Cell) -> String {
             not_judged: Some(why),
             ..
         } => cut(&format!("{} not judged: {why}", cell.claim), 90),
+        Outcome::Missed { failed, .. } if failed.contains(&cell.claim) => {
+            let others: Vec<&str> = failed
+                .iter()
+                .filter(|c| **c != cell.claim)
+                .map(|c| c.as_str())
+                .collect();
+            format!(
+                "red for {} but also {}: a packed seed is caught by its own claims only",
+                cell.claim,
+                others.join(", ")
+            )
+        }
         Outcome::Missed { failed, .. } if failed.is_empty() => "every claim held".into(),
         Outcome::Missed { failed, .. } => format!(
             "only {} failed",
@@ -46,6 +58,11 @@ impl Matrix {
         crate::output::keep_words(&mut table);
         let mut text = table.to_string();
         text.push('\n');
+        for cell in &self.cells {
+            if let Some(build) = &cell.build {
+                text.push_str(&format!("{}: {build}\n", cell.seed));
+            }
+        }
         for failure in &self.baseline_failures {
             text.push_str(&format!("baseline failed: {failure}\n"));
         }

@@ -85,6 +85,9 @@ impl SnapshotDir {
 #[derive(Debug, Clone)]
 pub struct RunRequest {
     pub scenarios: Vec<String>,
+    /// Only these lanes of each scenario chosen (empty: every lane), as a product seed names its
+    /// lanes (`selftest --packed`).
+    pub lanes: Vec<String>,
     /// Run these directories' scenarios (instead of the built-in ones, unless
     /// `with_builtins`).
     pub scenario_dirs: Vec<PathBuf>,
@@ -146,6 +149,12 @@ pub async fn run(request: &RunRequest, reporter: &dyn Reporter) -> Result<RunOut
         Some(shard) => in_shard(filtered, shard, request.target.kind),
         None => filtered,
     };
+    if !request.lanes.is_empty() {
+        for scenario in &mut scenarios {
+            scenario.lanes.retain(|l| request.lanes.contains(&l.name));
+        }
+        scenarios.retain(|s| !s.lanes.is_empty());
+    }
     if scenarios.is_empty() {
         return Err(Error::Usage(empty_selection(
             count,

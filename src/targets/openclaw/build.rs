@@ -421,6 +421,81 @@ async fn tarball_manifest(path: &Path) -> Result<String, Error> {
     })
 }
 
+/// The folder of the install cache where packed builds are kept (`<cache>/packed/`).
+pub const PACKED_DIR: &str = "packed";
+
+/// `npm pack` of the package root `package` as `<cache_root>/packed/<name>`, unless there (npm
+/// pack writes the same bytes for the same files, so a name that says what was packed keeps its
+/// tarball, and that tarball's install, across runs): packed into a temp dir beside it and
+/// renamed into place, so no half-written tarball is ever found. npm failing is exit 3.
+pub async fn pack(package: &Path, cache_root: &Path, name: &str) -> Result<PathBuf, Error> {
+    let dir = cache_root.join(PACKED_DIR);
+    let out = dir.join(name);
+    if out.is_file() {
+        return Ok(out);
+    }
+    std::fs::create_dir_all(&dir).map_err(|e| Error::Io {
+        action: "cannot create",
+        path: dir.clone(),
+        source: e,
+    })?;
+    let temp = tempfile::Builder::new()
+        .prefix(".pack-")
+        .tempdir_in(&dir)
+        .map_err(|e| Error::Io {
+            action: "cannot create a temp dir in",
+            path: dir.clone(),
+            source: e,
+        })?;
+    crate::output::warn(&format!(
+        "packing {} as {} (npm pack)",
+        package.display(),
+        out.display()
+    ));
+    let output = tokio::process::Command::new("npm")
+        .args(["pack", "--ignore-scripts", "--silent", "--pack-destination"])
+        .arg(temp.path())
+        .arg(package)
+        .stdin(std::process::Stdio::null())
+        .kill_on_drop(true)
+        .output()
+        .await
+        .map_err(|e| {
+            Error::Machine(format!("cannot run npm to pack {}: {e}", package.display()))
+        })?;
+    if !output.status.success() {
+        let stderr = String::from_utf8_lossy(&output.stderr);
+        return Err(Error::Machine(format!(
+            "npm pack {} failed ({}): {}",
+            package.display(),
+            output.status,
+            stderr.lines().last().unwrap_or("").trim()
+        )));
+    }
+    let made = std::fs::read_dir(temp.path())
+        .map_err(|e| Error::Io {
+            action: "cannot read",
+            path: temp.path().to_path_buf(),
+            source: e,
+        })?
+        .filter_map(Result::ok)
+        .map(|e| e.path())
+        .find(|p| p.extension().is_some_and(|e| e == "tgz"))
+        .ok_or_else(|| {
+            Error::Machine(format!(
+                "npm pack {} wrote no tarball into {}",
+                package.display(),
+                temp.path().display()
+            ))
+        })?;
+    std::fs::rename(&made, &out).map_err(|e| Error::Io {
+        action: "cannot move the tarball into",
+        path: out.clone(),
+        source: e,
+    })?;
+    Ok(out)
+}
+
 /// A tarball to install: its path, sha256 and `package/package.json`.
 struct Tarball<'a> {
     path: &'a Path,
