@@ -28,7 +28,8 @@ pub struct ProductSeed {
     pub issue: Option<u32>,
     /// The built-in scenario it must turn red.
     pub scenario: String,
-    /// The claims of which one must fail: caught is red with one of these.
+    /// The claims the bug turns red, of which one must fail: caught is red with one of these
+    /// (as a packed build, `selftest --packed`: with these and no other claim).
     pub claims: Vec<ClaimId>,
     /// The scenario's lanes the seed runs (empty: every lane), so a run pays only for the lanes
     /// that replay the bug.

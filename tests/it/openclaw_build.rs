@@ -358,12 +358,13 @@ fn packed(cache_root: &Path, package: &Path, name: &str) -> PathBuf {
     out
 }
 
-/// `suite --target openclaw --openclaw-build <build> --scenario <scenario> --format json` in the
-/// real install cache: (exit code, the report, stderr).
-fn run_build(build: &Path, scenario: &str) -> (i32, serde_json::Value, String) {
+/// `suite --target openclaw --openclaw-build <build> --scenario <scenario> --format json` with
+/// `cache` as the install cache: (exit code, the report, stderr).
+fn run_build(cache: &Path, build: &Path, scenario: &str) -> (i32, serde_json::Value, String) {
     let out = Command::cargo_bin("toolsearch-qa")
         .unwrap()
         .current_dir(env!("CARGO_MANIFEST_DIR"))
+        .env("TOOLSEARCH_QA_CACHE", cache)
         .env_remove("TOOLSEARCH_QA_OPENCLAW_VERSION")
         .args(["suite", "--target", "openclaw", "--openclaw-build"])
         .arg(build)
@@ -377,19 +378,34 @@ fn run_build(build: &Path, scenario: &str) -> (i32, serde_json::Value, String) {
     (out.status.code().unwrap_or(-1), report, stderr)
 }
 
-/// The seeds' scenario and claim: search-no-usable-term (openclaw/openclaw#131226 as filed)
+/// An install cache of its own beside the real one: every entry of `real` linked (the releases,
+/// the Nodes, `packed/`) but the builds' entries, so each build installs afresh here, by the
+/// path under test, and what its report says of its dependencies is known exactly.
+fn fresh_cache(real: &Path) -> tempfile::TempDir {
+    let dir = tempfile::tempdir().unwrap();
+    for entry in std::fs::read_dir(real).unwrap() {
+        let name = entry.unwrap().file_name();
+        let text = name.to_string_lossy();
+        if text.starts_with('.') || text.starts_with("openclaw-build-") {
+            continue;
+        }
+        std::os::unix::fs::symlink(real.join(&name), dir.path().join(&name)).unwrap();
+    }
+    dir
+}
+
+/// The seed's scenario and claim: search-no-usable-term (openclaw/openclaw#114285 as filed)
 /// turns S1 red on upstream-search-no-match.
 const SEED: &str = "search-no-usable-term";
 const SEED_SCENARIO: &str = "upstream-search-no-match";
-const SEED_CLAIM: &str = "S1";
 
 /// Issue #54's proof on the newest release: its package packed by npm is green against its own
-/// release as baseline; the same package patched by a product seed (the seeded copy the
-/// selftest runs), packed, is red naming the seed's claim, in the build-against-baseline section.
+/// release as baseline, installed without npm (its dependencies are the release's: linked); the
+/// same package patched by a product seed and packed, run by `selftest --packed`, is red for the
+/// seed's claim and no other, its tarball named by the seed file's hash.
 #[test]
 #[ignore = "needs OpenClaw 2026.9.6 and npm (bash scripts/install-openclaw.sh)"]
 fn a_packed_release_is_green_against_itself_and_a_seeded_pack_is_red_naming_its_claim() {
-    use toolsearch_qa::product_seeds::{self, SeededCopy};
     use toolsearch_qa::targets::openclaw::install::default_cache_root;
     let _one_gateway = crate::openclaw_real::ONE_GATEWAY.blocking_lock();
     let version: toolsearch_qa::targets::openclaw::Version = "2026.9.6".parse().unwrap();
@@ -400,13 +416,21 @@ fn a_packed_release_is_green_against_itself_and_a_seeded_pack_is_red_naming_its_
     )
     .unwrap_or_else(|e| panic!("needs OpenClaw 2026.9.6: {e}"));
     let cache_root = default_cache_root().unwrap();
+    let cache = fresh_cache(&cache_root);
+    let reused = serde_json::json!({
+        "from": "reused",
+        "release": "2026.9.6",
+        "prefix": cache.path().join("openclaw-2026.9.6").display().to_string(),
+    });
 
     let plain = packed(&cache_root, &install.package, "openclaw-2026.9.6.tgz");
-    let (code, report, stderr) = run_build(&plain, SEED_SCENARIO);
+    let (code, report, stderr) = run_build(cache.path(), &plain, SEED_SCENARIO);
     assert_eq!(code, 0, "{stderr}");
     let build = &report["product"]["build"];
     assert_eq!(build["source"]["kind"], "tarball");
     assert_eq!(build["source"]["sha256"], sha256(&plain));
+    assert_eq!(build["source"]["dependencies"], reused, "{stderr}");
+    assert!(!stderr.contains("npm install"), "{stderr}");
     assert_eq!(build["baseline"], "2026.9.6");
     assert_eq!(build["why"], "named");
     let section = &report["buildAgainstBaseline"];
@@ -427,33 +451,45 @@ fn a_packed_release_is_green_against_itself_and_a_seeded_pack_is_red_naming_its_
         );
     }
 
-    let root = toolsearch_qa::data_root::current();
-    let seeds = product_seeds::load(root).unwrap();
-    let seed = seeds.iter().find(|s| s.name == SEED).expect("the seed");
+    // The seed through `selftest --packed` (its lanes ran above, unpatched, in full).
     let seed_file = Path::new(env!("CARGO_MANIFEST_DIR"))
         .join("data/product-seeds")
         .join(format!("{SEED}.toml"));
     let tag = &sha256(&seed_file)[..12];
     let name = format!("openclaw-2026.9.6-{SEED}-{tag}.tgz");
-    let seeded = match cache_root.join("packed").join(&name) {
-        ready if ready.is_file() => ready,
-        _ => {
-            let copy = SeededCopy::make(seed, &install.prefix).unwrap();
-            packed(
-                &cache_root,
-                &copy.prefix().join("node_modules/openclaw"),
-                &name,
-            )
-        }
-    };
-    let (code, report, stderr) = run_build(&seeded, SEED_SCENARIO);
-    assert_eq!(code, 1, "{stderr}");
-    let failures = report["buildAgainstBaseline"]["newFailures"]
-        .as_array()
+    let out = Command::cargo_bin("toolsearch-qa")
+        .unwrap()
+        .current_dir(env!("CARGO_MANIFEST_DIR"))
+        .env("TOOLSEARCH_QA_CACHE", cache.path())
+        .env_remove("TOOLSEARCH_QA_OPENCLAW_VERSION")
+        .args(["selftest", "--target", "openclaw", "--openclaw-node", "24"])
+        .args(["--product-seeds", "only", "--packed", "--unseeded", "skip"])
+        .args(["--seed", SEED, "--format", "json"])
+        .timeout(std::time::Duration::from_secs(900))
+        .output()
         .unwrap();
-    assert!(!failures.is_empty(), "{report}");
-    assert!(
-        failures.iter().all(|f| f["claim"] == SEED_CLAIM),
-        "only the seed's claim turns red: {failures:?}"
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(out.status.code(), Some(0), "{stderr}");
+    let matrix: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+    let cells = matrix["cells"].as_array().unwrap();
+    assert_eq!(cells.len(), 1, "{matrix}");
+    let cell = &cells[0];
+    assert_eq!(cell["result"], "caught", "{cell}");
+    assert_eq!(cell["claim"], "S1");
+    assert_eq!(cell["target"], "openclaw-build");
+    assert_eq!(
+        cell["also"],
+        serde_json::json!([]),
+        "only the seed's claim: {cell}"
     );
+    let seeded = cache_root.join("packed").join(&name);
+    assert_eq!(
+        cell["build"]["path"],
+        std::fs::canonicalize(&seeded)
+            .unwrap()
+            .display()
+            .to_string()
+    );
+    assert_eq!(cell["build"]["sha256"], sha256(&seeded));
+    assert_eq!(cell["build"]["dependencies"], reused);
 }
