@@ -271,10 +271,8 @@ fn outcome(
         }
     }
     failed.sort();
-    let own = seed.claims.iter().copied().find(|c| failed.contains(c));
-    let only_own = failed.iter().all(|c| seed.claims.contains(c));
-    Ok(match (exit == Exit::FAILED, own, only_own) {
-        (true, Some(claim), true) => {
+    Ok(match decide(&seed.claims, exit, &failed) {
+        Decision::Caught { claim, also } => {
             let scenario = report
                 .scenarios
                 .iter()
@@ -284,18 +282,10 @@ fn outcome(
                 Outcome::Caught { checks, .. } => checks,
                 _ => Vec::new(),
             };
-            let also = failed.into_iter().filter(|c| *c != claim).collect();
             (claim, Outcome::Caught { checks, also })
         }
-        (_, Some(claim), _) => (
-            claim,
-            Outcome::Missed {
-                failed,
-                not_judged: None,
-            },
-        ),
-        (_, None, _) => (
-            first,
+        Decision::Missed { claim } => (
+            claim.unwrap_or(first),
             Outcome::Missed {
                 failed,
                 not_judged: None,
@@ -304,9 +294,72 @@ fn outcome(
     })
 }
 
+/// What a seeded build's run comes to, from its exit code and the claims of its new failures.
+#[derive(Debug, PartialEq, Eq)]
+enum Decision {
+    /// Exit 1, `claim` (the first of the seed's that failed) among the new failures, and no
+    /// claim the seed does not name; `also` the seed's other claims that failed.
+    Caught { claim: ClaimId, also: Vec<ClaimId> },
+    /// Anything else; `claim` the first of the seed's claims that failed, if one did.
+    Missed { claim: Option<ClaimId> },
+}
+
+fn decide(claims: &[ClaimId], exit: u8, failed: &[ClaimId]) -> Decision {
+    let own = claims.iter().copied().find(|c| failed.contains(c));
+    let only_own = failed.iter().all(|c| claims.contains(c));
+    match (exit == Exit::FAILED, own, only_own) {
+        (true, Some(claim), true) => Decision::Caught {
+            claim,
+            also: failed.iter().copied().filter(|c| *c != claim).collect(),
+        },
+        (_, claim, _) => Decision::Missed { claim },
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// Caught takes exit 1 and the seed's claims, no other: red for another claim too, red with
+    /// an exit other than 1, or red for other claims only is missed.
+    #[test]
+    fn a_seeded_build_is_caught_by_its_own_claims_only() {
+        use ClaimId::{C2, D1, P1, T1};
+        let claims = [D1, T1];
+        assert_eq!(
+            decide(&claims, 1, &[D1, T1]),
+            Decision::Caught {
+                claim: D1,
+                also: vec![T1]
+            }
+        );
+        assert_eq!(
+            decide(&claims, 1, &[T1]),
+            Decision::Caught {
+                claim: T1,
+                also: vec![]
+            }
+        );
+        assert_eq!(
+            decide(&[D1], 1, &[D1, T1]),
+            Decision::Missed { claim: Some(D1) },
+            "T1 is not the seed's"
+        );
+        assert_eq!(decide(&claims, 1, &[P1]), Decision::Missed { claim: None });
+        assert_eq!(decide(&claims, 1, &[]), Decision::Missed { claim: None });
+        assert_eq!(
+            decide(&claims, 3, &[D1]),
+            Decision::Missed { claim: Some(D1) }
+        );
+        assert_eq!(decide(&claims, 0, &[]), Decision::Missed { claim: None });
+        assert_eq!(
+            decide(&[C2], 1, &[C2]),
+            Decision::Caught {
+                claim: C2,
+                also: vec![]
+            }
+        );
+    }
 
     #[test]
     fn the_tarball_name_carries_the_seed_files_hash() {
