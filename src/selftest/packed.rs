@@ -81,6 +81,14 @@ pub async fn run(
                     "selftest baseline on the packed openclaw {version}: scenario {scenario} lane {lane} did not run: {error}"
                 )));
             }
+            let lanes_said = match lanes.is_empty() {
+                true => "every lane".to_string(),
+                false => lanes.join(", "),
+            };
+            crate::output::warn(&format!(
+                "selftest: openclaw {version} packed unpatched ({}), against itself on {scenario} ({lanes_said}): exit {exit}",
+                plain.display()
+            ));
             if exit != Exit::OK {
                 baseline_failures.push(format!(
                     "{scenario} (openclaw {version} packed, unpatched, against itself): exit {exit}: {}",
