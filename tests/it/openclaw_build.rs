@@ -378,18 +378,27 @@ fn run_build(cache: &Path, build: &Path, scenario: &str) -> (i32, serde_json::Va
     (out.status.code().unwrap_or(-1), report, stderr)
 }
 
-/// An install cache of its own beside the real one: every entry of `real` linked (the releases,
-/// the Nodes, `packed/`) but the builds' entries, so each build installs afresh here, by the
-/// path under test, and what its report says of its dependencies is known exactly.
-fn fresh_cache(real: &Path) -> tempfile::TempDir {
-    let dir = tempfile::tempdir().unwrap();
+/// The install cache this test installs its builds into: `<real>/build-test-cache/`, every entry
+/// of `real` linked into it (the releases, the Nodes, `packed/`) but the builds' entries. Every
+/// build entry in it was made by the install this test is about, so what a report says of its
+/// dependencies is known exactly; kept across runs, as CI keeps the real cache, so a warm run
+/// installs nothing (its first run unpacks each tarball, seconds).
+fn build_test_cache(real: &Path) -> PathBuf {
+    let dir = real.join("build-test-cache");
+    std::fs::create_dir_all(&dir).unwrap();
     for entry in std::fs::read_dir(real).unwrap() {
         let name = entry.unwrap().file_name();
         let text = name.to_string_lossy();
-        if text.starts_with('.') || text.starts_with("openclaw-build-") {
+        if text.starts_with('.')
+            || text.starts_with("openclaw-build-")
+            || text == "build-test-cache"
+        {
             continue;
         }
-        std::os::unix::fs::symlink(real.join(&name), dir.path().join(&name)).unwrap();
+        let link = dir.join(&name);
+        if std::fs::symlink_metadata(&link).is_err() {
+            std::os::unix::fs::symlink(real.join(&name), link).unwrap();
+        }
     }
     dir
 }
@@ -416,15 +425,15 @@ fn a_packed_release_is_green_against_itself_and_a_seeded_pack_is_red_naming_its_
     )
     .unwrap_or_else(|e| panic!("needs OpenClaw 2026.9.6: {e}"));
     let cache_root = default_cache_root().unwrap();
-    let cache = fresh_cache(&cache_root);
+    let cache = build_test_cache(&cache_root);
     let reused = serde_json::json!({
         "from": "reused",
         "release": "2026.9.6",
-        "prefix": cache.path().join("openclaw-2026.9.6").display().to_string(),
+        "prefix": cache.join("openclaw-2026.9.6").display().to_string(),
     });
 
     let plain = packed(&cache_root, &install.package, "openclaw-2026.9.6.tgz");
-    let (code, report, stderr) = run_build(cache.path(), &plain, SEED_SCENARIO);
+    let (code, report, stderr) = run_build(&cache, &plain, SEED_SCENARIO);
     assert_eq!(code, 0, "{stderr}");
     let build = &report["product"]["build"];
     assert_eq!(build["source"]["kind"], "tarball");
@@ -460,7 +469,7 @@ fn a_packed_release_is_green_against_itself_and_a_seeded_pack_is_red_naming_its_
     let out = Command::cargo_bin("toolsearch-qa")
         .unwrap()
         .current_dir(env!("CARGO_MANIFEST_DIR"))
-        .env("TOOLSEARCH_QA_CACHE", cache.path())
+        .env("TOOLSEARCH_QA_CACHE", &cache)
         .env_remove("TOOLSEARCH_QA_OPENCLAW_VERSION")
         .args(["selftest", "--target", "openclaw", "--openclaw-node", "24"])
         .args(["--product-seeds", "only", "--packed", "--unseeded", "skip"])
