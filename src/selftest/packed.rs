@@ -74,7 +74,12 @@ pub async fn run(
     if unseeded == Unseeded::Run {
         let name = format!("openclaw-{version}.tgz");
         let plain = build::pack(&install.package, &cache_root, &name).await?;
-        for (scenario, lanes) in scenarios_and_lanes(seeds) {
+        let packable: Vec<ProductSeed> = seeds
+            .iter()
+            .filter(|s| unpackable(s).is_none())
+            .cloned()
+            .collect();
+        for (scenario, lanes) in scenarios_and_lanes(&packable) {
             let (exit, report) = run_build(&plain, &version, pick, &scenario, &lanes).await?;
             if let Some((lane, error)) = lane_error(&report) {
                 return Err(Error::Machine(format!(
@@ -104,6 +109,17 @@ pub async fn run(
     }
     let mut cells = Vec::new();
     for (seed, text) in seeds.iter().zip(&texts) {
+        if let Some(reason) = unpackable(seed) {
+            cells.push(Cell {
+                claim: seed.claims[0],
+                target: TARGET,
+                seed: seed.name.clone(),
+                scenario: seed.scenario.clone(),
+                outcome: Outcome::NotSeedable { reason },
+                build: None,
+            });
+            continue;
+        }
         let name = tarball_name(&version, &seed.name, text);
         let ready = cache_root.join(build::PACKED_DIR).join(&name);
         let tarball = match ready.is_file() {
@@ -146,6 +162,24 @@ pub async fn run(
     Ok(PatchedRuns {
         baseline_failures,
         cells,
+    })
+}
+
+/// Why `seed` cannot be a packed build, if it cannot: a patch of a package beside the product
+/// (`@openclaw/ai`) would be lost, as the tarball holds the `openclaw` package only and its
+/// dependencies are the release's.
+fn unpackable(seed: &ProductSeed) -> Option<String> {
+    let beside: Vec<&str> = seed
+        .patches
+        .iter()
+        .filter(|p| p.package != crate::product_seeds::PRODUCT_PACKAGE)
+        .map(|p| p.package.as_str())
+        .collect();
+    (!beside.is_empty()).then(|| {
+        format!(
+            "it patches {}, beside the openclaw package a tarball holds: run it as a copy (without --packed)",
+            beside.join(", ")
+        )
     })
 }
 
@@ -366,6 +400,27 @@ mod tests {
                 claim: C2,
                 also: vec![]
             }
+        );
+    }
+
+    /// A seed that patches a package beside the product cannot be packed (its patch would be
+    /// lost); one that patches the product alone can.
+    #[test]
+    fn a_seed_patching_another_package_is_not_packed() {
+        let patch = |package: &str| crate::product_seeds::Patch {
+            package: package.into(),
+            file: "dist/a.mjs".into(),
+            find: "a".into(),
+            replace: "b".into(),
+            count: 1,
+        };
+        let mut one = seed(&[], "a");
+        one.patches = vec![patch("openclaw")];
+        assert_eq!(unpackable(&one), None);
+        one.patches.push(patch("@openclaw/ai"));
+        assert_eq!(
+            unpackable(&one).as_deref(),
+            Some("it patches @openclaw/ai, beside the openclaw package a tarball holds: run it as a copy (without --packed)")
         );
     }
 
