@@ -1092,5 +1092,14 @@ mod tests {
              baseline openclaw 2026.9.6: the nearest adopted release older than the build's \
              2026.9.7, which is not adopted"
         );
+        let reused = Dependencies::Reused {
+            release: "2026.9.6".into(),
+            prefix: "/c/openclaw-2026.9.6".into(),
+        };
+        assert_eq!(
+            reused.to_string(),
+            "dependencies reused from the installed openclaw 2026.9.6 at /c/openclaw-2026.9.6, \
+             the same as the build asks for"
+        );
     }
 }
