@@ -122,19 +122,17 @@ pub async fn command(
     // Located first: a release or Node that is not installed is one error line, nothing written.
     let target = OpenClawTarget::locate_version(options.openclaw.node, Some(version))?;
     let node = target.install().node_major();
+    let target_package = target.install().package.clone();
     drop(target);
     let catalogue = ReleaseCatalogue::current().map_err(|e| Error::Usage(e.to_string()))?;
     let facts = catalogue
         .find(version)
         .map_err(|e| Error::Usage(e.to_string()))?;
-    let base = Base::nearest(catalogue, version)?;
+    let bases = Bases::all(catalogue, version)?;
     crate::output::warn(&format!(
         "adopt: release facts from {}; reasons carried from {}",
         facts.why(version),
-        base.as_ref().map_or(
-            "no release (none has accepted findings)".into(),
-            Base::describe
-        )
+        bases.describe()
     ));
 
     let summary = run_suite(
@@ -144,14 +142,16 @@ pub async fn command(
     )
     .await?;
     accept_pending_snapshots(&files.snapshots)?;
-    let drafts = carry(failing_checks(&summary), base.as_ref());
+    let recheck = crate::releases::reasons::Recheck::open(&target_package)?;
+    let drafts = carry(failing_checks(&summary), &bases, &recheck)?;
     let record = RunRecord::from_report(&summary);
     let record_path = RunRecord::path(&options.root, &version.to_string());
     record.write(&record_path)?;
     let escapes = carry_escapes(
         run_probes(options, node, probe_secret).await?,
-        base.as_ref(),
-    );
+        &bases,
+        &recheck,
+    )?;
     // The profile only feeds the embedded gateway's prediction: a release whose surface the
     // capture cannot read yet is adopted without one, and the summary says why.
     let profile_note = match capture_profile(options, &files.profile).await {
@@ -167,9 +167,10 @@ pub async fn command(
         .map_err(Error::io("create", &files.expectations))?;
     std::fs::write(&files.expectations, text).map_err(Error::io("write", &files.expectations))?;
 
-    let from = base.as_ref().map_or("no adopted release".into(), |b| {
-        format!("openclaw {}", b.version)
-    });
+    let from = match bases.0.len() {
+        0 => "no adopted release".to_string(),
+        n => format!("{n} adopted releases, checked again in {version}'s dist/"),
+    };
     let mut summary = format!(
         "adopted openclaw {version} (Node {node}):\n  {} written: {} failing checks and {} probe escapes; {carried} reasons carried from {from} (same check, expected and observed), {todo} left {TODO_REASON}\n  {} written\n  {profile_note}\n  {} written\n  {release_note}\n",
         files.expectations.display(),
@@ -499,91 +500,170 @@ fn reason_lines(carried: Option<&Carried>) -> String {
     }
 }
 
-/// The adopted release whose accepted findings an adoption carries reasons from.
+/// An adopted release whose accepted findings an adoption carries reasons from.
 pub struct Base {
     pub version: Version,
     pub expectations: Expectations,
-    /// Why this one (`nearest to 2026.9.4 by version, newer`).
-    pub why: String,
 }
 
-impl Base {
-    /// The release of `catalogue` nearest to `version` ([`Version::distance`]; on a tie the
-    /// newer) among those with accepted findings that load.
-    pub fn nearest(catalogue: &ReleaseCatalogue, version: &Version) -> Result<Option<Base>, Error> {
+/// Every adopted release with accepted findings that load, nearest to the release being
+/// adopted first ([`Version::distance`]; on a tie the newer): a reason is carried from any of
+/// them, the nearest that holds first.
+pub struct Bases(pub Vec<Base>);
+
+impl Bases {
+    pub fn all(catalogue: &ReleaseCatalogue, version: &Version) -> Result<Bases, Error> {
         let known = load_all(&[])?;
+        let mut bases = Vec::new();
         for candidate in catalogue.nearest_first(version) {
-            let label = format!("openclaw-{candidate}");
-            // A file with unwritten reasons carries nothing; the next nearest may.
-            let Ok(Some(expectations)) = findings::built_in(&label, &known) else {
+            if candidate == version {
                 continue;
-            };
-            let side = if candidate > version {
-                "newer"
-            } else if candidate < version {
-                "older"
-            } else {
-                "itself"
-            };
-            return Ok(Some(Base {
-                why: format!("nearest to {version} by version with accepted findings, {side}"),
-                version: candidate.clone(),
-                expectations,
-            }));
+            }
+            let label = format!("openclaw-{candidate}");
+            // A file with unwritten reasons carries nothing.
+            if let Ok(Some(expectations)) = findings::built_in(&label, &known) {
+                bases.push(Base {
+                    version: candidate.clone(),
+                    expectations,
+                });
+            }
         }
-        Ok(None)
+        Ok(Bases(bases))
     }
 
     pub fn describe(&self) -> String {
-        format!("{} ({})", self.expectations.origin, self.why)
+        match self.0.as_slice() {
+            [] => "no release (none has accepted findings)".into(),
+            bases => {
+                let names: Vec<String> = bases.iter().map(|b| b.version.to_string()).collect();
+                format!(
+                    "any of {} adopted releases, nearest first ({}), each reason checked again in this release's dist/",
+                    bases.len(),
+                    names.join(", ")
+                )
+            }
+        }
     }
 }
 
-/// Each draft with the base's reason where the base accepted exactly the same failure (same
-/// scenario, lane, claim, check, expected and observed).
-pub fn carry(mut drafts: Vec<Draft>, base: Option<&Base>) -> Vec<Draft> {
-    let Some(base) = base else {
-        return drafts;
-    };
-    for d in &mut drafts {
-        d.carried = base
-            .expectations
-            .findings
-            .iter()
-            .find(|f| {
-                f.scenario == d.scenario
-                    && f.lane == d.lane
-                    && f.claim.as_str() == d.claim
-                    && f.check == d.check
-                    && f.expected == d.expected
-                    && f.observed == d.observed
-            })
-            .map(|f| Carried {
-                reason: f.reason.clone(),
-                from: base.version.to_string(),
-            });
-    }
-    drafts
+/// What a carried reason must meet before it is carried: the adopted release's own `dist/`
+/// ([`crate::releases::reasons::Recheck`]; a test stands in its own).
+pub trait Recheck {
+    /// The reason with cited chunk files renamed to this release's.
+    fn renamed(&self, reason: &str) -> String;
+    /// For each reason, whether this release has everything it cites.
+    fn holds(&self, reasons: &[String]) -> Result<Vec<bool>, Error>;
 }
 
-/// Each escape with the base's reason where the base accepted the same probe escaping the same
-/// way.
-fn carry_escapes(mut escapes: Vec<EscapeDraft>, base: Option<&Base>) -> Vec<EscapeDraft> {
-    let Some(base) = base else {
-        return escapes;
-    };
-    for e in &mut escapes {
-        e.carried = base
-            .expectations
-            .probes
-            .iter()
-            .find(|p| p.probe == e.probe && p.observed == e.observed)
-            .map(|p| Carried {
-                reason: p.reason.clone(),
-                from: base.version.to_string(),
-            });
+impl Recheck for crate::releases::reasons::Recheck {
+    fn renamed(&self, reason: &str) -> String {
+        crate::releases::reasons::Recheck::renamed(self, reason)
     }
-    escapes
+    fn holds(&self, reasons: &[String]) -> Result<Vec<bool>, Error> {
+        crate::releases::reasons::Recheck::holds(self, reasons)
+    }
+}
+
+/// For each item, its candidates (reason, release) nearest first; the first whose renamed text
+/// holds in `recheck` is carried. Every candidate is checked in one pass over the dist.
+fn first_holding(
+    candidates: Vec<Vec<(String, String)>>,
+    recheck: &dyn Recheck,
+) -> Result<Vec<Option<Carried>>, Error> {
+    let renamed: Vec<Vec<(String, String)>> = candidates
+        .into_iter()
+        .map(|list| {
+            list.into_iter()
+                .map(|(reason, from)| (recheck.renamed(&reason), from))
+                .collect()
+        })
+        .collect();
+    let mut texts: Vec<String> = renamed
+        .iter()
+        .flatten()
+        .map(|(reason, _)| reason.clone())
+        .collect();
+    texts.sort();
+    texts.dedup();
+    let held: std::collections::BTreeSet<&String> = texts
+        .iter()
+        .zip(recheck.holds(&texts)?)
+        .filter_map(|(text, ok)| ok.then_some(text))
+        .collect();
+    Ok(renamed
+        .into_iter()
+        .map(|list| {
+            list.into_iter()
+                .find(|(reason, _)| held.contains(reason))
+                .map(|(reason, from)| Carried { reason, from })
+        })
+        .collect())
+}
+
+/// Each draft with a reason carried from the nearest adopted release that accepted exactly the
+/// same failure (same scenario, lane, claim, check, expected and observed) and whose reason,
+/// renamed to this release's chunks, cites only what this release's dist/ has.
+pub fn carry(
+    mut drafts: Vec<Draft>,
+    bases: &Bases,
+    recheck: &dyn Recheck,
+) -> Result<Vec<Draft>, Error> {
+    let candidates = drafts
+        .iter()
+        .map(|d| {
+            bases
+                .0
+                .iter()
+                .flat_map(|base| {
+                    base.expectations
+                        .findings
+                        .iter()
+                        .filter(|f| {
+                            f.scenario == d.scenario
+                                && f.lane == d.lane
+                                && f.claim.as_str() == d.claim
+                                && f.check == d.check
+                                && f.expected == d.expected
+                                && f.observed == d.observed
+                        })
+                        .map(|f| (f.reason.clone(), base.version.to_string()))
+                })
+                .collect()
+        })
+        .collect();
+    for (d, carried) in drafts.iter_mut().zip(first_holding(candidates, recheck)?) {
+        d.carried = carried;
+    }
+    Ok(drafts)
+}
+
+/// Each escape with a reason carried, as [`carry`], from a release that accepted the same probe
+/// escaping the same way.
+fn carry_escapes(
+    mut escapes: Vec<EscapeDraft>,
+    bases: &Bases,
+    recheck: &dyn Recheck,
+) -> Result<Vec<EscapeDraft>, Error> {
+    let candidates = escapes
+        .iter()
+        .map(|e| {
+            bases
+                .0
+                .iter()
+                .flat_map(|base| {
+                    base.expectations
+                        .probes
+                        .iter()
+                        .filter(|p| p.probe == e.probe && p.observed == e.observed)
+                        .map(|p| (p.reason.clone(), base.version.to_string()))
+                })
+                .collect()
+        })
+        .collect();
+    for (e, carried) in escapes.iter_mut().zip(first_holding(candidates, recheck)?) {
+        e.carried = carried;
+    }
+    Ok(escapes)
 }
 
 /// A TOML string: literal (`'…'`) when that keeps it as written, basic otherwise.
@@ -643,18 +723,39 @@ mod tests {
         );
     }
 
-    #[test]
-    fn a_reason_is_carried_only_for_the_same_failure() {
+    /// A release's dist/ as the test says: the reasons it holds, renames as given.
+    struct FakeDist {
+        holds: Vec<&'static str>,
+        rename: (&'static str, &'static str),
+    }
+
+    impl Recheck for FakeDist {
+        fn renamed(&self, reason: &str) -> String {
+            reason.replace(self.rename.0, self.rename.1)
+        }
+        fn holds(&self, reasons: &[String]) -> Result<Vec<bool>, Error> {
+            Ok(reasons
+                .iter()
+                .map(|r| self.holds.contains(&r.as_str()))
+                .collect())
+        }
+    }
+
+    fn base(version: &str, observed: &str, reason: &str) -> Base {
         let known = load_all(&[]).unwrap();
-        let text = "[[finding]]\nscenario = \"tool-search-gateway-e2e\"\nlane = \"direct\"\n\
-                    claim = \"L1\"\ncheck = \"c\"\nexpected = \"e\"\nobserved = \"o\"\n\
-                    reason = \"known since 2026.9.6\"\n";
-        let base = Base {
-            version: "2026.9.6".parse().unwrap(),
-            expectations: Expectations::parse(text, "x.toml", &known).unwrap(),
-            why: "test".into(),
-        };
-        let draft = |observed: &str| Draft {
+        let text = format!(
+            "[[finding]]\nscenario = \"tool-search-gateway-e2e\"\nlane = \"direct\"\n\
+             claim = \"L1\"\ncheck = \"c\"\nexpected = \"e\"\nobserved = \"{observed}\"\n\
+             reason = \"{reason}\"\n"
+        );
+        Base {
+            version: version.parse().unwrap(),
+            expectations: Expectations::parse(&text, "x.toml", &known).unwrap(),
+        }
+    }
+
+    fn draft(observed: &str) -> Draft {
+        Draft {
             scenario: "tool-search-gateway-e2e".into(),
             lane: "direct".into(),
             claim: "L1".into(),
@@ -662,8 +763,18 @@ mod tests {
             expected: "e".into(),
             observed: observed.into(),
             carried: None,
+        }
+    }
+
+    #[test]
+    fn a_reason_is_carried_only_for_the_same_failure() {
+        let known = load_all(&[]).unwrap();
+        let bases = Bases(vec![base("2026.9.6", "o", "known since 2026.9.6")]);
+        let dist = FakeDist {
+            holds: vec!["known since 2026.9.6"],
+            rename: ("", ""),
         };
-        let drafts = carry(vec![draft("o"), draft("other")], Some(&base));
+        let drafts = carry(vec![draft("o"), draft("other")], &bases, &dist).unwrap();
         assert_eq!(
             drafts[0].carried,
             Some(Carried {
@@ -686,6 +797,35 @@ mod tests {
             error.contains("line 16: finding[1].reason: TODO"),
             "{error}"
         );
+    }
+
+    #[test]
+    fn a_reason_is_carried_from_any_release_whose_citations_hold_here() {
+        // The nearest release's reason cites what this dist lacks; a farther one's, renamed to
+        // this release's chunk, holds: that one is carried, as renamed.
+        let bases = Bases(vec![
+            base("2026.8.1", "o", "nearest, cites gone-AAAAAAAA.js"),
+            base("2026.5.12", "o", "farther, cites pi-tools-BkxVpbv8.js"),
+        ]);
+        let dist = FakeDist {
+            holds: vec!["farther, cites pi-tools-Zz9_aB-1.js"],
+            rename: ("pi-tools-BkxVpbv8.js", "pi-tools-Zz9_aB-1.js"),
+        };
+        let drafts = carry(vec![draft("o")], &bases, &dist).unwrap();
+        assert_eq!(
+            drafts[0].carried,
+            Some(Carried {
+                reason: "farther, cites pi-tools-Zz9_aB-1.js".into(),
+                from: "2026.5.12".into()
+            })
+        );
+        // None holds: TODO.
+        let none = FakeDist {
+            holds: vec![],
+            rename: ("", ""),
+        };
+        let drafts = carry(vec![draft("o")], &bases, &none).unwrap();
+        assert_eq!(drafts[0].carried, None);
     }
 
     #[test]

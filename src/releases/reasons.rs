@@ -359,6 +359,80 @@ impl Dist {
     }
 }
 
+/// A reason carried from another release, met by this release's own `dist/` (what `adopt`
+/// checks before it carries one): hashed chunk names are renamed to this release's chunk of the
+/// same stem, then every citation must be found here.
+pub struct Recheck {
+    dist: Dist,
+}
+
+impl Recheck {
+    /// The dist/ of the package at `package` (`…/node_modules/openclaw`).
+    pub fn open(package: &Path) -> Result<Recheck, Error> {
+        Ok(Recheck {
+            dist: Dist::read(package)?,
+        })
+    }
+
+    /// `reason` with each cited file this dist lacks (`pi-tools-BkxVpbv8.js`) replaced by the
+    /// one file here of the same stem and any hash (`pi-tools-<hash>.js|mjs|cjs`), where there
+    /// is exactly one; other citations are left as written.
+    pub fn renamed(&self, reason: &str) -> String {
+        let mut text = reason.to_string();
+        for cited in citations(reason).files {
+            if self.dist.has_file(&cited) {
+                continue;
+            }
+            let name = cited.rsplit('/').next().unwrap_or(&cited);
+            let Some(stem) = chunk_stem(name) else {
+                continue;
+            };
+            let same: Vec<&String> = self
+                .dist
+                .names
+                .iter()
+                .filter(|have| chunk_stem(have) == Some(stem))
+                .collect();
+            if let [only] = same.as_slice() {
+                text = text.replace(name, only);
+            }
+        }
+        text
+    }
+
+    /// For each of `reasons`, whether this dist has every file and identifier it cites.
+    pub fn holds(&self, reasons: &[String]) -> Result<Vec<bool>, Error> {
+        let numbered: Vec<Reason> = reasons
+            .iter()
+            .enumerate()
+            .map(|(i, text)| Reason {
+                line: i,
+                text: text.clone(),
+            })
+            .collect();
+        let lacking = self.dist.lacking(&numbered)?;
+        Ok((0..reasons.len())
+            .map(|i| !lacking.iter().any(|(at, _)| *at == i))
+            .collect())
+    }
+}
+
+/// The stem of a bundler chunk's file name: `pi-tools` of `pi-tools-BkxVpbv8.js` (an 8-character
+/// hash after the last stem dash; the hash may hold `-` or `_` itself). None for other names.
+fn chunk_stem(name: &str) -> Option<&str> {
+    let base = [".mjs", ".cjs", ".js"]
+        .iter()
+        .find_map(|ext| name.strip_suffix(ext))?;
+    let cut = base.len().checked_sub(9)?;
+    let (stem, hash) = base.split_at(cut);
+    let hash = hash.strip_prefix('-')?;
+    (!stem.is_empty()
+        && hash
+            .bytes()
+            .all(|b| b.is_ascii_alphanumeric() || b == b'-' || b == b'_'))
+    .then_some(stem)
+}
+
 /// Whether `text` matches `pattern`, whose every `*` stands for any run of characters but `/`.
 fn glob(pattern: &str, text: &str) -> bool {
     let parts: Vec<&str> = pattern.split('*').collect();
@@ -400,6 +474,50 @@ fn walk(dir: &Path, files: &mut Vec<PathBuf>) -> Result<(), Error> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn a_chunk_name_has_a_stem_and_an_eight_character_hash() {
+        assert_eq!(chunk_stem("pi-tools-BkxVpbv8.js"), Some("pi-tools"));
+        assert_eq!(
+            chunk_stem("openclaw-tools-thu-J91q.mjs"),
+            Some("openclaw-tools")
+        );
+        assert_eq!(
+            chunk_stem("server-methods-CxcGaVP0.cjs"),
+            Some("server-methods")
+        );
+        assert_eq!(chunk_stem("worker.mjs"), None);
+        assert_eq!(chunk_stem("notes.txt"), None);
+    }
+
+    #[test]
+    fn a_carried_reason_is_renamed_to_this_release_s_chunk_and_checked() {
+        let package = tempfile::tempdir().unwrap();
+        let dist = package.path().join("dist");
+        std::fs::create_dir_all(dist.join("agents")).unwrap();
+        std::fs::write(
+            dist.join("pi-tools-Zz9_aB-1.js"),
+            "function readToolSearchConfig(){}",
+        )
+        .unwrap();
+        std::fs::write(dist.join("selection-AAAAAAAA.js"), "").unwrap();
+        std::fs::write(dist.join("selection-BBBBBBBB.js"), "").unwrap();
+        let recheck = Recheck::open(package.path()).unwrap();
+        // One chunk of the stem: renamed, and the identifier is there.
+        let renamed = recheck.renamed("`readToolSearchConfig` (pi-tools-BkxVpbv8.js) reads it");
+        assert_eq!(
+            renamed,
+            "`readToolSearchConfig` (pi-tools-Zz9_aB-1.js) reads it"
+        );
+        // Two chunks of the stem: left as written, so it does not hold.
+        let ambiguous = recheck.renamed("see selection-61FIEezO.js");
+        assert_eq!(ambiguous, "see selection-61FIEezO.js");
+        let absent = "`formatUnknownToolIdError` (pi-tools-Zz9_aB-1.js)".to_string();
+        assert_eq!(
+            recheck.holds(&[renamed, ambiguous, absent]).unwrap(),
+            vec![true, false, false]
+        );
+    }
 
     #[test]
     fn a_reason_cites_files_paths_and_code_identifiers_not_prose() {
