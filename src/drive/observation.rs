@@ -112,6 +112,9 @@ pub struct Observed<'a> {
     pub direct_only: Vec<String>,
     /// The capability directory the surface renders ([`crate::targets::Surface::directory`]).
     pub directory: Option<DirectorySurface>,
+    /// The most catalogued tools the lane's mode declares picked from the prompt
+    /// ([`crate::targets::Surface::prompt_chosen`]), when it picks any.
+    pub prompt_chosen: Option<usize>,
 }
 
 impl<'a> Observed<'a> {
@@ -126,6 +129,7 @@ impl<'a> Observed<'a> {
             bridge: surface.bridge().clone(),
             direct_only: surface.direct_only.clone(),
             directory: surface.directory.clone(),
+            prompt_chosen: surface.prompt_chosen.get(&plan.lane.mode()).copied(),
         }
     }
 

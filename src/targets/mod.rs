@@ -319,6 +319,9 @@ pub struct Surface {
     pub direct_only: Vec<String>,
     /// The capability directory it renders (D1 looks for it), when it has one.
     pub directory: Option<DirectorySurface>,
+    /// The modes that also declare up to so many catalogued tools picked from the prompt
+    /// (a release's `prompt_chosen`; the embedded gateway has none).
+    pub prompt_chosen: std::collections::BTreeMap<ToolSearchMode, usize>,
 }
 
 impl Surface {
@@ -348,6 +351,7 @@ impl Surface {
             .into_iter()
             .chain(scenario.catalog.direct_only.iter().cloned())
             .collect();
+        self.prompt_chosen.clear();
         self
     }
 
@@ -371,6 +375,7 @@ impl Surface {
             rules,
             direct_only,
             directory: None,
+            prompt_chosen: Default::default(),
         }
     }
 }

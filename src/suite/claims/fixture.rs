@@ -141,6 +141,8 @@ pub struct Fixture {
     pub lanes: Vec<LaneFixture>,
     /// The scenario's `target_tool` in place of [`TARGET`].
     target_tool: Option<String>,
+    /// The surface's modes that declare tools picked from the prompt ([`Surface::prompt_chosen`]).
+    prompt_chosen: std::collections::BTreeMap<crate::config::ToolSearchMode, usize>,
 }
 
 fn user_input() -> Value {
@@ -159,6 +161,7 @@ impl Fixture {
             extra: String::new(),
             catalog: String::new(),
             target_tool: None,
+            prompt_chosen: Default::default(),
             lanes: vec![LaneFixture {
                 name: "tools".into(),
                 tool_search: "{ mode = 'tools' }".into(),
@@ -233,6 +236,7 @@ impl Fixture {
             extra: String::new(),
             catalog: String::new(),
             target_tool: None,
+            prompt_chosen: Default::default(),
             lanes: vec![direct, tools],
         }
     }
@@ -240,6 +244,12 @@ impl Fixture {
     /// Appends scenario-level TOML (e.g. `[[claims]]` tables).
     pub fn scenario_extra(mut self, toml: &str) -> Fixture {
         self.extra.push_str(toml);
+        self
+    }
+
+    /// A surface whose `mode` declares up to `max` tools picked from the prompt.
+    pub fn prompt_chosen(mut self, mode: crate::config::ToolSearchMode, max: usize) -> Fixture {
+        self.prompt_chosen.insert(mode, max);
         self
     }
 
@@ -323,6 +333,7 @@ impl Fixture {
         let observations: Vec<LaneObservation> =
             self.lanes.iter().map(LaneFixture::observation).collect();
         let mut surface = Surface::of_profile(&scenario);
+        surface.prompt_chosen = self.prompt_chosen.clone();
         if self.target == TargetKind::Openclaw {
             surface.directory = DirectorySurface::of_profile(
                 &crate::profile::resolve(crate::profile::OPENCLAW).expect("the product profile"),

@@ -13,7 +13,7 @@
 
 use serde_json::Value;
 
-use super::known::{known_tools, KnownTool};
+use super::known::{known_tools, Kind, KnownTool};
 use super::{check, names, show, Check, ClaimInput};
 use crate::catalog::fake::FAKE_OK;
 use crate::catalog::ToolEntry;
@@ -345,7 +345,11 @@ pub fn c4_only_bridge_declared(input: &ClaimInput<'_>) -> Vec<Check> {
         return vec![no_request()];
     }
     let expected = expected_declared(scenario, o);
-    let mut checks = declared_exactly(o, &expected);
+    let known = known_tools(scenario, o.target);
+    let (mut checks, kept) = match o.prompt_chosen {
+        None => (declared_exactly(o, &expected), expected.clone()),
+        Some(max) => declared_with_chosen(o, &expected, max, &mcp_names(scenario, &known)),
+    };
     // What the gateway puts up front (instructions, system items, tools) in any request: never a
     // deferred catalogued tool's schema or full description. (Tool outputs the model asked for
     // may name and describe them: that is the point of search.)
@@ -379,12 +383,64 @@ pub fn c4_only_bridge_declared(input: &ClaimInput<'_>) -> Vec<Check> {
         .zip(directories)
         .filter_map(|(text, directory)| text.map(|text| UpFront { text, directory }))
         .collect();
-    checks.extend(hidden_checks(
-        &known_tools(scenario, o.target),
-        &expected,
-        &up_front,
-    ));
+    checks.extend(hidden_checks(&known, &kept, &up_front));
     checks
+}
+
+/// The names an MCP server's tools may be declared under: as the scenario knows them, and as a
+/// real OpenClaw names a configured server's tool (`<server>__<tool>`).
+fn mcp_names(scenario: &Scenario, known: &[KnownTool]) -> Vec<String> {
+    let bare = known
+        .iter()
+        .filter(|t| t.kind == Kind::Mcp)
+        .map(|t| t.name.clone());
+    let served = scenario.catalog.mcp.iter().flat_map(|server| {
+        crate::mcp_fixture::server::tool_texts(server)
+            .into_iter()
+            .map(|(tool, _, _)| crate::targets::openclaw::plan::mcp_tool_name(server, &tool))
+    });
+    bare.chain(served).collect()
+}
+
+/// One check a request in a mode that also declares tools picked from the prompt (a release's
+/// `prompt_chosen`): it declares every one of `expected`, and besides them at most `max` other
+/// tools, none an MCP server's (the release's rule leaves those out). With the names it kept:
+/// `expected` and every tool picked in some request (C4's hiding checks leave those alone).
+fn declared_with_chosen(
+    o: &Observed,
+    expected: &[String],
+    max: usize,
+    mcp: &[String],
+) -> (Vec<Check>, Vec<String>) {
+    let mut kept = expected.to_vec();
+    let checks = o
+        .observation
+        .requests
+        .iter()
+        .enumerate()
+        .map(|(i, request)| {
+            let mut declared = declared_tool_names(&request.body);
+            declared.sort();
+            let chosen: Vec<&String> = declared.iter().filter(|n| !expected.contains(n)).collect();
+            let ok = expected.iter().all(|n| declared.contains(n))
+                && chosen.len() <= max
+                && chosen.iter().all(|n| !mcp.contains(n));
+            kept.extend(chosen.into_iter().cloned());
+            check(
+                format!("request {} declared", i + 1),
+                ok,
+                format!(
+                    "request {} declares {} and at most {max} more picked from the prompt, none an MCP server's",
+                    i + 1,
+                    names(expected)
+                ),
+                names(&declared),
+            )
+        })
+        .collect();
+    kept.sort();
+    kept.dedup();
+    (checks, kept)
 }
 
 /// What one request put before the conversation: the raw text, and the lines of its capability
@@ -905,6 +961,42 @@ mod tests {
         );
         assert!(holds(&f, C4, "tools"));
         assert_eq!(TARGET, fake[16].name);
+    }
+
+    #[test]
+    fn c4_lets_a_mode_declare_up_to_its_prompt_chosen_tools_and_no_mcp_one() {
+        use crate::config::ToolSearchMode;
+        let with = |names: &[&str]| {
+            let mut f = Fixture::passing_reference()
+                .catalog_line("mcp = ['qa']")
+                .prompt_chosen(ToolSearchMode::Tools, 2);
+            let tools = f.lane("tools").requests[0].0["tools"]
+                .as_array_mut()
+                .unwrap();
+            for name in names {
+                tools.push(json!({ "type": "function", "name": name, "parameters": {} }));
+            }
+            f
+        };
+        assert!(holds(&with(&[]), C4, "tools"));
+        assert!(holds(&with(&["read", "web_fetch"]), C4, "tools"));
+        let over = "request 1 declares 3 names: tool_call, tool_describe, tool_search and at most 2 more picked from the prompt, none an MCP server's";
+        assert_eq!(
+            fails(&with(&["read", "web_fetch", "web_search"]), C4, "tools"),
+            [over]
+        );
+        let mcp = crate::targets::openclaw::plan::mcp_tool_name("qa", "mcp_qa_echo");
+        assert_eq!(fails(&with(&[mcp.as_str()]), C4, "tools"), [over]);
+        // Without the fact the same picked tool is a failure, as before.
+        let mut f = Fixture::passing_reference();
+        f.lane("tools").requests[0].0["tools"]
+            .as_array_mut()
+            .unwrap()
+            .push(json!({ "type": "function", "name": "read", "parameters": {} }));
+        assert_eq!(
+            fails(&f, C4, "tools"),
+            ["request 1 declares exactly 3 names: tool_call, tool_describe, tool_search"]
+        );
     }
 
     #[test]

@@ -107,6 +107,16 @@ impl<'de> Deserialize<'de> for Version {
 pub struct ModeFacts {
     /// The `tools.toolSearch` value that selects this mode (`false`, `true`, `{ mode = "tools" }`).
     pub tool_search: toml::Value,
+    /// Whether this mode's prompt shows the capability directory (2026.7.x: directory mode only;
+    /// D1 then looks for it there and for its absence elsewhere).
+    #[serde(default = "yes")]
+    pub directory: bool,
+    /// The most catalogued tools this mode declares besides its controls, picked per turn from
+    /// the prompt by the release's own keyword rules (2026.7.x directory mode: 4,
+    /// `estimateToolSchemaDirectoryToolNames`, never an MCP server's tool); none: it declares no
+    /// catalogued tool. C4 judges what was declared by it.
+    #[serde(default)]
+    pub prompt_chosen: Option<usize>,
 }
 
 impl ModeFacts {
@@ -547,6 +557,23 @@ impl Release {
     }
 
     /// The core tools declared in every Tool Search mode besides the controls, sorted.
+    /// The modes whose prompt shows the capability directory.
+    pub fn directory_modes(&self) -> Vec<ToolSearchMode> {
+        self.modes
+            .iter()
+            .filter(|(_, facts)| facts.directory)
+            .map(|(mode, _)| *mode)
+            .collect()
+    }
+
+    /// The modes that declare catalogued tools picked from the prompt, and how many at most.
+    pub fn prompt_chosen(&self) -> std::collections::BTreeMap<ToolSearchMode, usize> {
+        self.modes
+            .iter()
+            .filter_map(|(mode, facts)| facts.prompt_chosen.map(|max| (*mode, max)))
+            .collect()
+    }
+
     pub fn direct_only(&self) -> Vec<String> {
         let mut names = self.direct_only.clone();
         names.sort();

@@ -436,13 +436,13 @@ impl Target for OpenClawTarget {
         super::plan::plan_release(scenario, &self.release)
     }
 
-    /// The release's directory heading, in every Tool Search mode the release has (OpenClaw
-    /// renders the directory in each: its docs/tools/tool-search.md).
+    /// The release's directory heading, in the modes its facts say show it (from 2026.8.1 every
+    /// Tool Search mode: its docs/tools/tool-search.md; 2026.7.x directory mode only).
     fn directory(&self, _scenario: &Scenario) -> Option<crate::targets::DirectorySurface> {
         let release = &self.release.release;
         Some(crate::targets::DirectorySurface {
             heading: release.directory_heading.clone(),
-            modes: release.modes.keys().copied().collect(),
+            modes: release.directory_modes(),
         })
     }
 
@@ -453,6 +453,7 @@ impl Target for OpenClawTarget {
         let release = &self.release.release;
         Surface {
             directory: self.directory(scenario),
+            prompt_chosen: release.prompt_chosen(),
             ..Surface::new(release.rules(), release.direct_only(), scenario)
         }
     }
