@@ -123,11 +123,12 @@ pub async fn command(
     let target = OpenClawTarget::locate_version(options.openclaw.node, Some(version))?;
     let node = target.install().node_major();
     let target_package = target.install().package.clone();
+    // The release's own facts, or the nearest release's fitted to its own config schema.
+    let facts = target.release().clone();
     drop(target);
     let catalogue = ReleaseCatalogue::current().map_err(|e| Error::Usage(e.to_string()))?;
-    let facts = catalogue
-        .find(version)
-        .map_err(|e| Error::Usage(e.to_string()))?;
+    // The draft is written before anything runs, so a run that fails still leaves it.
+    let release_note = write_release_facts(version, &facts, &files.release)?;
     let bases = Bases::all(catalogue, version)?;
     crate::output::warn(&format!(
         "adopt: release facts from {}; reasons carried from {}",
@@ -158,7 +159,6 @@ pub async fn command(
         Ok(()) => format!("{} written", files.profile.display()),
         Err(e) => format!("no profile captured ({e})"),
     };
-    let release_note = write_release_facts(version, &facts, &files.release)?;
     let text = expectations_text(version, node, &drafts, &escapes);
     let todo = drafts.iter().filter(|d| d.carried.is_none()).count()
         + escapes.iter().filter(|e| e.carried.is_none()).count();
@@ -436,7 +436,7 @@ fn write_release_facts(version: &Version, found: &Found, path: &Path) -> Result<
         .map_err(|e| Error::Machine(format!("cannot write release facts: {e}")))?;
     let text = format!(
         "# OpenClaw {version}'s Tool Search surface, drafted by `toolsearch-qa adopt` from\n\
-         # {}: check each fact against\n\
+         # {}, fitted to its own config schema (dist/zod-schema*): check each fact against\n\
          # snapshots/openclaw-{version}/ and the release's own dist/ before committing.\n{body}",
         found.why(version)
     );

@@ -439,3 +439,54 @@ fn check_reasons_names_what_the_release_install_lacks() {
         )
     );
 }
+
+/// Every adopted release's own config schema (its dist/zod-schema*) agrees with what its release
+/// file says about the keys the harness writes: the reader that fits a never-adopted release's
+/// borrowed facts reads each adopted release right.
+#[test]
+#[ignore = "needs every adopted OpenClaw release installed (bash scripts/install-openclaw.sh --version V)"]
+fn every_adopted_release_s_schema_agrees_with_its_release_facts() {
+    use toolsearch_qa::targets::openclaw::install::{default_cache_root, install_prefix};
+    use toolsearch_qa::targets::openclaw::schema::SchemaFacts;
+    use toolsearch_qa::targets::openclaw::ReleaseCatalogue;
+    let catalogue = ReleaseCatalogue::current().unwrap();
+    let cache = default_cache_root().unwrap();
+    let mut checked = 0;
+    for adopted in catalogue.releases() {
+        let release = &adopted.release;
+        let package = install_prefix(&cache, &release.version).join("node_modules/openclaw");
+        let facts = SchemaFacts::read(&package)
+            .unwrap_or_else(|e| panic!("openclaw {} not installed: {e}", release.version));
+        let v = &release.version;
+        assert_eq!(facts.agents, Some(release.config.agents), "{v}: agents");
+        assert_eq!(
+            facts.catalog_refresh, release.config.catalog_refresh,
+            "{v}: catalog_refresh"
+        );
+        assert_eq!(
+            facts.mcp_stdio_transport, release.config.mcp_stdio_transport,
+            "{v}: mcp stdio"
+        );
+        assert_eq!(
+            facts.tool_search_keys.as_ref(),
+            Some(&release.tool_search_keys),
+            "{v}: toolSearch keys"
+        );
+        assert_eq!(
+            facts.code_mode_keys.as_ref(),
+            release.code_mode.as_ref().map(|c| &c.keys),
+            "{v}: codeMode keys"
+        );
+        if let Some(code_mode) = &release.code_mode {
+            assert_eq!(facts.code_mode_auto, code_mode.auto_tier, "{v}: auto tier");
+        }
+        let (fitted, notes) = facts.fit(release.clone());
+        assert!(
+            notes.is_empty(),
+            "{v}: its own facts need no fitting: {notes:?}"
+        );
+        assert_eq!(&fitted, release, "{v}");
+        checked += 1;
+    }
+    assert!(checked >= 10, "{checked} releases");
+}

@@ -81,6 +81,16 @@ fn code_mode_reason(lane: &Lane, found: &Found) -> Option<String> {
         return Some(why);
     }
     let facts = release.code_mode.as_ref()?;
+    if !facts.auto_tier
+        && (settings.enabled == crate::config::code_mode::CodeModeEnabled::Auto
+            || lane.catalog_preferred)
+    {
+        return Some(format!(
+            "OpenClaw {} has no Code Mode \"auto\" tier: its `tools.codeMode.enabled` is a \
+             boolean and its models have no `compat.codeMode` ({} says auto_tier = false)",
+            release.version, found.origin
+        ));
+    }
     let executor = facts.executor(settings.executor).ok()?;
     let config = lane.openclaw.config.as_ref().or(lane.config.as_ref())?;
     let denied = config.pointer("/plugins/deny")?.as_array()?;

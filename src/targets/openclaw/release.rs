@@ -266,6 +266,11 @@ pub struct CodeModeFacts {
     pub default_executor: CodeModeExecutor,
     /// The keys of a `tools.codeMode` object it accepts (its zod schema is strict).
     pub keys: Vec<String>,
+    /// Whether it has the `"auto"` tier (`enabled: "auto"`, on for a model whose catalogue
+    /// entry says `compat.codeMode = "preferred"`); 2026.7.35's `enabled` is boolean only and
+    /// its model schema has no `compat.codeMode`, so a lane of the auto tier is not applicable.
+    #[serde(default = "yes")]
+    pub auto_tier: bool,
     /// The control tools' names: the code cell first, then the resume tool.
     pub controls: Vec<String>,
     /// The tools declared beside the controls when Code Mode is on (catalogue mode

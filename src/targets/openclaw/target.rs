@@ -132,6 +132,25 @@ struct Live {
     restart_values: Vec<Option<Value>>,
 }
 
+/// Borrowed facts (a release never adopted) fitted to the release's own config schema before
+/// anything starts, each change said on stderr; a release's own facts as they are.
+pub fn fitted(mut found: Found, install: &Installation) -> Result<Found, Error> {
+    if found.exact {
+        return Ok(found);
+    }
+    let schema = super::schema::SchemaFacts::read(&install.package)
+        .map_err(Error::openclaw("release schema"))?;
+    let (release, notes) = schema.fit(found.release);
+    found.release = release;
+    for note in notes {
+        crate::output::warn(&format!(
+            "openclaw {}: borrowed facts fitted to its own config schema (dist/zod-schema*): {note}",
+            install.version
+        ));
+    }
+    Ok(found)
+}
+
 impl OpenClawTarget {
     /// Finds the install of the release `TOOLSEARCH_QA_OPENCLAW_VERSION` names (else the newest
     /// with data) with the chosen Node major; the error says how to install it.
@@ -159,7 +178,7 @@ impl OpenClawTarget {
             .version
             .parse()
             .map_err(|e: super::release::BadVersion| Error::Usage(e.to_string()))?;
-        let release = release_data(catalogue.find(&version))?;
+        let release = fitted(release_data(catalogue.find(&version))?, &install)?;
         Ok(OpenClawTarget::with_release(install, release))
     }
 

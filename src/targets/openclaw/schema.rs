@@ -1,0 +1,399 @@
+//! What a release's own config schema accepts, read from its `dist/zod-schema*` bundles.
+//!
+//! A release never adopted borrows the nearest adopted release's facts, and those may write keys
+//! it refuses (2026.7.35 refuses 2026.8.1's `agents.entries`, `models.catalogRefresh` and
+//! `skills.workshop.autonomous`): the gateway then exits before any claim is judged. Read once
+//! before anything starts, the schema fits the borrowed facts to the release
+//! ([`SchemaFacts::fit`]), and `adopt` drafts from it. The reading is plain text matching on the
+//! bundled zod calls (`object({ key: … })`, `_enum([…])`); a shape it cannot find leaves the
+//! borrowed fact as it was, and says so.
+
+use std::path::Path;
+use std::sync::LazyLock;
+
+use regex::Regex;
+
+use super::release::{AgentsShape, ExecutorKey, Release};
+use super::OpenClawError;
+use crate::config::ToolSearchMode;
+
+/// What the schema says about the keys the harness writes.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct SchemaFacts {
+    /// How `agents` declares an agent (`list` or `entries`), when the schema shows it.
+    pub agents: Option<AgentsShape>,
+    /// Whether `models.catalogRefresh` exists.
+    pub catalog_refresh: bool,
+    /// Whether an MCP server's `transport` may be `"stdio"`.
+    pub mcp_stdio_transport: bool,
+    /// The keys of a `tools.toolSearch` object, when the schema has one.
+    pub tool_search_keys: Option<Vec<String>>,
+    /// The values of `tools.toolSearch.mode`.
+    pub tool_search_modes: Vec<ToolSearchMode>,
+    /// The keys of a `tools.codeMode` object; none: the release has no Code Mode.
+    pub code_mode_keys: Option<Vec<String>>,
+    /// Whether `tools.codeMode` takes `"auto"`.
+    pub code_mode_auto: bool,
+    /// Every `key:` the schema names anywhere (what a borrowed `[config] settings` key must be).
+    known_keys: std::collections::BTreeSet<String>,
+}
+
+static KEY: LazyLock<Regex> =
+    LazyLock::new(|| Regex::new(r"(?m)^\s*([A-Za-z_$][\w$]*)\s*:").unwrap());
+static ANY_KEY: LazyLock<Regex> =
+    LazyLock::new(|| Regex::new(r"\b([A-Za-z_$][\w$]*)\s*:").unwrap());
+static QUOTED: LazyLock<Regex> = LazyLock::new(|| Regex::new(r#""([^"]*)""#).unwrap());
+static STDIO: LazyLock<Regex> = LazyLock::new(|| {
+    Regex::new(r#"transport:\s*(?:z\.)?(?:union|_enum|enum)\(\[[^\]]*"stdio""#).unwrap()
+});
+
+impl SchemaFacts {
+    /// Reads every `dist/zod-schema*.js|mjs` of the package at `package`.
+    pub fn read(package: &Path) -> Result<SchemaFacts, OpenClawError> {
+        let dist = package.join("dist");
+        let mut text = String::new();
+        let entries = std::fs::read_dir(&dist).map_err(OpenClawError::io("read", &dist))?;
+        let mut files: Vec<_> = entries
+            .filter_map(Result::ok)
+            .map(|e| e.path())
+            .filter(|p| {
+                p.file_name().and_then(|n| n.to_str()).is_some_and(|n| {
+                    n.starts_with("zod-schema") && (n.ends_with(".js") || n.ends_with(".mjs"))
+                })
+            })
+            .collect();
+        files.sort();
+        for file in &files {
+            text.push_str(&std::fs::read_to_string(file).map_err(OpenClawError::io("read", file))?);
+            text.push('\n');
+        }
+        Ok(SchemaFacts::parse(&text))
+    }
+
+    /// The facts in a schema bundle's text.
+    pub fn parse(text: &str) -> SchemaFacts {
+        // Older bundles call zod as `z.object`, newer ones as a bare `object`.
+        let agents = block(text, "const AgentsSchema = ").map(|b| {
+            match KEY.captures_iter(b).any(|c| &c[1] == "entries") {
+                true => AgentsShape::Entries,
+                false => AgentsShape::List,
+            }
+        });
+        let tool_search = block(text, "const ToolSearchSchema = ");
+        let code_mode = block(text, "const CodeModeSchema = ");
+        SchemaFacts {
+            agents,
+            catalog_refresh: text.contains("catalogRefresh:"),
+            mcp_stdio_transport: STDIO.is_match(text),
+            tool_search_keys: tool_search.map(top_keys),
+            tool_search_modes: tool_search.map(modes).unwrap_or_default(),
+            code_mode_keys: code_mode.map(top_keys),
+            code_mode_auto: code_mode.is_some_and(|b| b.contains(r#"literal("auto")"#)),
+            known_keys: ANY_KEY
+                .captures_iter(text)
+                .map(|c| c[1].to_string())
+                .collect(),
+        }
+    }
+
+    /// `release` (borrowed facts) fitted to this schema: the config keys it writes, the modes and
+    /// `tools.toolSearch` keys it has, Code Mode or none. Each change is one line of the notes.
+    pub fn fit(&self, mut release: Release) -> (Release, Vec<String>) {
+        let mut notes = Vec::new();
+        let config = &mut release.config;
+        if let Some(agents) = self.agents.filter(|a| *a != config.agents) {
+            notes.push(format!(
+                "[config] agents = \"{}\" (its AgentsSchema)",
+                format!("{agents:?}").to_lowercase()
+            ));
+            config.agents = agents;
+        }
+        if config.catalog_refresh != self.catalog_refresh {
+            notes.push(format!(
+                "[config] catalog_refresh = {} (models.catalogRefresh {})",
+                self.catalog_refresh,
+                if self.catalog_refresh {
+                    "in its schema"
+                } else {
+                    "not in its schema"
+                }
+            ));
+            config.catalog_refresh = self.catalog_refresh;
+        }
+        if config.mcp_stdio_transport != self.mcp_stdio_transport {
+            notes.push(format!(
+                "[config] mcp_stdio_transport = {}",
+                self.mcp_stdio_transport
+            ));
+            config.mcp_stdio_transport = self.mcp_stdio_transport;
+        }
+        if let Some(settings) = config.settings.take() {
+            let (kept, dropped) = self.known_only(settings, "");
+            for key in dropped {
+                notes.push(format!(
+                    "[config] settings: {key} left out (not in its schema)"
+                ));
+            }
+            config.settings = kept;
+        }
+        if let Some(keys) = &self.tool_search_keys {
+            if *keys != release.tool_search_keys {
+                notes.push(format!("tool_search_keys = {keys:?}"));
+                release.tool_search_keys = keys.clone();
+            }
+        }
+        if !self.tool_search_modes.is_empty() {
+            let lacking: Vec<ToolSearchMode> = release
+                .modes
+                .keys()
+                .copied()
+                .filter(|m| *m != ToolSearchMode::Direct && !self.tool_search_modes.contains(m))
+                .collect();
+            for mode in lacking {
+                notes.push(format!(
+                    "[modes.{}] left out (not a tools.toolSearch.mode)",
+                    mode.as_str()
+                ));
+                release.modes.remove(&mode);
+            }
+        }
+        match (&self.code_mode_keys, release.code_mode.as_mut()) {
+            (None, Some(_)) => {
+                notes.push("[code_mode] left out (no CodeModeSchema)".into());
+                release.code_mode = None;
+            }
+            (Some(keys), Some(facts)) if *keys != facts.keys => {
+                notes.push(format!("[code_mode] keys = {keys:?}"));
+                facts.keys = keys.clone();
+                let key = match keys.iter().any(|k| k == "executor") {
+                    true => ExecutorKey::Executor,
+                    false => ExecutorKey::Runtime,
+                };
+                if key != facts.executor_key {
+                    notes.push(format!("[code_mode] executor_key = {:?}", key));
+                    facts.executor_key = key;
+                }
+            }
+            _ => {}
+        }
+        if let Some(facts) = release.code_mode.as_mut() {
+            if facts.auto_tier != self.code_mode_auto {
+                notes.push(format!("[code_mode] auto_tier = {}", self.code_mode_auto));
+                facts.auto_tier = self.code_mode_auto;
+            }
+        }
+        (release, notes)
+    }
+
+    /// `value` with every object key the schema never names left out (with its subtree), and
+    /// the dotted paths left out.
+    fn known_only(
+        &self,
+        value: serde_json::Value,
+        at: &str,
+    ) -> (Option<serde_json::Value>, Vec<String>) {
+        let serde_json::Value::Object(map) = value else {
+            return (Some(value), Vec::new());
+        };
+        let mut kept = serde_json::Map::new();
+        let mut dropped = Vec::new();
+        for (key, inner) in map {
+            let path = if at.is_empty() {
+                key.clone()
+            } else {
+                format!("{at}.{key}")
+            };
+            if !self.known_keys.contains(&key) {
+                dropped.push(path);
+                continue;
+            }
+            let (inner, more) = self.known_only(inner, &path);
+            dropped.extend(more);
+            if let Some(inner) = inner {
+                kept.insert(key, inner);
+            }
+        }
+        let kept = (!kept.is_empty()).then_some(serde_json::Value::Object(kept));
+        (kept, dropped)
+    }
+}
+
+/// The text of the bracketed expression that starts at `start` (up to its matching close), when
+/// the text has it.
+fn block<'a>(text: &'a str, start: &str) -> Option<&'a str> {
+    let from = text.find(start)? + start.len();
+    let mut depth = 0i32;
+    for (i, c) in text[from..].char_indices() {
+        match c {
+            '(' | '[' | '{' => depth += 1,
+            ')' | ']' | '}' => {
+                depth -= 1;
+                if depth <= 0 {
+                    return Some(&text[from..from + i + 1]);
+                }
+            }
+            ';' if depth == 0 => return Some(&text[from..from + i]),
+            _ => {}
+        }
+    }
+    None
+}
+
+/// The keys of the (first) `object({ … })` in `block`, at its top level.
+fn top_keys(block: &str) -> Vec<String> {
+    let Some(at) = block.find("object({") else {
+        return Vec::new();
+    };
+    let body = &block[at + "object({".len()..];
+    let mut keys = Vec::new();
+    let mut depth = 0i32;
+    let mut line = String::new();
+    for c in body.chars() {
+        match c {
+            '(' | '[' | '{' => depth += 1,
+            ')' | ']' | '}' => {
+                if depth == 0 {
+                    break;
+                }
+                depth -= 1;
+            }
+            _ => {}
+        }
+        if depth == 0 && c == ',' {
+            line.clear();
+            continue;
+        }
+        line.push(c);
+        if depth == 0 && c == ':' {
+            if let Some(cap) = KEY.captures(&line) {
+                keys.push(cap[1].to_string());
+            }
+        }
+    }
+    keys
+}
+
+/// The values of `mode: _enum([...])` in a `tools.toolSearch` schema block.
+fn modes(block: &str) -> Vec<ToolSearchMode> {
+    let Some(at) = block.find("mode:") else {
+        return Vec::new();
+    };
+    let rest = &block[at..];
+    let end = rest.find(']').unwrap_or(rest.len());
+    QUOTED
+        .captures_iter(&rest[..end])
+        .filter_map(|c| ToolSearchMode::from_name(&c[1]))
+        .collect()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// The shapes as 2026.7.35's dist/zod-schema-O9ml_nmo.js and
+    /// zod-schema.agent-runtime-C02vY4RT.js bundle them (trimmed).
+    const JULY: &str = r#"
+const AgentsSchema = object({
+	defaults: lazy(() => AgentDefaultsSchema).optional(),
+	list: array(AgentEntrySchema).optional()
+}).strict().optional();
+const McpServer = object({
+	transport: union([
+		literal("stdio"),
+		literal("sse"),
+		literal("streamable-http")
+	]).optional(),
+});
+const SkillsSchema = object({ workshop: object({ enabled: boolean() }) });
+const Root = object({ skills: SkillsSchema });
+const ToolSearchSchema = union([boolean(), object({
+	enabled: boolean().optional(),
+	mode: _enum([
+		"code",
+		"tools",
+		"directory"
+	]).optional(),
+	codeTimeoutMs: number().int().positive().optional(),
+	searchDefaultLimit: number().int().positive().optional(),
+	maxSearchLimit: number().int().positive().optional()
+}).strict()]).optional();
+const CodeModeSchema = union([boolean(), object({
+	enabled: boolean().optional(),
+	runtime: literal("quickjs-wasi").optional(),
+	languages: array(_enum(["javascript", "typescript"])).optional(),
+	timeoutMs: number().int().positive().optional()
+}).strict()]).optional();
+"#;
+
+    #[test]
+    fn the_july_schema_reads_as_the_july_release_accepts() {
+        let facts = SchemaFacts::parse(JULY);
+        assert_eq!(facts.agents, Some(AgentsShape::List));
+        assert!(!facts.catalog_refresh);
+        assert!(facts.mcp_stdio_transport);
+        assert_eq!(
+            facts.tool_search_keys.as_deref(),
+            Some(
+                &[
+                    "enabled",
+                    "mode",
+                    "codeTimeoutMs",
+                    "searchDefaultLimit",
+                    "maxSearchLimit"
+                ]
+                .map(String::from)[..]
+            )
+        );
+        assert_eq!(
+            facts.tool_search_modes,
+            [
+                ToolSearchMode::Code,
+                ToolSearchMode::Tools,
+                ToolSearchMode::Directory
+            ]
+        );
+        assert_eq!(
+            facts.code_mode_keys.as_deref(),
+            Some(&["enabled", "runtime", "languages", "timeoutMs"].map(String::from)[..])
+        );
+    }
+
+    #[test]
+    fn borrowed_august_facts_are_fitted_to_the_july_schema() {
+        let catalogue = crate::targets::openclaw::ReleaseCatalogue::current().unwrap();
+        let august = catalogue
+            .find(&"2026.8.1".parse().unwrap())
+            .unwrap()
+            .release;
+        let (fitted, notes) = SchemaFacts::parse(JULY).fit(august.clone());
+        assert_eq!(fitted.config.agents, AgentsShape::List);
+        assert!(!fitted.config.catalog_refresh);
+        // skills.workshop is in the schema, autonomous is not: that subtree goes.
+        assert_eq!(fitted.config.settings, None);
+        assert!(
+            notes.contains(
+                &"[config] settings: skills.workshop.autonomous left out (not in its schema)"
+                    .to_string()
+            ),
+            "{notes:?}"
+        );
+        assert_eq!(
+            fitted.code_mode.as_ref().unwrap().keys,
+            ["enabled", "runtime", "languages", "timeoutMs"]
+        );
+        // What the schema agrees with is left alone.
+        assert_eq!(fitted.bridge, august.bridge);
+        assert_eq!(fitted.modes.len(), august.modes.len());
+        // A release without Code Mode in its schema loses the table.
+        let no_code_mode = JULY.replace("const CodeModeSchema", "const Other");
+        let (fitted, _) = SchemaFacts::parse(&no_code_mode).fit(august);
+        assert!(fitted.code_mode.is_none());
+    }
+
+    #[test]
+    fn a_block_ends_at_its_matching_bracket() {
+        assert_eq!(block("x = f({a: (1)}); y", "x = "), Some("f({a: (1)})"));
+        assert_eq!(block("x = 1; y", "x = "), Some("1"));
+        assert_eq!(block("nothing", "x = "), None);
+    }
+}
