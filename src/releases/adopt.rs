@@ -128,7 +128,7 @@ pub async fn command(
     drop(target);
     let catalogue = ReleaseCatalogue::current().map_err(|e| Error::Usage(e.to_string()))?;
     // The draft is written before anything runs, so a run that fails still leaves it.
-    let release_note = write_release_facts(version, &facts, &files.release)?;
+    let release_note = write_release_facts(version, &facts, &files.release, &target_package)?;
     let bases = Bases::all(catalogue, version)?;
     crate::output::warn(&format!(
         "adopt: release facts from {}; reasons carried from {}",
@@ -426,26 +426,58 @@ async fn capture_profile(options: &AdoptOptions, path: &Path) -> Result<(), Erro
 
 /// Writes the release's surface facts when it has none, from the nearest release's (a person
 /// checks them against the snapshots); the line that says which.
-fn write_release_facts(version: &Version, found: &Found, path: &Path) -> Result<String, Error> {
+fn write_release_facts(
+    version: &Version,
+    found: &Found,
+    path: &Path,
+    package: &Path,
+) -> Result<String, Error> {
     if found.exact {
         return Ok(format!("{} kept (the release's own)", found.origin));
     }
-    let mut release = found.release.clone();
-    release.version = version.clone();
-    let body = toml::to_string(&release)
-        .map_err(|e| Error::Machine(format!("cannot write release facts: {e}")))?;
-    let text = format!(
+    let header = format!(
         "# OpenClaw {version}'s Tool Search surface, drafted by `toolsearch-qa adopt` from\n\
          # {}, fitted to its own config schema (dist/zod-schema*): check each fact against\n\
-         # snapshots/openclaw-{version}/ and the release's own dist/ before committing.\n{body}",
+         # snapshots/openclaw-{version}/ and the release's own dist/ before committing.\n",
         found.why(version)
     );
+    let text = match same_as_file(found)? {
+        // The nearest file as written, comments and all, its chunk names renamed to this
+        // release's (check-reasons then reads its [code_mode] comments against this dist/).
+        Some(text) => {
+            let recheck = crate::releases::reasons::Recheck::open(package)?;
+            let from = format!("version = \"{}\"", found.release.version);
+            let text = text.replacen(&from, &format!("version = \"{version}\""), 1);
+            format!("{header}{}", recheck.renamed(&text))
+        }
+        None => {
+            let mut release = found.release.clone();
+            release.version = version.clone();
+            let body = toml::to_string(&release)
+                .map_err(|e| Error::Machine(format!("cannot write release facts: {e}")))?;
+            format!("{header}{body}")
+        }
+    };
     std::fs::write(path, text).map_err(Error::io("write", path))?;
     Ok(format!(
         "{} drafted from {}: check it",
         path.display(),
         found.why(version)
     ))
+}
+
+/// The text of the release file `found` came from, when fitting changed none of its facts.
+fn same_as_file(found: &Found) -> Result<Option<String>, Error> {
+    let name = format!("openclaw-{}.toml", found.release.version);
+    let file = crate::data_root::current()
+        .file(crate::data_root::DataKind::Releases, &name)
+        .map_err(|e| Error::Usage(e.to_string()))?;
+    let catalogue = ReleaseCatalogue::current().map_err(|e| Error::Usage(e.to_string()))?;
+    let unchanged = catalogue
+        .releases()
+        .iter()
+        .any(|a| a.release == found.release);
+    Ok(file.filter(|_| unchanged).map(|f| f.text.into_owned()))
 }
 
 /// The drafted expectations file: every failing check and escape, reason `TODO`.
