@@ -70,7 +70,7 @@ pub enum OpenClawError {
     },
 
     /// The gateway exited before it was ready.
-    #[error("the OpenClaw gateway exited before it was ready ({status}): {reason}; log tail:\n{log_tail}")]
+    #[error("the OpenClaw gateway exited before it was ready ({status}): {reason}{}; log tail:\n{log_tail}", super::refused::refused_note(reason))]
     EarlyExit {
         status: String,
         /// The product's own reason, from its stdout and stderr ([`super::gateway::product_reason`]).

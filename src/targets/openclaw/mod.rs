@@ -1,7 +1,7 @@
 //! The `openclaw` target's groundwork: drive a real OpenClaw gateway installed from npm.
 //!
 //! One job per file: [`catalogue`] holds the adopted releases' facts ([`release`]), read once,
-//! [`schema`] reads what a release's own config schema accepts, [`install`] finds and checks the cached install, [`build`] a build not released yet (`--openclaw-build`), [`plan`] decides how a
+//! [`schema`] reads what a release's own config schema accepts, [`refused`] names the release-file field behind a key it refuses, [`install`] finds and checks the cached install, [`build`] a build not released yet (`--openclaw-build`), [`plan`] decides how a
 //! scenario runs on the product, [`plugin`] writes the fake catalogue as a real plugin, [`config`]
 //! writes a lane's OpenClaw config, [`gateway`] runs the gateway process, [`target`] shares one
 //! gateway across a run's lanes (a fresh one per plugin and environment), [`transcript`] reads the session events it recorded. The harness reaches the
@@ -15,6 +15,7 @@ pub mod gateway;
 pub mod install;
 pub mod plan;
 pub mod plugin;
+pub mod refused;
 pub mod release;
 pub mod rpc;
 pub mod schema;
