@@ -293,6 +293,11 @@ pub struct AdoptArgs {
     /// its own, or one added later).
     #[arg(long = "scenario", value_name = "ID", requires = "record_only")]
     pub scenarios: Vec<String>,
+    /// Run nothing: fill the TODO reasons of X's drafted expectations with reasons carried
+    /// again from every adopted release (the same failure, its citations held in X's dist/),
+    /// as after a neighbour's reasons were written.
+    #[arg(long, conflicts_with_all = ["force", "record_only"])]
+    pub carry_only: bool,
     /// The tree to write into and read the adopted releases from (the same as --data-dir;
     /// default: the data root, the working directory when it is a checkout).
     #[arg(long, value_name = "DIR", conflicts_with = "data_dir")]
@@ -803,6 +808,7 @@ mod tests {
             },
             force: false,
             record_only: false,
+            carry_only: false,
             scenarios: Vec::new(),
             root: None,
         }

@@ -182,6 +182,7 @@ pub async fn run(
                 root: data_root_dir()?,
                 force: args.force,
                 record_only: args.record_only,
+                carry_only: args.carry_only,
                 scenarios: args.scenarios,
             };
             crate::releases::adopt::command(&options, probe_secret, stdout).await

@@ -37,6 +37,8 @@ pub struct AdoptOptions {
     /// Only (re)write the run record (`data/releases/openclaw-<v>.run.json`) of a release that
     /// is adopted already: its scenarios run against its committed data, nothing else is written.
     pub record_only: bool,
+    /// Run nothing: carry reasons again into the drafted expectations' `TODO` entries.
+    pub carry_only: bool,
     /// With `record_only`: the scenarios to run again; their entries replace the committed
     /// record's, the others stay (none: every built-in scenario, a new record).
     pub scenarios: Vec<String>,
@@ -112,6 +114,9 @@ pub async fn command(
     let files = ReleaseFiles::of(&options.root, version);
     if options.record_only {
         return record_only(options, version, out).await;
+    }
+    if options.carry_only {
+        return carry_only(options, version, &files, out);
     }
     if files.expectations.exists() && !options.force {
         return Err(Error::Usage(format!(
@@ -202,6 +207,94 @@ pub async fn command(
     }
     emit(out, &summary)?;
     Ok(Exit::OK)
+}
+
+/// `adopt --carry-only`: each `TODO` entry of the drafted expectations given the reason of an
+/// adopted release that accepted exactly the same failure, once its citations hold in this
+/// release's dist/; nothing runs, and every other line of the file stays as written.
+fn carry_only(
+    options: &AdoptOptions,
+    version: &Version,
+    files: &ReleaseFiles,
+    out: &mut dyn std::io::Write,
+) -> Result<u8, Error> {
+    let path = &files.expectations;
+    let text = std::fs::read_to_string(path).map_err(Error::io("read", path))?;
+    let table: toml::Table =
+        toml::from_str(&text).map_err(|e| Error::Usage(format!("{}: {e}", path.display())))?;
+    let field = |entry: &toml::Value, key: &str| {
+        entry
+            .get(key)
+            .and_then(|v| v.as_str())
+            .unwrap_or_default()
+            .to_string()
+    };
+    let findings = table
+        .get("finding")
+        .and_then(|v| v.as_array())
+        .cloned()
+        .unwrap_or_default();
+    let drafts: Vec<Draft> = findings
+        .iter()
+        .map(|f| Draft {
+            scenario: field(f, "scenario"),
+            lane: field(f, "lane"),
+            claim: field(f, "claim"),
+            check: field(f, "check"),
+            expected: field(f, "expected"),
+            observed: field(f, "observed"),
+            carried: None,
+        })
+        .collect();
+    let todo: Vec<bool> = findings
+        .iter()
+        .map(|f| field(f, "reason") == TODO_REASON)
+        .collect();
+    let target = OpenClawTarget::locate_version(options.openclaw.node, Some(version))?;
+    let recheck = crate::releases::reasons::Recheck::open(&target.install().package)?;
+    drop(target);
+    let catalogue = ReleaseCatalogue::current().map_err(|e| Error::Usage(e.to_string()))?;
+    let bases = Bases::all(catalogue, version)?;
+    let carried = carry(drafts, &bases, &recheck)?;
+    let fill: Vec<Option<&Carried>> = carried
+        .iter()
+        .zip(&todo)
+        .map(|(d, is_todo)| d.carried.as_ref().filter(|_| *is_todo))
+        .collect();
+    let (text, filled) = fill_todo(&text, &fill);
+    std::fs::write(path, &text).map_err(Error::io("write", path))?;
+    let left = todo.iter().filter(|t| **t).count() - filled;
+    emit(
+        out,
+        &format!(
+            "{}: {filled} TODO reasons carried from {} ({} left {TODO_REASON})\n",
+            path.display(),
+            bases.describe(),
+            left
+        ),
+    )?;
+    Ok(Exit::OK)
+}
+
+/// `text` (an expectations file) with the `TODO` reason of the n-th `[[finding]]` replaced by
+/// `fill[n]`'s, where it has one; every other line as written. With how many were filled.
+fn fill_todo(text: &str, fill: &[Option<&Carried>]) -> (String, usize) {
+    let todo_line = format!("reason = {}\n", quote(TODO_REASON));
+    let mut blocks: Vec<String> = text.split("\n[[").map(str::to_string).collect();
+    let (mut filled, mut n) = (0, 0);
+    for block in blocks.iter_mut().skip(1) {
+        if !block.starts_with("finding]]") {
+            continue;
+        }
+        if let Some(Some(c)) = fill.get(n) {
+            if block.contains(&todo_line) {
+                *block = block.replacen(&todo_line, &reason_lines(Some(c)), 1);
+                filled += 1;
+            }
+        }
+        n += 1;
+    }
+    (blocks.join("\n[["), filled)
 }
 
 /// `adopt --record-only`: the run record of an adopted release, from a run of its scenarios.
@@ -858,6 +951,28 @@ mod tests {
         };
         let drafts = carry(vec![draft("o")], &bases, &none).unwrap();
         assert_eq!(drafts[0].carried, None);
+    }
+
+    #[test]
+    fn carry_only_fills_the_todo_reasons_it_carries_and_leaves_every_other_line() {
+        let text = "# header\n\n[[finding]]\nclaim = \"C1\"\nreason = \"TODO\"\n\n\
+                    [[finding]]\nclaim = \"C2\"\nreason = \"written\"\n\n\
+                    [[probe]]\nprobe = \"p\"\nreason = \"TODO\"\n\n\
+                    [[finding]]\nclaim = \"C3\"\nreason = \"TODO\"\n";
+        let c = Carried {
+            reason: "the cause".into(),
+            from: "2026.7.35".into(),
+        };
+        let (out, filled) = fill_todo(text, &[None, None, Some(&c)]);
+        assert_eq!(filled, 1);
+        assert_eq!(
+            out,
+            text.replacen(
+                "claim = \"C3\"\nreason = \"TODO\"\n",
+                "claim = \"C3\"\nreason = \"the cause\"\ncarried_from = \"2026.7.35\"\n",
+                1
+            )
+        );
     }
 
     #[test]
