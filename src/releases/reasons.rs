@@ -374,27 +374,38 @@ impl Recheck {
         })
     }
 
-    /// `reason` with each cited file this dist lacks (`pi-tools-BkxVpbv8.js`) replaced by the
-    /// one file here of the same stem and any hash (`pi-tools-<hash>.js|mjs|cjs`), where there
-    /// is exactly one; other citations are left as written.
+    /// `reason` with each cited file this dist lacks (`pi-tools-BkxVpbv8.js`) replaced by this
+    /// dist's file of the same stem and any hash (`pi-tools-<hash>.js|mjs|cjs`): the only one,
+    /// or of several the one holding most of the identifiers the reason cites (a tie, or none
+    /// holding any, leaves the citation as written).
     pub fn renamed(&self, reason: &str) -> String {
+        let cited = citations(reason);
         let mut text = reason.to_string();
-        for cited in citations(reason).files {
-            if self.dist.has_file(&cited) {
+        for file in &cited.files {
+            if self.dist.has_file(file) {
                 continue;
             }
-            let name = cited.rsplit('/').next().unwrap_or(&cited);
+            let name = file.rsplit('/').next().unwrap_or(file);
             let Some(stem) = chunk_stem(name) else {
                 continue;
             };
-            let same: Vec<&String> = self
+            let same: Vec<&PathBuf> = self
                 .dist
-                .names
+                .files
                 .iter()
-                .filter(|have| chunk_stem(have) == Some(stem))
+                .filter(|f| {
+                    f.file_name()
+                        .and_then(|n| n.to_str())
+                        .is_some_and(|n| chunk_stem(n) == Some(stem))
+                })
                 .collect();
-            if let [only] = same.as_slice() {
-                text = text.replace(name, only);
+            let chosen = match same.as_slice() {
+                [only] => Some(*only),
+                [] => None,
+                several => holding_most(several, &cited.identifiers),
+            };
+            if let Some(new) = chosen.and_then(|f| f.file_name()).and_then(|n| n.to_str()) {
+                text = text.replace(name, new);
             }
         }
         text
@@ -414,6 +425,31 @@ impl Recheck {
         Ok((0..reasons.len())
             .map(|i| !lacking.iter().any(|(at, _)| *at == i))
             .collect())
+    }
+}
+
+/// Of `files`, the one holding (as whole words) more of `identifiers` than any other; none on a
+/// tie or when none holds any.
+fn holding_most<'a>(files: &[&'a PathBuf], identifiers: &[String]) -> Option<&'a PathBuf> {
+    let patterns: Vec<regex::bytes::Regex> = identifiers
+        .iter()
+        .filter_map(|id| {
+            regex::bytes::Regex::new(&format!(r"(?-u:\b){}(?-u:\b)", regex::escape(id))).ok()
+        })
+        .collect();
+    let mut counts: Vec<(usize, &PathBuf)> = files
+        .iter()
+        .map(|f| {
+            let bytes = std::fs::read(f).unwrap_or_default();
+            (patterns.iter().filter(|p| p.is_match(&bytes)).count(), *f)
+        })
+        .collect();
+    counts.sort_by(|a, b| b.0.cmp(&a.0));
+    match counts.as_slice() {
+        [(best, file), rest @ ..] if *best > 0 && rest.first().is_none_or(|r| r.0 < *best) => {
+            Some(file)
+        }
+        _ => None,
     }
 }
 
@@ -509,9 +545,17 @@ mod tests {
             renamed,
             "`readToolSearchConfig` (pi-tools-Zz9_aB-1.js) reads it"
         );
-        // Two chunks of the stem: left as written, so it does not hold.
+        // Two chunks of the stem, neither holding a cited identifier: left as written, so it
+        // does not hold.
         let ambiguous = recheck.renamed("see selection-61FIEezO.js");
         assert_eq!(ambiguous, "see selection-61FIEezO.js");
+        // Two chunks of the stem, one holding the cited identifier: that one.
+        std::fs::write(dist.join("selection-BBBBBBBB.js"), "const callEntry = 1;").unwrap();
+        let recheck = Recheck::open(package.path()).unwrap();
+        assert_eq!(
+            recheck.renamed("`callEntry` (selection-61FIEezO.js)"),
+            "`callEntry` (selection-BBBBBBBB.js)"
+        );
         let absent = "`formatUnknownToolIdError` (pi-tools-Zz9_aB-1.js)".to_string();
         assert_eq!(
             recheck.holds(&[renamed, ambiguous, absent]).unwrap(),
