@@ -62,6 +62,10 @@ pub struct Issue {
     /// there, whatever the release's findings on the scenario say.
     #[serde(default)]
     pub not_applicable_on: BTreeMap<String, String>,
+    /// Releases where the bug can arise but the replay, as written, cannot show it (each with
+    /// why): a claim that holds there is `blind`, never `green`.
+    #[serde(default)]
+    pub blind_on: BTreeMap<String, String>,
 }
 
 impl Issue {
@@ -96,6 +100,8 @@ pub enum Cell {
     /// No scenario can replay the issue, the bug cannot arise on the release, or the release
     /// lacks the mode of every lane the issue names.
     NotApplicable,
+    /// The claim held, but the replay cannot show the bug on this release (`blind_on`).
+    Blind,
 }
 
 impl Cell {
@@ -111,6 +117,7 @@ impl Cell {
             }
             Cell::NotRun => "-".to_string(),
             Cell::NotApplicable => "n/a".to_string(),
+            Cell::Blind => "blind".to_string(),
         }
     }
 
@@ -323,6 +330,16 @@ fn cell(issue: &Issue, release: &ReleaseData) -> Result<Judged, Error> {
             )
         })
         .collect();
+    if colour == Colour::Green {
+        if let Some(why) = issue.blind_on.get(&release.version.to_string()) {
+            return Ok(Judged {
+                note: Some(format!(
+                    "the claim held, but the replay cannot show the bug here: {why}"
+                )),
+                ..Judged::plain(Cell::Blind)
+            });
+        }
+    }
     Ok(Judged {
         cell: Cell::Ran {
             colour,
@@ -344,13 +361,19 @@ impl Table {
         let scenarios = crate::scenario::load_all(&[])?;
         let releases = releases(root, &scenarios)?;
         for issue in &file.issue {
-            for version in issue.not_applicable_on.keys() {
-                if !releases.iter().any(|r| &r.version.to_string() == version) {
-                    return Err(Error::Usage(format!(
-                        "{}: #{}: not_applicable_on names {version}, which is not an adopted release",
-                        root.join(ISSUES_FILE).display(),
-                        issue.number
-                    )));
+            let named = [
+                ("not_applicable_on", &issue.not_applicable_on),
+                ("blind_on", &issue.blind_on),
+            ];
+            for (field, versions) in named {
+                for version in versions.keys() {
+                    if !releases.iter().any(|r| &r.version.to_string() == version) {
+                        return Err(Error::Usage(format!(
+                            "{}: #{}: {field} names {version}, which is not an adopted release",
+                            root.join(ISSUES_FILE).display(),
+                            issue.number
+                        )));
+                    }
                 }
             }
         }
@@ -494,6 +517,12 @@ impl Table {
                 .not_applicable_on
                 .iter()
                 .map(|(version, why)| format!(" Not applicable on {version}: {why}."))
+                .chain(
+                    issue
+                        .blind_on
+                        .iter()
+                        .map(|(version, why)| format!(" Its replay is blind on {version}: {why}.")),
+                )
                 .collect();
             let _ = writeln!(
                 out,
@@ -572,6 +601,7 @@ mod tests {
             checks: Vec::new(),
             not_applicable: None,
             not_applicable_on: Default::default(),
+            blind_on: Default::default(),
         };
         const RED: Cell = Cell::Ran {
             colour: Colour::Red,
