@@ -38,7 +38,7 @@ fn a_release_not_in_the_cache_is_one_line_and_the_cache_is_untouched() {
     ] {
         let output = bin()
             .env("TOOLSEARCH_QA_CACHE", cache.path())
-            .env("TOOLSEARCH_QA_OPENCLAW_VERSION", "2026.7.35")
+            .env("TOOLSEARCH_QA_OPENCLAW_VERSION", "2026.6.11")
             .env("TOOLSEARCH_QA_OPENCLAW_NODE", "26")
             .args(&command)
             .output()
@@ -50,7 +50,7 @@ fn a_release_not_in_the_cache_is_one_line_and_the_cache_is_untouched() {
         assert!(
             stderr.starts_with("error: openclaw ")
                 && stderr.trim_end().ends_with(
-                    "OpenClaw 2026.7.35 is not installed (no {}/openclaw-2026.7.35/node_modules/openclaw); run scripts/install-openclaw.sh --version 2026.7.35 --node 26"
+                    "OpenClaw 2026.6.11 is not installed (no {}/openclaw-2026.6.11/node_modules/openclaw); run scripts/install-openclaw.sh --version 2026.6.11 --node 26"
                         .replace("{}", &cache.path().display().to_string())
                         .as_str()
                 ),
