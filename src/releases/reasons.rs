@@ -444,7 +444,7 @@ fn holding_most<'a>(files: &[&'a PathBuf], identifiers: &[String]) -> Option<&'a
             (patterns.iter().filter(|p| p.is_match(&bytes)).count(), *f)
         })
         .collect();
-    counts.sort_by(|a, b| b.0.cmp(&a.0));
+    counts.sort_by_key(|c| std::cmp::Reverse(c.0));
     match counts.as_slice() {
         [(best, file), rest @ ..] if *best > 0 && rest.first().is_none_or(|r| r.0 < *best) => {
             Some(file)
