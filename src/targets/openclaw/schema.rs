@@ -34,14 +34,15 @@ pub struct SchemaFacts {
     pub code_mode_keys: Option<Vec<String>>,
     /// Whether `tools.codeMode` takes `"auto"`.
     pub code_mode_auto: bool,
-    /// Every `key:` the schema names anywhere (what a borrowed `[config] settings` key must be).
-    known_keys: std::collections::BTreeSet<String>,
+    /// The schema bundles' text, where a borrowed `[config] settings` key is looked up in its
+    /// parent's object.
+    text: String,
 }
 
 static KEY: LazyLock<Regex> =
     LazyLock::new(|| Regex::new(r"(?m)^\s*([A-Za-z_$][\w$]*)\s*:").unwrap());
-static ANY_KEY: LazyLock<Regex> =
-    LazyLock::new(|| Regex::new(r"\b([A-Za-z_$][\w$]*)\s*:").unwrap());
+static IDENT: LazyLock<Regex> =
+    LazyLock::new(|| Regex::new(r"^([A-Za-z_$][\w$]*)(?:\.optional\(\))?\s*[,}\n]").unwrap());
 static QUOTED: LazyLock<Regex> = LazyLock::new(|| Regex::new(r#""([^"]*)""#).unwrap());
 static STDIO: LazyLock<Regex> = LazyLock::new(|| {
     Regex::new(r#"transport:\s*(?:z\.)?(?:union|_enum|enum)\(\[[^\]]*"stdio""#).unwrap()
@@ -89,10 +90,7 @@ impl SchemaFacts {
             tool_search_modes: tool_search.map(modes).unwrap_or_default(),
             code_mode_keys: code_mode.map(top_keys),
             code_mode_auto: code_mode.is_some_and(|b| b.contains(r#"literal("auto")"#)),
-            known_keys: ANY_KEY
-                .captures_iter(text)
-                .map(|c| c[1].to_string())
-                .collect(),
+            text: text.to_string(),
         }
     }
 
@@ -128,7 +126,7 @@ impl SchemaFacts {
             config.mcp_stdio_transport = self.mcp_stdio_transport;
         }
         if let Some(settings) = config.settings.take() {
-            let (kept, dropped) = self.known_only(settings, "");
+            let (kept, dropped) = self.known_only(settings, "", self.root());
             for key in dropped {
                 notes.push(format!(
                     "[config] settings: {key} left out (not in its schema)"
@@ -185,12 +183,13 @@ impl SchemaFacts {
         (release, notes)
     }
 
-    /// `value` with every object key the schema never names left out (with its subtree), and
-    /// the dotted paths left out.
+    /// `value` with every object key its schema object (`scope`) does not name left out, with
+    /// its subtree, and the dotted paths left out.
     fn known_only(
         &self,
         value: serde_json::Value,
         at: &str,
+        scope: &str,
     ) -> (Option<serde_json::Value>, Vec<String>) {
         let serde_json::Value::Object(map) = value else {
             return (Some(value), Vec::new());
@@ -203,11 +202,11 @@ impl SchemaFacts {
             } else {
                 format!("{at}.{key}")
             };
-            if !self.known_keys.contains(&key) {
+            let Some(child) = self.child_scope(scope, &key) else {
                 dropped.push(path);
                 continue;
-            }
-            let (inner, more) = self.known_only(inner, &path);
+            };
+            let (inner, more) = self.known_only(inner, &path, child);
             dropped.extend(more);
             if let Some(inner) = inner {
                 kept.insert(key, inner);
@@ -215,6 +214,28 @@ impl SchemaFacts {
         }
         let kept = (!kept.is_empty()).then_some(serde_json::Value::Object(kept));
         (kept, dropped)
+    }
+
+    /// The root config object (`const OpenClawSchemaShape = {…}` from 2026.8, `const
+    /// OpenClawSchema = object({…})` before), else every bundle's text.
+    fn root(&self) -> &str {
+        block(&self.text, "const OpenClawSchemaShape = ")
+            .or_else(|| block(&self.text, "const OpenClawSchema = "))
+            .unwrap_or(&self.text)
+    }
+
+    /// The schema of `key` inside `scope`: the bracketed expression after `key:`, or the
+    /// `const` it names (`skills: SkillsSchema`); none when `scope` has no such key.
+    fn child_scope<'a>(&'a self, scope: &'a str, key: &str) -> Option<&'a str> {
+        let pattern = format!(r"(?:^|[\s{{,(]){}\s*:\s*", regex::escape(key));
+        let found = Regex::new(&pattern).ok()?.find(scope)?;
+        let rest = &scope[found.end()..];
+        if let Some(name) = IDENT.captures(rest) {
+            let named = block(&self.text, &format!("const {} = ", &name[1]));
+            return Some(named.unwrap_or(&self.text));
+        }
+        let open = rest.find(['(', '[', '{'])?;
+        block(rest, &rest[..open]).or(Some(rest))
     }
 }
 
@@ -304,8 +325,11 @@ const McpServer = object({
 		literal("streamable-http")
 	]).optional(),
 });
-const SkillsSchema = object({ workshop: object({ enabled: boolean() }) });
-const Root = object({ skills: SkillsSchema });
+const SkillsSchema = object({ workshop: object({
+	enabled: boolean(),
+	autonomous: object({ enabled: boolean().optional() }).strict().optional(),
+}) });
+const OpenClawSchema = object({ skills: SkillsSchema, mode: string() });
 const ToolSearchSchema = union([boolean(), object({
 	enabled: boolean().optional(),
 	mode: _enum([
@@ -372,7 +396,7 @@ const CodeModeSchema = union([boolean(), object({
         assert_eq!(fitted.config.settings, None);
         assert!(
             notes.contains(
-                &"[config] settings: skills.workshop.autonomous left out (not in its schema)"
+                &"[config] settings: skills.workshop.autonomous.mode left out (not in its schema)"
                     .to_string()
             ),
             "{notes:?}"
