@@ -43,10 +43,7 @@ pub async fn run(
     unseeded: Unseeded,
 ) -> Result<PatchedRuns, Error> {
     if seeds.is_empty() {
-        return Ok(PatchedRuns {
-            baseline_failures: Vec::new(),
-            cells: Vec::new(),
-        });
+        return Ok(PatchedRuns::default());
     }
     let version = match &pick.source {
         Source::Release(_) => pick.release_version().map_err(Error::openclaw("selftest"))?,

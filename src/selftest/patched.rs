@@ -15,6 +15,7 @@ use crate::targets::openclaw::Pick;
 use crate::targets::{OpenClawTarget, Target, TargetPick};
 
 /// The product seeds' cells and what failed on the release as published.
+#[derive(Default)]
 pub struct PatchedRuns {
     pub baseline_failures: Vec<String>,
     pub cells: Vec<Cell>,
@@ -67,10 +68,7 @@ pub async fn run(
     unseeded: Unseeded,
 ) -> Result<PatchedRuns, Error> {
     if seeds.is_empty() {
-        return Ok(PatchedRuns {
-            baseline_failures: Vec::new(),
-            cells: Vec::new(),
-        });
+        return Ok(PatchedRuns::default());
     }
     let mut baseline: Vec<Scenario> = Vec::new();
     for seed in seeds {

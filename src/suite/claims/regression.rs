@@ -316,8 +316,8 @@ fn differs(declared: &Value, tool: &ToolEntry, name: &str) -> Option<String> {
     (!fields.is_empty()).then(|| format!("{name} ({})", fields.join(", ")))
 }
 
-/// One check a request: it declares exactly `expected` (sorted names), no more, no fewer.
-pub(super) fn declared_exactly(o: &Observed, expected: &[String]) -> Vec<Check> {
+/// Each request's index and the tool names it declares, sorted.
+fn declared_per_request<'a>(o: &'a Observed) -> impl Iterator<Item = (usize, Vec<String>)> + 'a {
     o.observation
         .requests
         .iter()
@@ -325,6 +325,14 @@ pub(super) fn declared_exactly(o: &Observed, expected: &[String]) -> Vec<Check> 
         .map(|(i, request)| {
             let mut declared = declared_tool_names(&request.body);
             declared.sort();
+            (i, declared)
+        })
+}
+
+/// One check a request: it declares exactly `expected` (sorted names), no more, no fewer.
+pub(super) fn declared_exactly(o: &Observed, expected: &[String]) -> Vec<Check> {
+    declared_per_request(o)
+        .map(|(i, declared)| {
             check(
                 format!("request {} declared", i + 1),
                 declared == expected,
@@ -413,14 +421,8 @@ fn declared_with_chosen(
     mcp: &[String],
 ) -> (Vec<Check>, Vec<String>) {
     let mut kept = expected.to_vec();
-    let checks = o
-        .observation
-        .requests
-        .iter()
-        .enumerate()
-        .map(|(i, request)| {
-            let mut declared = declared_tool_names(&request.body);
-            declared.sort();
+    let checks = declared_per_request(o)
+        .map(|(i, declared)| {
             let chosen: Vec<&String> = declared.iter().filter(|n| !expected.contains(n)).collect();
             let ok = expected.iter().all(|n| declared.contains(n))
                 && chosen.len() <= max
