@@ -30,6 +30,8 @@ fn return_large_blocks_to_the_system() {}
 
 fn main() -> ExitCode {
     let cli = Cli::parse();
+    // This executable serves the MCP fixtures its gateways start, under whatever name it has.
+    toolsearch_qa::mcp_fixture::serve_from_this_executable();
     // The embedded gateway runs in this process, so the probes' planted environment secret goes
     // into this process's environment, here, before any thread exists.
     let probe_secret = toolsearch_qa::probes::new_env_secret();

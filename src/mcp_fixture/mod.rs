@@ -17,6 +17,7 @@ pub mod server;
 pub mod tool_list;
 
 use std::path::{Path, PathBuf};
+use std::sync::OnceLock;
 
 use rmcp::ServiceExt;
 use tokio::io::{AsyncBufReadExt, AsyncWriteExt, BufReader};
@@ -87,14 +88,42 @@ pub fn launch(server: &str) -> Result<LaunchSpec, FixtureError> {
     })
 }
 
-/// The `toolsearch-qa` binary: `$TOOLSEARCH_QA_BIN`, else this executable when it is
-/// `toolsearch-qa`, else the `toolsearch-qa` next to cargo's `deps/` directory (integration
-/// tests and benches run from there).
+/// The executable that said it is the harness ([`serve_from_this_executable`]), whatever its
+/// file is named.
+static HARNESS: OnceLock<PathBuf> = OnceLock::new();
+
+/// Called by the `toolsearch-qa` binary before it runs a command: this executable serves the
+/// fixtures even when its file was copied or renamed (a lookup by name would miss it).
+pub fn serve_from_this_executable() {
+    if let Ok(exe) = std::env::current_exe() {
+        let _ = HARNESS.set(exe);
+    }
+}
+
+/// The `toolsearch-qa` binary: `$TOOLSEARCH_QA_BIN`, else this executable when it is the
+/// harness's own binary (under any name) or named `toolsearch-qa`, else the `toolsearch-qa` next
+/// to cargo's `deps/` directory (integration tests and benches run from there).
 pub fn program() -> Result<PathBuf, FixtureError> {
-    if let Some(path) = std::env::var_os(PROGRAM_ENV).filter(|v| !v.is_empty()) {
+    let exe = std::env::current_exe().map_err(|e| FixtureError::NoProgram(e.to_string()));
+    resolve_program(
+        std::env::var_os(PROGRAM_ENV).filter(|v| !v.is_empty()),
+        HARNESS.get().map(PathBuf::as_path),
+        exe,
+    )
+}
+
+fn resolve_program(
+    given: Option<std::ffi::OsString>,
+    harness: Option<&Path>,
+    exe: Result<PathBuf, FixtureError>,
+) -> Result<PathBuf, FixtureError> {
+    if let Some(path) = given {
         return Ok(PathBuf::from(path));
     }
-    let exe = std::env::current_exe().map_err(|e| FixtureError::NoProgram(e.to_string()))?;
+    if let Some(path) = harness {
+        return Ok(path.to_path_buf());
+    }
+    let exe = exe?;
     if exe.file_stem().is_some_and(|s| s == "toolsearch-qa") {
         return Ok(exe);
     }
@@ -211,5 +240,26 @@ mod tests {
         assert_eq!(server_of_tool(&servers, "list_events"), Some("calendar"));
         assert_eq!(server_of_tool(&servers, "nope"), None);
         assert_eq!(tool_names(HANG_ON_LIST), Vec::<String>::new());
+    }
+
+    #[test]
+    fn the_harness_binary_is_found_under_any_name() {
+        let renamed = PathBuf::from("/opt/bin/tsq");
+        let exe = || Ok(renamed.clone());
+        // Renamed, it is found once it said it is the harness, and not by its name.
+        assert_eq!(
+            resolve_program(None, Some(&renamed), exe()).unwrap(),
+            renamed
+        );
+        let err = resolve_program(None, None, exe()).unwrap_err().to_string();
+        assert!(err.contains("/opt/bin/tsq is not toolsearch-qa"), "{err}");
+        // The variable wins over both; a binary named toolsearch-qa is itself.
+        let given = resolve_program(Some("/x/y".into()), Some(&renamed), exe()).unwrap();
+        assert_eq!(given, PathBuf::from("/x/y"));
+        let named = PathBuf::from("/opt/bin/toolsearch-qa");
+        assert_eq!(
+            resolve_program(None, None, Ok(named.clone())).unwrap(),
+            named
+        );
     }
 }

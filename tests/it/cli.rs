@@ -343,3 +343,32 @@ fn new_scenario_says_what_it_prints() {
         &text[..300]
     );
 }
+
+/// A copied or renamed binary still serves the MCP fixtures its gateways start: it does not find
+/// itself by its file name (a copy named otherwise used to fail every MCP lane, exit 3).
+#[test]
+fn a_renamed_binary_serves_its_own_mcp_fixtures() {
+    let dir = tempfile::tempdir().unwrap();
+    let renamed = dir.path().join("tsq-renamed");
+    std::fs::copy(env!("CARGO_BIN_EXE_toolsearch-qa"), &renamed).unwrap();
+    let out = std::process::Command::new(&renamed)
+        .env_remove("TOOLSEARCH_QA_BIN")
+        .args([
+            "suite",
+            "--scenario",
+            "tool-search-mcp-target",
+            "--format",
+            "json",
+        ])
+        .output()
+        .unwrap();
+    assert_eq!(
+        out.status.code(),
+        Some(0),
+        "stderr: {}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let json: Value = serde_json::from_slice(&out.stdout).unwrap();
+    assert_eq!(json["ok"], true);
+    assert_eq!(json["scenarios"][0]["scenario"], "tool-search-mcp-target");
+}
