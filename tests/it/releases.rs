@@ -26,6 +26,8 @@ fn a_version_that_is_not_one_is_a_usage_error() {
         ));
 }
 
+/// 2026.5.7 is published but has no Tool Search, so it is never adopted (adopt would refuse an
+/// adopted release before looking for its install).
 #[test]
 fn a_release_not_in_the_cache_is_one_line_and_the_cache_is_untouched() {
     let cache = tempfile::tempdir().unwrap();
@@ -38,7 +40,7 @@ fn a_release_not_in_the_cache_is_one_line_and_the_cache_is_untouched() {
     ] {
         let output = bin()
             .env("TOOLSEARCH_QA_CACHE", cache.path())
-            .env("TOOLSEARCH_QA_OPENCLAW_VERSION", "2026.6.11")
+            .env("TOOLSEARCH_QA_OPENCLAW_VERSION", "2026.5.7")
             .env("TOOLSEARCH_QA_OPENCLAW_NODE", "26")
             .args(&command)
             .output()
@@ -50,7 +52,7 @@ fn a_release_not_in_the_cache_is_one_line_and_the_cache_is_untouched() {
         assert!(
             stderr.starts_with("error: openclaw ")
                 && stderr.trim_end().ends_with(
-                    "OpenClaw 2026.6.11 is not installed (no {}/openclaw-2026.6.11/node_modules/openclaw); run scripts/install-openclaw.sh --version 2026.6.11 --node 26"
+                    "OpenClaw 2026.5.7 is not installed (no {}/openclaw-2026.5.7/node_modules/openclaw); run scripts/install-openclaw.sh --version 2026.5.7 --node 26"
                         .replace("{}", &cache.path().display().to_string())
                         .as_str()
                 ),
