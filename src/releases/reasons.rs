@@ -4,8 +4,9 @@
 //! `[code_mode]` table, which say where each fact was read, are held to the same rule.
 //!
 //! What a reason cites ([`citations`]):
-//! - a file: any token ending in `.js`, `.mjs` or `.cjs`. One starting with `dist/` must be that
-//!   path of the package; any other must be a file of that name somewhere under `dist/`; a `*`
+//! - a file: any token ending in `.js`, `.mjs` or `.cjs`, and any other path under `dist/` (a
+//!   `dist/None` left by a botched rename is a file the release lacks). One starting with `dist/`
+//!   must be that path of the package; any other must be a file of that name somewhere under `dist/`; a `*`
 //!   in it stands for any run of characters (`dist/tool-resolution-*.js`), and one file must match;
 //! - an identifier: a bare lowerCamelCase word (`formatUnknownToolIdError`, `isError`, also the
 //!   last part of `execution.taskSupport`), or a backquoted token that looks like code: a dotted
@@ -37,6 +38,8 @@ pub struct Citations {
 
 static FILE: LazyLock<Regex> =
     LazyLock::new(|| Regex::new(r"[\w./@*-]+\.(?:mjs|cjs|js)\b").expect("file pattern"));
+static DIST_PATH: LazyLock<Regex> =
+    LazyLock::new(|| Regex::new(r"\bdist/[\w@*-][\w.@*-]*(?:/[\w.@*-]+)*").expect("dist path pattern"));
 static BACKQUOTED: LazyLock<Regex> =
     LazyLock::new(|| Regex::new(r"`([^`]*)`").expect("backquote pattern"));
 static CODE: LazyLock<Regex> = LazyLock::new(|| {
@@ -64,6 +67,12 @@ pub fn citations(reason: &str) -> Citations {
     };
     for m in FILE.find_iter(reason) {
         push(&mut cited.files, m.as_str().trim_start_matches(['.', '/']));
+    }
+    for m in DIST_PATH.find_iter(reason) {
+        let path = m.as_str().trim_end_matches('.');
+        if !FILE.is_match(path) {
+            push(&mut cited.files, path);
+        }
     }
     // Prose left once file names and backquoted spans are blanked out.
     let mut prose = FILE.replace_all(reason, " ").into_owned();
@@ -510,6 +519,16 @@ fn walk(dir: &Path, files: &mut Vec<PathBuf>) -> Result<(), Error> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn a_dist_path_without_a_script_extension_is_a_cited_file() {
+        let cited = citations(
+            "one entry per call (dist/None), the heading in dist/agents/x.js; its dist/ and dist/.",
+        );
+        assert_eq!(cited.files, vec!["dist/agents/x.js", "dist/None"]);
+        let cited = citations("see dist/extensions/quickjs/openclaw.plugin.json.");
+        assert_eq!(cited.files, vec!["dist/extensions/quickjs/openclaw.plugin.json"]);
+    }
 
     #[test]
     fn a_chunk_name_has_a_stem_and_an_eight_character_hash() {
