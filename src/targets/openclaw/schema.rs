@@ -1,4 +1,6 @@
-//! What a release's own config schema accepts, read from its `dist/zod-schema*` bundles.
+//! What a release's own config schema accepts, read from its `dist/zod-schema*` bundles, and
+//! whether it applies a `tools.*` change without a restart, read from its reload plan
+//! (`dist/config-reload-plan-*`).
 //!
 //! A release never adopted borrows the nearest adopted release's facts, and those may write keys
 //! it refuses (2026.7.35 refuses 2026.8.1's `agents.entries`, `models.catalogRefresh` and
@@ -34,6 +36,10 @@ pub struct SchemaFacts {
     pub code_mode_keys: Option<Vec<String>>,
     /// Whether `tools.codeMode` takes `"auto"`.
     pub code_mode_auto: bool,
+    /// Whether its reload plan applies a `tools.toolSearch` change hot (`kind: "hot"`) or as a
+    /// no-op (`"none"`: the gateway logs the change and keeps its old tools); none when no plan
+    /// names `tools`.
+    pub tools_hot_reload: Option<bool>,
     /// The schema bundles' text, where a borrowed `[config] settings` key is looked up in its
     /// parent's object.
     text: String,
@@ -44,31 +50,22 @@ static KEY: LazyLock<Regex> =
 static IDENT: LazyLock<Regex> =
     LazyLock::new(|| Regex::new(r"^([A-Za-z_$][\w$]*)(?:\.optional\(\))?\s*[,}\n]").unwrap());
 static QUOTED: LazyLock<Regex> = LazyLock::new(|| Regex::new(r#""([^"]*)""#).unwrap());
+/// One rule of a reload plan: `{ prefix: "tools", kind: "none" }` or `{ prefixes: [ …,
+/// "tools", … ], kind: "hot" }`.
+static RELOAD_RULE: LazyLock<Regex> = LazyLock::new(|| {
+    Regex::new(r#"\{\s*prefix(?:es)?:\s*(\[[^\]]*\]|"[^"]*")\s*,\s*kind:\s*"(\w+)""#).unwrap()
+});
 static STDIO: LazyLock<Regex> = LazyLock::new(|| {
     Regex::new(r#"transport:\s*(?:z\.)?(?:union|_enum|enum)\(\[[^\]]*"stdio""#).unwrap()
 });
 
 impl SchemaFacts {
-    /// Reads every `dist/zod-schema*.js|mjs` of the package at `package`.
+    /// Reads every `dist/zod-schema*.js|mjs` of the package at `package`, and its reload plan.
     pub fn read(package: &Path) -> Result<SchemaFacts, OpenClawError> {
         let dist = package.join("dist");
-        let mut text = String::new();
-        let entries = std::fs::read_dir(&dist).map_err(OpenClawError::io("read", &dist))?;
-        let mut files: Vec<_> = entries
-            .filter_map(Result::ok)
-            .map(|e| e.path())
-            .filter(|p| {
-                p.file_name().and_then(|n| n.to_str()).is_some_and(|n| {
-                    n.starts_with("zod-schema") && (n.ends_with(".js") || n.ends_with(".mjs"))
-                })
-            })
-            .collect();
-        files.sort();
-        for file in &files {
-            text.push_str(&std::fs::read_to_string(file).map_err(OpenClawError::io("read", file))?);
-            text.push('\n');
-        }
-        Ok(SchemaFacts::parse(&text))
+        let mut facts = SchemaFacts::parse(&bundles(&dist, "zod-schema")?);
+        facts.tools_hot_reload = tools_hot_reload(&bundles(&dist, "config-reload-plan")?);
+        Ok(facts)
     }
 
     /// The facts in a schema bundle's text.
@@ -90,6 +87,7 @@ impl SchemaFacts {
             tool_search_modes: tool_search.map(modes).unwrap_or_default(),
             code_mode_keys: code_mode.map(top_keys),
             code_mode_auto: code_mode.is_some_and(|b| b.contains(r#"literal("auto")"#)),
+            tools_hot_reload: None,
             text: text.to_string(),
         }
     }
@@ -174,6 +172,13 @@ impl SchemaFacts {
             }
             _ => {}
         }
+        if let Some(hot) = self.tools_hot_reload.filter(|h| *h != release.hot_reload) {
+            let kind = if hot { "hot" } else { "none" };
+            notes.push(format!(
+                "hot_reload = {hot} (its reload plan's rule for tools is kind \"{kind}\")"
+            ));
+            release.hot_reload = hot;
+        }
         if let Some(facts) = release.code_mode.as_mut() {
             if facts.auto_tier != self.code_mode_auto {
                 notes.push(format!("[code_mode] auto_tier = {}", self.code_mode_auto));
@@ -241,6 +246,45 @@ impl SchemaFacts {
 
 /// The text of the bracketed expression that starts at `start` (up to its matching close), when
 /// the text has it.
+/// The text of every `dist/<stem>*.js|mjs`, in name order.
+fn bundles(dist: &Path, stem: &str) -> Result<String, OpenClawError> {
+    let entries = std::fs::read_dir(dist).map_err(OpenClawError::io("read", dist))?;
+    let mut files: Vec<_> = entries
+        .filter_map(Result::ok)
+        .map(|e| e.path())
+        .filter(|p| {
+            p.file_name().and_then(|n| n.to_str()).is_some_and(|n| {
+                n.starts_with(stem) && (n.ends_with(".js") || n.ends_with(".mjs"))
+            })
+        })
+        .collect();
+    files.sort();
+    let mut text = String::new();
+    for file in &files {
+        text.push_str(&std::fs::read_to_string(file).map_err(OpenClawError::io("read", file))?);
+        text.push('\n');
+    }
+    Ok(text)
+}
+
+/// Whether the reload plan in `text` applies a `tools.toolSearch` change hot: the kind of the
+/// rule with the longest prefix of that path (`tools.toolSearch`, else `tools`).
+fn tools_hot_reload(text: &str) -> Option<bool> {
+    let mut best: Option<(usize, bool)> = None;
+    for rule in RELOAD_RULE.captures_iter(text) {
+        for prefix in QUOTED.captures_iter(&rule[1]) {
+            let prefix = &prefix[1];
+            if prefix == "tools" || prefix == "tools.toolSearch" {
+                let hot = &rule[2] == "hot";
+                if best.is_none_or(|(len, _)| prefix.len() > len) {
+                    best = Some((prefix.len(), hot));
+                }
+            }
+        }
+    }
+    best.map(|(_, hot)| hot)
+}
+
 fn block<'a>(text: &'a str, start: &str) -> Option<&'a str> {
     let from = text.find(start)? + start.len();
     let mut depth = 0i32;
@@ -310,6 +354,33 @@ fn modes(block: &str) -> Vec<ToolSearchMode> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// A `tools.*` change is hot or a no-op as the reload plan's rule says, the longest prefix
+    /// of `tools.toolSearch` winning (the rules as 2026.7.35's and 2026.9.6's plans write them).
+    #[test]
+    fn the_reload_plan_says_whether_a_tools_change_is_hot() {
+        let july = "{\n\t\tprefix: \"tools\",\n\t\tkind: \"none\"\n\t},";
+        let september = "{ prefixes: [\n\t\"tools\",\n\t\"approvals.exec\"\n], kind: \"hot\" }";
+        let narrower = "{ prefix: \"tools\", kind: \"hot\" }, { prefix: \"tools.toolSearch\", kind: \"none\" }";
+        assert_eq!(tools_hot_reload(july), Some(false));
+        assert_eq!(tools_hot_reload(september), Some(true));
+        assert_eq!(tools_hot_reload(narrower), Some(false));
+        assert_eq!(tools_hot_reload("{ prefix: \"toolsets\", kind: \"hot\" }"), None);
+        // fit() writes it over a borrowed fact, with a note.
+        let facts = SchemaFacts {
+            tools_hot_reload: Some(false),
+            ..SchemaFacts::parse(JULY)
+        };
+        let borrowed = crate::targets::openclaw::ReleaseCatalogue::current()
+            .unwrap()
+            .find(&"2026.9.6".parse().unwrap())
+            .unwrap()
+            .release;
+        assert!(borrowed.hot_reload);
+        let (fitted, notes) = facts.fit(borrowed);
+        assert!(!fitted.hot_reload);
+        assert!(notes.iter().any(|n| n.starts_with("hot_reload = false")), "{notes:?}");
+    }
 
     /// The shapes as 2026.7.35's dist/zod-schema-O9ml_nmo.js and
     /// zod-schema.agent-runtime-C02vY4RT.js bundle them (trimmed).
