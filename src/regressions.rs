@@ -61,11 +61,11 @@ pub struct Issue {
     /// Releases the bug cannot arise on, each with why (`"2026.5.12" = "…"`): the cell is n/a
     /// there, whatever the release's findings on the scenario say.
     #[serde(default)]
-    pub not_applicable_on: BTreeMap<String, String>,
+    pub not_applicable_on: BTreeMap<Version, String>,
     /// Releases where the bug can arise but the replay, as written, cannot show it (each with
     /// why): a claim that holds there is `blind`, never `green`.
     #[serde(default)]
-    pub blind_on: BTreeMap<String, String>,
+    pub blind_on: BTreeMap<Version, String>,
 }
 
 impl Issue {
@@ -232,7 +232,7 @@ fn cell(issue: &Issue, release: &ReleaseData) -> Result<Judged, Error> {
     };
     if issue
         .not_applicable_on
-        .contains_key(&release.version.to_string())
+        .contains_key(&release.version)
     {
         return Ok(Judged::plain(Cell::NotApplicable));
     }
@@ -331,7 +331,7 @@ fn cell(issue: &Issue, release: &ReleaseData) -> Result<Judged, Error> {
         })
         .collect();
     if colour == Colour::Green {
-        if let Some(why) = issue.blind_on.get(&release.version.to_string()) {
+        if let Some(why) = issue.blind_on.get(&release.version) {
             return Ok(Judged {
                 note: Some(format!(
                     "the claim held, but the replay cannot show the bug here: {why}"
@@ -367,7 +367,7 @@ impl Table {
             ];
             for (field, versions) in named {
                 for version in versions.keys() {
-                    if !releases.iter().any(|r| &r.version.to_string() == version) {
+                    if !releases.iter().any(|r| &r.version == version) {
                         return Err(Error::Usage(format!(
                             "{}: #{}: {field} names {version}, which is not an adopted release",
                             root.join(ISSUES_FILE).display(),
@@ -527,15 +527,16 @@ impl Table {
                 (None, Some(why)) => format!("not applicable: {why}"),
                 (None, None) => "not replayed".to_string(),
             };
+            // One line a release, oldest first: a reason each (its own dist/ file).
             let elsewhere: String = issue
                 .not_applicable_on
                 .iter()
-                .map(|(version, why)| format!(" Not applicable on {version}: {why}."))
+                .map(|(version, why)| format!("\n  - not applicable on {version}: {why}"))
                 .chain(
                     issue
                         .blind_on
                         .iter()
-                        .map(|(version, why)| format!(" Its replay is blind on {version}: {why}.")),
+                        .map(|(version, why)| format!("\n  - its replay is blind on {version}: {why}")),
                 )
                 .collect();
             let _ = writeln!(
@@ -688,7 +689,7 @@ mod tests {
         assert_eq!(at("2026.8.1").colour(), Some(Colour::Red));
         assert!(table
             .to_markdown()
-            .contains("Not applicable on 2026.5.12: 2026.5.12 has no direct-only tools"));
+            .contains("  - not applicable on 2026.5.12: 2026.5.12 has no direct-only tools"));
     }
 
     /// A copy of the committed data of 2026.5.12 and 2026.9.6, 9.6's run record changed by `edit`.
