@@ -230,10 +230,7 @@ fn cell(issue: &Issue, release: &ReleaseData) -> Result<Judged, Error> {
     let (Some(scenario), Some(claim)) = (&issue.scenario, &issue.claim) else {
         return Ok(Judged::plain(Cell::NotApplicable));
     };
-    if issue
-        .not_applicable_on
-        .contains_key(&release.version)
-    {
+    if issue.not_applicable_on.contains_key(&release.version) {
         return Ok(Judged::plain(Cell::NotApplicable));
     }
     let record = &release.record;
@@ -496,7 +493,10 @@ impl Table {
         // releases go in tables of at most COLUMNS, oldest first, each with its rows.
         let tables = self.releases.len().div_ceil(COLUMNS).max(1);
         let per_table = self.releases.len().div_ceil(tables).max(1);
-        for (t, first) in (0..self.releases.len().max(1)).step_by(per_table).enumerate() {
+        for (t, first) in (0..self.releases.len().max(1))
+            .step_by(per_table)
+            .enumerate()
+        {
             let last = (first + per_table).min(self.releases.len());
             self.write_table(&mut out, first..last, t > 0);
         }
@@ -528,17 +528,15 @@ impl Table {
                 (None, None) => "not replayed".to_string(),
             };
             // One line a release, oldest first: a reason each (its own dist/ file).
-            let elsewhere: String = issue
-                .not_applicable_on
-                .iter()
-                .map(|(version, why)| format!("\n  - not applicable on {version}: {why}"))
-                .chain(
-                    issue
-                        .blind_on
-                        .iter()
-                        .map(|(version, why)| format!("\n  - its replay is blind on {version}: {why}")),
-                )
-                .collect();
+            let elsewhere: String =
+                issue
+                    .not_applicable_on
+                    .iter()
+                    .map(|(version, why)| format!("\n  - not applicable on {version}: {why}"))
+                    .chain(issue.blind_on.iter().map(|(version, why)| {
+                        format!("\n  - its replay is blind on {version}: {why}")
+                    }))
+                    .collect();
             let _ = writeln!(
                 out,
                 "- **#{}**: {}. Fix: {}. {}.{elsewhere}",
@@ -617,11 +615,21 @@ mod tests {
         let headers: Vec<Vec<&str>> = page
             .lines()
             .filter(|l| l.starts_with("| issue | claim | "))
-            .map(|l| l.trim_matches('|').split(" | ").skip(2).map(str::trim).collect())
+            .map(|l| {
+                l.trim_matches('|')
+                    .split(" | ")
+                    .skip(2)
+                    .map(str::trim)
+                    .collect()
+            })
             .collect();
         assert_eq!(headers.len(), table.releases.len().div_ceil(COLUMNS));
         assert!(headers.iter().all(|h| h.len() <= COLUMNS), "{headers:?}");
-        let columns: Vec<String> = headers.concat().iter().map(|c| format!("2026.{c}")).collect();
+        let columns: Vec<String> = headers
+            .concat()
+            .iter()
+            .map(|c| format!("2026.{c}"))
+            .collect();
         assert_eq!(columns, table.releases);
         // Each table has every issue's row.
         let rows = page.lines().filter(|l| l.starts_with("| #")).count();

@@ -38,8 +38,9 @@ pub struct Citations {
 
 static FILE: LazyLock<Regex> =
     LazyLock::new(|| Regex::new(r"[\w./@*-]+\.(?:mjs|cjs|js)\b").expect("file pattern"));
-static DIST_PATH: LazyLock<Regex> =
-    LazyLock::new(|| Regex::new(r"\bdist/[\w@*-][\w.@*-]*(?:/[\w.@*-]+)*").expect("dist path pattern"));
+static DIST_PATH: LazyLock<Regex> = LazyLock::new(|| {
+    Regex::new(r"\bdist/[\w@*-][\w.@*-]*(?:/[\w.@*-]+)*").expect("dist path pattern")
+});
 static BACKQUOTED: LazyLock<Regex> =
     LazyLock::new(|| Regex::new(r"`([^`]*)`").expect("backquote pattern"));
 static CODE: LazyLock<Regex> = LazyLock::new(|| {
@@ -527,7 +528,10 @@ mod tests {
         );
         assert_eq!(cited.files, vec!["dist/agents/x.js", "dist/None"]);
         let cited = citations("see dist/extensions/quickjs/openclaw.plugin.json.");
-        assert_eq!(cited.files, vec!["dist/extensions/quickjs/openclaw.plugin.json"]);
+        assert_eq!(
+            cited.files,
+            vec!["dist/extensions/quickjs/openclaw.plugin.json"]
+        );
     }
 
     #[test]

@@ -179,7 +179,10 @@ mod tests {
                 .map(|r| r.pattern.as_str())
                 .collect();
             let origin = &adopted.origin;
-            assert!(forms.iter().all(|f| known.contains(f)), "{origin}: {forms:?}");
+            assert!(
+                forms.iter().all(|f| known.contains(f)),
+                "{origin}: {forms:?}"
+            );
             let call_forms = forms.iter().filter(|f| f.contains("call")).count();
             if adopted.release.version >= august {
                 assert!(forms.is_empty(), "{origin}: {forms:?}");

@@ -253,9 +253,9 @@ fn bundles(dist: &Path, stem: &str) -> Result<String, OpenClawError> {
         .filter_map(Result::ok)
         .map(|e| e.path())
         .filter(|p| {
-            p.file_name().and_then(|n| n.to_str()).is_some_and(|n| {
-                n.starts_with(stem) && (n.ends_with(".js") || n.ends_with(".mjs"))
-            })
+            p.file_name()
+                .and_then(|n| n.to_str())
+                .is_some_and(|n| n.starts_with(stem) && (n.ends_with(".js") || n.ends_with(".mjs")))
         })
         .collect();
     files.sort();
@@ -365,7 +365,10 @@ mod tests {
         assert_eq!(tools_hot_reload(july), Some(false));
         assert_eq!(tools_hot_reload(september), Some(true));
         assert_eq!(tools_hot_reload(narrower), Some(false));
-        assert_eq!(tools_hot_reload("{ prefix: \"toolsets\", kind: \"hot\" }"), None);
+        assert_eq!(
+            tools_hot_reload("{ prefix: \"toolsets\", kind: \"hot\" }"),
+            None
+        );
         // fit() writes it over a borrowed fact, with a note.
         let facts = SchemaFacts {
             tools_hot_reload: Some(false),
@@ -379,7 +382,10 @@ mod tests {
         assert!(borrowed.hot_reload);
         let (fitted, notes) = facts.fit(borrowed);
         assert!(!fitted.hot_reload);
-        assert!(notes.iter().any(|n| n.starts_with("hot_reload = false")), "{notes:?}");
+        assert!(
+            notes.iter().any(|n| n.starts_with("hot_reload = false")),
+            "{notes:?}"
+        );
     }
 
     /// The shapes as 2026.7.35's dist/zod-schema-O9ml_nmo.js and
