@@ -6,8 +6,9 @@
 //! What a reason cites ([`citations`]):
 //! - a file: any token ending in `.js`, `.mjs` or `.cjs`, and any other path under `dist/` (a
 //!   `dist/None` left by a botched rename is a file the release lacks). One starting with `dist/`
-//!   must be that path of the package; any other must be a file of that name somewhere under `dist/`; a `*`
-//!   in it stands for any run of characters (`dist/tool-resolution-*.js`), and one file must match;
+//!   must be that path of the package; any other must be a file of that name somewhere under
+//!   `dist/`; a `*` in it stands for any run of characters (`dist/tool-resolution-*.js`), and one
+//!   file must match;
 //! - an identifier: a bare lowerCamelCase word (`formatUnknownToolIdError`, `isError`, also the
 //!   last part of `execution.taskSupport`), or a backquoted token that looks like code: a dotted
 //!   name each of whose parts holding an `_` or a camel hump is cited (`agents_wait`). It must
